@@ -1,0 +1,7 @@
+/**
+ * @module
+ * KQL encoding functions (see ./README.md).
+ */
+import type { ScalarFunction } from './function-types.js'
+
+export const encodingFunctions: readonly ScalarFunction[] = []

@@ -1,0 +1,7 @@
+/**
+ * @module
+ * KQL ip functions (see ./README.md).
+ */
+import type { ScalarFunction } from './function-types.js'
+
+export const ipFunctions: readonly ScalarFunction[] = []

@@ -1,0 +1,7 @@
+/**
+ * @module
+ * KQL series functions (see ./README.md).
+ */
+import type { ScalarFunction } from './function-types.js'
+
+export const seriesFunctions: readonly ScalarFunction[] = []
