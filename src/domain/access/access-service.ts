@@ -1,0 +1,186 @@
+/**
+ * @module
+ * Authentication of bearer tokens and the life of a token: create (portal, CLI), list, revoke
+ * (spec 5; design §6). Revocation is read from the store on every request, so it holds at once in
+ * every process sharing the database.
+ */
+import type { Clock } from '../../shared/clock.js'
+import { newId } from '../../shared/ids.js'
+import { ForbiddenError, InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors.js'
+import type { Stores } from '../stores.js'
+import type { TokenRecord } from './access-store.js'
+import type { Caller, TokenScopes } from './caller.js'
+import { type ApiRight, apiRightsOf, isApiRight, roleHas } from './rights.js'
+import { type Keyring, signToken, verifyToken } from './token-codec.js'
+import { tokenLifetime } from './token-expiry.js'
+
+export interface AccessServiceDeps {
+  readonly stores: Stores
+  readonly keyring: Keyring
+  /** The `aud` every token of this server carries (`urn:provenant:<server id>`). */
+  readonly audience: string
+  readonly clock: Clock
+}
+
+export interface CreateTokenInput {
+  readonly workspaceId: string
+  readonly accountId: string
+  readonly name: string
+  /** `15m`, `1h`, `8h`, `24h`, `7d`, `30d` or a custom duration within 15 minutes..30 days. */
+  readonly expires: string
+  /** A subset of the owner's rights; all of them when omitted. */
+  readonly rights?: readonly string[]
+  readonly scopes?: TokenScopes
+  /** Who creates it (the owner in the portal; the operator's account or "cli" in the CLI). */
+  readonly createdBy: { readonly id: string; readonly name: string }
+}
+
+export interface CreatedToken {
+  /** The JWT: shown once, never stored. */
+  readonly token: string
+  readonly record: TokenRecord
+}
+
+/** How often `last used` is written per token (it is a hint, not an audit record). */
+const TOUCH_INTERVAL_MS = 60_000
+
+export type AccessService = ReturnType<typeof createAccessService>
+
+export function createAccessService(deps: AccessServiceDeps) {
+  const { stores, keyring, audience, clock } = deps
+  const lastTouched = new Map<string, number>()
+
+  function parseBearer(header: string | undefined): string {
+    if (header === undefined || header === '') throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
+    const match = /^Bearer[ ]+([A-Za-z0-9_\-.]+)\s*$/i.exec(header)
+    if (!match) throw new UnauthenticatedError('malformed Authorization header; expected "Bearer <token>"')
+    return match[1]!
+  }
+
+  /**
+   * Verifies a bearer token and returns the caller with its effective rights (token rights ∩ the
+   * owner's current role rights). Throws UnauthenticatedError for every reason a token is not valid.
+   */
+  async function authenticate(authorizationHeader: string | undefined): Promise<Caller> {
+    const token = parseBearer(authorizationHeader)
+    const now = clock.now()
+    const claims = await verifyToken(keyring, audience, token, now)
+    const auth = await stores.access.authRecord(claims.jti)
+    if (!auth || auth.token.workspaceId !== claims.wks || auth.token.accountId !== claims.sub) {
+      throw new UnauthenticatedError('the token is not known to this server')
+    }
+    if (auth.token.revokedAt !== undefined) throw new UnauthenticatedError('the token has been revoked')
+    if (auth.account.disabled) throw new UnauthenticatedError(`the account ${auth.account.name} is disabled`)
+    if (!auth.role) throw new UnauthenticatedError(`the account ${auth.account.name} is no longer a member of this workspace`)
+    const role = auth.role
+    const stored = new Set(auth.token.rights)
+    const rights = new Set<ApiRight>(claims.rights.filter((r): r is ApiRight => isApiRight(r) && stored.has(r) && roleHas(role, r)))
+    if ((lastTouched.get(claims.jti) ?? 0) + TOUCH_INTERVAL_MS <= now) {
+      lastTouched.set(claims.jti, now)
+      if (lastTouched.size > 100_000) lastTouched.clear()
+      await stores.access.touchToken(claims.jti, now)
+    }
+    return {
+      accountId: auth.account.id,
+      accountName: auth.account.name,
+      workspaceId: auth.token.workspaceId,
+      role,
+      tokenId: auth.token.id,
+      rights,
+      scopes: auth.token.scopes,
+      expiresAt: claims.exp * 1000,
+    }
+  }
+
+  function checkScopes(scopes: TokenScopes | undefined): TokenScopes {
+    const out: { scopeKeys?: string[]; connections?: string[]; surfaces?: string[] } = {}
+    for (const dimension of ['scopeKeys', 'connections', 'surfaces'] as const) {
+      const values = scopes?.[dimension]
+      if (values === undefined) continue
+      if (!Array.isArray(values) || values.some((v) => typeof v !== 'string' || v.trim() === '' || v.length > 200)) {
+        throw new InvalidInputError(`scopes.${dimension} must be a list of non-empty names`)
+      }
+      out[dimension] = [...new Set(values.map((v) => v.trim()))]
+    }
+    return out
+  }
+
+  async function createToken(input: CreateTokenInput): Promise<CreatedToken> {
+    const name = input.name.trim()
+    if (name === '' || name.length > 100) throw new InvalidInputError('a token needs a name of 1 to 100 characters')
+    const lifetime = tokenLifetime(input.expires)
+    const account = await stores.access.accountById(input.accountId)
+    if (!account) throw new NotFoundError('no such account')
+    if (account.disabled) throw new InvalidInputError(`the account ${account.name} is disabled`)
+    const membership = await stores.access.membership(input.workspaceId, account.id)
+    if (!membership) throw new InvalidInputError(`the account ${account.name} is not a member of this workspace`)
+    const ownerRights = apiRightsOf(membership.role)
+    let rights: ApiRight[] = ownerRights
+    if (input.rights !== undefined) {
+      const unknown = input.rights.filter((r) => !isApiRight(r))
+      if (unknown.length) throw new InvalidInputError(`unknown right${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; rights are ${ownerRights.join(', ')}`)
+      const beyond = input.rights.filter((r) => !ownerRights.includes(r as ApiRight))
+      if (beyond.length) {
+        throw new InvalidInputError(`a token cannot exceed its owner's rights: the ${membership.role} role of ${account.name} does not include ${beyond.join(', ')}`)
+      }
+      if (input.rights.length === 0) throw new InvalidInputError('a token needs at least one right')
+      rights = [...new Set(input.rights as ApiRight[])]
+    }
+    const now = clock.now()
+    const iat = Math.floor(now / 1000)
+    const record: TokenRecord = {
+      id: newId('tok'),
+      workspaceId: input.workspaceId,
+      accountId: account.id,
+      name,
+      rights,
+      scopes: checkScopes(input.scopes),
+      createdAt: now,
+      expiresAt: (iat + Math.floor(lifetime / 1000)) * 1000,
+      createdBy: input.createdBy.id,
+      revokedAt: undefined,
+      revokedBy: undefined,
+      lastUsedAt: undefined,
+    }
+    const token = await signToken(keyring, audience, {
+      jti: record.id, sub: account.id, wks: input.workspaceId, name, rights,
+      ...(Object.keys(record.scopes).length ? { scopes: record.scopes } : {}),
+      iat, exp: record.expiresAt / 1000,
+    })
+    await stores.transaction(async (tx) => {
+      await tx.access.insertToken(record)
+      await tx.changes.append({
+        workspaceId: input.workspaceId, kind: 'token', entityType: 'token', entityId: record.id, action: 'created',
+        actorId: input.createdBy.id, actorName: input.createdBy.name, at: now, commitId: undefined,
+        summary: `token "${name}" created for ${account.name}, expires ${new Date(record.expiresAt).toISOString()}`,
+      })
+    })
+    return { token, record }
+  }
+
+  /**
+   * Revokes a token at once (spec 5.8). Owners revoke their own tokens; revoking another
+   * account's token needs `accounts:manage`.
+   */
+  async function revokeToken(workspaceId: string, tokenId: string, by: { id: string; name: string; canRevokeOthers: boolean }): Promise<TokenRecord> {
+    const token = await stores.access.tokenById(tokenId)
+    if (!token || token.workspaceId !== workspaceId) throw new NotFoundError(`no token ${tokenId} in this workspace`)
+    if (token.accountId !== by.id && !by.canRevokeOthers) throw new ForbiddenError('only the owner or an administrator can revoke this token')
+    if (token.revokedAt !== undefined) return token
+    const now = clock.now()
+    await stores.transaction(async (tx) => {
+      await tx.access.revokeToken(tokenId, by.id, now)
+      await tx.changes.append({
+        workspaceId, kind: 'token', entityType: 'token', entityId: tokenId, action: 'revoked',
+        actorId: by.id, actorName: by.name, at: now, commitId: undefined, summary: `token "${token.name}" revoked`,
+      })
+    })
+    return { ...token, revokedAt: now, revokedBy: by.id }
+  }
+
+  function listTokens(workspaceId: string, accountId?: string): Promise<TokenRecord[]> {
+    return stores.access.listTokens(workspaceId, accountId)
+  }
+
+  return { authenticate, createToken, revokeToken, listTokens }
+}

@@ -1,0 +1,49 @@
+/**
+ * @module
+ * The errors the domain raises on purpose. Each kind maps to exactly one HTTP status in
+ * http/error-envelope.ts; anything that is not a DomainError is a bug and becomes a generic 500.
+ * Messages are written for a person to act on: say what was wrong and what to do instead.
+ */
+
+export type ErrorKind = 'invalid-input' | 'unauthenticated' | 'forbidden' | 'not-found' | 'not-provisioned' | 'unavailable'
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: ErrorKind
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = new.target.name
+  }
+}
+
+/** 400: the request is malformed or breaks a rule. */
+export class InvalidInputError extends DomainError {
+  readonly kind = 'invalid-input'
+}
+
+/** 401: no valid token (missing, malformed, bad signature, expired, revoked, account disabled). */
+export class UnauthenticatedError extends DomainError {
+  readonly kind = 'unauthenticated'
+}
+
+/** 403: a valid caller acting outside its rights or scopes. */
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden'
+}
+
+/** 404: the thing named does not exist (or is not visible to this workspace). */
+export class NotFoundError extends DomainError {
+  readonly kind = 'not-found'
+}
+
+/** 503: a capability switched off in the workspace settings, or lacking its backing service. */
+export class NotProvisionedError extends DomainError {
+  readonly kind = 'not-provisioned'
+}
+
+/**
+ * 503: a dependency failed in a way the caller may retry (e.g. the activity log could not record
+ * the call, so the call is refused rather than left unrecorded; design §5).
+ */
+export class UnavailableError extends DomainError {
+  readonly kind = 'unavailable'
+}

@@ -1,0 +1,17 @@
+/**
+ * @module
+ * The domain services the HTTP layer, the portal, MCP and the CLI are given (created in main.ts).
+ */
+import type { Clock } from '../shared/clock.js'
+import type { AccessService } from './access/access-service.js'
+import type { AdminService } from './access/admin-service.js'
+import type { Stores } from './stores.js'
+import type { ConfigService } from './workspace-config/config-service.js'
+
+export interface Services {
+  readonly clock: Clock
+  readonly stores: Stores
+  readonly access: AccessService
+  readonly admin: AdminService
+  readonly config: ConfigService
+}

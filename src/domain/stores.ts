@@ -1,0 +1,25 @@
+/**
+ * @module
+ * The aggregate storage port the domain services receive. Each capability adds its store here.
+ */
+import type { AccessStore } from './access/access-store.js'
+import type { ChangeStore } from './changes/workspace-change.js'
+import type { ConfigStore } from './workspace-config/config-store.js'
+
+export interface Stores {
+  readonly backend: 'sqlite' | 'postgres'
+  readonly access: AccessStore
+  readonly config: ConfigStore
+  readonly changes: ChangeStore
+  /**
+   * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
+   * back when it throws. Transactions on one store never interleave partially.
+   */
+  transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T>
+  /**
+   * Inside a transaction: runs `fn` after a successful commit (never after a rollback).
+   * Outside one: runs it at once.
+   */
+  afterCommit(fn: () => void): void
+  close(): Promise<void>
+}

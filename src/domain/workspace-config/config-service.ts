@@ -1,0 +1,184 @@
+/**
+ * @module
+ * Configuration as code (design §4): read the current configuration, and apply a new document as
+ * one commit — validated whole, physical tables changed in the same transaction, warm queries
+ * approved by the applying account when it may approve them, nothing half-applied.
+ */
+import { createHash } from 'node:crypto'
+import type { Clock } from '../../shared/clock.js'
+import { roleHas, type Role } from '../access/rights.js'
+import { ForbiddenError, InvalidInputError } from '../errors.js'
+import type { Stores } from '../stores.js'
+import { type ConfigChange, describeChanges, diffConfig } from './config-diff.js'
+import { type ConnectionConfig, emptyConfig, type WorkspaceConfig } from './config-document.js'
+import type { ConfigCommit, ConnectionTable, WarmQueryApproval } from './config-store.js'
+import { validateConfig } from './validate-config.js'
+
+export interface ConfigActor {
+  readonly accountId: string
+  readonly accountName: string
+  readonly role: Role
+}
+
+/** The configuration in force: the head commit's document and approvals (empty before the first apply). */
+export interface CurrentConfig {
+  readonly seq: number
+  readonly commitId: string | undefined
+  readonly document: WorkspaceConfig
+  readonly approvals: Readonly<Record<string, WarmQueryApproval>>
+}
+
+export interface ApplyResult {
+  readonly changes: readonly ConfigChange[]
+  /** Undefined for a dry run or when nothing changed. */
+  readonly commit: ConfigCommit | undefined
+}
+
+export interface ConfigServiceDeps {
+  readonly stores: Stores
+  readonly clock: Clock
+  /** How long a process may serve a cached configuration before re-reading it (cross-process staleness bound). */
+  readonly cacheMs?: number
+}
+
+/** Physical table name for a connection: derived from ids only, so no user text reaches DDL. */
+export function connectionTableName(workspaceId: string, lookup: string): string {
+  return `data_${createHash('sha256').update(`${workspaceId}\n${lookup}`).digest('hex').slice(0, 20)}`
+}
+
+export type ConfigService = ReturnType<typeof createConfigService>
+
+export function createConfigService(deps: ConfigServiceDeps) {
+  const { stores, clock } = deps
+  const cacheMs = deps.cacheMs ?? 1000
+  const cache = new Map<string, { value: CurrentConfig; readAt: number }>()
+
+  async function readCurrent(workspaceId: string, from: Stores = stores): Promise<CurrentConfig> {
+    const head = await from.config.head(workspaceId)
+    return head
+      ? { seq: head.seq, commitId: head.id, document: head.document, approvals: head.approvals }
+      : { seq: 0, commitId: undefined, document: emptyConfig(), approvals: {} }
+  }
+
+  /** The configuration in force, cached for a short time (invalidated at once by local applies). */
+  async function current(workspaceId: string): Promise<CurrentConfig> {
+    const hit = cache.get(workspaceId)
+    const now = clock.now()
+    if (hit && now - hit.readAt < cacheMs) return hit.value
+    const value = await readCurrent(workspaceId)
+    cache.set(workspaceId, { value, readAt: now })
+    return value
+  }
+
+  function invalidate(workspaceId: string): void {
+    cache.delete(workspaceId)
+  }
+
+  /** Plans the physical table changes, refusing any that would lose stored rows. */
+  async function planTables(tx: Stores, workspaceId: string, next: WorkspaceConfig): Promise<(() => Promise<void>)[]> {
+    const existing = new Map((await tx.config.connectionTables(workspaceId)).map((t) => [t.lookup, t]))
+    const steps: (() => Promise<void>)[] = []
+    const problems: string[] = []
+    const wanted = new Map(next.connections.map((c) => [c.lookup, c]))
+    for (const [lookup, table] of existing) {
+      if (wanted.has(lookup)) continue
+      const rows = await tx.config.countRows(table)
+      if (rows > 0) problems.push(`removing connection ${lookup} would delete its ${rows} stored rows`)
+      else steps.push(() => tx.config.dropConnectionTable(table))
+    }
+    for (const connection of next.connections) {
+      const table = existing.get(connection.lookup)
+      if (!table) {
+        steps.push(() => tx.config.createConnectionTable(tableFor(workspaceId, connection)))
+        continue
+      }
+      const before = new Map(table.columns.map((c) => [c.name, c]))
+      const after = new Map(connection.columns.map((c) => [c.name, c]))
+      const removed = [...before.keys()].filter((name) => !after.has(name))
+      const retyped = [...after.values()].filter((c) => before.has(c.name) && before.get(c.name)!.type !== c.type)
+      const added = connection.columns.filter((c) => !before.has(c.name))
+      if (removed.length || retyped.length) {
+        const rows = await tx.config.countRows(table)
+        if (rows > 0) {
+          const what = [...removed.map((n) => `remove column ${n}`), ...retyped.map((c) => `change column ${c.name} from ${before.get(c.name)!.type} to ${c.type}`)]
+          problems.push(`connection ${connection.lookup} has ${rows} stored rows; refusing to ${what.join(' and ')} (that would lose data)`)
+          continue
+        }
+        steps.push(async () => {
+          await tx.config.dropConnectionTable(table)
+          await tx.config.createConnectionTable(tableFor(workspaceId, connection))
+        })
+      } else if (added.length) {
+        steps.push(() => tx.config.addConnectionColumns({ ...table, columns: connection.columns }, added))
+      }
+    }
+    if (problems.length) throw new InvalidInputError(`the configuration cannot be applied:\n  ${problems.join('\n  ')}`)
+    return steps
+  }
+
+  function tableFor(workspaceId: string, connection: ConnectionConfig): ConnectionTable {
+    return { workspaceId, lookup: connection.lookup, sqlName: connectionTableName(workspaceId, connection.lookup), columns: connection.columns }
+  }
+
+  function approvalsFor(previous: CurrentConfig, next: WorkspaceConfig, changes: readonly ConfigChange[], actor: ConfigActor, at: number): Record<string, WarmQueryApproval> {
+    const touched = new Set(changes.filter((c) => c.entity === 'warmQuery').map((c) => c.id))
+    const approvals: Record<string, WarmQueryApproval> = {}
+    for (const query of next.warmQueries) {
+      approvals[query.lookup] = touched.has(query.lookup) || !previous.approvals[query.lookup]
+        ? { accountId: actor.accountId, accountName: actor.accountName, at }
+        : previous.approvals[query.lookup]!
+    }
+    return approvals
+  }
+
+  /**
+   * Validates `document` and commits it. Throws InvalidInputError (with every problem and its path)
+   * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
+   * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
+   */
+  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string } = {}): Promise<ApplyResult> {
+    if (!roleHas(actor.role, 'config:apply')) throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
+    const next = validateConfig(document)
+    if (next.workspace !== undefined && options.workspaceName !== undefined && next.workspace !== options.workspaceName) {
+      throw new InvalidInputError(`workspace: the document is for workspace "${next.workspace}", not "${options.workspaceName}"`)
+    }
+    const result = await stores.transaction(async (tx) => {
+      const previous = await readCurrent(workspaceId, tx)
+      const changes = diffConfig(previous.document, next)
+      if (changes.some((c) => c.entity === 'warmQuery') && !roleHas(actor.role, 'warm-queries:approve')) {
+        throw new ForbiddenError(`changing warm queries makes the applier their approver, and the ${actor.role} role cannot approve; ask an approver to apply it or file a proposal`)
+      }
+      const steps = await planTables(tx, workspaceId, next)
+      if (options.dryRun || changes.length === 0) return { changes, commit: undefined }
+      for (const step of steps) await step()
+      const at = clock.now()
+      const message = options.message?.trim() || describeChanges(changes).join('; ').slice(0, 500)
+      const seq = previous.seq + 1
+      const commit: ConfigCommit = {
+        id: commitId(workspaceId, seq, previous.commitId, next, actor.accountId, at),
+        workspaceId, seq, parentId: previous.commitId, authorId: actor.accountId, authorName: actor.accountName,
+        message, createdAt: at, document: next, approvals: approvalsFor(previous, next, changes, actor, at), changes,
+      }
+      await tx.config.insertCommit(commit)
+      await tx.changes.append({
+        workspaceId, kind: 'config', entityType: 'config', entityId: commit.id, action: 'committed',
+        actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
+        summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
+      })
+      return { changes, commit }
+    })
+    if (result.commit) invalidate(workspaceId)
+    return result
+  }
+
+  return {
+    current,
+    invalidate,
+    apply,
+    history: (workspaceId: string, limit = 50) => stores.config.listCommits(workspaceId, limit),
+  }
+}
+
+function commitId(workspaceId: string, seq: number, parent: string | undefined, document: WorkspaceConfig, author: string, at: number): string {
+  return createHash('sha256').update(JSON.stringify([workspaceId, seq, parent ?? null, document, author, at])).digest('hex').slice(0, 12)
+}

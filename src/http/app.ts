@@ -1,0 +1,104 @@
+/**
+ * @module
+ * buildApp(): the Fastify application (design §2). `/healthz` (no auth), `/oi-api/*` (bearer auth,
+ * routes from the registry), and later `/portal/*` as a sibling encapsulated context. Does not
+ * listen: main.ts and the tests do.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Services } from '../domain/services.js'
+import { UnauthenticatedError } from '../domain/errors.js'
+import { registerErrorEnvelope, sendError } from './error-envelope.js'
+import { buildOpenApiDocument } from './openapi.js'
+import { requestIdOf } from './request-id.js'
+import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
+import { parseJsonBody } from './wire/json-body.js'
+
+export interface AppOptions {
+  readonly services: Services
+  readonly routes: readonly AnyRoute[]
+  readonly version: string
+  /** Public base URL (scheme://host:port) used in the OpenAPI `servers` entry and in links. */
+  readonly publicUrl: string
+  readonly logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']
+  /** Registers sibling contexts (portal, MCP) and extra routes before the app is ready. */
+  readonly extend?: (app: FastifyInstance) => Promise<void>
+}
+
+const SAFE_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options
+  const loggerOption = options.logger && typeof (options.logger as { child?: unknown }).child === 'function'
+    ? { loggerInstance: options.logger as FastifyServerOptions['loggerInstance'] }
+    : { logger: options.logger as FastifyServerOptions['logger'] }
+  const app = Fastify({
+    ...loggerOption,
+    genReqId: requestIdOf,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  registerErrorEnvelope(app)
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string))
+    } catch (error) {
+      done(error as Error)
+    }
+  })
+  app.addContentTypeParser(['application/x-ndjson', 'text/csv', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => done(null, body))
+
+  const knownPaths = new Map<string, string[]>()
+  for (const route of options.routes) {
+    const key = `/oi-api${route.openapiPath ?? route.path}`
+    knownPaths.set(key, [...(knownPaths.get(key) ?? []), route.method])
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!
+    const methods = knownPaths.get(path)
+    const hint = methods ? `; this path accepts ${methods.join(', ')}` : ''
+    return sendError(reply, 404, `no route ${request.method} ${path}${hint}`)
+  })
+
+  app.get('/healthz', async () => {
+    await services.stores.access.workspaceById('health-check')
+    return { status: 'ok' }
+  })
+
+  const openapiRoute: AnyRoute = defineRoute({
+    method: 'GET',
+    path: '/openapi',
+    operationId: 'getOpenApi',
+    summary: 'OpenAPI 3.1 description of the operations this token may call',
+    tag: 'OpenAPI',
+    rights: [],
+    responses: { 200: { description: 'An OpenAPI 3.1 document.' } },
+    handler: async ({ caller }): Promise<unknown> => buildOpenApiDocument(allRoutes, caller, { version: options.version, serverUrl: options.publicUrl }),
+  })
+  const allRoutes: AnyRoute[] = [openapiRoute, ...options.routes]
+
+  await app.register(async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
+      try {
+        request.caller = await services.access.authenticate(request.headers.authorization)
+      } catch (error) {
+        if (error instanceof UnauthenticatedError) return sendError(reply, 401, error.message)
+        throw error
+      }
+      if (request.caller.expiresAt !== undefined) reply.header('x-token-expires-at', new Date(request.caller.expiresAt).toISOString())
+    })
+    registerRoutes(api, allRoutes)
+  }, { prefix: '/oi-api' })
+
+  if (options.extend) await options.extend(app)
+  return app
+}

@@ -1,0 +1,125 @@
+/**
+ * @module
+ * One registry of /oi-api operations. Each route declares method, path, required rights, request
+ * and response schemas (zod 4) and a summary; the same declaration drives request validation, the
+ * right check and the OpenAPI 3.1 description (spec 4.4), so the document can never drift from
+ * what the server does.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import type { Caller } from '../domain/access/caller.js'
+import type { ApiRight } from '../domain/access/rights.js'
+import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
+import { normaliseKeys } from './wire/case-insensitive.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export interface ResponseSpec {
+  readonly description: string
+  readonly schema?: z.ZodType
+  /** Defaults to application/json. */
+  readonly contentType?: string
+}
+
+export interface RouteContext<P, Q, B> {
+  readonly caller: Caller
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+}
+
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  readonly method: HttpMethod
+  /** Fastify path relative to /oi-api, e.g. `/provenance/events/verify` or `/warm-queries/*`. */
+  readonly path: string
+  /** OpenAPI path when it differs from the Fastify one (wildcards): `/warm-queries/{lookup}`. */
+  readonly openapiPath?: string
+  readonly operationId: string
+  readonly summary: string
+  readonly description?: string
+  readonly tag: string
+  /** Every right listed is required; an empty list means any valid token. */
+  readonly rights: readonly ApiRight[]
+  readonly deprecated?: boolean
+  readonly params?: z.ZodType<P>
+  readonly query?: z.ZodType<Q>
+  readonly body?: z.ZodType<B>
+  /** Body size limit in bytes (default 1 MiB). */
+  readonly bodyLimit?: number
+  readonly responses: Readonly<Record<number, ResponseSpec>>
+  /** Returns the JSON body of a 200 (or sends the reply itself and returns the reply). */
+  readonly handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>
+}
+
+// Erases the type parameters so routes of different shapes fit one list.
+export type AnyRoute = RouteSpec<any, any, any>
+
+export function defineRoute<P, Q, B>(spec: RouteSpec<P, Q, B>): AnyRoute {
+  return spec
+}
+
+/** The declared property names of an object schema (through optional/default/pipe wrappers). */
+export function objectKeys(schema: z.ZodType | undefined): string[] {
+  let current: unknown = schema
+  for (let depth = 0; depth < 10 && current; depth++) {
+    if (current instanceof z.ZodObject) return Object.keys(current.shape)
+    const def = (current as { def?: { innerType?: unknown; in?: unknown; schema?: unknown } }).def
+    current = def?.innerType ?? def?.in ?? def?.schema
+  }
+  return []
+}
+
+function describeIssues(where: string, error: z.ZodError): string {
+  return error.issues
+    .slice(0, 10)
+    .map((issue) => {
+      const path = issue.path.map(String).join('.')
+      return `${where}${path ? `.${path}` : ''}: ${issue.message}`
+    })
+    .join('; ')
+}
+
+function validate<T>(where: string, schema: z.ZodType<T> | undefined, value: unknown): T {
+  if (!schema) return value as T
+  const input = normaliseKeys(value, objectKeys(schema))
+  const result = schema.safeParse(input ?? (where === 'body' ? undefined : {}))
+  if (!result.success) throw new InvalidInputError(describeIssues(where, result.error))
+  return result.data
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller
+  }
+}
+
+export function missingRights(caller: Caller, rights: readonly ApiRight[]): ApiRight[] {
+  return rights.filter((r) => !caller.rights.has(r))
+}
+
+/** Registers the routes on an encapsulated /oi-api context whose onRequest hook sets `request.caller`. */
+export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      bodyLimit: route.bodyLimit ?? 1024 * 1024,
+      handler: async (request, reply) => {
+        const caller = request.caller
+        if (!caller) throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
+        const missing = missingRights(caller, route.rights)
+        if (missing.length > 0) {
+          throw new ForbiddenError(`this token lacks the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')} needed for ${route.method} ${route.openapiPath ?? route.path}`)
+        }
+        const params = validate('path', route.params, request.params)
+        const query = validate('query', route.query, request.query)
+        const body = validate('body', route.body, request.body)
+        const result = await route.handler({ caller, params, query, body, request, reply })
+        if (result === reply || reply.sent) return reply
+        return result
+      },
+    })
+  }
+}

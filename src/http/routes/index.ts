@@ -1,0 +1,11 @@
+/**
+ * @module
+ * Every /oi-api route module, one per spec section.
+ */
+import type { Services } from '../../domain/services.js'
+import type { AnyRoute } from '../route-registry.js'
+
+export function apiRoutes(services: Services): AnyRoute[] {
+  void services
+  return []
+}

@@ -1,0 +1,77 @@
+/**
+ * @module
+ * Composition root: configuration → stores → services → app. The only module that imports across
+ * every layer. `createRuntime` is what `provenant serve` and the tests start.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from './config/config.js'
+import { createAccessService } from './domain/access/access-service.js'
+import { createAdminService } from './domain/access/admin-service.js'
+import type { ScryptCost } from './domain/access/passwords.js'
+import type { Services } from './domain/services.js'
+import { createConfigService } from './domain/workspace-config/config-service.js'
+import { buildApp } from './http/app.js'
+import { apiRoutes } from './http/routes/index.js'
+import { createLogger } from './logging.js'
+import { type Clock, systemClock } from './shared/clock.js'
+import { openStores } from './storage/open-stores.js'
+import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
+import { VERSION } from './version.js'
+
+export interface RuntimeOptions {
+  readonly clock?: Clock
+  readonly logger?: Logger
+  readonly scryptCost?: ScryptCost
+}
+
+export interface Runtime {
+  readonly config: Config
+  readonly services: Services
+  readonly app: FastifyInstance
+  readonly serverId: string
+  close(): Promise<void>
+}
+
+/** Opens storage and builds every service (no HTTP). Used by the CLI and by createRuntime. */
+export async function createServices(config: Config, options: RuntimeOptions = {}): Promise<{ services: Services; serverId: string }> {
+  const clock = options.clock ?? systemClock
+  const stores = await openStores(config)
+  try {
+    const id = await serverId(stores.db)
+    const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
+    const services: Services = {
+      clock,
+      stores,
+      access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock }),
+      admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
+      config: createConfigService({ stores, clock }),
+    }
+    return { services, serverId: id }
+  } catch (error) {
+    await stores.close().catch(() => {})
+    throw error
+  }
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const { services, serverId: id } = await createServices(config, options)
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const app = await buildApp({
+    services,
+    routes: apiRoutes(services),
+    version: VERSION,
+    publicUrl: config.publicUrl,
+    logger,
+  })
+  return {
+    config,
+    services,
+    app,
+    serverId: id,
+    async close() {
+      await app.close()
+      await services.stores.close()
+    },
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * @module
+ * Every migration, in order. A capability adds its module here.
+ */
+import { foundation } from './0001-foundation.js'
+import type { Migration } from './migration.js'
+
+export const MIGRATIONS: readonly Migration[] = [foundation]

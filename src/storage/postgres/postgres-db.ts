@@ -1,0 +1,82 @@
+/**
+ * @module
+ * SqlDb on a pg Pool. `?` placeholders are numbered `$1…`; int8 values come back as numbers when
+ * exact and as bigint otherwise (datetime ticks exceed 2^53).
+ */
+import pg from 'pg'
+import type { SqlDb } from '../sql-db.js'
+
+const INT8_OID = 20
+
+/** Type parsers for our pools only (never the process-wide pg.types). */
+export const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID && format !== 'binary') {
+      return (value: string) => {
+        const n = Number(value)
+        return Number.isSafeInteger(n) ? n : BigInt(value)
+      }
+    }
+    return pg.types.getTypeParser(oid, format as 'text')
+  },
+}
+
+export function createPgPool(connectionString: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, types: pgTypes as unknown as pg.CustomTypesConfig, application_name: 'provenant' })
+  // An idle client that loses its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => {})
+  return pool
+}
+
+const placeholderCache = new Map<string, string>()
+
+/** Numbers `?` placeholders (`?` never appears in our SQL text otherwise). */
+export function numberPlaceholders(sql: string): string {
+  let out = placeholderCache.get(sql)
+  if (out === undefined) {
+    let n = 0
+    out = sql.replace(/\?/g, () => `$${++n}`)
+    if (placeholderCache.size > 5000) placeholderCache.clear()
+    placeholderCache.set(sql, out)
+  }
+  return out
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+function normalise(params: readonly unknown[]): unknown[] {
+  return params.map((p) => (typeof p === 'bigint' ? p.toString() : p === undefined ? null : p))
+}
+
+export function createPostgresDb(pool: pg.Pool): SqlDb {
+  function handle(client: Queryable, inTransaction: boolean): SqlDb {
+    const query = async <T>(sql: string, params: readonly unknown[]) =>
+      (await client.query(numberPlaceholders(sql), normalise(params))) as unknown as pg.QueryResult & { rows: T[] }
+    const self: SqlDb = {
+      dialect: 'postgres',
+      inTransaction,
+      all: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows,
+      get: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows[0],
+      run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
+      exec: async (sql) => { await client.query(sql) },
+      async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
+        if (inTransaction) return fn(self)
+        const txClient = await pool.connect()
+        try {
+          await txClient.query('BEGIN')
+          const result = await fn(handle(txClient, true))
+          await txClient.query('COMMIT')
+          return result
+        } catch (error) {
+          await txClient.query('ROLLBACK').catch(() => {})
+          throw error
+        } finally {
+          txClient.release()
+        }
+      },
+      close: () => pool.end(),
+    }
+    return self
+  }
+  return handle(pool, false)
+}

@@ -1,0 +1,7 @@
+/**
+ * @module
+ * The server version (package.json), reported in the OpenAPI description and `provenant --version`.
+ */
+import { readFileSync } from 'node:fs'
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
