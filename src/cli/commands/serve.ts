@@ -1,0 +1,60 @@
+/**
+ * @module
+ * `provenant serve`: run the server. With --demo, a demo workspace is seeded on first start.
+ */
+import { loadConfig } from '../../config/config.js'
+import { seedDemo } from '../../demo/seed-demo.js'
+import { createRuntime } from '../../main.js'
+import { type Command, parse } from '../cli-support.js'
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the API server and the portal',
+  usage: `provenant serve [--port N] [--host H] [--public-url URL] [--demo] [--data DIR] [--database-url URL]
+
+  --demo   on first start, create a demo workspace with accounts, connections, warm queries
+           and synthetic data, and print how to sign in and mint a token`,
+  async run(argv) {
+    const { values } = parse(argv, {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'public-url': { type: 'string' },
+      demo: { type: 'boolean' },
+    }, false)
+    const config = loadConfig({
+      ...(values.data ? { data: values.data } : {}),
+      ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
+      ...(values.port ? { port: values.port } : {}),
+      ...(values.host ? { host: values.host } : {}),
+      ...(values['public-url'] ? { publicUrl: values['public-url'] } : {}),
+      ...(values.demo ? { demo: true } : {}),
+    })
+    const runtime = await createRuntime(config)
+    const cliArgs = `${values.data ? ` --data ${values.data}` : ''}${values['database-url'] ? ' --database-url "$DATABASE_URL"' : ''}`
+    const seeded = config.demo ? await seedDemo(runtime.services, { publicUrl: config.publicUrl, cliArgs }) : undefined
+    const address = await runtime.app.listen({ port: config.port, host: config.host })
+    const store = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`
+    const lines = [
+      '',
+      `Provenant is running at ${address} (${store})`,
+      `  API:     ${config.publicUrl}/oi-api/   (OpenAPI: ${config.publicUrl}/oi-api/openapi)`,
+      `  Portal:  ${config.publicUrl}/portal/`,
+      `  Health:  ${config.publicUrl}/healthz`,
+    ]
+    if (seeded) lines.push('', ...seeded.instructions)
+    console.log(lines.join('\n'))
+
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      runtime.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
+      runtime.close().then(() => process.exit(0), (error: unknown) => {
+        runtime.app.log.error({ err: error }, 'error during shutdown')
+        process.exit(1)
+      })
+    }
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGINT', () => stop('SIGINT'))
+  },
+}
