@@ -4,8 +4,8 @@
  */
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
+import { correctionRoutes } from './corrections.js'
 
 export function apiRoutes(services: Services): AnyRoute[] {
-  void services
-  return []
+  return [...correctionRoutes(services)]
 }

@@ -1,0 +1,73 @@
+/**
+ * @module
+ * The backend matrix (style notes §6.7): every storage-touching suite runs once per backend.
+ * PostgreSQL runs whenever a server is reachable, and always in CI: with CI=true an unreachable
+ * PostgreSQL is a failure, never a skip. PROVENANT_TEST_BACKENDS=sqlite narrows the matrix locally.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+
+export const ALL_BACKENDS = ['sqlite', 'postgres'] as const
+export type Backend = (typeof ALL_BACKENDS)[number]
+/** Expectations typed per backend: adding a backend breaks every test without one. */
+export type PerBackend<T> = Record<Backend, T>
+
+export const PG_ADMIN_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('SELECT 1')
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+async function selectBackends(): Promise<Backend[]> {
+  const wanted = (process.env['PROVENANT_TEST_BACKENDS'] ?? 'sqlite,postgres').split(',').map((s) => s.trim())
+  const out: Backend[] = []
+  if (wanted.includes('sqlite')) out.push('sqlite')
+  if (wanted.includes('postgres')) {
+    if (await postgresReachable()) out.push('postgres')
+    else if (process.env['CI'] === 'true') throw new Error(`CI=true but PostgreSQL is not reachable at ${PG_ADMIN_URL}`)
+    else console.warn(`# PostgreSQL not reachable at ${PG_ADMIN_URL}: running the SQLite suites only`)
+  }
+  return out
+}
+
+export const BACKENDS: readonly Backend[] = await selectBackends()
+
+export interface TestDatabase {
+  readonly url: string
+  drop(): Promise<void>
+}
+
+/** A fresh, uniquely named PostgreSQL database (isolates tests, including LISTEN/NOTIFY channels). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `provenant_t_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(PG_ADMIN_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL })
+      await client.connect()
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        await client.end()
+      }
+    },
+  }
+}

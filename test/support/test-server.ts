@@ -1,0 +1,151 @@
+/**
+ * @module
+ * Starts a real server for a test: the real composition (createRuntime), a fresh data directory and,
+ * for PostgreSQL, a fresh database; listening on a free loopback port. Seeds a workspace with one
+ * account per role, and offers `api()` (real fetch, with the response contract check) and `token()`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { loadConfig, type Config } from '../../src/config/config.js'
+import type { Account } from '../../src/domain/access/access-store.js'
+import type { TokenScopes } from '../../src/domain/access/caller.js'
+import type { Role } from '../../src/domain/access/rights.js'
+import type { Services } from '../../src/domain/services.js'
+import type { Workspace } from '../../src/domain/workspaces/workspace.js'
+import { createRuntime, type Runtime } from '../../src/main.js'
+import type { Clock } from '../../src/shared/clock.js'
+import type { Backend } from './backends.js'
+import { createTestDatabase, type TestDatabase } from './backends.js'
+import { ContractChecker } from './contract.js'
+
+/** Fast password hashing for tests (production uses N = 2^17). */
+export const TEST_SCRYPT = { log2N: 10, r: 8, p: 1 } as const
+
+export const TEST_ROLES = ['viewer', 'analyst', 'editor', 'approver', 'admin'] as const satisfies readonly Role[]
+
+export interface ApiResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The parsed JSON body (undefined when not JSON). */
+  readonly body: any
+}
+
+export interface ApiOptions {
+  readonly token?: string | undefined
+  readonly body?: unknown
+  /** Raw body text, sent as is (for malformed JSON tests). */
+  readonly rawBody?: string
+  readonly headers?: Record<string, string>
+  /** Skip the OpenAPI contract check (for deliberately odd requests). */
+  readonly unchecked?: boolean
+}
+
+export interface TestServer {
+  readonly backend: Backend
+  readonly baseUrl: string
+  readonly config: Config
+  readonly runtime: Runtime
+  readonly services: Services
+  readonly workspace: Workspace
+  /** One account per role, named after it (`viewer`, `analyst`, `editor`, `approver`, `admin`). */
+  readonly accounts: Readonly<Record<(typeof TEST_ROLES)[number], Account>>
+  /** Lines the server logged (JSON strings), for leak checks. */
+  readonly logLines: string[]
+  token(account: Account | (typeof TEST_ROLES)[number], options?: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string }): Promise<string>
+  api(method: string, path: string, options?: ApiOptions): Promise<ApiResponse>
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  readonly clock?: Clock
+  /** Reuse a PostgreSQL database (multi-process tests); created and dropped by the caller. */
+  readonly databaseUrl?: string
+  readonly dataDir?: string
+  readonly workspaceName?: string
+}
+
+export async function startTestServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'provenant-test-'))
+  const database: TestDatabase | undefined = backend === 'postgres' && !options.databaseUrl ? await createTestDatabase() : undefined
+  const databaseUrl = backend === 'postgres' ? (options.databaseUrl ?? database!.url) : undefined
+  const logLines: string[] = []
+  const logger = pino({ level: 'info' }, { write: (line: string) => { logLines.push(line) } })
+  const config = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
+  const runtime = await createRuntime(config, { logger, scryptCost: TEST_SCRYPT, ...(options.clock ? { clock: options.clock } : {}) })
+  const address = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
+  const services = runtime.services
+
+  const workspace = (await services.admin.listWorkspaces()).find((w) => w.name === (options.workspaceName ?? 'acme'))
+    ?? await services.admin.createWorkspace(options.workspaceName ?? 'acme')
+  const accounts = {} as Record<(typeof TEST_ROLES)[number], Account>
+  for (const role of TEST_ROLES) {
+    const name = `${role}@${workspace.name}`
+    accounts[role] = (await services.stores.access.accountByName(name))
+      ?? await services.admin.addAccount({ name, role, workspaceId: workspace.id, password: `${role}-password-123` })
+  }
+
+  async function token(account: Account | (typeof TEST_ROLES)[number], opts: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string } = {}): Promise<string> {
+    const owner = typeof account === 'string' ? accounts[account] : account
+    const created = await services.access.createToken({
+      workspaceId: opts.workspaceId ?? workspace.id,
+      accountId: owner.id,
+      name: 'test token',
+      expires: opts.expires ?? '1h',
+      ...(opts.rights ? { rights: opts.rights } : {}),
+      ...(opts.scopes ? { scopes: opts.scopes } : {}),
+      createdBy: { id: owner.id, name: owner.name },
+    })
+    return created.token
+  }
+
+  let contract: ContractChecker | undefined
+  async function contractChecker(): Promise<ContractChecker> {
+    if (!contract) {
+      const response = await fetch(`${address}/oi-api/openapi`, { headers: { authorization: `Bearer ${await token('admin')}` } })
+      contract = new ContractChecker(await response.json() as Record<string, unknown>)
+    }
+    return contract
+  }
+
+  async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) }
+    if (opts.token !== undefined) headers['authorization'] = `Bearer ${opts.token}`
+    let body: string | undefined
+    if (opts.rawBody !== undefined) body = opts.rawBody
+    else if (opts.body !== undefined) body = JSON.stringify(opts.body)
+    if (body !== undefined) headers['content-type'] ??= 'application/json'
+    const response = await fetch(`${address}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    if (!opts.unchecked && path.startsWith('/oi-api/')) {
+      (await contractChecker()).check(method, path.split('?')[0]!, response.status, response.headers.get('content-type'), parsed)
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed }
+  }
+
+  return {
+    backend, baseUrl: address, config, runtime, services, workspace, accounts, logLines, token, api,
+    async stop() {
+      await runtime.close()
+      if (database) await database.drop()
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Asserts the spec's error envelope and returns its message. */
+export function errorMessage(response: ApiResponse): string {
+  const body = response.body as { HasError?: unknown; Messages?: { Error?: unknown } } | undefined
+  if (body?.HasError !== true || typeof body.Messages?.Error !== 'string' || Object.keys(body).length !== 2) {
+    throw new Error(`expected the error envelope, got ${response.status} ${response.text.slice(0, 300)}`)
+  }
+  return body.Messages.Error
+}
