@@ -47,9 +47,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string))
+      done(null, parseJsonBody(body as Buffer))
     } catch (error) {
       done(error as Error)
     }

@@ -11,7 +11,7 @@ import type { Stores } from '../stores.js'
 import type { TokenRecord } from './access-store.js'
 import type { Caller, TokenScopes } from './caller.js'
 import { type ApiRight, apiRightsOf, isApiRight, roleHas } from './rights.js'
-import { type Keyring, signToken, verifyToken } from './token-codec.js'
+import { type Keyring, signToken, type TokenClaims, verifyToken } from './token-codec.js'
 import { tokenLifetime } from './token-expiry.js'
 
 export interface AccessServiceDeps {
@@ -49,6 +49,10 @@ export type AccessService = ReturnType<typeof createAccessService>
 export function createAccessService(deps: AccessServiceDeps) {
   const { stores, keyring, audience, clock } = deps
   const lastTouched = new Map<string, number>()
+  // Signature verification (Ed25519) is the costliest step of a request; a token whose exact text
+  // verified before needs only its expiry re-checked. Revocation is still read from the store on
+  // every request.
+  const verified = new Map<string, TokenClaims>()
 
   function parseBearer(header: string | undefined): string {
     if (header === undefined || header === '') throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
@@ -64,7 +68,12 @@ export function createAccessService(deps: AccessServiceDeps) {
   async function authenticate(authorizationHeader: string | undefined): Promise<Caller> {
     const token = parseBearer(authorizationHeader)
     const now = clock.now()
-    const claims = await verifyToken(keyring, audience, token, now)
+    let claims = verified.get(token)
+    if (claims === undefined || claims.exp * 1000 <= now - 5000) {
+      claims = await verifyToken(keyring, audience, token, now)
+      if (verified.size >= 10_000) verified.delete(verified.keys().next().value!)
+      verified.set(token, claims)
+    }
     const auth = await stores.access.authRecord(claims.jti)
     if (!auth || auth.token.workspaceId !== claims.wks || auth.token.accountId !== claims.sub) {
       throw new UnauthenticatedError('the token is not known to this server')

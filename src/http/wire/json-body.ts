@@ -1,15 +1,18 @@
 /**
  * @module
- * The JSON body parser of every route. Bodies are parsed without loss (design §8): duplicate keys
- * and numbers JavaScript would round are refused, because the activity log hashes what was sent.
+ * The JSON body parser of every route. Bodies are parsed without loss (design §8): duplicate keys,
+ * numbers JavaScript would round, lone surrogates and invalid UTF-8 are refused with a position,
+ * because the activity log hashes what was sent.
  */
 import { InvalidInputError } from '../../domain/errors.js'
+import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 
-export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') throw new InvalidInputError('the request body is empty; send a JSON object')
+export function parseJsonBody(body: Uint8Array | string): unknown {
+  if (body.length === 0 || (typeof body === 'string' && body.trim() === '')) throw new InvalidInputError('the request body is empty; send a JSON object')
   try {
-    return JSON.parse(text)
+    return parseStrictJson(body)
   } catch (error) {
-    throw new InvalidInputError(`the request body is not valid JSON: ${(error as Error).message}`)
+    if (error instanceof StrictJsonError) throw new InvalidInputError(`the request body is not valid JSON: ${error.message}`)
+    throw error
   }
 }

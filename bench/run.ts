@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [scenario-id ...]`: runs every scenario (or the named ones) and updates
+ * docs/benchmarks.md. Timings never decide a test; they are reported here.
+ */
+import { fileURLToPath } from 'node:url'
+import { printResult, type Scenario, writeSection } from './harness.js'
+import { authOverhead } from './scenarios/auth-overhead.js'
+
+const SCENARIOS: readonly Scenario[] = [authOverhead]
+
+const wanted = process.argv.slice(2)
+const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS
+if (selected.length === 0) {
+  console.error(`unknown scenario; choose from ${SCENARIOS.map((s) => s.id).join(', ')}`)
+  process.exit(2)
+}
+const file = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
+for (const scenario of selected) {
+  const result = await scenario.run()
+  printResult(scenario, result)
+  writeSection(file, scenario, result)
+}
+console.log(`\nwrote ${file}`)
