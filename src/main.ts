@@ -10,6 +10,8 @@ import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
+import { createIngestService } from './domain/ingest/ingest-service.js'
+import { createLocalEventBus } from './domain/streams/event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
@@ -40,12 +42,16 @@ export async function createServices(config: Config, options: RuntimeOptions = {
   try {
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
+    const configService = createConfigService({ stores, clock })
+    const bus = createLocalEventBus()
     const services: Services = {
       clock,
       stores,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock }),
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
-      config: createConfigService({ stores, clock }),
+      config: configService,
+      bus,
+      ingest: createIngestService({ stores, config: configService, bus, clock }),
     }
     return { services, serverId: id }
   } catch (error) {

@@ -5,7 +5,9 @@
 import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
 import type { AdminService } from './access/admin-service.js'
+import type { IngestService } from './ingest/ingest-service.js'
 import type { Stores } from './stores.js'
+import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
 
 export interface Services {
@@ -14,4 +16,6 @@ export interface Services {
   readonly access: AccessService
   readonly admin: AdminService
   readonly config: ConfigService
+  readonly bus: EventBus
+  readonly ingest: IngestService
 }

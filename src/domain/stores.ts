@@ -4,6 +4,7 @@
  */
 import type { AccessStore } from './access/access-store.js'
 import type { ChangeStore } from './changes/workspace-change.js'
+import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 
 export interface Stores {
@@ -11,6 +12,7 @@ export interface Stores {
   readonly access: AccessStore
   readonly config: ConfigStore
   readonly changes: ChangeStore
+  readonly data: ConnectionDataStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

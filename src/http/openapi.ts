@@ -65,7 +65,15 @@ function operation(route: AnyRoute): JsonSchema {
     parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
-      : {}),
+      : route.rawBody
+        ? {
+            requestBody: {
+              required: true,
+              description: route.rawBody.description,
+              content: Object.fromEntries(route.rawBody.contentTypes.map((type) => [type, { schema: type.includes('json') && !type.includes('ndjson') ? jsonSchema(route.rawBody!.schema, 'input') : { type: 'string' } }])),
+            },
+          }
+        : {}),
     responses,
     'x-required-rights': route.rights,
   }

@@ -46,6 +46,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   readonly params?: z.ZodType<P>
   readonly query?: z.ZodType<Q>
   readonly body?: z.ZodType<B>
+  /**
+   * A body the handler parses itself (several content types, e.g. JSON and NDJSON): no validation
+   * here; documented in OpenAPI with `schema` under each content type.
+   */
+  readonly rawBody?: { readonly contentTypes: readonly string[]; readonly schema: z.ZodType; readonly description: string }
   /** Body size limit in bytes (default 1 MiB). */
   readonly bodyLimit?: number
   readonly responses: Readonly<Record<number, ResponseSpec>>

@@ -9,8 +9,12 @@ export type Dialect = 'sqlite' | 'postgres'
 
 export interface SqlDb {
   readonly dialect: Dialect
-  /** All rows. 64-bit integers come back as numbers when exact, else as bigint. */
-  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>
+  /**
+   * All rows. PostgreSQL int8 values come back as numbers when exact, else as bigint. SQLite
+   * integers are numbers unless `exactIntegers` is set, which returns every integer as bigint
+   * (needed for datetime ticks).
+   */
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { exactIntegers?: boolean }): Promise<T[]>
   get<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T | undefined>
   run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>
   /** Several statements without parameters (DDL). */

@@ -5,7 +5,8 @@
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
 import { correctionRoutes } from './corrections.js'
+import { ingestRoutes } from './ingest.js'
 
 export function apiRoutes(services: Services): AnyRoute[] {
-  return [...correctionRoutes(services)]
+  return [...ingestRoutes(services.ingest), ...correctionRoutes(services)]
 }

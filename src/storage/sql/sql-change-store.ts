@@ -23,13 +23,17 @@ const changeOf = (r: Row): WorkspaceChange => ({
   summary: String(r['summary']),
 })
 
-/** Allocates the next value of a per-workspace counter inside the caller's transaction. */
-export async function nextCounter(db: SqlDb, workspaceId: string, name: string): Promise<number> {
+/**
+ * Reserves `count` consecutive values of a per-workspace counter inside the caller's transaction
+ * and returns the last one. The row stays locked until commit (PostgreSQL), so values are handed
+ * out in commit order.
+ */
+export async function reserveCounter(db: SqlDb, workspaceId: string, name: string, count = 1): Promise<number> {
   const row = await db.get<Row>(
-    `INSERT INTO workspace_counters (workspace_id, name, value) VALUES (?, ?, 1)
-     ON CONFLICT (workspace_id, name) DO UPDATE SET value = workspace_counters.value + 1
+    `INSERT INTO workspace_counters (workspace_id, name, value) VALUES (?, ?, ?)
+     ON CONFLICT (workspace_id, name) DO UPDATE SET value = workspace_counters.value + excluded.value
      RETURNING value`,
-    [workspaceId, name],
+    [workspaceId, name, count],
   )
   return toNumber(row!['value'])
 }
@@ -38,7 +42,7 @@ export function createSqlChangeStore(db: SqlDb): ChangeStore {
   return {
     async append(change) {
       if (!db.inTransaction) return db.transaction((tx) => createSqlChangeStore(tx).append(change))
-      const seq = await nextCounter(db, change.workspaceId, 'changes')
+      const seq = await reserveCounter(db, change.workspaceId, 'changes')
       await db.run(
         `INSERT INTO workspace_changes (workspace_id, seq, kind, entity_type, entity_id, action, actor_id, actor_name, at, commit_id, summary)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -57,7 +57,8 @@ export function createSqlConfigStore(db: SqlDb): ConfigStore {
     },
     async createConnectionTable(table) {
       const table_ = quoteIdent(table.sqlName)
-      const rowId = db.dialect === 'sqlite' ? '_rowid INTEGER PRIMARY KEY AUTOINCREMENT' : '_rowid BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY'
+      // Row ids come from the workspace's row counter (ConnectionDataStore.insertRows), never reused.
+      const rowId = db.dialect === 'sqlite' ? '_rowid INTEGER PRIMARY KEY' : '_rowid BIGINT PRIMARY KEY'
       const ingested = `_ingested_at ${db.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT'} NOT NULL`
       const columns = table.columns.map((c) => columnDefinition(db, c))
       await db.exec(`CREATE TABLE ${table_} (${[rowId, ingested, ...columns].join(', ')})`)

@@ -8,6 +8,7 @@ import type { SqlDb } from '../sql-db.js'
 import { createSqlAccessStore } from './sql-access-store.js'
 import { createSqlChangeStore } from './sql-change-store.js'
 import { createSqlConfigStore } from './sql-config-store.js'
+import { createSqlConnectionDataStore } from './sql-connection-data-store.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb
@@ -24,6 +25,7 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, onClose: () => Pro
     access: createSqlAccessStore(db),
     config: createSqlConfigStore(db),
     changes: createSqlChangeStore(db),
+    data: createSqlConnectionDataStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []

@@ -67,7 +67,16 @@ export function createSqliteDb(db: Database.Database): SqlDb {
     const self: SqlDb = {
       dialect: 'sqlite',
       inTransaction,
-      all: <T>(sql: string, params: readonly unknown[] = []) => guarded(() => prepare(sql).all(...normalise(params)) as T[]),
+      all: <T>(sql: string, params: readonly unknown[] = [], options?: { exactIntegers?: boolean }) => guarded(() => {
+        const statement = prepare(sql)
+        if (!options?.exactIntegers) return statement.all(...normalise(params)) as T[]
+        statement.safeIntegers(true)
+        try {
+          return statement.all(...normalise(params)) as T[]
+        } finally {
+          statement.safeIntegers(false)
+        }
+      }),
       get: <T>(sql: string, params: readonly unknown[] = []) => guarded(() => prepare(sql).get(...normalise(params)) as T | undefined),
       run: (sql, params = []) => guarded(() => ({ changes: prepare(sql).run(...normalise(params)).changes })),
       exec: (sql) => guarded(() => { db.exec(sql) }),

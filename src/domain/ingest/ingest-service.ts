@@ -1,0 +1,91 @@
+/**
+ * @module
+ * Getting data in (issue: KQL, item 6): rows for a connection are validated against its declared
+ * columns, typed, stamped with workspace-wide row ids and the ingestion time, committed in one
+ * transaction, and announced on the event bus after the commit. The HTTP push endpoint is
+ * all-or-nothing; the CLI import and the pull connectors may keep the rows that fit.
+ */
+import type { Clock } from '../../shared/clock.js'
+import type { Caller } from '../access/caller.js'
+import { inScope } from '../access/caller.js'
+import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError } from '../errors.js'
+import type { Stores } from '../stores.js'
+import type { EventBus } from '../streams/event-bus.js'
+import type { ConnectionConfig } from '../workspace-config/config-document.js'
+import type { ConfigService } from '../workspace-config/config-service.js'
+import type { ConnectionTable } from '../workspace-config/config-store.js'
+import { type RowProblem, type TypedRow, typeRows } from './row-validation.js'
+
+export interface IngestResult {
+  readonly connection: string
+  readonly rowCount: number
+  readonly firstRowId: number
+  readonly lastRowId: number
+  readonly ingestedAt: number
+}
+
+export interface IngestServiceDeps {
+  readonly stores: Stores
+  readonly config: ConfigService
+  readonly bus: EventBus
+  readonly clock: Clock
+}
+
+/** Rows per push request, and per committed batch of the CLI import and connectors. */
+export const MAX_PUSH_ROWS = 50_000
+
+export type IngestService = ReturnType<typeof createIngestService>
+
+export function createIngestService(deps: IngestServiceDeps) {
+  const { stores, config, bus, clock } = deps
+
+  async function connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }> {
+    const current = await config.current(workspaceId)
+    const connection = current.document.connections.find((c) => c.lookup === lookup)
+    if (!connection) throw new NotFoundError(`no data connection "${lookup}" in this workspace`)
+    const table = (await stores.config.connectionTables(workspaceId)).find((t) => t.lookup === lookup)
+    if (!table) throw new NotFoundError(`data connection "${lookup}" has no table yet`)
+    return { connection, table }
+  }
+
+  /** Commits typed rows and announces them; the caller has checked rights and the connection's kind. */
+  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[]): Promise<IngestResult> {
+    const ingestedAt = clock.now()
+    const { firstRowId, lastRowId } = await stores.transaction((tx) => tx.data.insertRows(table, rows, ingestedAt))
+    bus.publish({ kind: 'rows', workspaceId, connection: lookup, firstRowId, lastRowId, at: ingestedAt, rows })
+    return { connection: lookup, rowCount: rows.length, firstRowId, lastRowId, ingestedAt }
+  }
+
+  function problemsMessage(problems: readonly RowProblem[], total: number): string {
+    const shown = problems.slice(0, 20).map((p) => `row ${p.row}: ${p.message}`)
+    const more = problems.length > shown.length ? `; … and ${problems.length - shown.length} more` : ''
+    return `${problems.length} of ${total} rows do not fit the connection's columns, so none were stored: ${shown.join('; ')}${more}`
+  }
+
+  /** Push ingest over HTTP: all rows or none. */
+  async function push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult> {
+    if (!inScope(caller.scopes, 'connections', lookup)) throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
+    const { connection, table } = await connectionOf(caller.workspaceId, lookup)
+    if (connection.kind !== 'push') throw new InvalidInputError(`data connection "${lookup}" is a ${connection.kind} connection; only push connections accept rows over HTTP`)
+    const current = await config.current(caller.workspaceId)
+    if (!current.document.settings.capabilities.connectors.push) throw new NotProvisionedError('push ingest is switched off in this workspace\'s settings')
+    if (inputs.length === 0) throw new InvalidInputError('the batch is empty; send at least one row')
+    if (inputs.length > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${inputs.length} rows)`)
+    const { rows, problems } = typeRows(table.columns, inputs)
+    if (problems.length > 0) throw new InvalidInputError(problemsMessage(problems, inputs.length))
+    return commitRows(caller.workspaceId, lookup, table, rows)
+  }
+
+  /**
+   * Imports what fits and reports the rest (CLI import, pull connectors). `fromText` for CSV
+   * records. Returns the committed batch (if any row fit) and the problems.
+   */
+  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number } = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
+    const { table } = await connectionOf(workspaceId, lookup)
+    const { rows, problems } = typeRows(table.columns, inputs, options)
+    const result = rows.length > 0 ? await commitRows(workspaceId, lookup, table, rows) : undefined
+    return { result, problems }
+  }
+
+  return { push, importRows, connectionOf }
+}

@@ -1,0 +1,131 @@
+/**
+ * @module
+ * Turns incoming rows (JSON objects, or CSV records of text) into typed KQL values for a
+ * connection's declared columns, with a message naming the row and column for anything that does
+ * not fit. Pure; used by push ingest, the CLI import and the pull connectors alike.
+ */
+import type { KqlType, KqlValue } from '../../kql/types.js'
+import { parseDateTime, parseTimespan } from '../../kql/values.js'
+import type { ColumnConfig } from '../workspace-config/config-document.js'
+
+export type TypedRow = KqlValue[]
+
+const INT32_MIN = -(2 ** 31)
+const INT32_MAX = 2 ** 31 - 1
+const GUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/** Why one value does not fit its column (without the row/column prefix). */
+class CellError extends Error {}
+
+function describe(value: unknown): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/**
+ * One value to its column type. `fromText` is set for CSV cells, where every value arrives as text
+ * and the empty string means null.
+ */
+export function toColumnValue(type: KqlType, value: unknown, fromText = false): KqlValue {
+  if (value === null || value === undefined || (fromText && value === '' && type !== 'string')) return type === 'string' ? '' : null
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') return value
+      throw new CellError(`expected a string, got ${describe(value)}`)
+    case 'bool':
+      if (typeof value === 'boolean') return value
+      if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true'
+      if (fromText && (value === '1' || value === '0')) return value === '1'
+      throw new CellError(`expected true or false, got ${describe(value)}`)
+    case 'int':
+    case 'long': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
+      if (!Number.isInteger(n)) throw new CellError(`expected a whole number, got ${describe(value)}`)
+      if (!Number.isSafeInteger(n)) throw new CellError(`${describe(value)} is beyond the exactly representable range (±2^53)`)
+      if (type === 'int' && (n < INT32_MIN || n > INT32_MAX)) throw new CellError(`${describe(value)} does not fit an int (32-bit)`)
+      return n
+    }
+    case 'real':
+    case 'decimal': {
+      if (typeof value === 'number') return value
+      if (typeof value === 'string') {
+        const s = value.trim()
+        if (/^(nan|[+-]?infinity)$/i.test(s)) return s.toLowerCase() === 'nan' ? NaN : s.startsWith('-') ? -Infinity : Infinity
+        if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return Number(s)
+      }
+      throw new CellError(`expected a number, got ${describe(value)}`)
+    }
+    case 'datetime': {
+      const ticks = typeof value === 'string' ? parseDateTime(value) : null
+      if (ticks === null) throw new CellError(`expected an ISO 8601 datetime like "2026-01-31T12:00:00Z", got ${describe(value)}`)
+      return ticks
+    }
+    case 'timespan': {
+      const ticks = typeof value === 'string' ? parseTimespan(value) : null
+      if (ticks === null) throw new CellError(`expected a timespan like "01:30:00" or "90m", got ${describe(value)}`)
+      return ticks
+    }
+    case 'guid':
+      if (typeof value === 'string' && GUID_RE.test(value.trim())) return value.trim().toLowerCase()
+      throw new CellError(`expected a GUID like "74be27de-1e4e-49d9-b579-fe0b331d3642", got ${describe(value)}`)
+    case 'dynamic':
+      if (fromText && typeof value === 'string') {
+        try {
+          return JSON.parse(value) as KqlValue
+        } catch {
+          return value
+        }
+      }
+      return value as KqlValue
+  }
+}
+
+export interface RowProblem {
+  /** 1-based position of the row in the batch (or line in a file). */
+  readonly row: number
+  readonly message: string
+}
+
+/**
+ * Types one row for the columns (declaration order). Unknown properties and a missing or null
+ * `timestamp` are problems; missing other columns are null ("" for strings).
+ */
+export function typeRow(columns: readonly ColumnConfig[], input: unknown, options: { fromText?: boolean; knownColumns?: ReadonlySet<string> } = {}): TypedRow {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new CellError(`expected an object of column values, got ${describe(input)}`)
+  }
+  const record = input as Record<string, unknown>
+  const declared = options.knownColumns ?? new Set(columns.map((c) => c.name))
+  for (const key of Object.keys(record)) {
+    if (!declared.has(key)) throw new CellError(`column "${key}" is not declared for this connection (declared: ${columns.map((c) => c.name).join(', ')})`)
+  }
+  return columns.map((column) => {
+    try {
+      const value = toColumnValue(column.type, record[column.name], options.fromText)
+      if (column.name === 'timestamp' && value === null) throw new CellError('the timestamp is required')
+      return value
+    } catch (error) {
+      if (error instanceof CellError) throw new CellError(`column ${column.name}: ${error.message}`)
+      throw error
+    }
+  })
+}
+
+/** Types every row; returns the rows and the problems (row number and message) of those that fail. */
+export function typeRows(columns: readonly ColumnConfig[], inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number } = {}): { rows: TypedRow[]; problems: RowProblem[]; accepted: number[] } {
+  const knownColumns = new Set(columns.map((c) => c.name))
+  const rows: TypedRow[] = []
+  const problems: RowProblem[] = []
+  const accepted: number[] = []
+  const first = options.firstRowNumber ?? 1
+  inputs.forEach((input, index) => {
+    try {
+      rows.push(typeRow(columns, input, { knownColumns, ...(options.fromText ? { fromText: true } : {}) }))
+      accepted.push(index)
+    } catch (error) {
+      if (!(error instanceof CellError)) throw error
+      problems.push({ row: first + index, message: error.message })
+    }
+  })
+  return { rows, problems, accepted }
+}
