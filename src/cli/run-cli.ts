@@ -7,11 +7,12 @@ import { VERSION } from '../version.js'
 import { type Command, describeError, UsageError } from './cli-support.js'
 import { accountCommand } from './commands/account.js'
 import { applyCommand } from './commands/apply.js'
+import { ingestCommand } from './commands/ingest.js'
 import { serveCommand } from './commands/serve.js'
 import { tokenCommand } from './commands/token.js'
 import { workspaceCommand } from './commands/workspace.js'
 
-const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand]
+const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand, ingestCommand]
 
 const COMMON = `Every command reads --data DIR (or PROVENANT_DATA_DIR; default ./data) and
 --database-url URL (or DATABASE_URL; PostgreSQL instead of the embedded SQLite).`
@@ -48,7 +49,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   try {
     await command.run(rest)
-    return 0
+    return typeof process.exitCode === 'number' ? process.exitCode : 0
   } catch (error) {
     console.error(`provenant ${command.name}: ${describeError(error)}`)
     if (error instanceof UsageError) {

@@ -37,9 +37,12 @@ export async function seedDemo(services: Services, options: SeedOptions): Promis
   }
   const admin = accounts[0]!
   await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, DEMO_CONFIG, { message: 'demo configuration' })
+  const readings = syntheticReadings(services.clock.now())
+  for (let i = 0; i < readings.length; i += 5_000) await services.ingest.importRows(workspace.id, 'plant-sensors', readings.slice(i, i + 5_000))
   return {
     instructions: [
-      'Seeded the demo workspace "demo". Portal sign-in (shown once; change with `provenant account set-password`):',
+      `Seeded the demo workspace "demo" with ${readings.length} sensor readings of the last 24 hours.`,
+      'Portal sign-in (shown once; change with `provenant account set-password`):',
       ...passwords,
       '',
       'Mint an API token (printed on stdout) and call a warm query:',
@@ -47,4 +50,36 @@ export async function seedDemo(services: Services, options: SeedOptions): Promis
       `  curl -H "Authorization: Bearer $TOKEN" ${options.publicUrl}/oi-api/warm-queries/plant/line-1/hourly-temperature`,
     ],
   }
+}
+
+/**
+ * A day of readings, one per minute for four sensors on two lines: a daily temperature cycle with
+ * noise, occasional pressure spikes marked "warn" and rare "fault" readings. Deterministic for a
+ * given start time (a small linear congruential generator, not Math.random).
+ */
+export function syntheticReadings(now: number): Record<string, unknown>[] {
+  let seed = 20_261_121
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  const sensors = [
+    { sensor: 'TT-101', line: 'line-1', base: 21 },
+    { sensor: 'TT-102', line: 'line-1', base: 23 },
+    { sensor: 'TT-201', line: 'line-2', base: 19 },
+    { sensor: 'TT-202', line: 'line-2', base: 20 },
+  ]
+  const end = Math.floor(now / 60_000) * 60_000
+  const rows: Record<string, unknown>[] = []
+  for (let t = end - 24 * 3_600_000; t < end; t += 60_000) {
+    const hour = new Date(t).getUTCHours() + new Date(t).getUTCMinutes() / 60
+    for (const s of sensors) {
+      const temperature = s.base + 3 * Math.sin(((hour - 8) / 24) * 2 * Math.PI) + (random() - 0.5)
+      const spike = random() < 0.01
+      const pressure = 1.2 + (random() - 0.5) * 0.05 + (spike ? 0.4 : 0)
+      const status = random() < 0.001 ? 'fault' : spike ? 'warn' : 'ok'
+      rows.push({ timestamp: new Date(t).toISOString(), sensor: s.sensor, line: s.line, temperature: Math.round(temperature * 100) / 100, pressure: Math.round(pressure * 1000) / 1000, status })
+    }
+  }
+  return rows
 }
