@@ -190,13 +190,13 @@ export function fromDynamic(type: KqlType, v: DynamicValue | undefined): KqlValu
 }
 
 /** A dynamic array, or null when the value is not an array. */
-export function asArray(v: KqlValue): DynamicValue[] | null {
+export function asArray(v: KqlValue | undefined): DynamicValue[] | null {
   return Array.isArray(v) ? (v as DynamicValue[]) : null
 }
 
 /** A dynamic property bag (a JSON object that is not an array), or null. */
-export function asBag(v: KqlValue): { [key: string]: DynamicValue } | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as { [key: string]: DynamicValue }) : null
+export function asBag(v: KqlValue | undefined): { [key: string]: DynamicValue } | null {
+  return v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v) ? (v as { [key: string]: DynamicValue }) : null
 }
 
 /** Rank of a dynamic value's kind when values of different kinds are ordered (nulls handled by callers). */
