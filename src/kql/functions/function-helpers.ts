@@ -119,7 +119,7 @@ export function isNull(value: KqlValue): boolean {
 
 /**
  * .NET-style shortest round-trip text of a real, as Kusto prints reals: exponent form when the
- * decimal exponent is >= 15 or < -5 (`1E+15`, `1E-05`), `NaN`, `Infinity`, `-Infinity`.
+ * decimal exponent is >= 15 or < -4 (`1E+15`, `1E-05`; `0.0001` stays), `NaN`, `Infinity`, `-Infinity`.
  */
 export function formatReal(n: number): string {
   if (Number.isNaN(n)) return 'NaN'
@@ -127,7 +127,7 @@ export function formatReal(n: number): string {
   if (n === 0) return '0'
   const [mantissa, exponentText] = n.toExponential().split('e') as [string, string]
   const exponent = Number(exponentText)
-  if (exponent >= 15 || exponent < -5) {
+  if (exponent >= 15 || exponent < -4) {
     const sign = exponent < 0 ? '-' : '+'
     return `${mantissa}E${sign}${String(Math.abs(exponent)).padStart(2, '0')}`
   }
@@ -859,4 +859,30 @@ export function boolReader(args: readonly ArgInfo[], i: number, fallback: boolea
 export function dynamicReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => DynamicValue {
   const type = args[i]?.type ?? 'dynamic'
   return (values) => (type === 'dynamic' ? ((values[i] ?? null) as DynamicValue) : toDynamic(type, values[i] ?? null))
+}
+
+/**
+ * Kusto's "common type" of several arguments (iff, case, coalesce, max_of, ...): all the same
+ * type, or numbers widened int → long → decimal → real. Throws naming the function otherwise.
+ * With `allowDynamic`, a dynamic argument makes the result dynamic.
+ */
+export function commonType(name: string, args: readonly ArgInfo[], indices: readonly number[], allowDynamic = true): KqlType {
+  const types = indices.map((i) => args[i]!.type)
+  if (types.length === 0) throw functionError(name, 'expects at least one value argument')
+  if (allowDynamic && types.includes('dynamic')) return 'dynamic'
+  const first = types[0]!
+  if (types.every((t) => t === first)) return first
+  if (types.every((t) => NUMERIC_TYPES.includes(t))) {
+    return types.includes('real') ? 'real' : types.includes('decimal') ? 'decimal' : types.includes('long') ? 'long' : 'int'
+  }
+  const list = indices.map((i) => `${args[i]!.text} (${args[i]!.type})`).join(', ')
+  throw functionError(name, `arguments must have the same type, got ${list}`)
+}
+
+/** Converts a value from an argument's type to the common type chosen by `commonType`. */
+export function toCommon(target: KqlType, from: KqlType, value: KqlValue): KqlValue {
+  if (value === null || value === undefined) return target === 'string' ? '' : null
+  if (target === from) return value
+  if (target === 'dynamic') return toDynamic(from, value)
+  return value
 }
