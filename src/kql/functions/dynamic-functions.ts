@@ -9,6 +9,7 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { TICKS_PER_HOUR } from '../values.js'
+import { sketchFunctions } from './aggregate-functions.js'
 import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import {
@@ -700,6 +701,7 @@ const bagZip = defineScalar('bag_zip', {
 })
 
 export const dynamicFunctions: readonly ScalarFunction[] = [
+  ...sketchFunctions,
   arr1('array_length', (a) => a.length, 'long'),
   arr1('array_reverse', (a) => [...a].reverse()),
   arraySum,
