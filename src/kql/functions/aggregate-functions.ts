@@ -18,7 +18,7 @@
  *   Datetimes and timespans inside a tdigest are kept as tick counts.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, functionError, typeLiteralArg } from './function-helpers.js'
+import { FUNCTION_RESULT_NAMES, checkArity, functionError, typeLiteralArg } from './function-helpers.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
 
@@ -57,14 +57,18 @@ function splitArgs(text: string): string[] {
 }
 
 /**
- * The result name Kusto infers for an expression: a column's name; `a.b` / `a['b']` → `a_b`;
- * a function call → the name of its first argument; otherwise undefined.
+ * The result name Kusto infers for an expression (Kusto.Language's GetExpressionResultName): a
+ * column's name; `(x)` → x; `d.x` / `d['x']` / `d[0]` → `d_x` / `d_x` / `d_0`; a function call by
+ * that function's result-name rule (FUNCTION_RESULT_NAMES: `todouble(x)` → x, `strlen(s)` →
+ * strlen_s); anything else (arithmetic, literals) → undefined.
  */
 export function inferName(text: string): string | undefined {
   const t = text.trim()
+  if (t === '') return undefined
   if (IDENT.test(t)) return t
   const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
   if (bracket) return bracket[2]
+  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1))) return inferName(t.slice(1, -1))
   const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
   if (path) {
     const parts = [path[1]!]
@@ -73,11 +77,46 @@ export function inferName(text: string): string | undefined {
     return parts.join('_')
   }
   const call = /^([A-Za-z_][A-Za-z_0-9]*)\s*\(([\s\S]*)\)$/.exec(t)
-  if (call) {
-    const first = splitArgs(call[2]!)[0]
-    return first === undefined || first.trim() === '' ? undefined : inferName(first)
+  if (call && balanced(call[2]!)) {
+    const rule = FUNCTION_RESULT_NAMES[call[1]!]
+    if (!rule) return undefined
+    const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
+    const first = args[0] === undefined ? undefined : inferName(args[0]) ?? ''
+    switch (rule.kind) {
+      case 'firstArgument':
+        return first
+      case 'nameAndFirstArgument':
+        return first === undefined ? `${call[1]}_` : `${call[1]}_${first}`
+      case 'prefixAndFirstArgument':
+        return first === undefined ? `${rule.prefix}_` : `${rule.prefix}_${first}`
+      case 'onlyArgument':
+        return args.length === 1 ? first : undefined
+      case 'prefixOnly':
+        return rule.prefix
+    }
   }
   return undefined
+}
+
+/** True when the parentheses/brackets of a text are balanced outside string literals. */
+function balanced(text: string): boolean {
+  let depth = 0
+  let quote = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quote) {
+      if (c === '\\') i++
+      else if (c === quote) quote = ''
+      continue
+    }
+    if (c === '"' || c === "'") quote = c
+    else if (c === '(' || c === '[' || c === '{') depth++
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--
+      if (depth < 0) return false
+    }
+  }
+  return depth === 0
 }
 
 function argName(arg: ArgInfo | undefined): string | undefined {
@@ -193,13 +232,15 @@ function defineAggregate(spec: SimpleSpec): AggregateFunction {
 const count = defineAggregate({
   name: 'count',
   arity: [0, 1],
+  check: (args) => checkPredicate('count', args, 0),
   output: () => one('count_', 'long'),
   create: (args) => {
+    // count(predicate) is Kusto's obsolete spelling of countif(predicate)
     let n = 0
     const counted = args.length === 1
     return {
       add(values) {
-        if (!counted || (values[0] !== null && values[0] !== undefined)) n++
+        if (!counted || values[0] === true) n++
       },
       result: () => [n],
     }
@@ -257,7 +298,7 @@ function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
   const outType = (args: readonly ArgInfo[]): KqlType => {
     checkNumericLike(name, args, 0, ['timespan', 'datetime'])
     const t = args[0]!.type
-    return t === 'timespan' || t === 'datetime' ? t : 'real'
+    return t === 'timespan' || t === 'datetime' || t === 'decimal' ? t : 'real'
   }
   return defineAggregate({
     name,
@@ -266,7 +307,7 @@ function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
     output: (args) => one(prefixed(name, args[0]), outType(args)),
     create: (args) => {
       const type = outType(args)
-      if (type !== 'real') {
+      if (type === 'timespan' || type === 'datetime') {
         let sum = 0n
         let n = 0n
         return {
@@ -381,7 +422,7 @@ function percentileList(name: string, args: readonly ArgInfo[], from: number, al
 function percentileType(name: string, args: readonly ArgInfo[]): KqlType {
   checkNumericLike(name, args, 0, ['datetime', 'timespan'])
   const t = args[0]!.type
-  return t === 'int' ? 'long' : t === 'dynamic' ? 'real' : t
+  return t === 'int' ? 'long' : t === 'dynamic' || t === 'decimal' ? 'real' : t
 }
 
 function percentileAggregate(name: string, weighted: boolean, shape: 'one' | 'many' | 'array', arrayPrefix = 'percentiles'): AggregateFunction {
@@ -489,15 +530,14 @@ function setAggregate(name: string, predicate: boolean, aliases?: readonly strin
   })
 }
 
-function bagAggregate(name: string, predicate: boolean, aliases?: readonly string[]): AggregateFunction {
+function bagAggregate(name: string, predicate: boolean, prefix = 'bag'): AggregateFunction {
   const sizeIndex = predicate ? 2 : 1
   return defineAggregate({
     name,
-    ...(aliases ? { aliases } : {}),
     arity: [sizeIndex, sizeIndex + 1],
     ...(predicate ? { predicate: 1 } : {}),
     check: (args) => checkKind(name, args, 0, 'dynamic'),
-    output: (args) => one(prefixed('bag', args[0]), 'dynamic'),
+    output: (args) => one(prefixed(prefix, args[0]), 'dynamic'),
     create: (args) => {
       const limit = constantInt(name, args[sizeIndex], 'max size') ?? MAX_SIZE
       const out: Bag = {}
@@ -526,28 +566,41 @@ function starColumns(options: Options, exclude: string | undefined): readonly Ag
   return options.inputColumns.filter((c) => c.name !== exclude)
 }
 
-function argExtreme(name: string, sign: 1 | -1, aliases: readonly string[]): AggregateFunction {
+/**
+ * arg_max/arg_min: the first column is the extremised expression, then the returned expressions
+ * (`*` = the input columns not already output). Names follow Kusto.Language: a column keeps its
+ * name; an unnamed primary is `max_`/`min_`, an unnamed returned expression `max_<primary>_arg<i>`.
+ * The deprecated argmax/argmin prefix the returned columns with `<primary>_`.
+ */
+function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateFunction {
+  const word = sign > 0 ? 'max' : 'min'
   return {
     name,
-    aliases,
     bind(args, options) {
-      checkArity(name, args, options.star ? 1 : 2, Infinity)
+      checkArity(name, args, 1, Infinity)
       const key = args[0]!
       if (key.type === 'dynamic') throw functionError(name, `argument (${key.text}) must be a scalar of an orderable type, got dynamic`)
-      const keyName = argName(key) ?? `${name.replace('arg_', '')}_`
+      const keyName = argName(key) ?? (deprecated ? `${word}_${key.text}` : `${word}_`)
       const explicit = args.slice(1)
-      const star = options.star ? starColumns(options, keyName) : []
-      // Values of `*` columns arrive after the explicit ones, in inputColumns order; keep the
-      // positions of those we output (the key column itself is dropped from the expansion).
-      const starPositions = options.star
-        ? options.inputColumns.map((c, i) => (c.name === keyName ? -1 : args.length + i)).filter((i) => i >= 0)
-        : []
-      const outputs: AggregateOutput[] = [
-        { name: keyName, type: key.type },
-        ...explicit.map((a, i) => ({ name: argName(a) ?? `${name}_arg${i + 1}`, type: a.type })),
-        ...star,
-      ]
-      const picks = [0, ...explicit.map((_, i) => i + 1), ...starPositions]
+      const seen = new Set<string>([keyName])
+      const outputs: AggregateOutput[] = [{ name: keyName, type: key.type }]
+      const picks: number[] = [0]
+      const rename = (n: string): string => (deprecated ? `${keyName}_${n}` : n)
+      explicit.forEach((a, i) => {
+        const n = argName(a)
+        if (a.columnName && options.star && seen.has(a.columnName)) return
+        if (a.columnName) seen.add(a.columnName)
+        outputs.push({ name: n !== undefined ? rename(n) : deprecated ? `${keyName}_arg${i + 1}` : `${word}_${argName(key) ?? ''}_arg${i + 1}`, type: a.type })
+        picks.push(i + 1)
+      })
+      if (options.star) {
+        options.inputColumns.forEach((c, i) => {
+          if (seen.has(c.name)) return
+          seen.add(c.name)
+          outputs.push({ name: rename(c.name), type: c.type })
+          picks.push(args.length + i)
+        })
+      }
       return {
         outputs,
         create() {
@@ -574,10 +627,15 @@ function argExtreme(name: string, sign: 1 | -1, aliases: readonly string[]): Agg
   }
 }
 
-function takeAny(name: string, prefix: string, predicate: boolean, aliases?: readonly string[]): AggregateFunction {
+/**
+ * take_any(e1, ...| *), any(...), take_anyif(e, p), anyif(e, p). Names follow Kusto.Language:
+ * columns keep their names, unnamed expressions are `any_arg<i>` (take_any) / `arg<i>` (any with
+ * several arguments); any(x) alone is `any_x`, anyif(x, p) is `anyif_x`, take_anyif(x, p) is `x`.
+ */
+function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'): AggregateFunction {
+  const predicate = mode === 'take_anyif' || mode === 'anyif'
   return {
     name,
-    ...(aliases ? { aliases } : {}),
     bind(args, options) {
       if (predicate) {
         checkArity(name, args, 2)
@@ -586,15 +644,26 @@ function takeAny(name: string, prefix: string, predicate: boolean, aliases?: rea
         checkArity(name, args, options.star ? 0 : 1, Infinity)
       }
       const explicit = predicate ? args.slice(0, 1) : args
-      const named = (a: ArgInfo, i: number): string => {
-        const n = argName(a) ?? `${name}_arg${i}`
-        return prefix ? `${prefix}_${n}` : n
+      const singlePrefixed = (mode === 'any' && explicit.length === 1 && !options.star) || mode === 'anyif'
+      const outputs: AggregateOutput[] = []
+      const picks: number[] = []
+      const seen = new Set<string>()
+      explicit.forEach((a, i) => {
+        if (options.star && a.columnName && seen.has(a.columnName)) return
+        if (a.columnName) seen.add(a.columnName)
+        const n = argName(a)
+        const nameOf = singlePrefixed ? `${mode}_${n ?? ''}` : n ?? (mode === 'take_any' ? `any_arg${i}` : `arg${i}`)
+        outputs.push({ name: nameOf, type: a.type })
+        picks.push(i)
+      })
+      if (options.star) {
+        options.inputColumns.forEach((c, i) => {
+          if (seen.has(c.name)) return
+          seen.add(c.name)
+          outputs.push({ name: c.name, type: c.type })
+          picks.push(args.length + i)
+        })
       }
-      const outputs: AggregateOutput[] = [
-        ...explicit.map((a, i) => ({ name: named(a, i), type: a.type })),
-        ...(options.star ? options.inputColumns.map((c) => ({ name: prefix ? `${prefix}_${c.name}` : c.name, type: c.type })) : []),
-      ]
-      const picks = [...explicit.map((_, i) => i), ...(options.star ? options.inputColumns.map((_, i) => args.length + i) : [])]
       // A single column prefers a non-null, non-empty value (documented); several take one row.
       const single = outputs.length === 1
       return {
@@ -665,7 +734,8 @@ function bitwiseFold(name: string, op: (a: bigint, b: bigint) => bigint): Aggreg
     name,
     arity: [1, 1],
     check: (args) => checkKind(name, args, 0, 'integer'),
-    output: (args) => one(prefixed(name, args[0]), 'long'),
+    // Kusto names these after the argument itself (FirstArgument), typed like it
+    output: (args) => one(argName(args[0]) ?? '', args[0]!.type === 'int' ? 'int' : 'long'),
     create: () => {
       let acc: bigint | null = null
       return {
@@ -873,7 +943,7 @@ const tdigestMerge = defineAggregate({
   aliases: ['merge_tdigest'],
   arity: [1, 1],
   check: (args) => checkKind('tdigest_merge', args, 0, 'dynamic'),
-  output: (args) => one(prefixed('tdigest_merge', args[0]), 'dynamic'),
+  output: (args) => one(prefixed('merge_tdigests', args[0]), 'dynamic'),
   create: () => {
     const pairs: [number, number][] = []
     return {
@@ -917,14 +987,17 @@ export const aggregateFunctions: readonly AggregateFunction[] = [
   setAggregate('make_set', false),
   setAggregate('makeset', false, undefined, true),
   setAggregate('make_set_if', true),
-  bagAggregate('make_bag', false, ['make_dictionary']),
+  bagAggregate('make_bag', false),
+  bagAggregate('make_dictionary', false, 'dictionary'),
   bagAggregate('make_bag_if', true),
-  argExtreme('arg_max', 1, ['argmax']),
-  argExtreme('arg_min', -1, ['argmin']),
-  takeAny('take_any', '', false),
-  takeAny('any', 'any', false),
-  takeAny('take_anyif', '', true),
-  takeAny('anyif', 'anyif', true),
+  argExtreme('arg_max', 1, false),
+  argExtreme('arg_min', -1, false),
+  argExtreme('argmax', 1, true),
+  argExtreme('argmin', -1, true),
+  takeAny('take_any', 'take_any'),
+  takeAny('any', 'any'),
+  takeAny('take_anyif', 'take_anyif'),
+  takeAny('anyif', 'anyif'),
   dispersion('stdev', 'stdev', false, false),
   dispersion('stdevif', 'stdev', false, true),
   dispersion('stdevp', 'stdev', true, false),
