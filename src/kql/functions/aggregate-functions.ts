@@ -1075,22 +1075,25 @@ export const sketchFunctions: readonly ScalarFunction[] = [
       checkArity('percentile_tdigest', args, 2, 3)
       checkKind('percentile_tdigest', args, 0, 'dynamic')
       checkKind('percentile_tdigest', args, 1, 'real')
-      const type = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'real'
+      // without a type literal Kusto types the result dynamic (the number inside it)
+      const type: KqlType = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
       return {
         type,
         evaluate([td, p]) {
           const pairs = tdigestPairs(td)
           if (!pairs || typeof p !== 'number') return null
-          return fromNumber(type, tdigestPercentile(pairs, p))
+          const r = tdigestPercentile(pairs, p)
+          return type === 'dynamic' ? r : fromNumber(type, r)
         },
       }
     },
   },
   {
-    name: 'percentile_array_tdigest',
+    name: 'percentiles_array_tdigest',
+    aliases: ['percentile_array_tdigest'],
     bind(args) {
-      checkArity('percentile_array_tdigest', args, 2, Infinity)
-      checkKind('percentile_array_tdigest', args, 0, 'dynamic')
+      checkArity('percentiles_array_tdigest', args, 2, Infinity)
+      checkKind('percentiles_array_tdigest', args, 0, 'dynamic')
       return {
         type: 'dynamic',
         evaluate(values) {
@@ -1131,7 +1134,7 @@ export const sketchFunctions: readonly ScalarFunction[] = [
       checkArity('rank_tdigest', args, 2)
       checkKind('rank_tdigest', args, 0, 'dynamic')
       return {
-        type: 'long',
+        type: 'real',
         evaluate([td, v]) {
           const pairs = tdigestPairs(td)
           const x = asNumber(v)

@@ -135,6 +135,13 @@ describe('calendar arithmetic', () => {
     assert.equal(span(call('make_timespan', ['long', 'long', 'long', 'real'], [1, 12, 30, 55.123])), '1.12:30:55.1230000')
     assert.equal(span(call('make_timespan', ['long', 'long'], [1, 2])), '01:02:00')
     assert.equal(call('make_timespan', ['long', 'long'], [1, 60]), null)
+    assert.equal(iso(call('make_datetime', ['string'], ['2020-02-03'])), '2020-02-03T00:00:00Z')
+    assert.equal(iso(call('make_datetime', ['real', 'real', 'real'], [2020.0, 2, 3])), '2020-02-03T00:00:00Z')
+    assert.equal(span(call('make_timespan', ['string'], ['01:02:03'])), '01:02:03')
+  })
+  it('datetime_list_timezones lists IANA zones', () => {
+    const zones = call('datetime_list_timezones', [], []) as string[]
+    assert.ok(zones.includes('Europe/Brussels') && zones.includes('UTC'))
   })
   it('startof*/endof* with offsets', () => {
     const t = dt('2017-01-01 10:10:17')

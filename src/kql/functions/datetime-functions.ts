@@ -630,22 +630,35 @@ function splitSeconds(s: number): { whole: number; fractionTicks: number } | nul
   return { whole: Math.floor(ticks / 1e7), fractionTicks: ticks % 1e7 }
 }
 
-const makeDatetime = defineScalar('make_datetime', {
-  params: ['integer', 'integer', 'integer', 'integer', 'integer', 'real'],
+const makeDatetimeParts = defineScalar('make_datetime', {
+  params: ['number', 'number', 'number', 'number', 'number', 'number'],
   optional: 3,
   result: 'datetime',
   impl: (v) => {
+    const ints = v.slice(0, 5).map((x) => Math.trunc(x as number))
     const sec = splitSeconds((v[5] as number | undefined) ?? 0)
     if (!sec) return null
     return makeDateTime({
-      year: v[0] as number, month: v[1] as number, day: v[2] as number,
-      hour: (v[3] as number | undefined) ?? 0, minute: (v[4] as number | undefined) ?? 0,
+      year: ints[0]!, month: ints[1]!, day: ints[2]!, hour: ints[3] ?? 0, minute: ints[4] ?? 0,
       second: sec.whole, fractionTicks: sec.fractionTicks,
     })
   },
 })
 
-const makeTimespan = defineScalar('make_timespan', {
+/** make_datetime(y, m, d[, h, mi[, s]]), or make_datetime(value) converting one scalar like todatetime(). */
+const makeDatetime: ScalarFunction = {
+  name: 'make_datetime',
+  bind(args) {
+    if (args.length === 1) {
+      const from = args[0]!.type
+      return { type: 'datetime', evaluate: ([v]) => toDatetimeValue(from, v ?? null) }
+    }
+    if (args.length === 4) checkArity('make_datetime', args, 3)
+    return makeDatetimeParts.bind(args)
+  },
+}
+
+const makeTimespanParts = defineScalar('make_timespan', {
   params: ['integer', 'integer', 'real', 'real'],
   optional: 2,
   result: 'timespan',
@@ -656,6 +669,28 @@ const makeTimespan = defineScalar('make_timespan', {
     else [h, m] = v as number[] as [number, number]
     if (h < 0 || h > 23 || m < 0 || m > 59 || !(s >= 0 && s < 60)) return null
     return BigInt(d) * TICKS_PER_DAY + BigInt(h) * TICKS_PER_HOUR + BigInt(m) * TICKS_PER_MINUTE + BigInt(Math.round(s * 1e7))
+  },
+})
+
+/** make_timespan(h, m[, s]) / (d, h, m, s), or make_timespan(value) converting one scalar like totimespan(). */
+const makeTimespan: ScalarFunction = {
+  name: 'make_timespan',
+  bind(args) {
+    if (args.length === 1) {
+      const from = args[0]!.type
+      return { type: 'timespan', evaluate: ([v]) => toTimespanValue(from, v ?? null) }
+    }
+    return makeTimespanParts.bind(args)
+  },
+}
+
+const listTimezones = defineScalar('datetime_list_timezones', {
+  params: [],
+  result: 'dynamic',
+  impl: () => {
+    const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf
+    const zones = supported ? supported('timeZone') : []
+    return zones.includes('UTC') ? zones : ['UTC', ...zones]
   },
 })
 
@@ -779,6 +814,7 @@ export const datetimeFunctions: readonly ScalarFunction[] = [
   formatFunction('format_timespan', 'timespan'),
   makeDatetime,
   makeTimespan,
+  listTimezones,
   unixConverter('unixtime_seconds_todatetime', 1e7),
   unixConverter('unixtime_milliseconds_todatetime', 1e4),
   unixConverter('unixtime_microseconds_todatetime', 10),

@@ -35,6 +35,8 @@ describe('arithmetic and rounding', () => {
   it('abs and ceiling keep the argument type', () => {
     assert.equal(call('abs', ['long'], [-5]), 5)
     assert.equal(typeOf('abs', ['long']), 'long')
+    assert.equal(typeOf('abs', ['int']), 'long')
+    assert.equal(typeOf('bitset_count_ones', ['long']), 'long')
     assert.equal(typeOf('abs', ['real']), 'real')
     assert.equal(call('abs', ['timespan'], [-parseTimespan('1h')!]), parseTimespan('1h'))
     assert.equal(call('ceiling', ['real'], [-1.1]), -1)

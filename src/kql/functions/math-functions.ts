@@ -382,7 +382,8 @@ function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) 
       const t = args[0]!.type
       if (ticks && t === 'timespan') return { type: t, evaluate: ([v]) => (typeof v === 'bigint' ? ticks(v) : null) }
       checkKind(name, args, 0, 'number')
-      const type: KqlType = t === 'dynamic' ? 'real' : t
+      // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
+      const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
       const c = coercer('number', t)
       return { type, evaluate: ([v]) => {
         const x = c(v ?? null)
@@ -419,8 +420,8 @@ const randFn: ScalarFunction = {
   deterministic: false,
   bind(args) {
     checkArity('rand', args, 0, 1)
-    checkKind('rand', args, 0, 'number')
-    const n = args[0] ? coercer('number', args[0].type) : null
+    checkKind('rand', args, 0, 'integer')
+    const n = args[0] ? coercer('integer', args[0].type) : null
     return {
       type: 'real',
       evaluate(values, ctx) {
@@ -512,7 +513,7 @@ export const mathFunctions: readonly ScalarFunction[] = [
   bitwise2('binary_shift_left', (a, n) => a << (n & 63n)),
   bitwise2('binary_shift_right', (a, n) => BigInt.asIntN(64, a) >> (n & 63n)),
   defineScalar('binary_not', { params: ['integer'], result: 'long', impl: ([a]) => long(~big(a as number)) }),
-  defineScalar('bitset_count_ones', { params: ['integer'], result: 'int', impl: ([a]) => popcount(a as number) }),
+  defineScalar('bitset_count_ones', { params: ['integer'], result: 'long', impl: ([a]) => popcount(a as number) }),
   converterFunction('convert_angle', ANGLE_UNITS),
   converterFunction('convert_energy', ENERGY_UNITS),
   converterFunction('convert_force', FORCE_UNITS),

@@ -137,6 +137,7 @@ describe('seasonality and periods', () => {
   })
   it('series_seasonal with a forced period (documentation examples)', () => {
     assert.deepEqual(call('series_seasonal', ['dynamic', 'long'], [[1, 3, 5, 1, 3, 5, 2, 4, 6], 3]), [1, 3, 5, 1, 3, 5, 1, 3, 5])
+    assert.deepEqual(call('series_seasonal', ['dynamic', 'long', 'long'], [[1, 3, 5, 1, 3, 5, 9, 9, 9], 3, 3]), [1, 3, 5, 1, 3, 5, 1, 3, 5])
     assert.deepEqual(call('series_seasonal', ['dynamic', 'long'], [[1, 3, 5, 2, 4, 6, 1, 3, 5, 2, 4, 6], 3]), [1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5])
   })
   const y = [80, 139, 87, 110, 68, 54, 50, 51, 53, 133, 86, 141, 97, 156, 94, 149, 95, 140, 77, 61, 50, 54, 47, 133, 72, 152, 94, 148, 105, 162, 101, 160, 87, 63, 53, 55, 54, 151, 103, 189, 108, 183, 113, 175, 113, 178, 90, 71, 62, 62, 65, 165, 109, 181, 115, 182, 121, 178, 114, 170]

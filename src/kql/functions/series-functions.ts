@@ -710,15 +710,15 @@ function fillFunction(name: string, kind: 'forward' | 'backward'): ScalarFunctio
 const fillConst: ScalarFunction = {
   name: 'series_fill_const',
   bind(args) {
-    checkArity('series_fill_const', args, 2, 3)
+    checkArity('series_fill_const', args, 1, 3)
     checkKind('series_fill_const', args, 0, 'dynamic')
-    const t = args[1]!.type
+    const t = args[1]?.type ?? 'long'
     return {
       type: 'dynamic',
       evaluate([s, c, ph]) {
         const raw = asArray(s ?? null)
         if (!raw) return null
-        const fill = typeof c === 'bigint' ? Number(c) : t === 'string' ? c as string : (c ?? null) as DynamicValue
+        const fill = c === undefined ? 0 : typeof c === 'bigint' ? Number(c) : t === 'string' ? c as string : (c ?? null) as DynamicValue
         const missing = missingMask(raw, ph ?? null)
         return raw.map((v, i) => (missing[i] ? fill : v))
       },
@@ -747,7 +747,7 @@ const fillLinearFn: ScalarFunction = {
 }
 
 const outliersFn: ScalarFunction = seriesFunction('series_outliers', {
-  series: 1, extra: ['string', 'number', 'number', 'number'], optional: 4, result: 'dynamic',
+  series: 1, extra: ['string', 'number', 'number', 'number', 'integer'], optional: 5, result: 'dynamic',
   impl: ([xs], [kind, ignore, minP, maxP]) => {
     if (!xs) return null
     const k = typeof kind === 'string' && kind !== '' ? kind.toLowerCase() : 'ctukey'
@@ -759,12 +759,13 @@ const outliersFn: ScalarFunction = seriesFunction('series_outliers', {
 })
 
 const seasonalFn: ScalarFunction = seriesFunction('series_seasonal', {
-  series: 1, extra: ['integer'], optional: 1, result: 'dynamic',
-  impl: ([xs], [period]) => {
+  series: 1, extra: ['integer', 'integer'], optional: 2, result: 'dynamic',
+  impl: ([xs], [period, testPoints]) => {
     if (!xs) return null
+    const training = Math.max(0, xs.length - (typeof testPoints === 'number' ? testPoints : 0))
     const p = typeof period === 'number' ? period : -1
-    const resolved = p === -1 ? detectPeriods(xs, 4, xs.length / 2, 1, 0.7).periods[0] ?? 0 : p > 0 ? p : 0
-    return seasonalComponent(xs, resolved, xs.length)
+    const resolved = p === -1 ? detectPeriods(xs.slice(0, training), 4, training / 2, 1, 0.7).periods[0] ?? 0 : p > 0 ? p : 0
+    return seasonalComponent(xs, resolved, training)
   },
 })
 
