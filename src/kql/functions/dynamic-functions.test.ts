@@ -166,6 +166,12 @@ describe('property bags', () => {
 })
 
 describe('packing and generating', () => {
+  it('pack_all packs the row, optionally skipping nulls and empty strings (documentation case)', () => {
+    const cols = [{ columnName: 'Source' }, { columnName: 'Target' }, { columnName: 'CharsCount' }]
+    const row = ['555-1313', '', 42]
+    assert.deepEqual(call('pack_all', ['string', 'string', 'long'], row, cols), { Source: '555-1313', Target: '', CharsCount: 42 })
+    assert.deepEqual(call('pack_all', ['bool', 'string', 'string', 'long'], [true, ...row], [{}, ...cols]), { Source: '555-1313', CharsCount: 42 })
+  })
   it('pack_array converts typed values', () => {
     assert.deepEqual(call('pack_array', ['long', 'string', 'timespan'], [1, 'a', parseTimespan('1h')!]), [1, 'a', '01:00:00'])
   })

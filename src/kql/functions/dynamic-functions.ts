@@ -616,6 +616,36 @@ const bagPackColumns: ScalarFunction = {
   },
 }
 
+/**
+ * pack_all([ignore_null_empty]): a bag of every column of the row. Convention for the binder
+ * (kql-core): pass the user's optional bool argument first (no `columnName`), then one argument
+ * per input column, in column order, each with `columnName` set; values follow the same order.
+ */
+const packAll: ScalarFunction = {
+  name: 'pack_all',
+  bind(args) {
+    const hasFlag = args.length > 0 && args[0]!.columnName === undefined
+    if (hasFlag) checkKind('pack_all', args, 0, 'bool')
+    const columns = hasFlag ? args.slice(1) : args
+    if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')
+    const conv = columns.map(toDyn)
+    const offset = hasFlag ? 1 : 0
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const ignore = hasFlag && values[0] === true
+        const out: Bag = {}
+        columns.forEach((c, i) => {
+          const v = conv[i]!(values[i + offset] ?? null)
+          if (ignore && (v === null || v === '')) return
+          out[c.columnName!] = v
+        })
+        return out
+      },
+    }
+  },
+}
+
 const bagMerge: ScalarFunction = {
   name: 'bag_merge',
   bind(args) {
@@ -729,6 +759,7 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   jaccardIndex,
   bagPack,
   bagPackColumns,
+  packAll,
   bagMerge,
   bagSetKey,
   bagHasKey,
