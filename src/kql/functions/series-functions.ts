@@ -871,15 +871,40 @@ const statsFunction = (name: string, keys: readonly string[]): ScalarFunction =>
     impl: ([xs], [ignore]) => (xs ? pick(stats(xs, ignore === true), keys) : null),
   })
 
-const reduce2 = (name: string, fn: (a: number[], b: number[]) => number): ScalarFunction =>
-  seriesFunction(name, {
-    series: 2, result: 'real',
-    impl: ([a, b]) => {
-      if (!a || !b) return null
-      const [xs, ys] = pairs(a, b)
-      return fn(xs, ys)
-    },
-  })
+/**
+ * series_dot_product(s1, s2): either side may be a numeric scalar (broadcast); the longer series
+ * is truncated to the shorter; non-numeric elements are ignored; an empty input gives null.
+ */
+const dotProduct: ScalarFunction = {
+  name: 'series_dot_product',
+  bind(args) {
+    checkArity('series_dot_product', args, 2)
+    const sides = args.map((a, i) => {
+      if (a.type === 'dynamic') return null
+      checkKind('series_dot_product', args, i, 'number')
+      return coercer('number', a.type)
+    })
+    if (sides[0] && sides[1]) checkKind('series_dot_product', args, 0, 'dynamic')
+    return {
+      type: 'real',
+      evaluate(values) {
+        const read = (i: number, other: Num[] | null): Num[] | null => {
+          const conv = sides[i]
+          if (!conv) return numbers(values[i] ?? null)
+          const x = conv(values[i] ?? null)
+          return other && typeof x === 'number' ? other.map(() => x) : null
+        }
+        const a0 = sides[0] ? null : numbers(values[0] ?? null)
+        const b0 = sides[1] ? null : numbers(values[1] ?? null)
+        const a = a0 ?? read(0, b0)
+        const b = b0 ?? read(1, a0)
+        if (!a || !b || a.length === 0 || b.length === 0) return null
+        const [xs, ys] = pairs(a, b)
+        return xs.reduce((s, x, i) => s + x * ys[i]!, 0)
+      },
+    }
+  },
+}
 
 const cosineSimilarity: ScalarFunction = seriesFunction('series_cosine_similarity', {
   series: 2, extra: ['number', 'number'], optional: 2, result: 'real',
@@ -921,8 +946,15 @@ export const seriesFunctions: readonly ScalarFunction[] = [
   elementWise1('series_sign', (x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0)),
   seriesFunction('series_sum', { series: 1, result: 'real', impl: ([xs]) => (xs ? sum(xs.filter(finite)) : null) }),
   seriesFunction('series_magnitude', { series: 1, result: 'real', impl: ([xs]) => (xs ? Math.sqrt(sum(xs.filter(finite).map((x) => x * x))) : null) }),
-  reduce2('series_dot_product', (a, b) => a.reduce((s, x, i) => s + x * b[i]!, 0)),
-  reduce2('series_pearson_correlation', pearson),
+  dotProduct,
+  seriesFunction('series_pearson_correlation', {
+    series: 2, result: 'real',
+    impl: ([a, b]) => {
+      // documented: a non-numeric element or arrays of different sizes give null
+      if (!a || !b || a.length !== b.length || a.some((x) => !finite(x)) || b.some((x) => !finite(x))) return null
+      return pearson(a as number[], b as number[])
+    },
+  }),
   cosineSimilarity,
   statsFunction('series_stats', MULTI_COLUMN_SERIES['series_stats']!.map((c) => c.suffix)),
   statsFunction('series_stats_dynamic', ['min', 'min_idx', 'max', 'max_idx', 'avg', 'stdev', 'variance', 'sum', 'len']),
