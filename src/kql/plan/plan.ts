@@ -460,14 +460,16 @@ export interface ParseKv {
   readonly kvDelimiter?: string
   readonly quote?: string
   readonly escape?: string
+  /** `regex=`: a pattern with two groups, key and value. */
+  readonly regex?: string
   readonly greedy: boolean
 }
 
 /**
  * make-series: per group (`keys`), one row whose aggregate columns are dynamic arrays with one
  * element per axis bin from `from` to `to` (exclusive) by `step`, `defaults[i]` where a bin has no
- * rows; the axis column holds the bin starts. Output: keys, then aggregates, then axis... in
- * Kusto's order: `columns` lists them.
+ * rows; the axis column holds the bin starts. Without `from`/`to` the bins span the data (from
+ * the bin of the smallest axis value). Output: keys, then aggregates, then the axis.
  */
 export interface MakeSeries {
   readonly kind: 'MakeSeries'
@@ -483,6 +485,8 @@ export interface MakeSeries {
   /** Output position of each aggregate's series, and of the axis column. */
   readonly aggregateOutputs: readonly number[]
   readonly axisOutput: number
+  /** kind=nonempty: an empty input still yields one row of defaults (when there are no keys). */
+  readonly nonEmpty: boolean
 }
 
 /** Marks the input order as meaningful (window functions); a no-op in memory. */

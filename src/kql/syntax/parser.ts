@@ -1192,8 +1192,13 @@ class Parser {
         let options: A.OperatorParam[] = []
         if (this.acceptIdent('with')) {
           this.expectPunct('(')
-          options = this.parseParams(['pair_delimiter', 'kv_delimiter', 'quote', 'escape', 'greedy'])
-          while (this.acceptPunct(',')) options = options.concat(this.parseParams(['pair_delimiter', 'kv_delimiter', 'quote', 'escape', 'greedy']))
+          const names = ['pair_delimiter', 'kv_delimiter', 'quote', 'escape', 'greedy', 'regex']
+          options = this.parseParams(names)
+          while (this.acceptPunct(',')) {
+            const more = this.parseParams(names)
+            if (more.length === 0) throw this.expected('a parse-kv option (pair_delimiter, kv_delimiter, quote, escape, greedy, regex)')
+            options = options.concat(more)
+          }
           this.expectPunct(')', 'to close the parse-kv options')
         }
         return { kind: 'ParseKv', source, keys, options, ...span() }
