@@ -206,3 +206,11 @@ describe('packing and generating', () => {
     assert.equal(dyn('dynamic_to_json', 'abc'), 'abc')
   })
 })
+
+describe('array_sort multi-column naming', () => {
+  it('names the sorted arrays after their arguments', async () => {
+    const { arraySortOutputs } = await import('./dynamic-functions.js')
+    assert.deepEqual(arraySortOutputs([{ type: 'dynamic', text: 'array1', columnName: 'array1' }, { type: 'dynamic', text: 'array2', columnName: 'array2' }]).map((c) => c.name), ['array1_sorted', 'array2_sorted'])
+    assert.deepEqual(arraySortOutputs([{ type: 'dynamic', text: 'dynamic([1])' }, { type: 'bool', text: 'false' }]).map((c) => c.name), ['array0_sorted'])
+  })
+})

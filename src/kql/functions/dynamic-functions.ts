@@ -9,7 +9,7 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { TICKS_PER_HOUR } from '../values.js'
-import { sketchFunctions } from './aggregate-functions.js'
+import { inferName, sketchFunctions } from './aggregate-functions.js'
 import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import {
@@ -250,6 +250,21 @@ function sortFunction(name: string, descending: boolean): ScalarFunction {
       }
     },
   }
+}
+
+/**
+ * The columns Kusto gives array_sort_asc/desc with several arrays (`print array_sort_asc(a, b)` →
+ * `a_sorted`, `b_sorted`; an unnamed argument i → `array<i>_sorted`), all dynamic. One column per
+ * dynamic argument; a trailing bool (nulls_last) adds none.
+ */
+export function arraySortOutputs(args: readonly ArgInfo[]): { name: string; type: KqlType }[] {
+  const out: { name: string; type: KqlType }[] = []
+  for (let i = 0; i < args.length && args[i]!.type === 'dynamic'; i++) {
+    const a = args[i]!
+    const n = a.columnName ?? inferName(a.text)
+    out.push({ name: n ? `${n}_sorted` : `array${i}_sorted`, type: 'dynamic' })
+  }
+  return out
 }
 
 function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {

@@ -238,3 +238,13 @@ describe('fourier', () => {
     closeAll(back['imag'], [0, 0, 0, 0, 0].map(() => 0), 1e-9)
   })
 })
+
+describe('multi-column naming', () => {
+  it('names columns <function>_<argument>_<suffix>', async () => {
+    const { multiColumnOutputs } = await import('./series-functions.js')
+    assert.deepEqual(multiColumnOutputs('series_stats', { type: 'dynamic', text: 'x', columnName: 'x' })!.map((c) => c.name).slice(0, 2), ['series_stats_x_min', 'series_stats_x_min_idx'])
+    assert.deepEqual(multiColumnOutputs('series_stats', { type: 'dynamic', text: 'series_add(TimeStamp, 0)' })![0], { name: 'series_stats__min', type: 'real' })
+    assert.equal(multiColumnOutputs('series_fit_poly', { type: 'dynamic', text: 'y' })![4]!.name, 'series_fit_poly_y_poly_fit')
+    assert.equal(multiColumnOutputs('series_add', { type: 'dynamic', text: 'y' }), undefined)
+  })
+})

@@ -11,6 +11,7 @@
  * Non-numeric elements are treated as missing (null in, null out).
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
+import { inferName } from './aggregate-functions.js'
 import { checkArity } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, checkKind, coercer, defineScalar } from './numeric-helpers.js'
@@ -58,6 +59,19 @@ export const MULTI_COLUMN_SERIES: Readonly<Record<string, readonly { readonly su
   series_periods_validate: [{ suffix: 'periods', type: 'dynamic' }, { suffix: 'scores', type: 'dynamic' }],
   series_fft: [{ suffix: 'real', type: 'dynamic' }, { suffix: 'imag', type: 'dynamic' }],
   series_ifft: [{ suffix: 'real', type: 'dynamic' }, { suffix: 'imag', type: 'dynamic' }],
+}
+
+/**
+ * The default columns of a multi-column series function called on `arg` (its first argument):
+ * `<function>_<name>_<suffix>`, where name is the argument's inferred result name, or empty when
+ * it has none (`series_stats(series_add(x, 0))` → `series_stats__min`, as Kusto names it).
+ * Undefined when `fn` is not a multi-column function.
+ */
+export function multiColumnOutputs(fn: string, arg: ArgInfo | undefined): { name: string; type: KqlType }[] | undefined {
+  const cols = MULTI_COLUMN_SERIES[fn]
+  if (!cols) return undefined
+  const base = arg ? arg.columnName ?? inferName(arg.text) ?? '' : ''
+  return cols.map((c) => ({ name: `${fn}_${base}_${c.suffix}`, type: c.type }))
 }
 
 // ---------------------------------------------------------------------------------------------
