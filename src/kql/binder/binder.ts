@@ -1345,11 +1345,14 @@ class Binder {
       infos.push(this.argInfo(a, bound))
     }
     let impl
+    const inputColumns = visible(agg.input.columns)
     try {
-      impl = fn.bind(infos, { star, inputColumns: visible(agg.input.columns).map((c) => ({ name: c.name, type: c.type })) })
+      impl = fn.bind(infos, { star, inputColumns: inputColumns.map((c) => ({ name: c.name, type: c.type })) })
     } catch (error) {
       this.rethrowAt(error, e.start)
     }
+    // `*`: the accumulator receives every input column's value after the explicit arguments
+    if (star) for (const c of inputColumns) args.push(ref(agg.input.columns.indexOf(c), c))
     if (impl.outputs.length === 0) throw this.err(e.start, `${e.name}() produced no columns`)
     const outputs = impl.outputs.map((o) => ({ name: o.name, type: o.type }))
     const index = agg.base + agg.width

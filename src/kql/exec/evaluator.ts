@@ -53,6 +53,7 @@ class Executor {
   private readonly rt: ExprRuntime
   private readonly materialized = new Map<number, Promise<Row[]>>()
   private readonly applyStack: Row[][] = []
+  private readonly scans = new Map<string, Promise<Row[]>>()
   private counter = 0
 
   constructor(private readonly options: RunOptions) {
@@ -186,11 +187,17 @@ class Executor {
   // Sources
   // -------------------------------------------------------------------------------------------
 
-  private async tableScan(node: P.TableScan): Promise<Row[]> {
+  /** A table read twice in one query (self-join, union) is fetched once: same SQL, same rows. */
+  private tableScan(node: P.TableScan): Promise<Row[]> {
     const source = this.options.source
-    if (!source) throw new KqlError('runtime', `the query reads table '${node.table}', but no data source was given`)
-    const columns: KqlColumn[] = node.columns.map((c) => ({ name: c.name, type: c.type }))
-    const rows = await source.query(scanSql(node), [], columns)
+    if (!source) return Promise.reject(new KqlError('runtime', `the query reads table '${node.table}', but no data source was given`))
+    const sql = scanSql(node)
+    let rows = this.scans.get(sql)
+    if (!rows) {
+      const columns: KqlColumn[] = node.columns.map((c) => ({ name: c.name, type: c.type }))
+      rows = Promise.resolve(source.query(sql, [], columns))
+      this.scans.set(sql, rows)
+    }
     return rows
   }
 

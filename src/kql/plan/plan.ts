@@ -277,6 +277,7 @@ export interface Project {
 export interface AggregateCall {
   /** Library name (`count`, `avg`, `percentiles`...). */
   readonly name: string
+  /** The explicit arguments; with `star`, followed by one ColumnRef per visible input column. */
   readonly args: readonly Expr[]
   /** `*` was an argument (arg_max(ts, *)). */
   readonly star: boolean
