@@ -14,4 +14,7 @@ export { formatDateTime, formatTimespan, parseDateTime, parseTimespan, toWireVal
 export type {
   CompiledQuery, CompileOptions, ExecuteOptions, QueryResult, SqlDialectName, SqlSource, Visualization,
 } from './engine-types.js'
-export { compileQuery } from './compile-query.js'
+export { compileQuery, type CompiledPlanQuery } from './compile-query.js'
+export { toWireRows, type WireRows } from './wire-rows.js'
+export type { PlanNode, PlanColumn, Expr as PlanExpr } from './plan/plan.js'
+export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'

@@ -137,6 +137,8 @@ const SLASH_RE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{
 // RFC 822 / 1123 / 850: "Sat, 8 Nov 2014 15:05:02 GMT", "Saturday, 08-Nov-14 15:05:02 GMT", "8 Nov 14 15:05 +0100"
 const RFC_RE = /^(?:[A-Za-z]+,?\s+)?(\d{1,2})[\s-]([A-Za-z]{3})[A-Za-z]*[\s-](\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(Z|UT|UTC|GMT|[+-]\d{4}|[A-Z]{3})?$/
 const US_RE = /^([A-Za-z]{3})[A-Za-z]*\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/
+// US numeric form, as .NET's invariant culture reads it: "02/17/2016 08:40:01" (month first)
+const US_NUMERIC_RE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(AM|PM|am|pm)?)?\s*(Z|UTC|GMT)?$/
 
 function offsetTicks(zone: string | undefined): bigint {
   if (!zone || /^(z|utc|gmt|ut)$/i.test(zone)) return 0n
@@ -153,7 +155,8 @@ function fractionTicksOf(digits: string | undefined): number {
 
 /**
  * Parses the datetime texts Kusto's `datetime()` / `todatetime()` accept (ISO 8601 with or without
- * `T`, zone `Z` or an offset; `yyyy/mm/dd`; RFC 822/850/1123). Returns ticks or null.
+ * `T`, zone `Z` or an offset; `yyyy/mm/dd`; `mm/dd/yyyy [hh:mm[:ss]]`; RFC 822/850/1123).
+ * Returns ticks or null.
  */
 export function parseDateTime(text: string): bigint | null {
   const s = text.trim()
@@ -178,6 +181,17 @@ export function parseDateTime(text: string): bigint | null {
       fractionTicks: fractionTicksOf(m[7]),
     })
     return ticks === null ? null : ticks - offsetTicks(m[8])
+  }
+  m = US_NUMERIC_RE.exec(s)
+  if (m) {
+    let hour = Number(m[4] ?? 0)
+    const ampm = m[8]?.toUpperCase()
+    if (ampm === 'PM' && hour < 12) hour += 12
+    if (ampm === 'AM' && hour === 12) hour = 0
+    return makeDateTime({
+      year: Number(m[3]), month: Number(m[1]), day: Number(m[2]),
+      hour, minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0), fractionTicks: fractionTicksOf(m[7]),
+    })
   }
   m = US_RE.exec(s)
   if (m) {

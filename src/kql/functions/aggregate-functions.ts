@@ -1,7 +1,1147 @@
 /**
  * @module
- * KQL aggregate functions (see ./README.md).
+ * KQL aggregate functions (see ./README.md), used by `summarize` (and `make-series`): counting,
+ * sums and averages, extremes (and arg_max/arg_min), distinct counts, exact nearest-rank
+ * percentiles (plain and weighted), lists, sets and bags, dispersion, bitwise folds, schema
+ * inference and the hll()/tdigest() sketches.
+ *
+ * Conventions for the binder (kql-core):
+ * - `add(args)` receives the evaluated explicit arguments in order; when `*` was written
+ *   (`arg_max(ts, *)`, `take_any(*)`), the values of `options.inputColumns` follow them in that
+ *   order. Pass as `inputColumns` the input columns minus the `by` keys: Kusto's `*` excludes
+ *   the group keys (arg_max(Version, *) by Fruit → Fruit, Version, Color).
+ * - Output names are Kusto's defaults (`count_`, `sum_x`, `percentile_x_95`, `list_x`, ...),
+ *   derived from a bare column (`columnName`) or, for an expression, from its first column
+ *   (`sum(todouble(d.x))` → `sum_d_x`).
+ * - Sketches are dynamic values with the shape Kusto documents: hll → `[[1024,14],[keys],[]]`
+ *   (keys are exact: dcount is exact), tdigest → `[[7],[values],[weights]]` (exact values).
+ *   Datetimes and timespans inside a tdigest are kept as tick counts.
  */
-import type { AggregateFunction } from './function-types.js'
+import type { DynamicValue, KqlType, KqlValue } from '../types.js'
+import { FUNCTION_RESULT_NAMES, checkArity, functionError, typeLiteralArg } from './function-helpers.js'
+import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
+import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
 
-export const aggregateFunctions: readonly AggregateFunction[] = []
+type Bag = { [key: string]: DynamicValue }
+type Options = Parameters<AggregateFunction['bind']>[1]
+
+// ---------------------------------------------------------------------------------------------
+// Naming
+// ---------------------------------------------------------------------------------------------
+
+const IDENT = /^[A-Za-z_][A-Za-z_0-9]*$/
+
+/** Splits a call's argument text at top-level commas. */
+function splitArgs(text: string): string[] {
+  const out: string[] = []
+  let depth = 0
+  let quote = ''
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quote) {
+      if (c === '\\') i++
+      else if (c === quote) quote = ''
+      continue
+    }
+    if (c === '"' || c === "'") quote = c
+    else if (c === '(' || c === '[' || c === '{') depth++
+    else if (c === ')' || c === ']' || c === '}') depth--
+    else if (c === ',' && depth === 0) {
+      out.push(text.slice(start, i))
+      start = i + 1
+    }
+  }
+  out.push(text.slice(start))
+  return out
+}
+
+/**
+ * The result name Kusto infers for an expression (Kusto.Language's GetExpressionResultName): a
+ * column's name; `(x)` → x; `d.x` / `d['x']` / `d[0]` → `d_x` / `d_x` / `d_0`; a function call by
+ * that function's result-name rule (FUNCTION_RESULT_NAMES: `todouble(x)` → x, `strlen(s)` →
+ * strlen_s); anything else (arithmetic, literals) → undefined.
+ */
+export function inferName(text: string): string | undefined {
+  const t = text.trim()
+  if (t === '') return undefined
+  if (IDENT.test(t)) return t
+  const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
+  if (bracket) return bracket[2]
+  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1))) return inferName(t.slice(1, -1))
+  const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
+  if (path) {
+    const parts = [path[1]!]
+    const re = /\.([A-Za-z_][A-Za-z_0-9]*)|\[\s*(?:'([^']*)'|"([^"]*)"|(\d+))\s*\]/g
+    for (let m = re.exec(path[2]!); m; m = re.exec(path[2]!)) parts.push(m[1] ?? m[2] ?? m[3] ?? m[4]!)
+    return parts.join('_')
+  }
+  const call = /^([A-Za-z_][A-Za-z_0-9]*)\s*\(([\s\S]*)\)$/.exec(t)
+  if (call && balanced(call[2]!)) {
+    const rule = FUNCTION_RESULT_NAMES[call[1]!]
+    if (!rule) return undefined
+    const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
+    const first = args[0] === undefined ? undefined : inferName(args[0]) ?? ''
+    switch (rule.kind) {
+      case 'firstArgument':
+        return first
+      case 'nameAndFirstArgument':
+        return first === undefined ? `${call[1]}_` : `${call[1]}_${first}`
+      case 'prefixAndFirstArgument':
+        return first === undefined ? `${rule.prefix}_` : `${rule.prefix}_${first}`
+      case 'onlyArgument':
+        return args.length === 1 ? first : undefined
+      case 'prefixOnly':
+        return rule.prefix
+    }
+  }
+  return undefined
+}
+
+/** True when the parentheses/brackets of a text are balanced outside string literals. */
+function balanced(text: string): boolean {
+  let depth = 0
+  let quote = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quote) {
+      if (c === '\\') i++
+      else if (c === quote) quote = ''
+      continue
+    }
+    if (c === '"' || c === "'") quote = c
+    else if (c === '(' || c === '[' || c === '{') depth++
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--
+      if (depth < 0) return false
+    }
+  }
+  return depth === 0
+}
+
+function argName(arg: ArgInfo | undefined): string | undefined {
+  if (!arg) return undefined
+  return arg.columnName ?? inferName(arg.text)
+}
+
+/** `prefix_name`, or `prefix_` when the argument has no inferable name. */
+function prefixed(prefix: string, arg: ArgInfo | undefined): string {
+  return `${prefix}_${argName(arg) ?? ''}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+// ---------------------------------------------------------------------------------------------
+
+const NUMERIC: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
+
+function isMissing(type: KqlType, v: KqlValue | undefined): boolean {
+  return v === null || v === undefined || (type === 'string' && v === '')
+}
+
+function truthy(v: KqlValue | undefined): boolean {
+  return v === true
+}
+
+function checkPredicate(name: string, args: readonly ArgInfo[], index: number): void {
+  const a = args[index]
+  if (a && a.type !== 'bool' && a.type !== 'dynamic') throw functionError(name, `predicate (${a.text}) must be a bool, got ${a.type}`)
+}
+
+function checkNumericLike(name: string, args: readonly ArgInfo[], index: number, extra: readonly KqlType[]): void {
+  const a = args[index]
+  if (a && !NUMERIC.includes(a.type) && !extra.includes(a.type) && a.type !== 'dynamic') {
+    throw functionError(name, `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`)
+  }
+}
+
+function constantInt(name: string, arg: ArgInfo | undefined, what: string): number | undefined {
+  if (!arg) return undefined
+  const v = constantOf(arg)
+  if (typeof v !== 'number') throw functionError(name, `${what} (${arg.text}) must be a constant number`)
+  return v
+}
+
+function one(name: string, type: KqlType): readonly AggregateOutput[] {
+  return [{ name, type }]
+}
+
+/** Numbers for numeric types; tick counts (as numbers) for datetime and timespan; null otherwise. */
+function asNumber(v: KqlValue | undefined): number | null {
+  if (typeof v === 'number') return v
+  if (typeof v === 'bigint') return Number(v)
+  return null
+}
+
+/** A number (ticks for datetime/timespan) back in the value model of `type`. */
+export function fromNumber(type: KqlType, n: number | null): KqlValue {
+  if (n === null || (Number.isNaN(n) && (type === 'datetime' || type === 'timespan'))) return null
+  if (type === 'datetime' || type === 'timespan') return BigInt(Math.round(n))
+  if (type === 'int' || type === 'long') return Math.round(n)
+  return n
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions: a compact way to declare "one value in, one column out" aggregates
+// ---------------------------------------------------------------------------------------------
+
+interface SimpleSpec {
+  readonly name: string
+  readonly aliases?: readonly string[]
+  /** Number of arguments (min..max), including an `if` predicate. */
+  readonly arity: readonly [number, number]
+  /** Index of the bool predicate of an `…if` variant. */
+  readonly predicate?: number
+  readonly check?: (args: readonly ArgInfo[]) => void
+  readonly output: (args: readonly ArgInfo[]) => readonly AggregateOutput[]
+  /** Builds an accumulator over the (non-predicate) values; `args` are the call's infos. */
+  readonly create: (args: readonly ArgInfo[]) => { add(values: readonly KqlValue[]): void; result(): readonly KqlValue[] }
+}
+
+function defineAggregate(spec: SimpleSpec): AggregateFunction {
+  return {
+    name: spec.name,
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    bind(args): BoundAggregate {
+      checkArity(spec.name, args, spec.arity[0], spec.arity[1])
+      if (spec.predicate !== undefined) checkPredicate(spec.name, args, spec.predicate)
+      spec.check?.(args)
+      const outputs = spec.output(args)
+      const p = spec.predicate
+      return {
+        outputs,
+        create(): Accumulator {
+          const acc = spec.create(args)
+          if (p === undefined) return acc
+          return {
+            add(values) {
+              if (truthy(values[p])) acc.add(values)
+            },
+            result: () => acc.result(),
+          }
+        },
+      }
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// count, sum, avg, min, max
+// ---------------------------------------------------------------------------------------------
+
+const count = defineAggregate({
+  name: 'count',
+  arity: [0, 1],
+  check: (args) => checkPredicate('count', args, 0),
+  output: () => one('count_', 'long'),
+  create: (args) => {
+    // count(predicate) is Kusto's obsolete spelling of countif(predicate)
+    let n = 0
+    const counted = args.length === 1
+    return {
+      add(values) {
+        if (!counted || values[0] === true) n++
+      },
+      result: () => [n],
+    }
+  },
+})
+
+const countif = defineAggregate({
+  name: 'countif',
+  arity: [1, 1],
+  predicate: 0,
+  output: () => one('countif_', 'long'),
+  create: () => {
+    let n = 0
+    return { add: () => { n++ }, result: () => [n] }
+  },
+})
+
+function sumType(name: string, args: readonly ArgInfo[]): KqlType {
+  const t = args[0]!.type
+  checkNumericLike(name, args, 0, ['timespan'])
+  return t === 'int' ? 'long' : t === 'dynamic' ? 'real' : t
+}
+
+function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [2, 2] : [1, 1],
+    ...(withPredicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed(name, args[0]), sumType(name, args)),
+    create: (args) => {
+      const type = sumType(name, args)
+      if (type === 'timespan') {
+        let total: bigint | null = null
+        return {
+          add(values) {
+            const v = values[0]
+            if (typeof v === 'bigint') total = (total ?? 0n) + v
+          },
+          result: () => [total],
+        }
+      }
+      let total: number | null = null
+      return {
+        add(values) {
+          const v = asNumber(values[0])
+          if (v !== null) total = (total ?? 0) + v
+        },
+        result: () => [total],
+      }
+    },
+  })
+}
+
+function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
+  const outType = (args: readonly ArgInfo[]): KqlType => {
+    checkNumericLike(name, args, 0, ['timespan', 'datetime'])
+    const t = args[0]!.type
+    return t === 'timespan' || t === 'datetime' || t === 'decimal' ? t : 'real'
+  }
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [2, 2] : [1, 1],
+    ...(withPredicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed(name, args[0]), outType(args)),
+    create: (args) => {
+      const type = outType(args)
+      if (type === 'timespan' || type === 'datetime') {
+        let sum = 0n
+        let n = 0n
+        return {
+          add(values) {
+            const v = values[0]
+            if (typeof v === 'bigint') {
+              sum += v
+              n++
+            }
+          },
+          result: () => [n === 0n ? null : sum / n],
+        }
+      }
+      let sum = 0
+      let n = 0
+      return {
+        add(values) {
+          const v = asNumber(values[0])
+          if (v !== null) {
+            sum += v
+            n++
+          }
+        },
+        result: () => [n === 0 ? null : sum / n],
+      }
+    },
+  })
+}
+
+function extremeAggregate(name: string, sign: 1 | -1, withPredicate: boolean): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [2, 2] : [1, 1],
+    ...(withPredicate ? { predicate: 1 } : {}),
+    check: (args) => {
+      if (args[0]!.type === 'dynamic') throw functionError(name, `argument (${args[0]!.text}) must be a scalar of an orderable type, got dynamic`)
+    },
+    output: (args) => one(prefixed(name, args[0]), args[0]!.type),
+    create: (args) => {
+      const t = args[0]!.type
+      let best: KqlValue = null
+      return {
+        add(values) {
+          const v = values[0]
+          if (isMissing(t, v) || (typeof v === 'number' && Number.isNaN(v))) return
+          if (best === null || sign * compareScalar(v!, best) > 0) best = v!
+        },
+        result: () => [best === null && t === 'string' ? '' : best],
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distinct counts
+// ---------------------------------------------------------------------------------------------
+
+function distinctCount(name: string, prefix: string, withPredicate: boolean, maxArgs: number): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [2, maxArgs] : [1, maxArgs],
+    ...(withPredicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed(prefix, args[0]), 'long'),
+    create: (args) => {
+      const t = args[0]!.type
+      const seen = new Set<string>()
+      return {
+        add(values) {
+          const v = values[0]
+          if (!isMissing(t, v)) seen.add(scalarKey(v!))
+        },
+        result: () => [seen.size],
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Percentiles (exact nearest rank; weighted variants repeat each value `weight` times)
+// ---------------------------------------------------------------------------------------------
+
+function percentileLabel(p: number): string {
+  return String(p).replace('.', '_').replace('-', '_')
+}
+
+/** Nearest-rank percentile of sorted (value, weight) pairs: P = 0 is the minimum. */
+function nearestRank(sorted: readonly (readonly [KqlValue, number])[], total: number, p: number): KqlValue {
+  if (sorted.length === 0 || total <= 0) return null
+  if (p <= 0) return sorted[0]![0]
+  const rank = Math.max(1, Math.ceil((p / 100) * total - 1e-9))
+  let cumulative = 0
+  for (const [v, w] of sorted) {
+    cumulative += w
+    if (cumulative >= rank) return v
+  }
+  return sorted[sorted.length - 1]![0]
+}
+
+/** Reads the percentile list: constant numbers, or (for *_array) a constant dynamic array. */
+function percentileList(name: string, args: readonly ArgInfo[], from: number, allowArray: boolean): number[] {
+  const out: number[] = []
+  for (let i = from; i < args.length; i++) {
+    const v = constantOf(args[i])
+    if (typeof v === 'number') out.push(v)
+    else if (allowArray && Array.isArray(v) && v.every((x) => typeof x === 'number')) out.push(...(v as number[]))
+    else throw functionError(name, `percentile (${args[i]!.text}) must be a constant number${allowArray ? ' or a constant dynamic array of numbers' : ''}`)
+  }
+  for (const p of out) if (p < 0 || p > 100) throw functionError(name, `percentile ${p} is outside 0..100`)
+  return out
+}
+
+function percentileType(name: string, args: readonly ArgInfo[]): KqlType {
+  checkNumericLike(name, args, 0, ['datetime', 'timespan'])
+  const t = args[0]!.type
+  return t === 'int' ? 'long' : t === 'dynamic' || t === 'decimal' ? 'real' : t
+}
+
+function percentileAggregate(name: string, weighted: boolean, shape: 'one' | 'many' | 'array', arrayPrefix = 'percentiles'): AggregateFunction {
+  const first = weighted ? 2 : 1
+  return {
+    name,
+    bind(args, _options) {
+      checkArity(name, args, first + 1, shape === 'one' ? first + 1 : Infinity)
+      const type = percentileType(name, args)
+      if (weighted) checkKind(name, args, 1, 'integer')
+      const ps = percentileList(name, args, first, shape === 'array')
+      const base = argName(args[0]) ?? ''
+      const outputs: AggregateOutput[] = shape === 'array'
+        ? [{ name: `${arrayPrefix}_${base}`, type: 'dynamic' }]
+        : ps.map((p) => ({ name: `percentile_${base}_${percentileLabel(p)}`, type }))
+      return {
+        outputs,
+        create() {
+          const values: [KqlValue, number][] = []
+          let total = 0
+          return {
+            add(vs) {
+              const v = vs[0]
+              if (v === null || v === undefined || (typeof v === 'number' && Number.isNaN(v))) return
+              const w = weighted ? asNumber(vs[1]) : 1
+              if (w === null || w <= 0) return
+              values.push([v, w])
+              total += w
+            },
+            result() {
+              values.sort((a, b) => compareScalar(a[0], b[0]))
+              const results = ps.map((p) => nearestRank(values, total, p))
+              if (shape !== 'array') return results
+              return [values.length === 0 ? null : results.map((r) => asDynamic(type, r))]
+            },
+          }
+        },
+      }
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists, sets, bags
+// ---------------------------------------------------------------------------------------------
+
+const MAX_SIZE = 1_048_576
+
+function listAggregate(name: string, opts: { predicate: boolean; nulls: boolean; legacyLimit?: boolean; aliases?: readonly string[] }): AggregateFunction {
+  const sizeIndex = opts.predicate ? 2 : 1
+  return defineAggregate({
+    name,
+    ...(opts.aliases ? { aliases: opts.aliases } : {}),
+    arity: opts.nulls ? [1, 1] : [sizeIndex, sizeIndex + 1],
+    ...(opts.predicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed('list', args[0]), 'dynamic'),
+    create: (args) => {
+      const t = args[0]!.type
+      const limit = constantInt(name, args[sizeIndex], 'max size') ?? (opts.legacyLimit ? 128 : MAX_SIZE)
+      const out: DynamicValue[] = []
+      return {
+        add(values) {
+          const v = values[0]
+          if (!opts.nulls && (v === null || v === undefined)) return
+          if (out.length < limit) out.push(asDynamic(t, v ?? null))
+        },
+        result: () => [out],
+      }
+    },
+  })
+}
+
+function setAggregate(name: string, predicate: boolean, aliases?: readonly string[], legacyLimit = false): AggregateFunction {
+  const sizeIndex = predicate ? 2 : 1
+  return defineAggregate({
+    name,
+    ...(aliases ? { aliases } : {}),
+    arity: [sizeIndex, sizeIndex + 1],
+    ...(predicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed('set', args[0]), 'dynamic'),
+    create: (args) => {
+      const t = args[0]!.type
+      const limit = constantInt(name, args[sizeIndex], 'max size') ?? (legacyLimit ? 128 : MAX_SIZE)
+      const seen = new Set<string>()
+      const out: DynamicValue[] = []
+      const put = (x: DynamicValue): void => {
+        if (x === null) return
+        const k = dynamicKey(x)
+        if (seen.has(k) || out.length >= limit) return
+        seen.add(k)
+        out.push(x)
+      }
+      return {
+        add(values) {
+          const v = values[0]
+          if (v === null || v === undefined) return
+          const d = asDynamic(t, v)
+          // make_set flattens array values (documented: a set from an array column holds the elements)
+          if (t === 'dynamic' && Array.isArray(d)) d.forEach(put)
+          else put(d)
+        },
+        result: () => [out],
+      }
+    },
+  })
+}
+
+function bagAggregate(name: string, predicate: boolean, prefix = 'bag'): AggregateFunction {
+  const sizeIndex = predicate ? 2 : 1
+  return defineAggregate({
+    name,
+    arity: [sizeIndex, sizeIndex + 1],
+    ...(predicate ? { predicate: 1 } : {}),
+    check: (args) => checkKind(name, args, 0, 'dynamic'),
+    output: (args) => one(prefixed(prefix, args[0]), 'dynamic'),
+    create: (args) => {
+      const limit = constantInt(name, args[sizeIndex], 'max size') ?? MAX_SIZE
+      const out: Bag = {}
+      let size = 0
+      return {
+        add(values) {
+          const b = asBag(values[0])
+          if (!b) return
+          for (const [k, x] of Object.entries(b)) {
+            if (k in out || size >= limit) continue
+            out[k] = x
+            size++
+          }
+        },
+        result: () => [out],
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// arg_max / arg_min / take_any
+// ---------------------------------------------------------------------------------------------
+
+function starColumns(options: Options, exclude: string | undefined): readonly AggregateOutput[] {
+  return options.inputColumns.filter((c) => c.name !== exclude)
+}
+
+/**
+ * arg_max/arg_min: the first column is the extremised expression, then the returned expressions
+ * (`*` = the input columns not already output). Names follow Kusto.Language: a column keeps its
+ * name; an unnamed primary is `max_`/`min_`, an unnamed returned expression `max_<primary>_arg<i>`.
+ * The deprecated argmax/argmin prefix the returned columns with `<primary>_`.
+ */
+function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateFunction {
+  const word = sign > 0 ? 'max' : 'min'
+  return {
+    name,
+    bind(args, options) {
+      checkArity(name, args, 1, Infinity)
+      const key = args[0]!
+      if (key.type === 'dynamic') throw functionError(name, `argument (${key.text}) must be a scalar of an orderable type, got dynamic`)
+      const keyName = argName(key) ?? (deprecated ? `${word}_${key.text}` : `${word}_`)
+      const explicit = args.slice(1)
+      const seen = new Set<string>([keyName])
+      const outputs: AggregateOutput[] = [{ name: keyName, type: key.type }]
+      const picks: number[] = [0]
+      const rename = (n: string): string => (deprecated ? `${keyName}_${n}` : n)
+      explicit.forEach((a, i) => {
+        const n = argName(a)
+        if (a.columnName && options.star && seen.has(a.columnName)) return
+        if (a.columnName) seen.add(a.columnName)
+        outputs.push({ name: n !== undefined ? rename(n) : deprecated ? `${keyName}_arg${i + 1}` : `${word}_${argName(key) ?? ''}_arg${i + 1}`, type: a.type })
+        picks.push(i + 1)
+      })
+      if (options.star) {
+        options.inputColumns.forEach((c, i) => {
+          if (seen.has(c.name)) return
+          seen.add(c.name)
+          outputs.push({ name: rename(c.name), type: c.type })
+          picks.push(args.length + i)
+        })
+      }
+      return {
+        outputs,
+        create() {
+          let best: KqlValue = null
+          let row: KqlValue[] | null = null
+          return {
+            add(values) {
+              const v = values[0]
+              const missing = isMissing(key.type, v) || (typeof v === 'number' && Number.isNaN(v))
+              if (missing) {
+                if (row === null) row = picks.map((i) => values[i] ?? null)
+                return
+              }
+              if (best === null || sign * compareScalar(v!, best) > 0) {
+                best = v!
+                row = picks.map((i) => values[i] ?? null)
+              }
+            },
+            result: () => row ?? outputs.map((o) => (o.type === 'string' ? '' : null)),
+          }
+        },
+      }
+    },
+  }
+}
+
+/**
+ * take_any(e1, ...| *), any(...), take_anyif(e, p), anyif(e, p). Names follow Kusto.Language:
+ * columns keep their names, unnamed expressions are `any_arg<i>` (take_any) / `arg<i>` (any with
+ * several arguments); any(x) alone is `any_x`, anyif(x, p) is `anyif_x`, take_anyif(x, p) is `x`.
+ */
+function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'): AggregateFunction {
+  const predicate = mode === 'take_anyif' || mode === 'anyif'
+  return {
+    name,
+    bind(args, options) {
+      if (predicate) {
+        checkArity(name, args, 2)
+        checkPredicate(name, args, 1)
+      } else {
+        checkArity(name, args, options.star ? 0 : 1, Infinity)
+      }
+      const explicit = predicate ? args.slice(0, 1) : args
+      const singlePrefixed = (mode === 'any' && explicit.length === 1 && !options.star) || mode === 'anyif'
+      const outputs: AggregateOutput[] = []
+      const picks: number[] = []
+      const seen = new Set<string>()
+      explicit.forEach((a, i) => {
+        if (options.star && a.columnName && seen.has(a.columnName)) return
+        if (a.columnName) seen.add(a.columnName)
+        const n = argName(a)
+        const nameOf = singlePrefixed ? `${mode}_${n ?? ''}` : n ?? (mode === 'take_any' ? `any_arg${i}` : `arg${i}`)
+        outputs.push({ name: nameOf, type: a.type })
+        picks.push(i)
+      })
+      if (options.star) {
+        options.inputColumns.forEach((c, i) => {
+          if (seen.has(c.name)) return
+          seen.add(c.name)
+          outputs.push({ name: c.name, type: c.type })
+          picks.push(args.length + i)
+        })
+      }
+      // A single column prefers a non-null, non-empty value (documented); several take one row.
+      const single = outputs.length === 1
+      return {
+        outputs,
+        create() {
+          let row: KqlValue[] | null = null
+          let settled = false
+          return {
+            add(values) {
+              if (settled) return
+              if (predicate && !truthy(values[1])) return
+              const picked = picks.map((i) => values[i] ?? null)
+              if (row === null) row = picked
+              if (!single || !isMissing(outputs[0]!.type, picked[0])) {
+                row = picked
+                settled = true
+              }
+            },
+            result: () => row ?? outputs.map((o) => (o.type === 'string' ? '' : null)),
+          }
+        },
+      }
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dispersion
+// ---------------------------------------------------------------------------------------------
+
+function dispersion(name: string, kind: 'stdev' | 'variance', population: boolean, withPredicate: boolean): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [2, 2] : [1, 1],
+    ...(withPredicate ? { predicate: 1 } : {}),
+    check: (args) => checkNumericLike(name, args, 0, []),
+    output: (args) => one(prefixed(name, args[0]), 'real'),
+    create: () => {
+      // Welford's online algorithm: numerically stable in one pass.
+      let n = 0
+      let mean = 0
+      let m2 = 0
+      return {
+        add(values) {
+          const x = asNumber(values[0])
+          if (x === null) return
+          n++
+          const delta = x - mean
+          mean += delta / n
+          m2 += delta * (x - mean)
+        },
+        result() {
+          if (n === 0) return [null]
+          const variance = population ? m2 / n : n === 1 ? 0 : m2 / (n - 1)
+          return [kind === 'stdev' ? Math.sqrt(variance) : variance]
+        },
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bitwise folds
+// ---------------------------------------------------------------------------------------------
+
+function bitwiseFold(name: string, op: (a: bigint, b: bigint) => bigint): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: [1, 1],
+    check: (args) => checkKind(name, args, 0, 'integer'),
+    // Kusto names these after the argument itself (FirstArgument), typed like it
+    output: (args) => one(argName(args[0]) ?? '', args[0]!.type === 'int' ? 'int' : 'long'),
+    create: () => {
+      let acc: bigint | null = null
+      return {
+        add(values) {
+          const v = values[0]
+          if (typeof v !== 'number') return
+          const b = BigInt.asIntN(64, BigInt(Math.trunc(v)))
+          acc = acc === null ? b : BigInt.asIntN(64, op(acc, b))
+        },
+        result: () => [acc === null ? null : Number(acc)],
+      }
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// buildschema
+// ---------------------------------------------------------------------------------------------
+
+/** A schema node: a set of primitive names, plus at most one container (bag) and one array item type. */
+interface SchemaNode {
+  primitives: string[]
+  bag: Map<string, SchemaNode> | null
+  items: SchemaNode | null
+  order: ('p' | 'bag' | 'items')[]
+}
+
+const newNode = (): SchemaNode => ({ primitives: [], bag: null, items: null, order: [] })
+
+function primitiveName(v: DynamicValue): string {
+  if (typeof v === 'string') return 'string'
+  if (typeof v === 'boolean') return 'bool'
+  if (typeof v === 'number') return Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? 'int' : 'long') : 'double'
+  return 'null'
+}
+
+function absorb(node: SchemaNode, v: DynamicValue): void {
+  if (v === null) return
+  if (Array.isArray(v)) {
+    if (!node.items) {
+      node.items = newNode()
+      node.order.push('items')
+    }
+    for (const x of v) absorb(node.items, x)
+    return
+  }
+  if (typeof v === 'object') {
+    if (!node.bag) {
+      node.bag = new Map()
+      node.order.push('bag')
+    }
+    for (const [k, x] of Object.entries(v)) {
+      let child = node.bag.get(k)
+      if (!child) {
+        child = newNode()
+        node.bag.set(k, child)
+      }
+      absorb(child, x)
+    }
+    return
+  }
+  // Kusto reports whole JSON numbers as long (int is not distinguished inside dynamic).
+  const p = primitiveName(v) === 'int' ? 'long' : primitiveName(v)
+  if (!node.primitives.includes(p)) {
+    if (node.primitives.length === 0) node.order.push('p')
+    node.primitives.push(p)
+  }
+}
+
+function renderSchema(node: SchemaNode): DynamicValue {
+  const parts: DynamicValue[] = []
+  for (const o of node.order) {
+    if (o === 'p') parts.push(...node.primitives)
+    else if (o === 'bag') {
+      const out: Bag = {}
+      for (const [k, child] of node.bag!) out[k] = renderSchema(child)
+      parts.push(out)
+    } else parts.push({ '`indexer`': renderSchema(node.items!) })
+  }
+  if (parts.length === 0) return null
+  return parts.length === 1 ? parts[0]! : parts
+}
+
+const buildschema = defineAggregate({
+  name: 'buildschema',
+  arity: [1, 1],
+  check: (args) => checkKind('buildschema', args, 0, 'dynamic'),
+  output: (args) => one(prefixed('schema', args[0]), 'dynamic'),
+  create: () => {
+    const root = newNode()
+    return {
+      add(values) {
+        absorb(root, (values[0] ?? null) as DynamicValue)
+      },
+      result: () => [renderSchema(root)],
+    }
+  },
+})
+
+// ---------------------------------------------------------------------------------------------
+// Sketches: hll (exact distinct keys) and tdigest (exact weighted values)
+// ---------------------------------------------------------------------------------------------
+
+/** The keys held by an hll() value, or null when the value is not one. */
+export function hllKeys(v: KqlValue | undefined): string[] | null {
+  const a = asArray(v)
+  if (!a || a.length < 2) return null
+  const keys = asArray(a[1])
+  return keys && keys.every((k) => typeof k === 'string') ? (keys as string[]) : null
+}
+
+export function makeHll(keys: Iterable<string>): DynamicValue {
+  return [[1024, 14], [...keys], []]
+}
+
+/** The (value, weight) pairs held by a tdigest() value, or null when the value is not one. */
+export function tdigestPairs(v: KqlValue | undefined): [number, number][] | null {
+  const a = asArray(v)
+  if (!a || a.length < 3) return null
+  const values = asArray(a[1])
+  const weights = asArray(a[2])
+  if (!values || !weights || values.length !== weights.length) return null
+  const out: [number, number][] = []
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i]
+    const w = weights[i]
+    if (typeof x !== 'number' || typeof w !== 'number') return null
+    out.push([x, w])
+  }
+  return out
+}
+
+export function makeTdigest(pairs: Iterable<readonly [number, number]>): DynamicValue {
+  const merged = new Map<number, number>()
+  for (const [x, w] of pairs) merged.set(x, (merged.get(x) ?? 0) + w)
+  return [[7], [...merged.keys()], [...merged.values()]]
+}
+
+/** Nearest-rank percentile over tdigest pairs. */
+export function tdigestPercentile(pairs: readonly [number, number][], p: number): number | null {
+  const sorted = [...pairs].sort((a, b) => a[0] - b[0])
+  const total = sorted.reduce((s, [, w]) => s + w, 0)
+  const v = nearestRank(sorted, total, p)
+  return typeof v === 'number' ? v : null
+}
+
+function hllAggregate(name: string, predicate: boolean): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: predicate ? [2, 3] : [1, 2],
+    ...(predicate ? { predicate: 1 } : {}),
+    output: (args) => one(prefixed('hll', args[0]), 'dynamic'),
+    create: (args) => {
+      const t = args[0]!.type
+      const keys = new Set<string>()
+      return {
+        add(values) {
+          const v = values[0]
+          if (!isMissing(t, v)) keys.add(scalarKey(v!))
+        },
+        result: () => [makeHll(keys)],
+      }
+    },
+  })
+}
+
+const hllMerge = defineAggregate({
+  name: 'hll_merge',
+  arity: [1, 1],
+  check: (args) => checkKind('hll_merge', args, 0, 'dynamic'),
+  output: (args) => one(prefixed('hll_merge', args[0]), 'dynamic'),
+  create: () => {
+    const keys = new Set<string>()
+    return {
+      add(values) {
+        for (const k of hllKeys(values[0]) ?? []) keys.add(k)
+      },
+      result: () => [makeHll(keys)],
+    }
+  },
+})
+
+const tdigest = defineAggregate({
+  name: 'tdigest',
+  arity: [1, 2],
+  check: (args) => checkNumericLike('tdigest', args, 0, ['datetime', 'timespan']),
+  output: (args) => one(prefixed('tdigest', args[0]), 'dynamic'),
+  create: (args) => {
+    const weighted = args.length === 2
+    const pairs: [number, number][] = []
+    return {
+      add(values) {
+        const x = asNumber(values[0])
+        const w = weighted ? asNumber(values[1]) : 1
+        if (x === null || Number.isNaN(x) || w === null || w <= 0) return
+        pairs.push([x, w])
+      },
+      result: () => [makeTdigest(pairs)],
+    }
+  },
+})
+
+const tdigestMerge = defineAggregate({
+  name: 'tdigest_merge',
+  aliases: ['merge_tdigest'],
+  arity: [1, 1],
+  check: (args) => checkKind('tdigest_merge', args, 0, 'dynamic'),
+  output: (args) => one(prefixed('merge_tdigests', args[0]), 'dynamic'),
+  create: () => {
+    const pairs: [number, number][] = []
+    return {
+      add(values) {
+        pairs.push(...(tdigestPairs(values[0]) ?? []))
+      },
+      result: () => [makeTdigest(pairs)],
+    }
+  },
+})
+
+// ---------------------------------------------------------------------------------------------
+// The family
+// ---------------------------------------------------------------------------------------------
+
+export const aggregateFunctions: readonly AggregateFunction[] = [
+  count,
+  countif,
+  sumAggregate('sum', false),
+  sumAggregate('sumif', true),
+  avgAggregate('avg', false),
+  avgAggregate('avgif', true),
+  extremeAggregate('min', -1, false),
+  extremeAggregate('max', 1, false),
+  extremeAggregate('minif', -1, true),
+  extremeAggregate('maxif', 1, true),
+  distinctCount('dcount', 'dcount', false, 2),
+  distinctCount('dcountif', 'dcountif', true, 3),
+  distinctCount('count_distinct', 'count_distinct', false, 1),
+  distinctCount('count_distinctif', 'count_distinctif', true, 2),
+  percentileAggregate('percentile', false, 'one'),
+  percentileAggregate('percentiles', false, 'many'),
+  percentileAggregate('percentiles_array', false, 'array'),
+  percentileAggregate('percentilew', true, 'one'),
+  percentileAggregate('percentilesw', true, 'many'),
+  percentileAggregate('percentilesw_array', true, 'array', 'percentile'),
+  listAggregate('make_list', { predicate: false, nulls: false }),
+  listAggregate('makelist', { predicate: false, nulls: false, legacyLimit: true }),
+  listAggregate('make_list_if', { predicate: true, nulls: false }),
+  listAggregate('make_list_with_nulls', { predicate: false, nulls: true }),
+  setAggregate('make_set', false),
+  setAggregate('makeset', false, undefined, true),
+  setAggregate('make_set_if', true),
+  bagAggregate('make_bag', false),
+  bagAggregate('make_dictionary', false, 'dictionary'),
+  bagAggregate('make_bag_if', true),
+  argExtreme('arg_max', 1, false),
+  argExtreme('arg_min', -1, false),
+  argExtreme('argmax', 1, true),
+  argExtreme('argmin', -1, true),
+  takeAny('take_any', 'take_any'),
+  takeAny('any', 'any'),
+  takeAny('take_anyif', 'take_anyif'),
+  takeAny('anyif', 'anyif'),
+  dispersion('stdev', 'stdev', false, false),
+  dispersion('stdevif', 'stdev', false, true),
+  dispersion('stdevp', 'stdev', true, false),
+  dispersion('variance', 'variance', false, false),
+  dispersion('varianceif', 'variance', false, true),
+  dispersion('variancep', 'variance', true, false),
+  bitwiseFold('binary_all_and', (a, b) => a & b),
+  bitwiseFold('binary_all_or', (a, b) => a | b),
+  bitwiseFold('binary_all_xor', (a, b) => a ^ b),
+  buildschema,
+  hllAggregate('hll', false),
+  hllAggregate('hll_if', true),
+  hllMerge,
+  tdigest,
+  tdigestMerge,
+]
+
+// ---------------------------------------------------------------------------------------------
+// Scalar functions over sketches (registered with the dynamic family)
+// ---------------------------------------------------------------------------------------------
+
+function sketchArgs(name: string, args: readonly ArgInfo[], min: number, max: number): void {
+  checkArity(name, args, min, max)
+  for (let i = 0; i < args.length; i++) checkKind(name, args, i, 'dynamic')
+}
+
+export const sketchFunctions: readonly ScalarFunction[] = [
+  {
+    name: 'dcount_hll',
+    bind(args) {
+      sketchArgs('dcount_hll', args, 1, 1)
+      return { type: 'long', evaluate: ([h]) => hllKeys(h)?.length ?? null }
+    },
+  },
+  {
+    name: 'hll_merge',
+    bind(args) {
+      sketchArgs('hll_merge', args, 2, 64)
+      return {
+        type: 'dynamic',
+        evaluate(values) {
+          const keys = new Set<string>()
+          for (const v of values) {
+            const k = hllKeys(v)
+            if (!k) return null
+            k.forEach((x) => keys.add(x))
+          }
+          return makeHll(keys)
+        },
+      }
+    },
+  },
+  {
+    name: 'merge_tdigest',
+    aliases: ['tdigest_merge'],
+    bind(args) {
+      sketchArgs('merge_tdigest', args, 1, 64)
+      return {
+        type: 'dynamic',
+        evaluate(values) {
+          const pairs: [number, number][] = []
+          for (const v of values) {
+            const p = tdigestPairs(v)
+            if (!p) return null
+            pairs.push(...p)
+          }
+          return makeTdigest(pairs)
+        },
+      }
+    },
+  },
+  {
+    name: 'percentile_tdigest',
+    bind(args) {
+      checkArity('percentile_tdigest', args, 2, 3)
+      checkKind('percentile_tdigest', args, 0, 'dynamic')
+      checkKind('percentile_tdigest', args, 1, 'real')
+      // without a type literal Kusto types the result dynamic (the number inside it)
+      const type: KqlType = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
+      return {
+        type,
+        evaluate([td, p]) {
+          const pairs = tdigestPairs(td)
+          if (!pairs || typeof p !== 'number') return null
+          const r = tdigestPercentile(pairs, p)
+          return type === 'dynamic' ? r : fromNumber(type, r)
+        },
+      }
+    },
+  },
+  {
+    name: 'percentiles_array_tdigest',
+    aliases: ['percentile_array_tdigest'],
+    bind(args) {
+      checkArity('percentiles_array_tdigest', args, 2, Infinity)
+      checkKind('percentiles_array_tdigest', args, 0, 'dynamic')
+      return {
+        type: 'dynamic',
+        evaluate(values) {
+          const pairs = tdigestPairs(values[0])
+          if (!pairs) return null
+          const ps: number[] = []
+          for (const v of values.slice(1)) {
+            if (typeof v === 'number') ps.push(v)
+            else if (Array.isArray(v)) ps.push(...v.filter((x): x is number => typeof x === 'number'))
+          }
+          return ps.map((p) => tdigestPercentile(pairs, p))
+        },
+      }
+    },
+  },
+  {
+    name: 'percentrank_tdigest',
+    bind(args) {
+      checkArity('percentrank_tdigest', args, 2)
+      checkKind('percentrank_tdigest', args, 0, 'dynamic')
+      return {
+        type: 'real',
+        evaluate([td, v]) {
+          const pairs = tdigestPairs(td)
+          const x = asNumber(v)
+          if (!pairs || x === null) return null
+          const total = pairs.reduce((s, [, w]) => s + w, 0)
+          if (total === 0) return null
+          const below = pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
+          return (below / total) * 100
+        },
+      }
+    },
+  },
+  {
+    name: 'rank_tdigest',
+    bind(args) {
+      checkArity('rank_tdigest', args, 2)
+      checkKind('rank_tdigest', args, 0, 'dynamic')
+      return {
+        type: 'real',
+        evaluate([td, v]) {
+          const pairs = tdigestPairs(td)
+          const x = asNumber(v)
+          if (!pairs || x === null) return null
+          return pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
+        },
+      }
+    },
+  },
+]

@@ -1,7 +1,829 @@
 /**
  * @module
- * KQL datetime functions (see ./README.md).
+ * KQL datetime and timespan functions (see ./README.md): clock, conversion, calendar parts,
+ * calendar arithmetic, start/end of periods, formatting, time zones and binning.
+ *
+ * Datetimes are bigint ticks (100 ns) since the Unix epoch; calendar math goes through values.ts.
  */
-import type { ScalarFunction } from './function-types.js'
+import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
+import type { KqlType, KqlValue } from '../types.js'
+import {
+  MAX_DATETIME_TICKS, MIN_DATETIME_TICKS, TICKS_PER_DAY, TICKS_PER_HOUR, TICKS_PER_MICROSECOND, TICKS_PER_MILLISECOND,
+  TICKS_PER_MINUTE, TICKS_PER_SECOND, dateTimeParts, daysFromCivil, daysInMonth, floorDiv, makeDateTime, parseDateTime,
+  parseTimespan,
+} from '../values.js'
+import { checkArity, functionError } from './function-helpers.js'
+import { checkKind, coercer, constantOf, defineScalar, widest } from './numeric-helpers.js'
 
-export const datetimeFunctions: readonly ScalarFunction[] = []
+// ---------------------------------------------------------------------------------------------
+// Calendar helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Ticks of the Gregorian day 0001-01-01 relative to the Unix epoch: Kusto's bins align here (ticks 0 in .NET). */
+const DOTNET_EPOCH = MIN_DATETIME_TICKS
+
+function inRange(t: bigint): bigint | null {
+  return t < MIN_DATETIME_TICKS || t > MAX_DATETIME_TICKS ? null : t
+}
+
+function dayNumber(t: bigint): bigint {
+  return floorDiv(t, TICKS_PER_DAY)
+}
+
+function startOfDay(t: bigint): bigint {
+  return dayNumber(t) * TICKS_PER_DAY
+}
+
+/** 0 = Sunday ... 6 = Saturday (1970-01-01 was a Thursday). */
+function weekday(t: bigint): number {
+  return Number(((dayNumber(t) + 4n) % 7n + 7n) % 7n)
+}
+
+function startOfWeek(t: bigint): bigint {
+  return startOfDay(t) - BigInt(weekday(t)) * TICKS_PER_DAY
+}
+
+function fromDays(y: number, m: number, d: number): bigint {
+  return BigInt(daysFromCivil(y, m, d)) * TICKS_PER_DAY
+}
+
+/** Adds months like .NET's DateTime.AddMonths: the day is clamped to the target month's length. */
+function addMonths(t: bigint, months: number): bigint | null {
+  const p = dateTimeParts(t)
+  const total = p.year * 12 + (p.month - 1) + months
+  const year = Math.floor(total / 12)
+  const month = total - year * 12 + 1
+  if (year < 1 || year > 9999) return null
+  const day = Math.min(p.day, daysInMonth(year, month))
+  return fromDays(year, month, day) + (t - startOfDay(t))
+}
+
+function dayOfYear(t: bigint): number {
+  const p = dateTimeParts(t)
+  return daysFromCivil(p.year, p.month, p.day) - daysFromCivil(p.year, 1, 1) + 1
+}
+
+/** ISO 8601 week number (weeks start on Monday; week 1 holds the year's first Thursday). */
+export function isoWeek(t: bigint): number {
+  const days = Number(dayNumber(t))
+  const isoDow = ((weekday(t) + 6) % 7) + 1 // Monday = 1 ... Sunday = 7
+  const thursday = days - isoDow + 4
+  const { year } = civil(thursday)
+  const jan1 = daysFromCivil(year, 1, 1)
+  return Math.floor((thursday - jan1) / 7) + 1
+}
+
+function civil(days: number): { year: number } {
+  return { year: dateTimeParts(BigInt(days) * TICKS_PER_DAY).year }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Periods (datetime_add, datetime_diff, datetime_part)
+// ---------------------------------------------------------------------------------------------
+
+type Period = 'year' | 'quarter' | 'month' | 'week' | 'day' | 'hour' | 'minute' | 'second' | 'millisecond' | 'microsecond' | 'nanosecond'
+
+const PERIODS: Readonly<Record<string, Period>> = {
+  year: 'year', yy: 'year', yyyy: 'year',
+  quarter: 'quarter', qq: 'quarter', q: 'quarter',
+  month: 'month', mm: 'month', m: 'month',
+  week: 'week', wk: 'week', ww: 'week', weekofyear: 'week', week_of_year: 'week',
+  day: 'day', dd: 'day', d: 'day', dayofyear: 'day', dy: 'day', y: 'day',
+  hour: 'hour', hh: 'hour',
+  minute: 'minute', mi: 'minute', n: 'minute',
+  second: 'second', ss: 'second', s: 'second',
+  millisecond: 'millisecond', ms: 'millisecond',
+  microsecond: 'microsecond', mcs: 'microsecond',
+  nanosecond: 'nanosecond', ns: 'nanosecond',
+}
+
+const FIXED_PERIOD_TICKS: Readonly<Partial<Record<Period, bigint>>> = {
+  week: 7n * TICKS_PER_DAY,
+  day: TICKS_PER_DAY,
+  hour: TICKS_PER_HOUR,
+  minute: TICKS_PER_MINUTE,
+  second: TICKS_PER_SECOND,
+  millisecond: TICKS_PER_MILLISECOND,
+  microsecond: TICKS_PER_MICROSECOND,
+}
+
+function datetimeAdd(period: Period, amount: number, t: bigint): bigint | null {
+  switch (period) {
+    case 'year':
+      return addMonths(t, amount * 12)
+    case 'quarter':
+      return addMonths(t, amount * 3)
+    case 'month':
+      return addMonths(t, amount)
+    case 'nanosecond':
+      return inRange(t + BigInt(Math.trunc(amount / 100)))
+    default:
+      return inRange(t + BigInt(amount) * FIXED_PERIOD_TICKS[period]!)
+  }
+}
+
+/** Number of period boundaries crossed from t2 to t1 (Kusto counts calendar boundaries, not elapsed units). */
+function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
+  switch (period) {
+    case 'year':
+      return dateTimeParts(t1).year - dateTimeParts(t2).year
+    case 'quarter': {
+      const a = dateTimeParts(t1)
+      const b = dateTimeParts(t2)
+      return a.year * 4 + Math.floor((a.month - 1) / 3) - (b.year * 4 + Math.floor((b.month - 1) / 3))
+    }
+    case 'month': {
+      const a = dateTimeParts(t1)
+      const b = dateTimeParts(t2)
+      return a.year * 12 + a.month - (b.year * 12 + b.month)
+    }
+    case 'week':
+      return Number((startOfWeek(t1) - startOfWeek(t2)) / (7n * TICKS_PER_DAY))
+    case 'nanosecond':
+      return Number((t1 - t2) * 100n)
+    default: {
+      const unit = FIXED_PERIOD_TICKS[period]!
+      return Number(floorDiv(t1, unit) - floorDiv(t2, unit))
+    }
+  }
+}
+
+type Part = 'year' | 'quarter' | 'month' | 'week_of_year' | 'day' | 'dayofyear' | 'hour' | 'minute' | 'second' | 'millisecond' | 'microsecond' | 'nanosecond'
+
+const PARTS: Readonly<Record<string, Part>> = {
+  year: 'year', quarter: 'quarter', month: 'month', week_of_year: 'week_of_year', weekofyear: 'week_of_year',
+  week: 'week_of_year', day: 'day', dayofyear: 'dayofyear', hour: 'hour', minute: 'minute', second: 'second',
+  millisecond: 'millisecond', microsecond: 'microsecond', nanosecond: 'nanosecond',
+}
+
+function datetimePart(part: Part, t: bigint): number {
+  const p = dateTimeParts(t)
+  switch (part) {
+    case 'year': return p.year
+    case 'quarter': return Math.floor((p.month - 1) / 3) + 1
+    case 'month': return p.month
+    case 'week_of_year': return isoWeek(t)
+    case 'day': return p.day
+    case 'dayofyear': return dayOfYear(t)
+    case 'hour': return p.hour
+    case 'minute': return p.minute
+    case 'second': return p.second
+    case 'millisecond': return Math.floor(p.fractionTicks / 10_000)
+    case 'microsecond': return Math.floor(p.fractionTicks / 10)
+    case 'nanosecond': return p.fractionTicks * 100
+  }
+}
+
+/** Resolves a period-like string argument: constant names are checked at bind time, others per row. */
+function periodResolver<T>(name: string, arg: ArgInfo, table: Readonly<Record<string, T>>): (v: KqlValue) => T | null {
+  const c = constantOf(arg)
+  if (typeof c === 'string') {
+    const resolved = table[c.trim().toLowerCase()]
+    if (resolved === undefined) throw functionError(name, `unknown period '${c}'`)
+    return () => resolved
+  }
+  return (v) => (typeof v === 'string' ? table[v.trim().toLowerCase()] ?? null : null)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting
+// ---------------------------------------------------------------------------------------------
+
+type FormatToken = { readonly kind: 'lit'; readonly text: string } | { readonly kind: 'spec'; readonly ch: string; readonly n: number }
+
+const DATETIME_SPEC_CHARS = 'dfFhHmMsyt'
+const TIMESPAN_SPEC_CHARS = 'dfFhHms'
+
+function tokenize(format: string, specChars: string): FormatToken[] {
+  const out: FormatToken[] = []
+  let i = 0
+  while (i < format.length) {
+    const ch = format[i]!
+    if (ch === '\\' && i + 1 < format.length) {
+      out.push({ kind: 'lit', text: format[i + 1]! })
+      i += 2
+      continue
+    }
+    if (ch === "'" || ch === '"') {
+      const end = format.indexOf(ch, i + 1)
+      const stop = end < 0 ? format.length : end
+      out.push({ kind: 'lit', text: format.slice(i + 1, stop) })
+      i = stop + 1
+      continue
+    }
+    if (specChars.includes(ch)) {
+      let j = i
+      while (j < format.length && format[j] === ch) j++
+      out.push({ kind: 'spec', ch, n: j - i })
+      i = j
+      continue
+    }
+    out.push({ kind: 'lit', text: ch })
+    i++
+  }
+  return out
+}
+
+const pad = (n: number | bigint, width: number): string => String(n).padStart(width, '0')
+
+function fraction(fractionTicks: number, n: number, trim: boolean): string {
+  const digits = pad(fractionTicks, 7).slice(0, Math.min(n, 7))
+  if (!trim) return digits
+  return digits.replace(/0+$/, '')
+}
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
+
+function formatDatetimeWith(tokens: readonly FormatToken[], t: bigint): string {
+  const p = dateTimeParts(t)
+  let out = ''
+  for (const tok of tokens) {
+    if (tok.kind === 'lit') {
+      out += tok.text
+      continue
+    }
+    const n = tok.n
+    switch (tok.ch) {
+      case 'd':
+        out += n === 1 ? String(p.day) : n === 2 ? pad(p.day, 2) : n === 3 ? DAY_NAMES[weekday(t)]!.slice(0, 3) : DAY_NAMES[weekday(t)]!
+        break
+      case 'f':
+        out += fraction(p.fractionTicks, n, false)
+        break
+      case 'F': {
+        out += fraction(p.fractionTicks, n, true)
+        break
+      }
+      case 'h': {
+        const h12 = p.hour % 12 === 0 ? 12 : p.hour % 12
+        out += n === 1 ? String(h12) : pad(h12, 2)
+        break
+      }
+      case 'H':
+        out += n === 1 ? String(p.hour) : pad(p.hour, 2)
+        break
+      case 'm':
+        out += n === 1 ? String(p.minute) : pad(p.minute, 2)
+        break
+      case 'M':
+        out += n === 1 ? String(p.month) : n === 2 ? pad(p.month, 2) : n === 3 ? MONTH_NAMES[p.month - 1]!.slice(0, 3) : MONTH_NAMES[p.month - 1]!
+        break
+      case 's':
+        out += n === 1 ? String(p.second) : pad(p.second, 2)
+        break
+      case 'y':
+        out += n === 1 ? String(p.year % 100) : n === 2 ? pad(p.year % 100, 2) : pad(p.year, n)
+        break
+      case 't':
+        out += n === 1 ? (p.hour < 12 ? 'A' : 'P') : p.hour < 12 ? 'AM' : 'PM'
+        break
+    }
+  }
+  return out
+}
+
+function formatTimespanWith(tokens: readonly FormatToken[], ticks: bigint): string {
+  const abs = ticks < 0n ? -ticks : ticks
+  const days = abs / TICKS_PER_DAY
+  const rem = abs % TICKS_PER_DAY
+  const hours = Number(rem / TICKS_PER_HOUR)
+  const minutes = Number((rem % TICKS_PER_HOUR) / TICKS_PER_MINUTE)
+  const seconds = Number((rem % TICKS_PER_MINUTE) / TICKS_PER_SECOND)
+  const frac = Number(rem % TICKS_PER_SECOND)
+  let out = ticks < 0n ? '-' : ''
+  for (const tok of tokens) {
+    if (tok.kind === 'lit') {
+      out += tok.text
+      continue
+    }
+    const n = tok.n
+    switch (tok.ch) {
+      case 'd': out += pad(days, n); break
+      case 'h':
+      case 'H': out += n === 1 ? String(hours) : pad(hours, 2); break
+      case 'm': out += n === 1 ? String(minutes) : pad(minutes, 2); break
+      case 's': out += n === 1 ? String(seconds) : pad(seconds, 2); break
+      case 'f': out += fraction(frac, n, false); break
+      case 'F': out += fraction(frac, n, true); break
+    }
+  }
+  return out
+}
+
+/** Binds a format-string function: a constant format is tokenized once. */
+function formatFunction(name: string, valueKind: 'datetime' | 'timespan'): ScalarFunction {
+  const chars = valueKind === 'datetime' ? DATETIME_SPEC_CHARS : TIMESPAN_SPEC_CHARS
+  const render = valueKind === 'datetime' ? formatDatetimeWith : formatTimespanWith
+  return defineScalar(name, {
+    params: [valueKind, 'string'],
+    result: 'string',
+    impl: ([v, f]) => render(tokenize(f as string, chars), v as bigint),
+    prepare: (args) => {
+      const c = constantOf(args[1])
+      if (typeof c !== 'string') return
+      const tokens = tokenize(c, chars)
+      return ([v]) => render(tokens, v as bigint)
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time zones (IANA names through Intl)
+// ---------------------------------------------------------------------------------------------
+
+const zoneFormatters = new Map<string, Intl.DateTimeFormat | null>()
+
+function zoneFormatter(zone: string): Intl.DateTimeFormat | null {
+  const key = zone.trim()
+  let f = zoneFormatters.get(key)
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: key, hourCycle: 'h23', era: 'short',
+        year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+      })
+    } catch {
+      f = null
+    }
+    zoneFormatters.set(key, f)
+  }
+  return f
+}
+
+/** The zone's UTC offset, in ticks, at a UTC instant. */
+function zoneOffset(f: Intl.DateTimeFormat, utc: bigint): bigint {
+  const ms = Number(floorDiv(utc, TICKS_PER_SECOND)) * 1000
+  const parts: Record<string, string> = {}
+  for (const p of f.formatToParts(new Date(ms))) parts[p.type] = p.value
+  let year = Number(parts['year'])
+  if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year
+  const wall = BigInt(daysFromCivil(year, Number(parts['month']), Number(parts['day']))) * TICKS_PER_DAY +
+    BigInt(Number(parts['hour']) * 3600 + Number(parts['minute']) * 60 + Number(parts['second'])) * TICKS_PER_SECOND
+  return wall - BigInt(ms) * TICKS_PER_MILLISECOND
+}
+
+function utcToLocal(t: bigint, zone: string): bigint | null {
+  const f = zoneFormatter(zone)
+  if (!f) return null
+  return inRange(t + zoneOffset(f, t))
+}
+
+/**
+ * Local wall time → UTC. A valid local time maps through its own offset (the earlier one when
+ * the clock falls back); a skipped local time (spring forward) uses the offset after the change,
+ * as Kusto does (2022-03-27 02:00 Europe/Brussels → 00:00 UTC).
+ */
+function localToUtc(t: bigint, zone: string): bigint | null {
+  const f = zoneFormatter(zone)
+  if (!f) return null
+  const before = zoneOffset(f, t - TICKS_PER_DAY)
+  const after = zoneOffset(f, t + TICKS_PER_DAY)
+  for (const off of before === after ? [before] : [before, after]) {
+    if (zoneOffset(f, t - off) === off) return inRange(t - off)
+  }
+  return inRange(t - after)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binning (bin, floor, bin_at)
+// ---------------------------------------------------------------------------------------------
+
+function binNumber(v: number, size: number): number | null {
+  if (!(size > 0)) return null
+  return Math.floor(v / size) * size
+}
+
+function binTicks(v: bigint, size: bigint, origin: bigint): bigint | null {
+  if (size <= 0n) return null
+  return floorDiv(v - origin, size) * size + origin
+}
+
+function binResultType(name: string, args: readonly ArgInfo[]): KqlType {
+  const v = args[0]!.type
+  const s = args[1]!.type
+  if (v === 'datetime' || v === 'timespan') {
+    if (s !== 'timespan' && s !== 'dynamic' && !['int', 'long', 'real', 'decimal'].includes(s)) {
+      throw functionError(name, `bin size (${args[1]!.text}) must be a timespan for a ${v} value, got ${s}`)
+    }
+    return v
+  }
+  if (v === 'dynamic') return 'real'
+  if (!['int', 'long', 'real', 'decimal'].includes(v)) {
+    throw functionError(name, `argument #1 (${args[0]!.text}) must be a number, timespan or datetime, got ${v}`)
+  }
+  if (!['int', 'long', 'real', 'decimal', 'dynamic'].includes(s)) {
+    throw functionError(name, `bin size (${args[1]!.text}) must be a number, got ${s}`)
+  }
+  return widest([v, s])
+}
+
+/** Bin size in ticks: timespans as they are; a number for a datetime/timespan value counts ticks. */
+function sizeTicks(v: KqlValue, type: KqlType): bigint | null {
+  if (v === null || v === undefined) return null
+  if (typeof v === 'bigint') return v
+  if (typeof v === 'number') return Number.isFinite(v) ? BigInt(Math.trunc(v)) : null
+  if (type === 'dynamic' && typeof v === 'string') return parseTimespan(v)
+  return null
+}
+
+function binFunction(name: string, aliases?: readonly string[]): ScalarFunction {
+  return {
+    name,
+    ...(aliases ? { aliases } : {}),
+    bind(args) {
+      checkArity(name, args, 2)
+      const type = binResultType(name, args)
+      const sizeType = args[1]!.type
+      if (type === 'datetime' || type === 'timespan') {
+        const origin = type === 'datetime' ? DOTNET_EPOCH : 0n
+        const value = coercer(type, args[0]!.type)
+        return {
+          type,
+          evaluate([v, s]) {
+            const x = value(v ?? null)
+            const size = sizeTicks(s ?? null, sizeType)
+            if (typeof x !== 'bigint' || size === null) return null
+            return binTicks(x, size, origin)
+          },
+        }
+      }
+      const value = coercer('number', args[0]!.type)
+      const size = coercer('number', sizeType)
+      const integral = type === 'int' || type === 'long'
+      return {
+        type,
+        evaluate([v, s]) {
+          const x = value(v ?? null)
+          const z = size(s ?? null)
+          if (typeof x !== 'number' || typeof z !== 'number') return null
+          if (integral) {
+            if (!(z > 0)) return null
+            return Math.floor(x / z) * z
+          }
+          return binNumber(x, z)
+        },
+      }
+    },
+  }
+}
+
+const binAt: ScalarFunction = {
+  name: 'bin_at',
+  bind(args) {
+    checkArity('bin_at', args, 3)
+    const type = binResultType('bin_at', args)
+    const fixedType = args[2]!.type
+    if (type === 'datetime' || type === 'timespan') {
+      if (fixedType !== type && fixedType !== 'dynamic') {
+        throw functionError('bin_at', `fixed point (${args[2]!.text}) must be a ${type}, got ${fixedType}`)
+      }
+      const value = coercer(type, args[0]!.type)
+      const fixed = coercer(type, fixedType)
+      const sizeType = args[1]!.type
+      return {
+        type,
+        evaluate([v, s, f]) {
+          const x = value(v ?? null)
+          const o = fixed(f ?? null)
+          const size = sizeTicks(s ?? null, sizeType)
+          if (typeof x !== 'bigint' || typeof o !== 'bigint' || size === null) return null
+          return binTicks(x, size, o)
+        },
+      }
+    }
+    checkKind('bin_at', args, 2, 'number')
+    const value = coercer('number', args[0]!.type)
+    const size = coercer('number', args[1]!.type)
+    const fixed = coercer('number', fixedType)
+    const resultType = widest([type, fixedType])
+    return {
+      type: resultType,
+      evaluate([v, s, f]) {
+        const x = value(v ?? null)
+        const z = size(s ?? null)
+        const o = fixed(f ?? null)
+        if (typeof x !== 'number' || typeof z !== 'number' || typeof o !== 'number' || !(z > 0)) return null
+        return Math.floor((x - o) / z) * z + o
+      },
+    }
+  },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversions
+// ---------------------------------------------------------------------------------------------
+
+/** .NET ticks (since 0001-01-01) → our ticks; Kusto converts numbers to datetime as .NET ticks. */
+function fromDotnetTicks(n: number): bigint | null {
+  if (!Number.isFinite(n)) return null
+  return inRange(BigInt(Math.trunc(n)) + DOTNET_EPOCH)
+}
+
+function toDatetimeValue(type: KqlType, v: KqlValue): KqlValue {
+  if (v === null || v === undefined) return null
+  switch (type) {
+    case 'datetime':
+      return v
+    case 'string':
+      return parseDateTime(v as string)
+    case 'int':
+    case 'long':
+    case 'real':
+    case 'decimal':
+      return fromDotnetTicks(v as number)
+    case 'dynamic':
+      return typeof v === 'string' ? parseDateTime(v) : typeof v === 'number' ? fromDotnetTicks(v) : null
+    default:
+      return null
+  }
+}
+
+function toTimespanValue(type: KqlType, v: KqlValue): KqlValue {
+  if (v === null || v === undefined) return null
+  switch (type) {
+    case 'timespan':
+      return v
+    case 'string':
+      return parseTimespan(v as string)
+    case 'int':
+    case 'long':
+    case 'real':
+    case 'decimal':
+      return Number.isFinite(v as number) ? BigInt(Math.trunc(v as number)) : null
+    case 'dynamic':
+      return typeof v === 'string' ? parseTimespan(v) : typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.trunc(v)) : null
+    default:
+      return null
+  }
+}
+
+function converter(name: string, type: KqlType, convert: (t: KqlType, v: KqlValue) => KqlValue, aliases?: readonly string[]): ScalarFunction {
+  return {
+    name,
+    ...(aliases ? { aliases } : {}),
+    bind(args) {
+      checkArity(name, args, 1)
+      const from = args[0]!.type
+      return { type, evaluate: ([v]) => convert(from, v ?? null) }
+    },
+  }
+}
+
+function unixConverter(name: string, ticksPerUnit: number): ScalarFunction {
+  return defineScalar(name, {
+    params: ['number'],
+    result: 'datetime',
+    impl: ([v]) => {
+      const n = v as number
+      if (!Number.isFinite(n)) return null
+      const ticks = ticksPerUnit >= 1 ? Math.round(n * ticksPerUnit) : Math.trunc(n * ticksPerUnit)
+      if (!Number.isSafeInteger(ticks) && Math.abs(ticks) > 3e18) return null
+      return inRange(BigInt(ticks))
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start/end of periods
+// ---------------------------------------------------------------------------------------------
+
+function startOf(unit: 'day' | 'week' | 'month' | 'year', t: bigint, offset: number): bigint | null {
+  switch (unit) {
+    case 'day':
+      return inRange(startOfDay(t) + BigInt(offset) * TICKS_PER_DAY)
+    case 'week':
+      return inRange(startOfWeek(t) + BigInt(offset) * 7n * TICKS_PER_DAY)
+    case 'month': {
+      const p = dateTimeParts(t)
+      return addMonths(fromDays(p.year, p.month, 1), offset)
+    }
+    case 'year': {
+      const y = dateTimeParts(t).year + offset
+      return y < 1 || y > 9999 ? null : fromDays(y, 1, 1)
+    }
+  }
+}
+
+function periodBoundary(name: string, unit: 'day' | 'week' | 'month' | 'year', end: boolean): ScalarFunction {
+  return defineScalar(name, {
+    params: ['datetime', 'integer'],
+    optional: 1,
+    result: 'datetime',
+    impl: ([t, offset]) => {
+      const off = offset === undefined ? 0 : (offset as number)
+      if (!end) return startOf(unit, t as bigint, off)
+      const next = startOf(unit, t as bigint, off + 1)
+      if (next === null) return off + 1 > 0 && startOf(unit, t as bigint, off) !== null ? MAX_DATETIME_TICKS : null
+      return next - 1n
+    },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// make_datetime / make_timespan
+// ---------------------------------------------------------------------------------------------
+
+function splitSeconds(s: number): { whole: number; fractionTicks: number } | null {
+  if (!Number.isFinite(s) || s < 0) return null
+  const ticks = Math.round(s * 1e7)
+  return { whole: Math.floor(ticks / 1e7), fractionTicks: ticks % 1e7 }
+}
+
+const makeDatetimeParts = defineScalar('make_datetime', {
+  params: ['number', 'number', 'number', 'number', 'number', 'number'],
+  optional: 3,
+  result: 'datetime',
+  impl: (v) => {
+    const ints = v.slice(0, 5).map((x) => Math.trunc(x as number))
+    const sec = splitSeconds((v[5] as number | undefined) ?? 0)
+    if (!sec) return null
+    return makeDateTime({
+      year: ints[0]!, month: ints[1]!, day: ints[2]!, hour: ints[3] ?? 0, minute: ints[4] ?? 0,
+      second: sec.whole, fractionTicks: sec.fractionTicks,
+    })
+  },
+})
+
+/** make_datetime(y, m, d[, h, mi[, s]]), or make_datetime(value) converting one scalar like todatetime(). */
+const makeDatetime: ScalarFunction = {
+  name: 'make_datetime',
+  bind(args) {
+    if (args.length === 1) {
+      const from = args[0]!.type
+      return { type: 'datetime', evaluate: ([v]) => toDatetimeValue(from, v ?? null) }
+    }
+    if (args.length === 4) checkArity('make_datetime', args, 3)
+    return makeDatetimeParts.bind(args)
+  },
+}
+
+const makeTimespanParts = defineScalar('make_timespan', {
+  params: ['integer', 'integer', 'real', 'real'],
+  optional: 2,
+  result: 'timespan',
+  impl: (v) => {
+    let d = 0, h: number, m: number, s = 0
+    if (v.length === 4) [d, h, m, s] = v as number[] as [number, number, number, number]
+    else if (v.length === 3) [h, m, s] = v as number[] as [number, number, number]
+    else [h, m] = v as number[] as [number, number]
+    if (h < 0 || h > 23 || m < 0 || m > 59 || !(s >= 0 && s < 60)) return null
+    return BigInt(d) * TICKS_PER_DAY + BigInt(h) * TICKS_PER_HOUR + BigInt(m) * TICKS_PER_MINUTE + BigInt(Math.round(s * 1e7))
+  },
+})
+
+/** make_timespan(h, m[, s]) / (d, h, m, s), or make_timespan(value) converting one scalar like totimespan(). */
+const makeTimespan: ScalarFunction = {
+  name: 'make_timespan',
+  bind(args) {
+    if (args.length === 1) {
+      const from = args[0]!.type
+      return { type: 'timespan', evaluate: ([v]) => toTimespanValue(from, v ?? null) }
+    }
+    return makeTimespanParts.bind(args)
+  },
+}
+
+const listTimezones = defineScalar('datetime_list_timezones', {
+  params: [],
+  result: 'dynamic',
+  impl: () => {
+    const supported = (Intl as unknown as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf
+    const zones = supported ? supported('timeZone') : []
+    return zones.includes('UTC') ? zones : ['UTC', ...zones]
+  },
+})
+
+// ---------------------------------------------------------------------------------------------
+// The family
+// ---------------------------------------------------------------------------------------------
+
+const datetimeAddFn: ScalarFunction = {
+  name: 'datetime_add',
+  bind(args) {
+    checkArity('datetime_add', args, 3)
+    checkKind('datetime_add', args, 0, 'string')
+    checkKind('datetime_add', args, 1, 'integer')
+    checkKind('datetime_add', args, 2, 'datetime')
+    const period = periodResolver('datetime_add', args[0]!, PERIODS)
+    const amount = coercer('integer', args[1]!.type)
+    const dt = coercer('datetime', args[2]!.type)
+    return {
+      type: 'datetime',
+      evaluate([p, a, t]) {
+        const per = period(p ?? '')
+        const n = amount(a ?? null)
+        const x = dt(t ?? null)
+        if (per === null || typeof n !== 'number' || typeof x !== 'bigint') return null
+        return datetimeAdd(per, n, x)
+      },
+    }
+  },
+}
+
+const datetimeDiffFn: ScalarFunction = {
+  name: 'datetime_diff',
+  bind(args) {
+    checkArity('datetime_diff', args, 3)
+    checkKind('datetime_diff', args, 0, 'string')
+    checkKind('datetime_diff', args, 1, 'datetime')
+    checkKind('datetime_diff', args, 2, 'datetime')
+    const period = periodResolver('datetime_diff', args[0]!, PERIODS)
+    const a = coercer('datetime', args[1]!.type)
+    const b = coercer('datetime', args[2]!.type)
+    return {
+      type: 'long',
+      evaluate([p, x, y]) {
+        const per = period(p ?? '')
+        const t1 = a(x ?? null)
+        const t2 = b(y ?? null)
+        if (per === null || typeof t1 !== 'bigint' || typeof t2 !== 'bigint') return null
+        return datetimeDiff(per, t1, t2)
+      },
+    }
+  },
+}
+
+const datetimePartFn: ScalarFunction = {
+  name: 'datetime_part',
+  aliases: ['datepart'],
+  bind(args) {
+    checkArity('datetime_part', args, 2)
+    checkKind('datetime_part', args, 0, 'string')
+    checkKind('datetime_part', args, 1, 'datetime')
+    const part = periodResolver('datetime_part', args[0]!, PARTS)
+    const dt = coercer('datetime', args[1]!.type)
+    return {
+      type: 'int',
+      evaluate([p, t]) {
+        const which = part(p ?? '')
+        const x = dt(t ?? null)
+        if (which === null || typeof x !== 'bigint') return null
+        return datetimePart(which, x)
+      },
+    }
+  },
+}
+
+function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint | null): ScalarFunction {
+  return defineScalar(name, {
+    params: ['datetime', 'string'],
+    result: 'datetime',
+    impl: ([t, z]) => convert(t as bigint, z as string),
+    prepare: (args) => {
+      const c = constantOf(args[1])
+      if (typeof c === 'string' && zoneFormatter(c) === null) throw functionError(name, `unknown time zone '${c}'`)
+    },
+  })
+}
+
+const part = (name: string, f: (t: bigint) => KqlValue, type: KqlType = 'int', aliases?: readonly string[]): ScalarFunction =>
+  defineScalar(name, { params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) }, aliases ? { aliases } : {})
+
+export const datetimeFunctions: readonly ScalarFunction[] = [
+  defineScalar('now', {
+    params: ['timespan'], optional: 1, result: 'datetime',
+    impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
+  }, { deterministic: false }),
+  defineScalar('ago', {
+    params: ['timespan'], result: 'datetime',
+    impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
+  }, { deterministic: false }),
+  converter('todatetime', 'datetime', toDatetimeValue),
+  converter('totimespan', 'timespan', toTimespanValue, ['totime']),
+  datetimeAddFn,
+  datetimeDiffFn,
+  datetimePartFn,
+  part('dayofweek', (t) => BigInt(weekday(t)) * TICKS_PER_DAY, 'timespan'),
+  part('dayofmonth', (t) => dateTimeParts(t).day),
+  part('dayofyear', dayOfYear),
+  part('getmonth', (t) => dateTimeParts(t).month),
+  part('monthofyear', (t) => dateTimeParts(t).month),
+  part('getyear', (t) => dateTimeParts(t).year),
+  part('hourofday', (t) => dateTimeParts(t).hour),
+  part('week_of_year', isoWeek, 'int', ['weekofyear']),
+  periodBoundary('startofday', 'day', false),
+  periodBoundary('startofweek', 'week', false),
+  periodBoundary('startofmonth', 'month', false),
+  periodBoundary('startofyear', 'year', false),
+  periodBoundary('endofday', 'day', true),
+  periodBoundary('endofweek', 'week', true),
+  periodBoundary('endofmonth', 'month', true),
+  periodBoundary('endofyear', 'year', true),
+  formatFunction('format_datetime', 'datetime'),
+  formatFunction('format_timespan', 'timespan'),
+  makeDatetime,
+  makeTimespan,
+  listTimezones,
+  unixConverter('unixtime_seconds_todatetime', 1e7),
+  unixConverter('unixtime_milliseconds_todatetime', 1e4),
+  unixConverter('unixtime_microseconds_todatetime', 10),
+  unixConverter('unixtime_nanoseconds_todatetime', 0.01),
+  zoneFunction('datetime_utc_to_local', utcToLocal),
+  zoneFunction('datetime_local_to_utc', localToUtc),
+  binFunction('bin', ['floor']),
+  binAt,
+]
+
+/** Exposed for other families (series, aggregates) that reuse calendar math. */
+export const datetimeInternals = { startOfDay, startOfWeek, weekday, addMonths, datetimeAdd, datetimeDiff }

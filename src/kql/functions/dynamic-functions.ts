@@ -1,7 +1,808 @@
 /**
  * @module
- * KQL dynamic functions (see ./README.md).
+ * KQL dynamic (array and property-bag) functions (see ./README.md): array shape and search,
+ * reordering and sorting, sets, property bags (with JSONPath keys), packing, zip, range, repeat,
+ * treepath and canonical JSON.
+ *
+ * Arrays and bags are JSON-like values (`DynamicValue`); inputs are never mutated. Typed scalar
+ * arguments are converted into dynamic as Kusto serialises them (datetimes as ISO text).
  */
-import type { ScalarFunction } from './function-types.js'
+import type { DynamicValue, KqlType, KqlValue } from '../types.js'
+import { TICKS_PER_HOUR } from '../values.js'
+import { inferName, sketchFunctions } from './aggregate-functions.js'
+import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
+import type { ArgInfo, ScalarFunction } from './function-types.js'
+import {
+  asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey,
+} from './numeric-helpers.js'
 
-export const dynamicFunctions: readonly ScalarFunction[] = []
+type Bag = { [key: string]: DynamicValue }
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------------------
+
+/** Distinct values in order of first appearance. */
+function distinct(values: Iterable<DynamicValue>): DynamicValue[] {
+  const seen = new Set<string>()
+  const out: DynamicValue[] = []
+  for (const v of values) {
+    const k = dynamicKey(v)
+    if (seen.has(k)) continue
+    seen.add(k)
+    out.push(v)
+  }
+  return out
+}
+
+/**
+ * Parses a bag key: a plain root-level name, or JSONPath (`$.a.b`, `$['a']["b"]`). Array
+ * indexing and the bare root `$` are not supported (null).
+ */
+export function parseKeyPath(key: string): string[] | null {
+  if (!key.startsWith('$')) return [key]
+  const out: string[] = []
+  let i = 1
+  while (i < key.length) {
+    const ch = key[i]
+    if (ch === '.') {
+      let j = i + 1
+      while (j < key.length && key[j] !== '.' && key[j] !== '[') j++
+      if (j === i + 1) return null
+      out.push(key.slice(i + 1, j))
+      i = j
+    } else if (ch === '[') {
+      const q = key[i + 1]
+      if (q !== "'" && q !== '"') return null
+      const end = key.indexOf(q + ']', i + 2)
+      if (end < 0) return null
+      out.push(key.slice(i + 2, end))
+      i = end + 2
+    } else {
+      return null
+    }
+  }
+  return out.length ? out : null
+}
+
+function cloneBag(b: Bag): Bag {
+  return { ...b }
+}
+
+/** A copy of the bag with the value at `path` set (intermediate bags are created or copied). */
+function setPath(bag: Bag, path: readonly string[], value: DynamicValue): Bag {
+  const root = cloneBag(bag)
+  let cur = root
+  for (let i = 0; i < path.length - 1; i++) {
+    const k = path[i]!
+    const next = asBag(cur[k] ?? null)
+    const copy = next ? cloneBag(next) : {}
+    cur[k] = copy
+    cur = copy
+  }
+  cur[path[path.length - 1]!] = value
+  return root
+}
+
+/** A copy of the bag without the value at `path` (unchanged when the path does not exist). */
+function removePath(bag: Bag, path: readonly string[]): Bag {
+  const [head, ...rest] = path
+  if (head === undefined || !(head in bag)) return bag
+  const copy = cloneBag(bag)
+  if (rest.length === 0) {
+    delete copy[head]
+    return copy
+  }
+  const inner = asBag(bag[head] ?? null)
+  if (!inner) return bag
+  copy[head] = removePath(inner, rest)
+  return copy
+}
+
+function hasPath(bag: Bag, path: readonly string[]): boolean {
+  let cur: DynamicValue = bag
+  for (const k of path) {
+    const b = asBag(cur)
+    if (!b || !(k in b)) return false
+    cur = b[k]!
+  }
+  return true
+}
+
+/** A converter of one argument into dynamic, by its static type. */
+function toDyn(arg: ArgInfo): (v: KqlValue) => DynamicValue {
+  const t = arg.type
+  return (v) => asDynamic(t, v ?? null)
+}
+
+/** Canonical JSON: bag keys sorted ordinally, reals as Kusto prints them. */
+export function canonicalJson(v: DynamicValue): string {
+  if (v === null) return 'null'
+  if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(formatReal(v))
+  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v)
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
+  const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k]!)}`).join(',')}}`
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays
+// ---------------------------------------------------------------------------------------------
+
+/** Resolves Kusto's negative indexes (from the end) and clamps to [0, length]. */
+function resolveIndex(i: number, length: number): number {
+  return i < 0 ? Math.max(0, length + i) : Math.min(i, length)
+}
+
+function arraySlice(arr: DynamicValue[], start: number, end: number): DynamicValue[] {
+  const n = arr.length
+  const s = start < 0 ? n + start : start
+  const e = end < 0 ? n + end : end
+  const from = Math.max(0, s)
+  const to = Math.min(n - 1, e)
+  return from > to ? [] : arr.slice(from, to + 1)
+}
+
+function arrayIndexOf(arr: DynamicValue[], value: DynamicValue, start: number, length: number, occurrence: number): number | null {
+  if (occurrence < 0 || length < -1) return null
+  const n = arr.length
+  const from = start < 0 ? Math.max(0, n + start) : start
+  if (from >= n) return -1
+  const to = length === -1 ? n : Math.min(n, from + length)
+  const key = dynamicKey(value)
+  let seen = 0
+  for (let i = from; i < to; i++) {
+    if (dynamicKey(arr[i]) === key && ++seen >= Math.max(occurrence, 1)) return i
+  }
+  return -1
+}
+
+/** The value Kusto fills shifted-in slots with: "" for arrays of strings, else null. */
+function defaultFill(arr: readonly DynamicValue[]): DynamicValue {
+  const first = arr.find((x) => x !== null)
+  return typeof first === 'string' ? '' : null
+}
+
+function shift(arr: DynamicValue[], count: number, fill: DynamicValue): DynamicValue[] {
+  const n = arr.length
+  const out: DynamicValue[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const src = i + count
+    out[i] = src >= 0 && src < n ? arr[src]! : fill
+  }
+  return out
+}
+
+function rotate(arr: DynamicValue[], count: number): DynamicValue[] {
+  const n = arr.length
+  if (n === 0) return []
+  const k = ((count % n) + n) % n
+  return [...arr.slice(k), ...arr.slice(0, k)]
+}
+
+function arraySplit(arr: DynamicValue[], indexes: readonly number[]): DynamicValue[] {
+  const n = arr.length
+  const cuts = indexes.map((i) => resolveIndex(Math.trunc(i), n))
+  const out: DynamicValue[] = []
+  let prev = 0
+  for (const c of cuts) {
+    const at = Math.max(prev, c)
+    out.push(arr.slice(prev, at))
+    prev = at
+  }
+  out.push(arr.slice(prev))
+  return out
+}
+
+/** Sort rank of an element kind for array_sort_*: numbers, strings, (guids are strings), other. */
+function sortRank(v: DynamicValue): number {
+  if (typeof v === 'number') return 0
+  if (typeof v === 'string') return 1
+  if (typeof v === 'boolean') return 2
+  return 3
+}
+
+function compareForSort(a: DynamicValue, b: DynamicValue): number {
+  const ra = sortRank(a)
+  const rb = sortRank(b)
+  if (ra !== rb) return ra - rb
+  return compareDynamic(a, b)
+}
+
+/**
+ * array_sort_asc/desc. One array → the sorted array. Several arrays → an array holding each
+ * array reordered like the first (null for an array whose length differs); the engine expands
+ * this into one column per input (`<name>_sorted`).
+ */
+function sortFunction(name: string, descending: boolean): ScalarFunction {
+  return {
+    name,
+    bind(args) {
+      checkArity(name, args, 1, 65)
+      const last = args[args.length - 1]!
+      const hasNullsLast = args.length > 1 && last.type === 'bool'
+      const arrays = hasNullsLast ? args.slice(0, -1) : args
+      arrays.forEach((_, i) => checkKind(name, args, i, 'dynamic'))
+      const nullsLastOf = hasNullsLast ? coercer('bool', 'bool') : () => true
+      const single = arrays.length === 1
+      return {
+        type: 'dynamic',
+        evaluate(values) {
+          const nullsLast = hasNullsLast ? nullsLastOf(values[values.length - 1] ?? null) !== false : true
+          const inputs = arrays.map((_, i) => asArray(values[i] ?? null))
+          const first = inputs[0]
+          if (!first) return single ? null : inputs.map(() => null)
+          const order = first.map((_, i) => i)
+          order.sort((x, y) => {
+            const a = first[x]!
+            const b = first[y]!
+            if (a === null || b === null) {
+              if (a === b) return x - y
+              const nullFirst = a === null ? -1 : 1
+              return nullsLast ? -nullFirst : nullFirst
+            }
+            const c = compareForSort(a, b)
+            return (descending ? -c : c) || x - y
+          })
+          const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))
+          return single ? sorted[0]! : sorted
+        },
+      }
+    },
+  }
+}
+
+/**
+ * The columns Kusto gives array_sort_asc/desc with several arrays (`print array_sort_asc(a, b)` →
+ * `a_sorted`, `b_sorted`; an unnamed argument i → `array<i>_sorted`), all dynamic. One column per
+ * dynamic argument; a trailing bool (nulls_last) adds none.
+ */
+export function arraySortOutputs(args: readonly ArgInfo[]): { name: string; type: KqlType }[] {
+  const out: { name: string; type: KqlType }[] = []
+  for (let i = 0; i < args.length && args[i]!.type === 'dynamic'; i++) {
+    const a = args[i]!
+    const n = a.columnName ?? inferName(a.text)
+    out.push({ name: n ? `${n}_sorted` : `array${i}_sorted`, type: 'dynamic' })
+  }
+  return out
+}
+
+function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
+  return {
+    name,
+    aliases,
+    bind(args) {
+      checkArity(name, args, 3)
+      checkKind(name, args, 0, 'dynamic')
+      const t = toDyn(args[1]!)
+      const f = toDyn(args[2]!)
+      const trueIsArray = args[1]!.type === 'dynamic'
+      const falseIsArray = args[2]!.type === 'dynamic'
+      return {
+        type: 'dynamic',
+        evaluate([c, x, y]) {
+          const cond = asArray(c ?? null)
+          if (!cond) return null
+          const xa = trueIsArray ? asArray(x ?? null) : null
+          const ya = falseIsArray ? asArray(y ?? null) : null
+          const xs = trueIsArray ? null : t(x ?? null)
+          const ys = falseIsArray ? null : f(y ?? null)
+          return cond.map((b, i) => {
+            const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
+            if (truthy === null) return null
+            if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? (x as DynamicValue) ?? null : xs
+            return ya ? (ya[i] ?? null) : falseIsArray ? (y as DynamicValue) ?? null : ys
+          })
+        },
+      }
+    },
+  }
+}
+
+const arraySum = defineScalar('array_sum', {
+  params: ['dynamic'],
+  result: 'real',
+  impl: ([a]) => {
+    const arr = asArray(a)
+    if (!arr) return null
+    let sum = 0
+    for (const x of arr) {
+      if (typeof x !== 'number') return null
+      sum += x
+    }
+    return sum
+  },
+})
+
+function setFunction(name: string, combine: (sets: DynamicValue[][]) => DynamicValue[]): ScalarFunction {
+  return {
+    name,
+    bind(args) {
+      checkArity(name, args, 2, 64)
+      args.forEach((_, i) => checkKind(name, args, i, 'dynamic'))
+      return {
+        type: 'dynamic',
+        evaluate(values) {
+          const arrays = values.map((v) => asArray(v ?? null))
+          if (arrays.some((a) => a === null)) return null
+          return combine(arrays as DynamicValue[][])
+        },
+      }
+    },
+  }
+}
+
+const keysOf = (arr: readonly DynamicValue[]): Set<string> => new Set(arr.map(dynamicKey))
+
+// ---------------------------------------------------------------------------------------------
+// range()
+// ---------------------------------------------------------------------------------------------
+
+const MAX_RANGE = 1_048_576
+
+const rangeFn: ScalarFunction = {
+  name: 'range',
+  bind(args) {
+    checkArity('range', args, 2, 3)
+    const t0 = args[0]!.type
+    const t1 = args[1]!.type
+    if (t0 === 'datetime' || t0 === 'timespan') {
+      if (t1 !== t0) throw functionError('range', `stop (${args[1]!.text}) must be a ${t0}, got ${t1}`)
+      if (args[2] && args[2].type !== 'timespan') throw functionError('range', `step (${args[2].text}) must be a timespan, got ${args[2].type}`)
+      return {
+        type: 'dynamic',
+        evaluate([a, b, s]) {
+          const step = args[2] ? s : TICKS_PER_HOUR
+          if (typeof a !== 'bigint' || typeof b !== 'bigint' || typeof step !== 'bigint' || step === 0n) return null
+          const out: DynamicValue[] = []
+          for (let v = a; (step > 0n ? v <= b : v >= b) && out.length < MAX_RANGE; v += step) out.push(asDynamic(t0, v))
+          return out
+        },
+      }
+    }
+    for (let i = 0; i < args.length; i++) checkKind('range', args, i, 'number')
+    const cs = args.map((a) => coercer('number', a.type))
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
+        const step = args[2] ? s : 1
+        if (typeof a !== 'number' || typeof b !== 'number' || typeof step !== 'number' || step === 0 || !Number.isFinite(step)) return null
+        const out: DynamicValue[] = []
+        for (let i = 0; out.length < MAX_RANGE; i++) {
+          const v = a + i * step
+          if (step > 0 ? v > b : v < b) break
+          out.push(v)
+        }
+        return out
+      },
+    }
+  },
+}
+
+// ---------------------------------------------------------------------------------------------
+// treepath()
+// ---------------------------------------------------------------------------------------------
+
+function treePaths(v: DynamicValue, prefix: string, out: Set<string>): void {
+  if (Array.isArray(v)) {
+    if (v.length === 0) return
+    const p = `${prefix}[0]`
+    out.add(p)
+    for (const x of v) treePaths(x, p, out)
+    return
+  }
+  const b = asBag(v)
+  if (!b) return
+  for (const [k, x] of Object.entries(b)) {
+    const p = `${prefix}['${k}']`
+    out.add(p)
+    treePaths(x, p, out)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The family
+// ---------------------------------------------------------------------------------------------
+
+const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType = 'dynamic'): ScalarFunction =>
+  defineScalar(name, { params: ['dynamic'], result, impl: ([a]) => {
+    const arr = asArray(a)
+    return arr ? fn(arr) : null
+  } })
+
+const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
+  name,
+  bind(args) {
+    checkArity(name, args, 2, 3)
+    checkKind(name, args, 0, 'dynamic')
+    checkKind(name, args, 1, 'integer')
+    const count = coercer('integer', args[1]!.type)
+    const fill = args[2] ? toDyn(args[2]) : null
+    return {
+      type: 'dynamic',
+      evaluate([a, c, d]) {
+        const arr = asArray(a ?? null)
+        const n = count(c ?? null)
+        if (!arr || typeof n !== 'number') return null
+        return shift(arr, sign * n, fill ? fill(d ?? null) : defaultFill(arr))
+      },
+    }
+  },
+})
+
+const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
+  defineScalar(name, { params: ['dynamic', 'integer'], result: 'dynamic', impl: ([a, c]) => {
+    const arr = asArray(a)
+    return arr ? rotate(arr, sign * (c as number)) : null
+  } })
+
+const arrayIndexOfFn: ScalarFunction = {
+  name: 'array_index_of',
+  bind(args) {
+    checkArity('array_index_of', args, 2, 5)
+    checkKind('array_index_of', args, 0, 'dynamic')
+    for (let i = 2; i < args.length; i++) checkKind('array_index_of', args, i, 'integer')
+    const value = toDyn(args[1]!)
+    const ints = args.map((a) => coercer('integer', a.type))
+    return {
+      type: 'long',
+      evaluate(values) {
+        const arr = asArray(values[0] ?? null)
+        if (!arr) return null
+        const v = value(values[1] ?? null)
+        const opt = (i: number, d: number): number | null => {
+          if (i >= values.length) return d
+          const x = ints[i]!(values[i] ?? null)
+          return typeof x === 'number' ? x : null
+        }
+        const start = opt(2, 0)
+        const length = opt(3, -1)
+        const occurrence = opt(4, 1)
+        if (start === null || length === null || occurrence === null) return null
+        return arrayIndexOf(arr, v, start, length, occurrence)
+      },
+    }
+  },
+}
+
+const arraySplitFn = defineScalar('array_split', {
+  params: ['dynamic', 'scalar'],
+  result: 'dynamic',
+  prepare: (args) => {
+    const t = args[1]!.type
+    if (t !== 'int' && t !== 'long' && t !== 'dynamic') throw functionError('array_split', `index (${args[1]!.text}) must be an int or a dynamic array, got ${t}`)
+  },
+  impl: ([a, idx]) => {
+    const arr = asArray(a)
+    if (!arr) return null
+    const list = typeof idx === 'number' ? [idx] : asArray(idx)
+    if (!list || list.some((x) => typeof x !== 'number')) return null
+    return arraySplit(arr, list as number[])
+  },
+})
+
+const arraySliceFn = defineScalar('array_slice', {
+  params: ['dynamic', 'integer', 'integer'],
+  result: 'dynamic',
+  impl: ([a, s, e]) => {
+    const arr = asArray(a)
+    return arr ? arraySlice(arr, s as number, e as number) : null
+  },
+})
+
+const arrayConcat: ScalarFunction = {
+  name: 'array_concat',
+  bind(args) {
+    checkArity('array_concat', args, 1, 64)
+    args.forEach((_, i) => checkKind('array_concat', args, i, 'dynamic'))
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const out: DynamicValue[] = []
+        for (const v of values) {
+          const arr = asArray(v ?? null)
+          if (!arr) return null
+          out.push(...arr)
+        }
+        return out
+      },
+    }
+  },
+}
+
+const setHasElement: ScalarFunction = {
+  name: 'set_has_element',
+  bind(args) {
+    checkArity('set_has_element', args, 2)
+    checkKind('set_has_element', args, 0, 'dynamic')
+    const value = toDyn(args[1]!)
+    return {
+      type: 'bool',
+      evaluate([a, v]) {
+        const arr = asArray(a ?? null)
+        if (!arr) return null
+        const key = dynamicKey(value(v ?? null))
+        return arr.some((x) => dynamicKey(x) === key)
+      },
+    }
+  },
+}
+
+const jaccardIndex = defineScalar('jaccard_index', {
+  params: ['dynamic', 'dynamic'],
+  result: 'real',
+  impl: ([a, b]) => {
+    const x = asArray(a)
+    const y = asArray(b)
+    if (!x || !y) return null
+    const kx = keysOf(x)
+    const ky = keysOf(y)
+    let inter = 0
+    for (const k of kx) if (ky.has(k)) inter++
+    const union = kx.size + ky.size - inter
+    return union === 0 ? NaN : inter / union
+  },
+})
+
+const repeatFn: ScalarFunction = {
+  name: 'repeat',
+  bind(args) {
+    checkArity('repeat', args, 2)
+    checkKind('repeat', args, 1, 'integer')
+    const value = toDyn(args[0]!)
+    const count = coercer('integer', args[1]!.type)
+    return {
+      type: 'dynamic',
+      evaluate([v, c]) {
+        const n = count(c ?? null)
+        if (typeof n !== 'number' || n < 0) return null
+        const x = value(v ?? null)
+        return new Array<DynamicValue>(Math.min(n, MAX_RANGE)).fill(x)
+      },
+    }
+  },
+}
+
+const zipFn: ScalarFunction = {
+  name: 'zip',
+  bind(args) {
+    checkArity('zip', args, 2, 16)
+    args.forEach((_, i) => checkKind('zip', args, i, 'dynamic'))
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const arrays = values.map((v) => asArray(v ?? null))
+        if (arrays.some((a) => a === null)) return null
+        const n = Math.max(...arrays.map((a) => a!.length))
+        const out: DynamicValue[] = []
+        for (let i = 0; i < n; i++) out.push(arrays.map((a) => a![i] ?? null))
+        return out
+      },
+    }
+  },
+}
+
+const packArray: ScalarFunction = {
+  name: 'pack_array',
+  bind(args) {
+    checkArity('pack_array', args, 1, Infinity)
+    const conv = args.map(toDyn)
+    return { type: 'dynamic', evaluate: (values) => values.map((v, i) => conv[i]!(v ?? null)) }
+  },
+}
+
+const bagPack: ScalarFunction = {
+  name: 'bag_pack',
+  aliases: ['pack', 'pack_dictionary'],
+  bind(args) {
+    if (args.length % 2 !== 0) throw functionError('bag_pack', `expects an even number of arguments (key, value pairs), got ${args.length}`)
+    for (let i = 0; i < args.length; i += 2) checkKind('bag_pack', args, i, 'string')
+    const keys = args.map((a) => coercer('string', a.type))
+    const conv = args.map(toDyn)
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const out: Bag = {}
+        for (let i = 0; i + 1 < values.length; i += 2) out[keys[i]!(values[i] ?? '') as string] = conv[i + 1]!(values[i + 1] ?? null)
+        return out
+      },
+    }
+  },
+}
+
+const bagPackColumns: ScalarFunction = {
+  name: 'bag_pack_columns',
+  bind(args) {
+    checkArity('bag_pack_columns', args, 1, Infinity)
+    const names = args.map((a) => {
+      if (!a.columnName) throw functionError('bag_pack_columns', `argument ${a.text} must be a column reference`)
+      return a.columnName
+    })
+    const conv = args.map(toDyn)
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const out: Bag = {}
+        values.forEach((v, i) => { out[names[i]!] = conv[i]!(v ?? null) })
+        return out
+      },
+    }
+  },
+}
+
+/**
+ * pack_all([ignore_null_empty]): a bag of every column of the row. Convention for the binder
+ * (kql-core): pass the user's optional bool argument first (no `columnName`), then one argument
+ * per input column, in column order, each with `columnName` set; values follow the same order.
+ */
+const packAll: ScalarFunction = {
+  name: 'pack_all',
+  bind(args) {
+    const hasFlag = args.length > 0 && args[0]!.columnName === undefined
+    if (hasFlag) checkKind('pack_all', args, 0, 'bool')
+    const columns = hasFlag ? args.slice(1) : args
+    if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')
+    const conv = columns.map(toDyn)
+    const offset = hasFlag ? 1 : 0
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const ignore = hasFlag && values[0] === true
+        const out: Bag = {}
+        columns.forEach((c, i) => {
+          const v = conv[i]!(values[i + offset] ?? null)
+          if (ignore && (v === null || v === '')) return
+          out[c.columnName!] = v
+        })
+        return out
+      },
+    }
+  },
+}
+
+const bagMerge: ScalarFunction = {
+  name: 'bag_merge',
+  bind(args) {
+    checkArity('bag_merge', args, 2, 64)
+    args.forEach((_, i) => checkKind('bag_merge', args, i, 'dynamic'))
+    return {
+      type: 'dynamic',
+      evaluate(values) {
+        const out: Bag = {}
+        for (const v of values) {
+          const b = asBag(v ?? null)
+          if (!b) continue
+          for (const [k, x] of Object.entries(b)) if (!(k in out)) out[k] = x
+        }
+        return out
+      },
+    }
+  },
+}
+
+const bagSetKey: ScalarFunction = {
+  name: 'bag_set_key',
+  bind(args) {
+    checkArity('bag_set_key', args, 3)
+    checkKind('bag_set_key', args, 0, 'dynamic')
+    checkKind('bag_set_key', args, 1, 'string')
+    const value = toDyn(args[2]!)
+    const key = coercer('string', args[1]!.type)
+    return {
+      type: 'dynamic',
+      evaluate([b, k, v]) {
+        const bag = asBag(b ?? null)
+        const path = parseKeyPath(key(k ?? '') as string)
+        if (!bag || !path) return null
+        return setPath(bag, path, value(v ?? null))
+      },
+    }
+  },
+}
+
+const bagHasKey = defineScalar('bag_has_key', {
+  params: ['dynamic', 'string'],
+  result: 'bool',
+  impl: ([b, k]) => {
+    const bag = asBag(b)
+    const path = parseKeyPath(k as string)
+    if (!bag || !path) return null
+    return hasPath(bag, path)
+  },
+})
+
+const bagRemoveKeys = defineScalar('bag_remove_keys', {
+  params: ['dynamic', 'dynamic'],
+  result: 'dynamic',
+  impl: ([b, ks]) => {
+    const bag = asBag(b)
+    const keys = asArray(ks)
+    if (!bag || !keys) return null
+    let out = bag
+    for (const k of keys) {
+      if (typeof k !== 'string') continue
+      const path = parseKeyPath(k)
+      if (path) out = removePath(out, path)
+    }
+    return out === bag ? cloneBag(bag) : out
+  },
+})
+
+const bagZip = defineScalar('bag_zip', {
+  params: ['dynamic', 'dynamic'],
+  result: 'dynamic',
+  nullInNullOut: false,
+  impl: ([k, v]) => {
+    const keys = asArray(k ?? null)
+    if (!keys) return null
+    const values = asArray(v ?? null)
+    const out: Bag = {}
+    keys.forEach((key, i) => {
+      if (typeof key === 'string') out[key] = values ? (values[i] ?? null) : null
+    })
+    return out
+  },
+})
+
+export const dynamicFunctions: readonly ScalarFunction[] = [
+  ...sketchFunctions,
+  arr1('array_length', (a) => a.length, 'long'),
+  arr1('array_reverse', (a) => [...a].reverse()),
+  arraySum,
+  arrayConcat,
+  arraySliceFn,
+  arraySplitFn,
+  arrayIndexOfFn,
+  arrayIff('array_iff', ['array_iif']),
+  shiftFunction('array_shift_left', 1),
+  shiftFunction('array_shift_right', -1),
+  rotateFunction('array_rotate_left', 1),
+  rotateFunction('array_rotate_right', -1),
+  sortFunction('array_sort_asc', false),
+  sortFunction('array_sort_desc', true),
+  setFunction('set_union', (sets) => distinct(sets.flat())),
+  setFunction('set_intersect', (sets) => {
+    const others = sets.slice(1).map(keysOf)
+    return distinct(sets[0]!).filter((x) => others.every((o) => o.has(dynamicKey(x))))
+  }),
+  setFunction('set_difference', (sets) => {
+    const others = sets.slice(1).map(keysOf)
+    return distinct(sets[0]!).filter((x) => others.every((o) => !o.has(dynamicKey(x))))
+  }),
+  setHasElement,
+  jaccardIndex,
+  bagPack,
+  bagPackColumns,
+  packAll,
+  bagMerge,
+  bagSetKey,
+  bagHasKey,
+  bagRemoveKeys,
+  bagZip,
+  defineScalar('bag_keys', { params: ['dynamic'], result: 'dynamic', impl: ([b]) => {
+    const bag = asBag(b)
+    return bag ? Object.keys(bag) : null
+  } }),
+  packArray,
+  zipFn,
+  repeatFn,
+  rangeFn,
+  defineScalar('treepath', { params: ['dynamic'], result: 'dynamic', impl: ([v]) => {
+    const out = new Set<string>()
+    treePaths(v as DynamicValue, '', out)
+    return [...out]
+  } }),
+  {
+    name: 'dynamic_to_json',
+    bind(args) {
+      checkArity('dynamic_to_json', args, 1)
+      const t = args[0]!.type
+      // Scalars print as tostring() does; only arrays and bags get the canonical (sorted-key) form.
+      return { type: 'string', evaluate: ([v]) => {
+        if (t !== 'dynamic') return valueToString(t, v ?? null)
+        return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
+      } }
+    },
+  },
+]

@@ -73,7 +73,9 @@ export interface AggregateFunction {
   readonly aliases?: readonly string[]
   /**
    * `args` excludes a `*` argument; `star` is true when one was written (`arg_max(ts, *)`,
-   * `count()` has none). `inputColumns` are the input table's columns, for `*` expansions.
+   * `count()` has none). `inputColumns` are the input table's columns, for `*` expansions: when
+   * `star` is true, each `add(values)` receives the explicit arguments' values followed by one value
+   * per `inputColumns` entry, in that order.
    */
   readonly bind: (args: readonly ArgInfo[], options: { readonly star: boolean; readonly inputColumns: readonly AggregateOutput[] }) => BoundAggregate
 }

@@ -1,0 +1,1914 @@
+/**
+ * @module
+ * The binder: resolves the names and KQL types of a parsed query against the workspace schema,
+ * `let` statements and user-defined functions, and produces the relational plan (../plan/plan.ts).
+ *
+ * Unknown names are semantic errors with a "did you mean" suggestion; Kusto features this engine
+ * lacks are KqlError('unsupported') naming the feature. Every error carries line and column.
+ */
+import type { Visualization } from '../engine-types.js'
+import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
+import { compileRegex, convertValue } from '../functions/function-helpers.js'
+import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
+import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
+import type * as P from '../plan/plan.js'
+import { STRING_OPS } from '../plan/plan.js'
+import type { KqlSchema, KqlTable } from '../schema.js'
+import type * as A from '../syntax/ast.js'
+import { isNumericType, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
+import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
+import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
+import { buildParseRegex } from './parse-pattern.js'
+import { Scope, type Binding, type TabularValue } from './scope.js'
+import { arithmeticType, equatable, orderable } from './typing.js'
+
+export interface BoundQuery {
+  /** The result plan (hidden columns already removed). */
+  readonly plan: P.PlanNode
+  /** Workspace tables read, by KQL name, in first-reference order. */
+  readonly tables: readonly string[]
+  readonly visualization?: Visualization
+}
+
+/** Binds a parsed script. MUST throw only KqlError. */
+export function bindScript(script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY): BoundQuery {
+  return new Binder(text, schema, library).bindScript(script)
+}
+
+interface RowCtx {
+  readonly columns: readonly P.PlanColumn[]
+  readonly scope: Scope
+  /** Set while binding summarize/make-series aggregate expressions. */
+  readonly agg?: AggCollector
+  /** scan: step name → offset of that step's state in the combined row. */
+  readonly steps?: ReadonlyMap<string, number>
+  /** scan: the columns of one step's state (input columns, then declared columns). */
+  readonly stepColumns?: readonly P.PlanColumn[]
+}
+
+interface AggCollector {
+  readonly input: RowCtx
+  /** Output position of the first aggregate (after the group keys). */
+  readonly base: number
+  readonly calls: P.AggregateCall[]
+  width: number
+}
+
+type AnyValue = { readonly kind: 'scalar'; readonly expr: P.Expr } | { readonly kind: 'tabular'; readonly value: TabularValue }
+
+/** A function argument already bound (invoke passes the piped table). */
+type CallArg = A.Expr | { readonly kind: 'BoundTable'; readonly value: TabularValue; readonly start: number; readonly end: number }
+
+const FOLD_RUNTIME: ExprRuntime = {
+  ctx: { now: 0n, random: () => 0.5 },
+  subqueries: new Map(),
+}
+
+const JOIN_KINDS = new Set<P.JoinKind>(['innerunique', 'inner', 'leftouter', 'rightouter', 'fullouter', 'leftanti', 'rightanti', 'leftsemi', 'rightsemi'])
+const JOIN_ALIASES: Readonly<Record<string, P.JoinKind>> = { anti: 'leftanti', leftantisemi: 'leftanti', rightantisemi: 'rightanti', semi: 'leftsemi' }
+
+const WINDOW_FUNCTIONS = new Set<P.WindowFn>(['prev', 'next', 'row_number', 'row_cumsum', 'row_rank_min', 'row_rank_dense', 'row_window_session'])
+
+const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
+  bool: 'System.SByte', int: 'System.Int32', long: 'System.Int64', real: 'System.Double',
+  decimal: 'System.Data.SqlTypes.SqlDecimal', string: 'System.String', datetime: 'System.DateTime',
+  timespan: 'System.TimeSpan', guid: 'System.Guid', dynamic: 'System.Object',
+}
+
+const UNSUPPORTED_FUNCTIONS = new Set([
+  'cluster', 'database', 'external_table', 'materialized_view', 'ingestion_time', 'extent_id', 'extent_tags',
+  'cursor_after', 'cursor_before_or_at', 'cursor_current', 'current_principal', 'current_principal_details',
+  'current_principal_is_member_of', 'current_cluster_endpoint', 'current_database', 'estimate_data_size',
+  'stored_query_result', 'graph', 'geo_info_from_ip_address',
+])
+
+function ref(index: number, column: P.PlanColumn): P.ColumnRef {
+  return { kind: 'ColumnRef', index, name: column.name, type: column.type }
+}
+
+function literal(type: KqlType, value: KqlValue): P.Literal {
+  return { kind: 'Literal', type, value }
+}
+
+function visible(columns: readonly P.PlanColumn[]): P.PlanColumn[] {
+  return columns.filter((c) => !c.hidden)
+}
+
+function unhide(c: P.PlanColumn): P.PlanColumn {
+  return c.hidden ? { name: c.name, type: c.type } : c
+}
+
+function containsColumnRef(e: P.Expr): boolean {
+  switch (e.kind) {
+    case 'ColumnRef': case 'Window': return true
+    case 'Literal': case 'ScalarSubquery': return false
+    case 'Call': return e.args.some(containsColumnRef)
+    case 'Binary': return containsColumnRef(e.left) || containsColumnRef(e.right)
+    case 'Unary': case 'Convert': return containsColumnRef(e.operand)
+    case 'InList': return containsColumnRef(e.operand) || e.items.some(containsColumnRef)
+    case 'InSubquery': return containsColumnRef(e.operand)
+    case 'Between': return containsColumnRef(e.operand) || containsColumnRef(e.low) || containsColumnRef(e.high)
+    case 'Member': return containsColumnRef(e.target) || containsColumnRef(e.key)
+    case 'Pack': return e.entries.some((x) => containsColumnRef(x.value))
+  }
+}
+
+/** Whether an expression can be evaluated once at bind time (no rows, no clock, no randomness). */
+function isFoldable(e: P.Expr): boolean {
+  switch (e.kind) {
+    case 'Literal': return true
+    case 'ColumnRef': case 'Window': case 'ScalarSubquery': case 'InSubquery': return false
+    case 'Call': return e.deterministic && e.args.every(isFoldable)
+    case 'Binary': return isFoldable(e.left) && isFoldable(e.right)
+    case 'Unary': case 'Convert': return isFoldable(e.operand)
+    case 'InList': return isFoldable(e.operand) && e.items.every(isFoldable)
+    case 'Between': return isFoldable(e.operand) && isFoldable(e.low) && isFoldable(e.high)
+    case 'Member': return isFoldable(e.target) && isFoldable(e.key)
+    case 'Pack': return e.entries.every((x) => isFoldable(x.value))
+  }
+}
+
+class Binder {
+  private readonly tables: ReadonlyMap<string, KqlTable>
+  private readonly tablesRead: string[] = []
+  private visualization: Visualization | undefined
+  private readonly activeFunctions = new Set<A.Lambda>()
+  private materializeIds = 0
+
+  constructor(private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary) {
+    this.tables = new Map(schema.tables.map((t) => [t.name, t]))
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Errors
+  // -------------------------------------------------------------------------------------------
+
+  private err(offset: number, detail: string, kind: KqlErrorKind = 'semantic'): KqlError {
+    return new KqlError(kind, detail, positionAt(this.text, offset))
+  }
+
+  /** Re-throws a library error that has no position with the call site's position. */
+  private rethrowAt(error: unknown, offset: number): never {
+    if (error instanceof KqlError) {
+      if (error.position) throw error
+      throw new KqlError(error.kind, error.message, positionAt(this.text, offset))
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    throw new KqlError('semantic', message, positionAt(this.text, offset))
+  }
+
+  private src(node: A.Span): string {
+    return this.text.slice(node.start, node.end)
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Statements
+  // -------------------------------------------------------------------------------------------
+
+  bindScript(script: A.Script): BoundQuery {
+    const scope = new Scope()
+    let result: TabularValue | undefined
+    for (const st of script.statements) {
+      switch (st.kind) {
+        case 'Let':
+          this.bindLet(st, scope, undefined)
+          break
+        case 'Set':
+          break
+        case 'DeclareParameters':
+          for (const p of st.params) {
+            if (p.type.kind === 'tabular') throw this.err(p.start, 'tabular query parameters are not supported', 'unsupported')
+            if (p.defaultValue) {
+              const e = this.bindScalar(p.defaultValue, { columns: [], scope })
+              scope.set(p.name, { kind: 'scalar', expr: this.convert(e, p.type.type, p.defaultValue.start) })
+            } else {
+              scope.set(p.name, { kind: 'unset-parameter', type: p.type.type })
+            }
+          }
+          break
+        case 'Query': {
+          if (this.classify(st.expr, scope) === 'scalar') {
+            throw this.err(st.expr.start, `the query must end with a tabular expression; '${this.src(st.expr).slice(0, 40)}' is a scalar (use print to show a value)`)
+          }
+          result = this.bindTabular(st.expr, scope)
+          break
+        }
+      }
+    }
+    if (!result) {
+      const last = script.statements[script.statements.length - 1]
+      throw this.err(last?.end ?? 0, 'the query has no tabular expression to return: expected a table, a pipeline or print after the let statements')
+    }
+    let plan = result.plan
+    if (plan.columns.some((c) => c.hidden)) plan = this.stripHidden(plan)
+    return { plan, tables: this.tablesRead, visualization: this.visualization }
+  }
+
+  private stripHidden(plan: P.PlanNode): P.PlanNode {
+    const columns: P.PlanColumn[] = []
+    const exprs: P.Expr[] = []
+    plan.columns.forEach((c, i) => {
+      if (!c.hidden) {
+        columns.push(c)
+        exprs.push(ref(i, c))
+      }
+    })
+    return { kind: 'Project', columns, input: plan, exprs }
+  }
+
+  private bindLet(st: A.LetStatement, scope: Scope, row: RowCtx | undefined): void {
+    if (st.value.kind === 'Lambda') {
+      scope.set(st.name, { kind: 'function', lambda: st.value, scope, name: st.name })
+      return
+    }
+    const value = st.value
+    if (this.classify(value, scope, row) === 'tabular') {
+      const v = this.bindTabular(value, scope)
+      scope.set(st.name, { kind: 'tabular', value: { plan: v.plan, name: st.name } })
+      return
+    }
+    const ctx: RowCtx = row ? { ...row, scope } : { columns: [], scope }
+    const expr = this.bindScalar(value, ctx)
+    scope.set(st.name, { kind: 'scalar', expr, rowColumns: containsColumnRef(expr) ? ctx.columns : undefined })
+  }
+
+  /** Whether an expression denotes a table or a scalar (KQL's grammar does not say). */
+  private classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
+    switch (e.kind) {
+      case 'Pipe': case 'Datatable': case 'Print': case 'Range': case 'Union':
+        return 'tabular'
+      case 'Paren':
+        return this.classify(e.expr, scope, row)
+      case 'Name': {
+        if (row?.columns.some((c) => c.name === e.name)) return 'scalar'
+        const b = scope.get(e.name)
+        if (b) {
+          if (b.kind === 'tabular') return 'tabular'
+          if (b.kind === 'function') return this.classifyLambda(b.lambda, b.scope)
+          return 'scalar'
+        }
+        return this.tables.has(e.name) || !row ? 'tabular' : 'scalar'
+      }
+      case 'Call': {
+        const b = scope.get(e.name)
+        if (b?.kind === 'function') return this.classifyLambda(b.lambda, b.scope)
+        if (e.name === 'materialize' || e.name === 'table' || e.name === 'view') return 'tabular'
+        return 'scalar'
+      }
+      default:
+        return 'scalar'
+    }
+  }
+
+  private classifyLambda(lambda: A.Lambda, scope: Scope): 'tabular' | 'scalar' {
+    if (lambda.isView) return 'tabular'
+    const inner = new Scope(scope)
+    for (const p of lambda.params) {
+      if (p.type.kind === 'tabular') inner.set(p.name, { kind: 'tabular', value: { plan: { kind: 'Values', columns: [], rows: [] } } })
+      else inner.set(p.name, { kind: 'scalar', expr: literal(p.type.type, null) })
+    }
+    for (const st of lambda.body) {
+      if (st.kind === 'Let') {
+        if (st.value.kind === 'Lambda') inner.set(st.name, { kind: 'function', lambda: st.value, scope: inner, name: st.name })
+        else if (this.classify(st.value, inner) === 'tabular') inner.set(st.name, { kind: 'tabular', value: { plan: { kind: 'Values', columns: [], rows: [] } } })
+        else inner.set(st.name, { kind: 'scalar', expr: literal('dynamic', null) })
+      }
+    }
+    const last = lambda.body[lambda.body.length - 1]
+    if (!last || last.kind !== 'Query') return 'scalar'
+    if (this.activeFunctions.has(lambda)) return 'scalar'
+    this.activeFunctions.add(lambda)
+    try {
+      return this.classify(last.expr, inner, { columns: [], scope: inner })
+    } finally {
+      this.activeFunctions.delete(lambda)
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // User-defined functions
+  // -------------------------------------------------------------------------------------------
+
+  private invoke(
+    fn: Extract<Binding, { kind: 'function' }>, args: readonly CallArg[], callSite: A.Span,
+    caller: RowCtx | undefined, callerScope: Scope,
+  ): AnyValue {
+    const lambda = fn.lambda
+    if (this.activeFunctions.has(lambda)) throw this.err(callSite.start, `recursive call of '${fn.name}': user-defined functions cannot call themselves`, 'unsupported')
+    const bodyScope = new Scope(fn.scope)
+    const positional = args.filter((a) => a.kind !== 'NamedArg')
+    const named = args.filter((a): a is A.NamedArgExpr => a.kind === 'NamedArg')
+    if (positional.length > lambda.params.length) {
+      throw this.err(callSite.start, `${fn.name}() expects at most ${lambda.params.length} argument${lambda.params.length === 1 ? '' : 's'}, got ${positional.length}`)
+    }
+    for (const n of named) {
+      if (!lambda.params.some((p) => p.name === n.name)) {
+        throw this.err(n.start, `${fn.name}() has no parameter '${n.name}'${didYouMean(n.name, lambda.params.map((p) => p.name))}`)
+      }
+    }
+    const rowCtx: RowCtx = caller ?? { columns: [], scope: callerScope }
+    lambda.params.forEach((param, i) => {
+      const arg: CallArg | undefined = positional[i] ?? named.find((n) => n.name === param.name)?.value
+      if (param.type.kind === 'tabular') {
+        if (!arg) throw this.err(callSite.start, `${fn.name}(): missing tabular argument '${param.name}'`)
+        const value = arg.kind === 'BoundTable' ? arg.value : this.bindTabular(arg, callerScope)
+        for (const col of param.type.columns) {
+          const found = value.plan.columns.find((c) => c.name === col.name)
+          if (!found) {
+            throw this.err(arg.start, `${fn.name}(): the table passed as '${param.name}' has no column '${col.name}'${didYouMean(col.name, value.plan.columns.map((c) => c.name))}`)
+          }
+        }
+        bodyScope.set(param.name, { kind: 'tabular', value })
+        return
+      }
+      let expr: P.Expr
+      if (!arg) {
+        if (!param.defaultValue) throw this.err(callSite.start, `${fn.name}(): missing argument '${param.name}'`)
+        expr = this.bindScalar(param.defaultValue, { columns: [], scope: fn.scope })
+      } else if (arg.kind === 'BoundTable') {
+        throw this.err(arg.start, `${fn.name}(): '${param.name}' expects a scalar, not a table`)
+      } else {
+        if (this.classify(arg, callerScope, rowCtx) === 'tabular') {
+          throw this.err(arg.start, `${fn.name}(): '${param.name}' expects a ${param.type.type} value, not a table`)
+        }
+        expr = this.bindScalar(arg, rowCtx)
+      }
+      expr = this.convertArgument(expr, param.type.type, arg?.start ?? callSite.start, `${fn.name}(): argument '${param.name}'`)
+      bodyScope.set(param.name, { kind: 'scalar', expr, rowColumns: containsColumnRef(expr) ? rowCtx.columns : undefined })
+    })
+    this.activeFunctions.add(lambda)
+    try {
+      const bodyRow: RowCtx = { ...rowCtx, scope: bodyScope }
+      const statements = lambda.body
+      for (let k = 0; k < statements.length - 1; k++) {
+        const st = statements[k]!
+        if (st.kind === 'Let') this.bindLet(st, bodyScope, bodyRow)
+      }
+      const last = statements[statements.length - 1]!
+      if (last.kind !== 'Query') throw this.err(last.start, 'a function body must end with an expression')
+      if (this.classify(last.expr, bodyScope, bodyRow) === 'tabular') {
+        const v = this.bindTabular(last.expr, bodyScope)
+        return { kind: 'tabular', value: { plan: v.plan, name: fn.name } }
+      }
+      return { kind: 'scalar', expr: this.bindScalar(last.expr, bodyRow) }
+    } finally {
+      this.activeFunctions.delete(lambda)
+    }
+  }
+
+  /** Argument conversion for declared parameter types (numeric widening, dynamic to anything). */
+  private convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr {
+    if (e.type === to) return e
+    const ok = (isNumericType(e.type) && isNumericType(to)) || e.type === 'dynamic' || to === 'dynamic' ||
+      (e.kind === 'Literal' && e.value === null) || (to === 'string' && e.type === 'guid') || (to === 'guid' && e.type === 'string')
+    if (!ok) throw this.err(offset, `${what} must be ${to}, got ${e.type}`)
+    return this.convert(e, to, offset)
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Tabular expressions
+  // -------------------------------------------------------------------------------------------
+
+  private bindTabular(e: A.Expr, scope: Scope): TabularValue {
+    switch (e.kind) {
+      case 'Name':
+        return this.bindTableName(e.name, e.start, scope)
+      case 'Paren':
+        return this.bindTabular(e.expr, scope)
+      case 'Pipe': {
+        const input = this.bindTabular(e.source, scope)
+        return this.bindOperator(input, e.op, scope)
+      }
+      case 'Datatable':
+        return { plan: this.bindDatatable(e, scope) }
+      case 'Print':
+        return { plan: this.bindPrint(e, scope) }
+      case 'Range':
+        return { plan: this.bindRange(e, scope) }
+      case 'Union':
+        return this.bindUnion(undefined, e.params, e.tables, scope)
+      case 'Call': {
+        const b = scope.get(e.name)
+        if (b?.kind === 'function') {
+          const v = this.invoke(b, e.args, e, undefined, scope)
+          if (v.kind !== 'tabular') throw this.err(e.start, `${e.name}() returns a scalar; a table is expected here`)
+          return v.value
+        }
+        if (e.name === 'materialize') {
+          if (e.args.length !== 1) throw this.err(e.start, 'materialize() expects one tabular argument')
+          const inner = this.bindTabular(e.args[0]!, scope)
+          return { plan: { kind: 'Materialize', columns: inner.plan.columns, input: inner.plan, id: this.materializeIds++ }, name: inner.name }
+        }
+        if (e.name === 'table') {
+          const arg = e.args[0]
+          const name = arg ? this.constantOf(arg, scope) : undefined
+          if (typeof name !== 'string') throw this.err(e.start, "table() expects the table name as a string constant: table('Name')")
+          return this.bindTableName(name, arg!.start, scope)
+        }
+        if (e.name === 'view') throw this.err(e.start, "'view' can only define a function in a let statement")
+        if (UNSUPPORTED_FUNCTIONS.has(e.name)) throw this.err(e.start, `${e.name}() is not supported`, 'unsupported')
+        throw this.err(e.start, `expected a tabular expression, found a call to the scalar function ${e.name}()`)
+      }
+      default:
+        throw this.err(e.start, `expected a tabular expression (a table, a let name, datatable, print, range, union or a pipeline), found '${this.src(e).slice(0, 40)}'`)
+    }
+  }
+
+  private bindTableName(name: string, offset: number, scope: Scope): TabularValue {
+    const b = scope.get(name)
+    if (b) {
+      if (b.kind === 'tabular') return b.value
+      if (b.kind === 'function') {
+        const v = this.invoke(b, [], { start: offset, end: offset + name.length }, undefined, scope)
+        if (v.kind !== 'tabular') throw this.err(offset, `'${name}' is a scalar function; a table is expected here`)
+        return v.value
+      }
+      throw this.err(offset, `'${name}' is a scalar value; a table is expected here`)
+    }
+    const table = this.tables.get(name)
+    if (!table) {
+      const candidates = [...this.tables.keys(), ...scope.names()]
+      throw this.err(offset, `unknown table '${name}'${didYouMean(name, candidates)}`)
+    }
+    if (!this.tablesRead.includes(name)) this.tablesRead.push(name)
+    const columns: P.PlanColumn[] = table.columns.map((c) => ({ name: c.name, type: c.type }))
+    const hidden = (table.hiddenColumns ?? []).filter((h) => !columns.some((c) => c.name === h.name))
+    for (const h of hidden) columns.push({ name: h.name, type: h.type, hidden: true })
+    const sqlColumns = columns.map((c) => table.sqlColumns?.[c.name] ?? c.name)
+    return { plan: { kind: 'TableScan', columns, table: name, sqlName: table.sqlName, sqlColumns }, name }
+  }
+
+  private bindDatatable(e: A.DatatableExpr, scope: Scope): P.Values {
+    if (e.columns.length === 0) throw this.err(e.start, 'datatable needs at least one column')
+    const names = new Set<string>()
+    for (const c of e.columns) {
+      if (names.has(c.name)) throw this.err(c.start, `duplicate column '${c.name}' in datatable`)
+      names.add(c.name)
+    }
+    const width = e.columns.length
+    if (e.values.length % width !== 0) {
+      throw this.err(e.end - 1, `datatable has ${e.values.length} values, which is not a multiple of its ${width} column${width === 1 ? '' : 's'}`)
+    }
+    const rows: KqlValue[][] = []
+    const ctx: RowCtx = { columns: [], scope }
+    for (let i = 0; i < e.values.length; i += width) {
+      const row: KqlValue[] = []
+      for (let c = 0; c < width; c++) {
+        const ast = e.values[i + c]!
+        const col = e.columns[c]!
+        const bound = this.bindScalar(ast, ctx)
+        if (bound.kind !== 'Literal') throw this.err(ast.start, 'datatable values must be constants')
+        if (bound.type !== col.type && bound.value !== null && !(isNumericType(bound.type) && isNumericType(col.type)) && col.type !== 'dynamic' &&
+            !(col.type === 'string' && bound.type === 'guid') && !(col.type === 'guid' && bound.type === 'string')) {
+          throw this.err(ast.start, `datatable column '${col.name}' is ${col.type}, but the value is ${bound.type}`)
+        }
+        row.push(bound.type === col.type ? bound.value : convertValue(col.type, bound.type, bound.value))
+      }
+      rows.push(row)
+    }
+    return { kind: 'Values', columns: e.columns.map((c) => ({ name: c.name, type: c.type })), rows }
+  }
+
+  private bindPrint(e: A.PrintExpr, scope: Scope): P.Project {
+    const input: P.Values = { kind: 'Values', columns: [], rows: [[]] }
+    const ctx: RowCtx = { columns: [], scope }
+    const columns: P.PlanColumn[] = []
+    const exprs: P.Expr[] = []
+    const taken = new Set<string>()
+    e.items.forEach((item, i) => {
+      if (item.names.length > 1) throw this.err(item.start, 'print cannot name several columns from one expression', 'unsupported')
+      const expr = this.bindScalar(item.expr, ctx)
+      let name = item.names[0] ?? `print_${i}`
+      if (taken.has(name)) {
+        if (item.names.length > 0) throw this.err(item.start, `duplicate column '${name}' in print`)
+        name = uniqueName(name, taken)
+      }
+      taken.add(name)
+      columns.push({ name, type: expr.type })
+      exprs.push(expr)
+    })
+    return { kind: 'Project', columns, input, exprs }
+  }
+
+  private bindRange(e: A.RangeExpr, scope: Scope): P.Range {
+    const ctx: RowCtx = { columns: [], scope }
+    const from = this.bindScalar(e.from, ctx)
+    const to = this.bindScalar(e.to, ctx)
+    const step = this.bindScalar(e.step, ctx)
+    let type: KqlType
+    if (from.type === 'datetime') {
+      if (to.type !== 'datetime' || step.type !== 'timespan') throw this.err(e.start, 'range over datetimes needs a datetime end and a timespan step')
+      type = 'datetime'
+    } else if (from.type === 'timespan') {
+      if (to.type !== 'timespan' || step.type !== 'timespan') throw this.err(e.start, 'range over timespans needs a timespan end and step')
+      type = 'timespan'
+    } else if (isNumericType(from.type) && isNumericType(to.type) && isNumericType(step.type)) {
+      type = from.type === 'real' || to.type === 'real' || step.type === 'real' || from.type === 'decimal' || to.type === 'decimal' || step.type === 'decimal' ? 'real' : 'long'
+    } else {
+      throw this.err(e.start, `range needs numeric, datetime or timespan bounds, got ${from.type}, ${to.type} and ${step.type}`)
+    }
+    const conv = (x: P.Expr): P.Expr => (type === 'real' || type === 'long' ? this.convert(x, type, e.start) : x)
+    return { kind: 'Range', columns: [{ name: e.column, type }], from: conv(from), to: conv(to), step: type === 'datetime' ? step : conv(step) }
+  }
+
+  private bindUnion(first: TabularValue | undefined, params: readonly A.OperatorParam[], tables: readonly A.Expr[], scope: Scope): TabularValue {
+    let kind: 'inner' | 'outer' = 'outer'
+    let withSource: string | undefined
+    let fuzzy = false
+    for (const p of params) {
+      if (p.name === 'kind') {
+        if (p.value !== 'inner' && p.value !== 'outer') throw this.err(p.valueStart, "union kind must be 'inner' or 'outer'")
+        kind = p.value
+      } else if (p.name === 'withsource') {
+        withSource = String(p.value)
+      } else if (p.name === 'isfuzzy') {
+        fuzzy = p.value === true
+      }
+    }
+    const inputs: TabularValue[] = first ? [first] : []
+    for (const t of tables) {
+      if (t.kind === 'Name' && t.name.includes('*')) {
+        const matches = [...new Set([...this.tables.keys(), ...scope.names().filter((n) => scope.get(n)?.kind === 'tabular')])]
+          .filter((n) => matchesPattern(t.name, n))
+          .sort()
+        if (matches.length === 0 && !fuzzy) throw this.err(t.start, `no table matches '${t.name}'`)
+        for (const m of matches) inputs.push(this.bindTableName(m, t.start, scope))
+        continue
+      }
+      inputs.push(this.bindTabular(t, scope))
+    }
+    if (inputs.length === 0) throw this.err(tables[0]?.start ?? 0, 'union needs at least one table')
+    return { plan: this.unionPlan(inputs, kind, withSource) }
+  }
+
+  /**
+   * Union columns: by name in first-appearance order; a name that comes with different types in
+   * different inputs becomes one column per type, `name_type` (Kusto's rule), suffixed on clashes.
+   */
+  private unionPlan(inputs: readonly TabularValue[], kind: 'inner' | 'outer', withSource: string | undefined): P.Union {
+    const typesByName = new Map<string, KqlType[]>()
+    for (const inp of inputs) {
+      for (const c of visible(inp.plan.columns)) {
+        const list = typesByName.get(c.name) ?? []
+        if (!list.includes(c.type)) list.push(c.type)
+        typesByName.set(c.name, list)
+      }
+    }
+    interface Slot { name: string; type: KqlType; key: string }
+    const slots: Slot[] = []
+    const slotIndex = new Map<string, number>()
+    const taken = new Set<string>()
+    if (withSource) taken.add(withSource)
+    for (const inp of inputs) {
+      for (const c of visible(inp.plan.columns)) {
+        const conflicting = typesByName.get(c.name)!.length > 1
+        const key = conflicting ? `${c.name}\u0000${c.type}` : c.name
+        if (slotIndex.has(key)) continue
+        const name = uniqueName(conflicting ? `${c.name}_${c.type}` : c.name, taken)
+        taken.add(name)
+        slotIndex.set(key, slots.length)
+        slots.push({ name, type: c.type, key })
+      }
+    }
+    let chosen = slots.map((_, i) => i)
+    if (kind === 'inner') {
+      chosen = chosen.filter((i) => inputs.every((inp) => inp.plan.columns.some((c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slots[i]!.key)))
+    }
+    const columns: P.PlanColumn[] = []
+    if (withSource) columns.push({ name: withSource, type: 'string' })
+    for (const i of chosen) columns.push({ name: slots[i]!.name, type: slots[i]!.type })
+    const mappings = inputs.map((inp) => {
+      const m: number[] = []
+      if (withSource) m.push(-1)
+      for (const i of chosen) {
+        const slot = slots[i]!
+        m.push(inp.plan.columns.findIndex((c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slot.key))
+      }
+      return m
+    })
+    const sourceNames = withSource ? inputs.map((inp, i) => inp.name ?? `union_arg${i}`) : undefined
+    return { kind: 'Union', columns, inputs: inputs.map((i) => i.plan), mappings, sourceNames }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Operators
+  // -------------------------------------------------------------------------------------------
+
+  private bindOperator(input: TabularValue, op: A.Operator, scope: Scope): TabularValue {
+    const plan = input.plan
+    const ctx: RowCtx = { columns: plan.columns, scope }
+    const keep = (p: P.PlanNode): TabularValue => ({ plan: p, name: input.name })
+    switch (op.kind) {
+      case 'Where': {
+        const predicate = this.bindPredicate(op.predicate, ctx, 'where')
+        return keep({ kind: 'Filter', columns: plan.columns, input: plan, predicate })
+      }
+      case 'Project':
+        return keep(this.bindProject(plan, op.items, ctx))
+      case 'Extend':
+        return keep(this.bindExtend(plan, op.items, ctx))
+      case 'ProjectAway': {
+        const drop = new Set<number>()
+        for (const p of op.patterns) {
+          const matched = plan.columns.map((c, i) => (!c.hidden && matchesPattern(p.pattern, c.name) ? i : -1)).filter((i) => i >= 0)
+          if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
+          for (const i of matched) drop.add(i)
+        }
+        return keep(this.selectColumns(plan, plan.columns.map((_, i) => i).filter((i) => !drop.has(i) && !plan.columns[i]!.hidden)))
+      }
+      case 'ProjectKeep': {
+        const keepSet = new Set<number>()
+        for (const p of op.patterns) {
+          const matched = plan.columns.map((c, i) => (matchesPattern(p.pattern, c.name) ? i : -1)).filter((i) => i >= 0)
+          if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
+          for (const i of matched) keepSet.add(i)
+        }
+        return keep(this.selectColumns(plan, plan.columns.map((_, i) => i).filter((i) => keepSet.has(i))))
+      }
+      case 'ProjectRename': {
+        const columns = plan.columns.map(unhide)
+        for (const r of op.renames) {
+          const idx = columns.findIndex((c) => c.name === r.oldName)
+          if (idx < 0) throw this.unknownColumn(r.oldName, r.oldStart, columns)
+          const clash = columns.findIndex((c) => c.name === r.newName)
+          if (clash >= 0 && clash !== idx) throw this.err(r.start, `project-rename: a column named '${r.newName}' already exists`)
+          columns[idx] = { name: r.newName, type: columns[idx]!.type }
+        }
+        return keep({ kind: 'Project', columns, input: plan, exprs: plan.columns.map((c, i) => ref(i, c)) })
+      }
+      case 'ProjectReorder': {
+        const order: number[] = []
+        for (const p of op.patterns) {
+          let matched = plan.columns.map((c, i) => (!c.hidden && matchesPattern(p.pattern, c.name) && !order.includes(i) ? i : -1)).filter((i) => i >= 0)
+          if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
+          if (p.direction) {
+            const cmp = p.direction.startsWith('granny') ? grannyCompare : (a: string, b: string) => a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0
+            matched = [...matched].sort((a, b) => cmp(plan.columns[a]!.name, plan.columns[b]!.name))
+            if (p.direction.endsWith('desc')) matched.reverse()
+          }
+          order.push(...matched)
+        }
+        for (let i = 0; i < plan.columns.length; i++) if (!order.includes(i) && !plan.columns[i]!.hidden) order.push(i)
+        return keep(this.selectColumns(plan, order))
+      }
+      case 'ProjectByNames': {
+        const order: number[] = []
+        for (const arg of op.args) {
+          for (const pattern of this.projectByNamesPatterns(arg, scope)) {
+            const matched = plan.columns.map((c, i) => (!c.hidden && matchesPattern(pattern, c.name) && !order.includes(i) ? i : -1)).filter((i) => i >= 0)
+            if (matched.length === 0 && !pattern.includes('*') && !plan.columns.some((c) => c.name === pattern)) {
+              throw this.unknownColumn(pattern, arg.start, plan.columns)
+            }
+            order.push(...matched)
+          }
+        }
+        return keep(this.selectColumns(plan, order))
+      }
+      case 'Summarize':
+        return keep(this.bindSummarize(plan, op, ctx))
+      case 'Count':
+        return keep({ kind: 'Count', columns: [{ name: op.name ?? 'Count', type: 'long' }], input: plan })
+      case 'Distinct': {
+        if (op.items.length === 1 && op.items[0]!.expr.kind === 'Star' && op.items[0]!.names.length === 0) {
+          const base = plan.columns.some((c) => c.hidden) ? this.stripHidden(plan) : plan
+          return keep({ kind: 'Distinct', columns: base.columns, input: base })
+        }
+        const projected = this.bindProject(plan, op.items, ctx)
+        return keep({ kind: 'Distinct', columns: projected.columns, input: projected })
+      }
+      case 'Top': {
+        const count = this.constantCount(op.count, scope, 'top')
+        return keep({ kind: 'Top', columns: plan.columns, input: plan, count, keys: this.bindSortKeys(op.by, ctx) })
+      }
+      case 'Take':
+        return keep({ kind: 'Take', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'take') })
+      case 'Sort':
+        return keep({ kind: 'Sort', columns: plan.columns, input: plan, keys: this.bindSortKeys(op.by, ctx) })
+      case 'Join':
+      case 'Lookup':
+        return keep(this.bindJoin(plan, op, scope))
+      case 'MvExpand':
+        return keep(this.bindMvExpand(plan, op, ctx))
+      case 'MvApply':
+        return keep(this.bindMvApply(plan, op, ctx))
+      case 'Parse':
+        return keep(this.bindParse(plan, op, ctx))
+      case 'ParseKv':
+        return keep(this.bindParseKv(plan, op, ctx))
+      case 'MakeSeries':
+        return keep(this.bindMakeSeries(plan, op, ctx))
+      case 'Serialize': {
+        const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
+        if (op.items.length === 0) return keep(serialized)
+        return keep(this.bindExtend(serialized, op.items, ctx))
+      }
+      case 'Sample':
+        return keep({ kind: 'Sample', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'sample') })
+      case 'SampleDistinct': {
+        const expr = this.bindScalar(op.column, ctx)
+        const name = this.nameOf(op.column, ctx) ?? 'Column1'
+        return keep({ kind: 'SampleDistinct', columns: [{ name, type: expr.type }], input: plan, count: this.constantCount(op.count, scope, 'sample-distinct'), expr })
+      }
+      case 'As': {
+        let p: P.PlanNode = plan
+        if (op.params.some((x) => x.name === 'hint.materialized' && x.value === true)) {
+          p = { kind: 'Materialize', columns: plan.columns, input: plan, id: this.materializeIds++ }
+        }
+        const value: TabularValue = { plan: p, name: op.name }
+        scope.set(op.name, { kind: 'tabular', value })
+        return value
+      }
+      case 'GetSchema': {
+        const cols = visible(plan.columns)
+        return keep({
+          kind: 'Values',
+          columns: [
+            { name: 'ColumnName', type: 'string' }, { name: 'ColumnOrdinal', type: 'int' },
+            { name: 'DataType', type: 'string' }, { name: 'ColumnType', type: 'string' },
+          ],
+          rows: cols.map((c, i) => [c.name, i, GETSCHEMA_TYPES[c.type], c.type]),
+        })
+      }
+      case 'Render':
+        this.visualization = this.bindRender(op, scope)
+        return input
+      case 'TopNested':
+        return keep(this.bindTopNested(plan, op, ctx))
+      case 'Scan':
+        return keep(this.bindScan(plan, op, ctx))
+      case 'Evaluate':
+        return keep(this.bindEvaluate(plan, op, ctx))
+      case 'Invoke': {
+        const b = scope.get(op.call.name)
+        if (b?.kind !== 'function') {
+          throw this.err(op.call.start, `invoke needs a user-defined function; '${op.call.name}' is not one${didYouMean(op.call.name, scope.names())}`)
+        }
+        const args: CallArg[] = [{ kind: 'BoundTable', value: input, start: op.start, end: op.start }, ...op.call.args]
+        const v = this.invoke(b, args, op.call, undefined, scope)
+        if (v.kind !== 'tabular') throw this.err(op.call.start, `${op.call.name}() returns a scalar; invoke needs a function that returns a table`)
+        return v.value
+      }
+      case 'Consume':
+        return { plan: { kind: 'Take', columns: [], input: { kind: 'Project', columns: [], input: plan, exprs: [] }, count: 0 } }
+      case 'TopHitters': {
+        const expr = this.bindScalar(op.of, ctx)
+        const name = this.nameOf(op.of, ctx) ?? 'Column1'
+        const weight = op.by ? this.bindScalar(op.by, ctx) : undefined
+        if (weight && !isNumericType(weight.type)) throw this.err(op.by!.start, `top-hitters: the weight must be numeric, got ${weight.type}`)
+        const countName = weight ? `approximate_sum_${this.nameOf(op.by!, ctx) ?? ''}` : `approximate_count_${name}`
+        return keep({
+          kind: 'TopHitters',
+          columns: [{ name, type: expr.type }, { name: countName, type: weight ? (weight.type === 'real' || weight.type === 'decimal' ? 'real' : 'long') : 'long' }],
+          input: plan,
+          count: this.constantCount(op.count, scope, 'top-hitters'),
+          expr,
+          weight,
+        })
+      }
+      case 'UnionOp':
+        return this.bindUnion(input, op.params, op.tables, scope)
+    }
+  }
+
+  private unknownColumn(name: string, offset: number, columns: readonly P.PlanColumn[]): KqlError {
+    return this.err(offset, `unknown column '${name}'${didYouMean(name, columns.map((c) => c.name))}`)
+  }
+
+  private selectColumns(plan: P.PlanNode, indexes: readonly number[]): P.Project {
+    return {
+      kind: 'Project',
+      columns: indexes.map((i) => unhide(plan.columns[i]!)),
+      input: plan,
+      exprs: indexes.map((i) => ref(i, plan.columns[i]!)),
+    }
+  }
+
+  private projectByNamesPatterns(arg: A.Expr, scope: Scope): string[] {
+    if (arg.kind === 'Call' && arg.name === 'column_names_of') {
+      const t = arg.args[0]
+      if (!t) throw this.err(arg.start, 'column_names_of() expects a table')
+      return visible(this.bindTabular(t, scope).plan.columns).map((c) => c.name)
+    }
+    const bound = this.bindScalar(arg, { columns: [], scope })
+    if (bound.kind !== 'Literal') throw this.err(arg.start, 'project-by-names expects constant column names or patterns')
+    const v = bound.value
+    if (typeof v === 'string') return [v]
+    if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string')
+    throw this.err(arg.start, 'project-by-names expects strings, dynamic arrays of strings or column_names_of()')
+  }
+
+  /** A constant row count (take, top, sample): a non-negative integer. */
+  private constantCount(e: A.Expr, scope: Scope, what: string): number {
+    const bound = this.bindScalar(e, { columns: [], scope })
+    if (bound.kind !== 'Literal' || typeof bound.value !== 'number' || !Number.isFinite(bound.value)) {
+      throw this.err(e.start, `${what} expects a constant number of rows`)
+    }
+    if (bound.value < 0) throw this.err(e.start, `${what} expects a non-negative number of rows`)
+    return Math.trunc(bound.value)
+  }
+
+  private constantOf(e: A.Expr, scope: Scope): KqlValue | undefined {
+    const bound = this.bindScalar(e, { columns: [], scope })
+    return bound.kind === 'Literal' ? bound.value : undefined
+  }
+
+  private bindPredicate(e: A.Expr, ctx: RowCtx, what: string): P.Expr {
+    const p = this.bindScalar(e, ctx)
+    if (p.type === 'bool') return p
+    if (p.type === 'dynamic') return this.convert(p, 'bool', e.start)
+    throw this.err(e.start, `${what} needs a bool predicate, but '${this.src(e).slice(0, 40)}' is ${p.type}`)
+  }
+
+  private bindSortKeys(items: readonly A.OrderItem[], ctx: RowCtx): P.SortKey[] {
+    return items.map((it) => {
+      const expr = this.bindScalar(it.expr, ctx)
+      const descending = it.direction !== 'asc'
+      return { expr, descending, nullsFirst: it.nulls ? it.nulls === 'first' : !descending }
+    })
+  }
+
+  /** The column name an unnamed expression gets (a column keeps its name), or undefined. */
+  private nameOf(e: A.Expr, _ctx: RowCtx): string | undefined {
+    return resultName(e)
+  }
+
+  private bindProject(plan: P.PlanNode, items: readonly A.NamedExpr[], ctx: RowCtx): P.Project {
+    const columns: P.PlanColumn[] = []
+    const exprs: P.Expr[] = []
+    const declared = new Set<string>()
+    const taken = new Set<string>()
+    let n = 1
+    for (const item of items) {
+      if (item.expr.kind === 'Star' && item.names.length === 0) {
+        plan.columns.forEach((c, i) => {
+          if (c.hidden || taken.has(c.name)) return
+          taken.add(c.name)
+          columns.push(c)
+          exprs.push(ref(i, c))
+        })
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const expr = this.bindScalar(item.expr, ctx)
+      let name = item.names[0] ?? this.nameOf(item.expr, ctx)
+      const isDeclared = item.names.length > 0 || (item.expr.kind === 'Name' && expr.kind === 'ColumnRef')
+      if (!name) {
+        do name = `Column${n++}`
+        while (taken.has(name))
+      }
+      if (taken.has(name)) {
+        if (isDeclared && declared.has(name)) throw this.err(item.start, `the column '${name}' is projected twice`)
+        name = uniqueName(name, taken)
+      }
+      taken.add(name)
+      if (isDeclared) declared.add(name)
+      columns.push({ name, type: expr.type })
+      exprs.push(expr)
+    }
+    return { kind: 'Project', columns, input: plan, exprs }
+  }
+
+  private bindExtend(plan: P.PlanNode, items: readonly A.NamedExpr[], ctx: RowCtx): P.Project {
+    const columns: P.PlanColumn[] = [...plan.columns]
+    const exprs: P.Expr[] = plan.columns.map((c, i) => ref(i, c))
+    let n = 1
+    for (const item of items) {
+      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const expr = this.bindScalar(item.expr, ctx)
+      let name = item.names[0] ?? this.nameOf(item.expr, ctx)
+      if (!name) {
+        do name = `Column${n++}`
+        while (columns.some((c) => c.name === name) || ctx.scope.get(name!) !== undefined)
+      }
+      const idx = columns.findIndex((c) => c.name === name)
+      const column = { name, type: expr.type }
+      if (idx >= 0) {
+        columns[idx] = column
+        exprs[idx] = expr
+      } else {
+        columns.push(column)
+        exprs.push(expr)
+      }
+    }
+    return { kind: 'Project', columns, input: plan, exprs }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // summarize
+  // -------------------------------------------------------------------------------------------
+
+  private bindSummarize(plan: P.PlanNode, op: A.SummarizeOp, ctx: RowCtx): P.PlanNode {
+    const keys: P.Expr[] = []
+    const keyColumns: P.PlanColumn[] = []
+    const taken = new Set<string>()
+    let n = 1
+    const nextDefault = (): string => {
+      let name: string
+      do name = `Column${n++}`
+      while (taken.has(name))
+      return name
+    }
+    for (const item of op.by) {
+      if (item.names.length > 1) throw this.err(item.start, 'a group key has one name', 'syntax')
+      const expr = this.bindScalar(item.expr, ctx)
+      if (expr.type === 'dynamic') throw this.err(item.expr.start, `summarize cannot group by a dynamic value ('${this.src(item.expr).slice(0, 40)}'); convert it with tostring() or tolong()`)
+      let name = item.names[0] ?? this.nameOf(item.expr, ctx) ?? nextDefault()
+      if (taken.has(name)) {
+        if (item.names.length > 0) throw this.err(item.start, `duplicate column '${name}' in summarize`)
+        name = uniqueName(name, taken)
+      }
+      taken.add(name)
+      keys.push(expr)
+      keyColumns.push({ name, type: expr.type })
+    }
+    const agg: AggCollector = { input: ctx, base: keys.length, calls: [], width: 0 }
+    const actx: RowCtx = { ...ctx, agg }
+    interface Item { item: A.NamedExpr; expr: P.Expr; direct?: P.AggregateCall }
+    const items: Item[] = []
+    for (const item of op.aggregates) {
+      const callsBefore = agg.calls.length
+      const widthBefore = agg.width
+      const expr = this.bindScalar(item.expr, actx)
+      if (agg.calls.length === callsBefore) {
+        throw this.err(item.expr.start, `summarize expects aggregations such as count() or avg(x); '${this.src(item.expr).slice(0, 40)}' is not one`)
+      }
+      const direct = item.expr.kind === 'Call' && agg.calls.length === callsBefore + 1 && expr.kind === 'ColumnRef' && expr.index === agg.base + widthBefore
+        ? agg.calls[callsBefore]
+        : undefined
+      items.push({ item, expr, direct })
+    }
+    // the Summarize node's own columns: keys, then every aggregate output
+    const sumColumns: P.PlanColumn[] = [...keyColumns]
+    const internal = new Set(taken)
+    for (const call of agg.calls) {
+      for (const o of call.outputs) {
+        const name = uniqueName(o.name, internal)
+        internal.add(name)
+        sumColumns.push({ name, type: o.type })
+      }
+    }
+    // the final columns, in item order
+    const finalColumns: P.PlanColumn[] = [...keyColumns]
+    const finalExprs: P.Expr[] = keyColumns.map((c, i) => ({ kind: 'ColumnRef', index: i, name: c.name, type: c.type }))
+    const declared = new Set<string>(op.by.filter((b) => b.names.length > 0).map((b) => b.names[0]!))
+    for (const { item, expr, direct } of items) {
+      if (direct) {
+        const start = agg.base + agg.calls.slice(0, agg.calls.indexOf(direct)).reduce((s, c) => s + c.outputs.length, 0)
+        if (item.names.length > direct.outputs.length) throw this.err(item.start, `${direct.name}() produces ${direct.outputs.length} column(s), but ${item.names.length} names were given`)
+        direct.outputs.forEach((o, k) => {
+          const explicit = item.names[k]
+          let name = explicit ?? o.name
+          if (!explicit && direct.star && taken.has(name) && k > 0) return
+          if (taken.has(name)) {
+            if (explicit && declared.has(name)) throw this.err(item.start, `duplicate column '${name}' in summarize`)
+            name = uniqueName(name, taken)
+          }
+          taken.add(name)
+          if (explicit) declared.add(name)
+          finalColumns.push({ name, type: o.type })
+          finalExprs.push({ kind: 'ColumnRef', index: start + k, name, type: o.type })
+        })
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      let name = item.names[0] ?? this.nameOf(item.expr, ctx) ?? nextDefault()
+      if (taken.has(name)) {
+        if (item.names.length > 0 && declared.has(name)) throw this.err(item.start, `duplicate column '${name}' in summarize`)
+        name = uniqueName(name, taken)
+      }
+      taken.add(name)
+      finalColumns.push({ name, type: expr.type })
+      finalExprs.push(expr)
+    }
+    const identity = finalExprs.length === sumColumns.length &&
+      finalExprs.every((e, i) => e.kind === 'ColumnRef' && e.index === i && sumColumns[i]!.type === finalColumns[i]!.type)
+    if (identity) return { kind: 'Summarize', columns: finalColumns, input: plan, keys, aggregates: this.renameOutputs(agg.calls, finalColumns.slice(keys.length)) }
+    const summarize: P.Summarize = { kind: 'Summarize', columns: sumColumns, input: plan, keys, aggregates: this.renameOutputs(agg.calls, sumColumns.slice(keys.length)) }
+    return { kind: 'Project', columns: finalColumns, input: summarize, exprs: finalExprs }
+  }
+
+  private renameOutputs(calls: readonly P.AggregateCall[], names: readonly P.PlanColumn[]): P.AggregateCall[] {
+    let k = 0
+    return calls.map((c) => ({ ...c, outputs: c.outputs.map(() => names[k++]!) }))
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Scalar expressions
+  // -------------------------------------------------------------------------------------------
+
+  private convert(e: P.Expr, to: KqlType, _offset: number): P.Expr {
+    if (e.type === to) return e
+    if (e.kind === 'Literal') return literal(to, convertValue(to, e.type, e.value))
+    return { kind: 'Convert', type: to, operand: e }
+  }
+
+  /** Evaluates an all-constant expression now; keeps the expression if evaluation fails. */
+  private fold(e: P.Expr): P.Expr {
+    if (e.kind === 'Literal' || !isFoldable(e)) return e
+    try {
+      const value = compileExpr(e, FOLD_RUNTIME)([], 0, [])
+      return literal(e.type, value === undefined ? null : value)
+    } catch {
+      return e
+    }
+  }
+
+  bindScalar(e: A.Expr, ctx: RowCtx): P.Expr {
+    switch (e.kind) {
+      case 'Literal':
+        return literal(e.type, e.value)
+      case 'Name':
+        return this.bindName(e, ctx)
+      case 'Paren':
+        if (this.classify(e.expr, ctx.scope, ctx) === 'tabular' && e.expr.kind !== 'Name') {
+          throw this.err(e.start, 'a tabular expression cannot be used as a scalar; wrap it in toscalar()')
+        }
+        return this.bindScalar(e.expr, ctx)
+      case 'Unary': {
+        const operand = this.bindScalar(e.operand, ctx)
+        if (e.op === '+') return operand
+        if (!isNumericType(operand.type) && operand.type !== 'timespan' && operand.type !== 'dynamic') {
+          throw this.err(e.start, `unary '-' needs a number or a timespan, got ${operand.type}`)
+        }
+        return this.fold({ kind: 'Unary', op: 'negate', operand, type: operand.type })
+      }
+      case 'Binary':
+        return this.bindBinary(e, ctx)
+      case 'In':
+        return this.bindIn(e, ctx)
+      case 'Between': {
+        const operand = this.bindScalar(e.left, ctx)
+        const low = this.bindScalar(e.low, ctx)
+        let high = this.bindScalar(e.high, ctx)
+        if (operand.type === 'datetime' && low.type === 'datetime' && high.type === 'timespan') {
+          high = this.fold({ kind: 'Binary', op: '+', left: low, right: high, type: 'datetime' })
+        }
+        if (!orderable(operand.type, low.type) || !orderable(operand.type, high.type)) {
+          throw this.err(e.start, `between cannot compare ${operand.type} with ${low.type} .. ${high.type}`)
+        }
+        return this.fold({ kind: 'Between', type: 'bool', negated: e.negated, operand, low, high })
+      }
+      case 'Member':
+        return this.bindMember(e, ctx)
+      case 'Index': {
+        const target = this.bindScalar(e.target, ctx)
+        if (target.type !== 'dynamic') throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; indexing needs a dynamic value`)
+        let key = this.bindScalar(e.index, ctx)
+        if (key.type === 'int') key = this.convert(key, 'long', e.index.start)
+        if (key.type !== 'string' && key.type !== 'long') throw this.err(e.index.start, `an index must be a string or an integer, got ${key.type}`)
+        return this.fold({ kind: 'Member', type: 'dynamic', target, key })
+      }
+      case 'Call':
+        return this.bindCall(e, ctx)
+      case 'Star':
+        throw this.err(e.start, "'*' is not allowed here")
+      case 'NamedArg':
+        throw this.err(e.start, `named argument '${e.name}' is only allowed in calls of user-defined functions`)
+      case 'Pipe': case 'Datatable': case 'Print': case 'Range': case 'Union':
+        throw this.err(e.start, 'a tabular expression cannot be used as a scalar; wrap it in toscalar()')
+    }
+  }
+
+  private bindName(e: A.NameExpr, ctx: RowCtx): P.Expr {
+    const name = e.name
+    const idx = ctx.columns.findIndex((c) => c.name === name)
+    if (idx >= 0) {
+      if (ctx.agg) throw this.err(e.start, `'${name}' must be used inside an aggregation (summarize aggregates see groups, not rows)`)
+      return ref(idx, ctx.columns[idx]!)
+    }
+    if (ctx.steps?.has(name)) throw this.err(e.start, `'${name}' is a scan step; use ${name}.Column`)
+    const b = ctx.scope.get(name)
+    if (b) {
+      switch (b.kind) {
+        case 'scalar':
+          if (b.rowColumns && b.rowColumns !== ctx.columns && b.rowColumns !== ctx.agg?.input.columns) {
+            throw this.err(e.start, `'${name}' depends on the row of its caller and cannot be used in this subquery`, 'unsupported')
+          }
+          return b.expr
+        case 'tabular':
+          throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
+        case 'function': {
+          if (b.lambda.params.every((p) => p.defaultValue)) {
+            const v = this.invoke(b, [], e, ctx, ctx.scope)
+            if (v.kind === 'scalar') return v.expr
+          }
+          throw this.err(e.start, `'${name}' is a function; call it as ${name}(...)`)
+        }
+        case 'unset-parameter':
+          throw this.err(e.start, `query parameter '${name}' has no value (declare query_parameters without a default); give it a default value`)
+      }
+    }
+    if (name === '$left' || name === '$right') throw this.err(e.start, `${name} can only be used in a join condition`)
+    if (this.tables.has(name)) throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
+    const candidates = [...ctx.columns.filter((c) => !c.hidden).map((c) => c.name), ...ctx.scope.names()]
+    const what = ctx.columns.length > 0 ? 'column or variable' : 'name'
+    throw this.err(e.start, `unknown ${what} '${name}'${didYouMean(name, candidates)}`)
+  }
+
+  private bindMember(e: A.MemberExpr, ctx: RowCtx): P.Expr {
+    if (e.target.kind === 'Name' && ctx.steps?.has(e.target.name)) {
+      const offset = ctx.steps.get(e.target.name)!
+      const cols = ctx.stepColumns!
+      const i = cols.findIndex((c) => c.name === e.name)
+      if (i < 0) throw this.err(e.start, `scan step '${e.target.name}' has no column '${e.name}'${didYouMean(e.name, cols.map((c) => c.name))}`)
+      return { kind: 'ColumnRef', index: offset + i, name: `${e.target.name}.${e.name}`, type: cols[i]!.type }
+    }
+    const target = this.bindScalar(e.target, ctx)
+    if (target.type !== 'dynamic') {
+      throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; '.${e.name}' needs a dynamic value (use parse_json() or todynamic())`)
+    }
+    return this.fold({ kind: 'Member', type: 'dynamic', target, key: literal('string', e.name) })
+  }
+
+  private bindBinary(e: A.BinaryExpr, ctx: RowCtx): P.Expr {
+    if (e.left.kind === 'Star') return this.bindStarPredicate(e, ctx)
+    const op = e.op
+    const left = this.bindScalar(e.left, ctx)
+    const right = this.bindScalar(e.right, ctx)
+    const lt = left.type
+    const rt = right.type
+    if (op === 'and' || op === 'or') {
+      const l = lt === 'dynamic' ? this.convert(left, 'bool', e.left.start) : left
+      const r = rt === 'dynamic' ? this.convert(right, 'bool', e.right.start) : right
+      if (l.type !== 'bool' || r.type !== 'bool') {
+        throw this.err(e.opStart, `'${op}' needs bool operands, got ${lt} and ${rt}`)
+      }
+      if (l.kind === 'Literal' && r.kind === 'Literal') return this.fold({ kind: 'Binary', op, left: l, right: r, type: 'bool' })
+      return { kind: 'Binary', op, left: l, right: r, type: 'bool' }
+    }
+    if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%') {
+      const type = arithmeticType(op, lt, rt)
+      if (!type) throw this.err(e.opStart, `the operator '${op}' cannot be applied to ${lt} and ${rt}`)
+      let l = left
+      let r = right
+      if (type !== 'dynamic') {
+        if (lt === 'dynamic') l = this.convert(left, numericOperandType(type, rt), e.left.start)
+        if (rt === 'dynamic') r = this.convert(right, numericOperandType(type, lt), e.right.start)
+      }
+      return this.fold({ kind: 'Binary', op, left: l, right: r, type })
+    }
+    if (op === '==' || op === '!=' || op === '<' || op === '<=' || op === '>' || op === '>=') {
+      const ok = op === '==' || op === '!=' ? equatable(lt, rt) : orderable(lt, rt) || (lt === 'string' && rt === 'string')
+      if (!ok) throw this.err(e.opStart, `cannot compare ${lt} with ${rt} using '${op}'`)
+      return this.fold({ kind: 'Binary', op, left, right, type: 'bool' })
+    }
+    if (op === '=~' || op === '!~') {
+      return this.fold({ kind: 'Binary', op, left: this.toText(left, e.left.start), right: this.toText(right, e.right.start), type: 'bool' })
+    }
+    if ((STRING_OPS as readonly string[]).includes(op)) {
+      const l = this.toText(left, e.left.start)
+      const r = this.toText(right, e.right.start)
+      if (op === 'matches regex' && r.kind === 'Literal') {
+        try {
+          compileRegex((r.value ?? '') as string, '', 'matches regex')
+        } catch (error) {
+          this.rethrowAt(error, e.right.start)
+        }
+      }
+      return this.fold({ kind: 'Binary', op: op as P.StringOp, left: l, right: r, type: 'bool' })
+    }
+    throw this.err(e.opStart, `unknown operator '${op}'`)
+  }
+
+  /** `* has "x"` and friends: true when any column matches. */
+  private bindStarPredicate(e: A.BinaryExpr, ctx: RowCtx): P.Expr {
+    const right = this.toText(this.bindScalar(e.right, ctx), e.right.start)
+    if (!(STRING_OPS as readonly string[]).includes(e.op) && e.op !== '==' && e.op !== '=~') {
+      throw this.err(e.start, `'*' can only be used with string operators such as has or contains`)
+    }
+    const negated = e.op.startsWith('!')
+    const positive = (negated ? e.op.slice(1) : e.op) as P.BinaryOp
+    let result: P.Expr | undefined
+    ctx.columns.forEach((c, i) => {
+      if (c.hidden) return
+      const test: P.Expr = { kind: 'Binary', op: positive, left: this.toText(ref(i, c), e.start), right, type: 'bool' }
+      result = result ? { kind: 'Binary', op: 'or', left: result, right: test, type: 'bool' } : test
+    })
+    const any: P.Expr = result ?? literal('bool', false)
+    return negated ? { kind: 'Unary', op: 'not', operand: any, type: 'bool' } : any
+  }
+
+  private toText(e: P.Expr, offset: number): P.Expr {
+    return e.type === 'string' ? e : this.convert(e, 'string', offset)
+  }
+
+  private bindIn(e: A.InExpr, ctx: RowCtx): P.Expr {
+    let operand = this.bindScalar(e.left, ctx)
+    const textual = e.op === 'has_any' || e.op === 'has_all' || e.op === 'in~' || e.op === '!in~'
+    if (e.items.length === 1 && this.classify(e.items[0]!, ctx.scope, ctx) === 'tabular') {
+      const sub = this.bindTabular(e.items[0]!, ctx.scope)
+      const first = visible(sub.plan.columns)[0]
+      if (!first) throw this.err(e.items[0]!.start, `the table after '${e.op}' has no columns`)
+      if (textual) operand = this.toText(operand, e.left.start)
+      return { kind: 'InSubquery', type: 'bool', op: e.op, operand, subquery: sub.plan }
+    }
+    const items = e.items.map((it) => this.bindScalar(it, ctx))
+    if (textual) {
+      operand = this.toText(operand, e.left.start)
+    } else if (operand.type === 'dynamic') {
+      const scalarItem = items.find((it) => it.type !== 'dynamic')
+      if (scalarItem) operand = this.convert(operand, scalarItem.type, e.left.start)
+    }
+    return this.fold({ kind: 'InList', type: 'bool', op: e.op, operand, items })
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Calls
+  // -------------------------------------------------------------------------------------------
+
+  private argInfo(ast: A.Expr, bound: P.Expr): ArgInfo {
+    const columnName = resultName(ast)
+    return {
+      type: bound.type,
+      text: this.src(ast),
+      ...(bound.kind === 'Literal' ? { constant: { value: bound.value } } : {}),
+      ...(columnName !== undefined ? { columnName } : {}),
+    }
+  }
+
+  private bindCall(e: A.CallExpr, ctx: RowCtx): P.Expr {
+    const name = e.name
+    const b = ctx.scope.get(name)
+    if (b) {
+      if (b.kind === 'function') {
+        const v = this.invoke(b, e.args, e, ctx, ctx.scope)
+        if (v.kind !== 'scalar') throw this.err(e.start, `${name}() returns a table; a scalar is expected here (use toscalar())`)
+        return v.expr
+      }
+      throw this.err(e.start, `'${name}' is not a function`)
+    }
+    for (const a of e.args) {
+      if (a.kind === 'NamedArg') throw this.err(a.start, `named arguments are only supported for user-defined functions, not ${name}()`)
+    }
+    switch (name) {
+      case 'not': {
+        if (e.args.length !== 1) throw this.err(e.start, 'not() expects one argument')
+        let operand = this.bindScalar(e.args[0]!, ctx)
+        if (operand.type === 'dynamic') operand = this.convert(operand, 'bool', e.args[0]!.start)
+        if (operand.type !== 'bool') throw this.err(e.args[0]!.start, `not() needs a bool, got ${operand.type}`)
+        return this.fold({ kind: 'Unary', op: 'not', operand, type: 'bool' })
+      }
+      case 'toscalar': {
+        if (e.args.length !== 1) throw this.err(e.start, 'toscalar() expects one argument')
+        const arg = e.args[0]!
+        if (this.classify(arg, ctx.scope, ctx) !== 'tabular') return this.bindScalar(arg, ctx)
+        const sub = this.bindTabular(arg, ctx.scope)
+        const first = visible(sub.plan.columns)[0]
+        if (!first) throw this.err(arg.start, 'toscalar() needs a table with at least one column')
+        return { kind: 'ScalarSubquery', type: first.type, plan: sub.plan }
+      }
+      case 'pack_all': {
+        let skip = false
+        if (e.args.length > 1) throw this.err(e.start, 'pack_all() expects at most one argument')
+        if (e.args.length === 1) {
+          const a = this.bindScalar(e.args[0]!, { columns: [], scope: ctx.scope })
+          if (a.kind !== 'Literal' || typeof a.value !== 'boolean') throw this.err(e.args[0]!.start, 'pack_all() expects a constant bool')
+          skip = a.value
+        }
+        if (ctx.agg) throw this.err(e.start, 'pack_all() must be used inside an aggregation here')
+        const entries = ctx.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden).map(({ c, i }) => ({ key: c.name, value: ref(i, c) as P.Expr }))
+        return { kind: 'Pack', type: 'dynamic', entries, skipNullAndEmpty: skip }
+      }
+      case 'bag_pack_columns': {
+        const entries = e.args.map((a) => {
+          const v = this.bindScalar(a, ctx)
+          if (v.kind !== 'ColumnRef') throw this.err(a.start, 'bag_pack_columns() expects column names')
+          return { key: v.name, value: v as P.Expr }
+        })
+        return { kind: 'Pack', type: 'dynamic', entries, skipNullAndEmpty: false }
+      }
+      case 'column_ifexists': {
+        if (e.args.length !== 2) throw this.err(e.start, 'column_ifexists() expects a column name and a default value')
+        const nameValue = this.bindScalar(e.args[0]!, { columns: [], scope: ctx.scope })
+        if (nameValue.kind !== 'Literal' || typeof nameValue.value !== 'string') throw this.err(e.args[0]!.start, 'column_ifexists() expects the column name as a string constant')
+        const idx = ctx.columns.findIndex((c) => c.name === nameValue.value)
+        if (idx >= 0) return ref(idx, ctx.columns[idx]!)
+        return this.bindScalar(e.args[1]!, ctx)
+      }
+      case 'column_names_of': {
+        const t = e.args[0]
+        if (!t || e.args.length !== 1) throw this.err(e.start, 'column_names_of() expects one table')
+        const v = this.bindTabular(t, ctx.scope)
+        return literal('dynamic', visible(v.plan.columns).map((c) => c.name))
+      }
+      case 'materialize': case 'table': case 'view':
+        throw this.err(e.start, `${name}() returns a table; a scalar is expected here`)
+      default:
+        break
+    }
+    if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
+    if (UNSUPPORTED_FUNCTIONS.has(name)) throw this.err(e.start, `${name}() is not supported`, 'unsupported')
+    const aggregate = this.lib.lookupAggregate(name)
+    const scalar = this.lib.lookupScalar(name)
+    if (aggregate && (ctx.agg || !scalar)) {
+      if (!ctx.agg) {
+        throw this.err(e.start, `${name}() is an aggregation: use it in summarize, make-series or top-nested`)
+      }
+      return this.bindAggregate(e, aggregate, ctx.agg)
+    }
+    if (!scalar) {
+      const candidates = [...this.lib.scalarNames(), ...(ctx.agg ? this.lib.aggregateNames() : []), ...ctx.scope.names(), 'not', 'toscalar', 'pack_all', 'column_ifexists', ...WINDOW_FUNCTIONS]
+      throw this.err(e.start, `unknown function '${name}'${didYouMean(name, candidates)}`)
+    }
+    const args: P.Expr[] = []
+    const infos: ArgInfo[] = []
+    for (const a of e.args) {
+      if (a.kind === 'Star') throw this.err(a.start, `'*' is not a valid argument of ${name}()`)
+      if (this.classify(a, ctx.scope, ctx) === 'tabular' && a.kind !== 'Name') {
+        throw this.err(a.start, `${name}() expects scalar arguments; wrap the table in toscalar()`)
+      }
+      const bound = this.bindScalar(a, ctx)
+      args.push(bound)
+      infos.push(this.argInfo(a, bound))
+    }
+    let impl
+    try {
+      impl = scalar.bind(infos)
+    } catch (error) {
+      this.rethrowAt(error, e.start)
+    }
+    const call: P.Call = { kind: 'Call', type: impl.type, name, args, impl, deterministic: scalar.deterministic !== false }
+    return this.fold(call)
+  }
+
+  private bindAggregate(e: A.CallExpr, fn: AggregateFunction, agg: AggCollector): P.Expr {
+    let star = false
+    const args: P.Expr[] = []
+    const infos: ArgInfo[] = []
+    for (const a of e.args) {
+      if (a.kind === 'Star') {
+        star = true
+        continue
+      }
+      const bound = this.bindScalar(a, agg.input)
+      args.push(bound)
+      infos.push(this.argInfo(a, bound))
+    }
+    let impl
+    const inputColumns = visible(agg.input.columns)
+    try {
+      impl = fn.bind(infos, { star, inputColumns: inputColumns.map((c) => ({ name: c.name, type: c.type })) })
+    } catch (error) {
+      this.rethrowAt(error, e.start)
+    }
+    // `*`: the accumulator receives every input column's value after the explicit arguments
+    if (star) for (const c of inputColumns) args.push(ref(agg.input.columns.indexOf(c), c))
+    if (impl.outputs.length === 0) throw this.err(e.start, `${e.name}() produced no columns`)
+    const outputs = impl.outputs.map((o) => ({ name: o.name, type: o.type }))
+    const index = agg.base + agg.width
+    agg.calls.push({ name: e.name, args, star, impl, outputs })
+    agg.width += outputs.length
+    return { kind: 'ColumnRef', index, name: outputs[0]!.name, type: outputs[0]!.type }
+  }
+
+  private bindWindow(fn: P.WindowFn, e: A.CallExpr, ctx: RowCtx): P.Expr {
+    const args = e.args.map((a) => this.bindScalar(a, ctx))
+    const arity = (min: number, max: number): void => {
+      if (args.length < min || args.length > max) {
+        throw this.err(e.start, `${fn}() expects ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`)
+      }
+    }
+    const boolArg = (i: number): void => {
+      const a = args[i]
+      if (a && a.type !== 'bool') throw this.err(e.args[i]!.start, `${fn}(): argument ${i + 1} must be bool, got ${a.type}`)
+    }
+    switch (fn) {
+      case 'prev':
+      case 'next': {
+        arity(1, 3)
+        const value = args[0]!
+        if (args[1]) {
+          if (args[1].kind !== 'Literal' || typeof args[1].value !== 'number' || args[1].value < 0) {
+            throw this.err(e.args[1]!.start, `${fn}(): the offset must be a constant non-negative integer`)
+          }
+        }
+        const out = [...args]
+        if (out[2]) out[2] = this.convertArgument(out[2], value.type, e.args[2]!.start, `${fn}(): the default`)
+        return { kind: 'Window', fn, args: out, type: value.type }
+      }
+      case 'row_number': {
+        arity(0, 2)
+        if (args[0] && !isNumericType(args[0].type)) throw this.err(e.args[0]!.start, 'row_number(): the start must be a number')
+        boolArg(1)
+        return { kind: 'Window', fn, args, type: 'long' }
+      }
+      case 'row_cumsum': {
+        arity(1, 2)
+        boolArg(1)
+        const t = args[0]!.type
+        if (!isNumericType(t) && t !== 'timespan') throw this.err(e.args[0]!.start, `row_cumsum() needs a number or a timespan, got ${t}`)
+        return { kind: 'Window', fn, args, type: t === 'decimal' ? 'real' : t }
+      }
+      case 'row_rank_min':
+      case 'row_rank_dense':
+        arity(1, 2)
+        boolArg(1)
+        return { kind: 'Window', fn, args, type: 'long' }
+      case 'row_window_session': {
+        arity(3, 4)
+        boolArg(3)
+        if (args[0]!.type !== 'datetime') throw this.err(e.args[0]!.start, `row_window_session() needs a datetime, got ${args[0]!.type}`)
+        if (args[1]!.type !== 'timespan' || args[2]!.type !== 'timespan') throw this.err(e.start, 'row_window_session(): the distances must be timespans')
+        return { kind: 'Window', fn, args, type: 'datetime' }
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // join / lookup
+  // -------------------------------------------------------------------------------------------
+
+  private bindJoin(leftPlan: P.PlanNode, op: A.JoinOp | A.LookupOp, scope: Scope): P.Join {
+    const isLookup = op.kind === 'Lookup'
+    let kind: P.JoinKind = isLookup ? 'leftouter' : 'innerunique'
+    for (const p of op.params) {
+      if (p.name !== 'kind') continue
+      const v = String(p.value)
+      const k = (JOIN_ALIASES[v] ?? v) as P.JoinKind
+      if (!JOIN_KINDS.has(k) || (isLookup && k !== 'leftouter' && k !== 'inner')) {
+        throw this.err(p.valueStart, isLookup
+          ? `lookup kind must be leftouter or inner, got '${v}'`
+          : `unknown join kind '${v}': expected innerunique, inner, leftouter, rightouter, fullouter, leftanti, rightanti, leftsemi or rightsemi`)
+      }
+      kind = k
+    }
+    let left = leftPlan
+    if (left.columns.some((c) => c.hidden)) left = this.stripHidden(left)
+    let right = this.bindTabular(op.right, scope).plan
+    if (right.columns.some((c) => c.hidden)) right = this.stripHidden(right)
+    const leftKeys: number[] = []
+    const rightKeys: number[] = []
+    for (const cond of op.on) {
+      const li = left.columns.findIndex((c) => c.name === cond.left)
+      if (li < 0) throw this.err(cond.leftStart, `the left side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.left}'${didYouMean(cond.left, left.columns.map((c) => c.name))}`)
+      const ri = right.columns.findIndex((c) => c.name === cond.right)
+      if (ri < 0) throw this.err(cond.rightStart, `the right side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.right}'${didYouMean(cond.right, right.columns.map((c) => c.name))}`)
+      const lt = left.columns[li]!.type
+      const rt = right.columns[ri]!.type
+      if (lt !== rt && !(isNumericType(lt) && isNumericType(rt))) {
+        throw this.err(cond.start, `join keys must have the same type: '${cond.left}' is ${lt} and '${cond.right}' is ${rt}`)
+      }
+      leftKeys.push(li)
+      rightKeys.push(ri)
+    }
+    let columns: P.PlanColumn[]
+    let rightOutput: number[]
+    if (kind === 'leftsemi' || kind === 'leftanti') {
+      columns = [...left.columns]
+      rightOutput = []
+    } else if (kind === 'rightsemi' || kind === 'rightanti') {
+      columns = [...right.columns]
+      rightOutput = right.columns.map((_, i) => i)
+    } else {
+      rightOutput = right.columns.map((_, i) => i).filter((i) => !isLookup || !rightKeys.includes(i))
+      const taken = new Set(left.columns.map((c) => c.name))
+      columns = [...left.columns]
+      for (const i of rightOutput) {
+        const c = right.columns[i]!
+        const name = uniqueName(c.name, taken)
+        taken.add(name)
+        columns.push({ name, type: c.type })
+      }
+    }
+    return { kind: 'Join', columns, joinKind: kind, left, right, leftKeys, rightKeys, rightOutput, isLookup }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // mv-expand / mv-apply
+  // -------------------------------------------------------------------------------------------
+
+  private bagExpansion(params: readonly A.OperatorParam[]): 'bag' | 'array' {
+    let mode: 'bag' | 'array' = 'bag'
+    for (const p of params) {
+      if (p.name === 'bagexpansion' || p.name === 'kind') {
+        if (p.value !== 'bag' && p.value !== 'array') throw this.err(p.valueStart, `${p.name} must be 'bag' or 'array'`)
+        mode = p.value
+      }
+    }
+    return mode
+  }
+
+  private bindMvExpand(plan: P.PlanNode, op: A.MvExpandOp, ctx: RowCtx): P.MvExpand {
+    const columns: P.PlanColumn[] = [...plan.columns]
+    const items: P.ExpandItem[] = []
+    let n = 1
+    for (const item of op.items) {
+      const expr = this.bindScalar(item.expr, ctx)
+      if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-expand needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
+      const type = item.toType ?? 'dynamic'
+      let name = item.name ?? this.nameOf(item.expr, ctx)
+      if (!name) {
+        do name = `Column${n++}`
+        while (columns.some((c) => c.name === name))
+      }
+      let output = columns.findIndex((c) => c.name === name)
+      if (output >= 0) columns[output] = { name, type }
+      else {
+        output = columns.length
+        columns.push({ name, type })
+      }
+      items.push({ expr, output, type })
+    }
+    let itemIndex: number | undefined
+    const indexParam = op.params.find((p) => p.name === 'with_itemindex')
+    if (indexParam) {
+      const name = String(indexParam.value)
+      itemIndex = columns.findIndex((c) => c.name === name)
+      if (itemIndex >= 0) columns[itemIndex] = { name, type: 'long' }
+      else {
+        itemIndex = columns.length
+        columns.push({ name, type: 'long' })
+      }
+    }
+    const limit = op.limit ? this.constantCount(op.limit, ctx.scope, 'mv-expand limit') : undefined
+    return { kind: 'MvExpand', columns, input: plan, items, bagExpansion: this.bagExpansion(op.params), itemIndex, limit }
+  }
+
+  private bindMvApply(plan: P.PlanNode, op: A.MvApplyOp, ctx: RowCtx): P.MvApply {
+    const items: P.Expr[] = []
+    const itemTypes: KqlType[] = []
+    const itemColumns: P.PlanColumn[] = []
+    const replaced = new Set<number>()
+    let n = 1
+    for (const item of op.items) {
+      const expr = this.bindScalar(item.expr, ctx)
+      if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
+      const type = item.toType ?? 'dynamic'
+      let name = item.name
+      if (!name) {
+        if (expr.kind === 'ColumnRef') {
+          name = expr.name
+          replaced.add(expr.index)
+        } else {
+          name = this.nameOf(item.expr, ctx)
+          if (!name) {
+            do name = `Column${n++}`
+            while (itemColumns.some((c) => c.name === name))
+          }
+        }
+      }
+      items.push(expr)
+      itemTypes.push(type)
+      itemColumns.push({ name, type })
+    }
+    const indexParam = op.params.find((p) => p.name === 'with_itemindex')
+    if (indexParam) itemColumns.push({ name: String(indexParam.value), type: 'long' })
+    const applyInput: P.ApplyInput = { kind: 'ApplyInput', columns: itemColumns }
+    let sub: TabularValue = { plan: applyInput }
+    const subScope = new Scope(ctx.scope)
+    for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
+    const keptColumns = plan.columns.map((c, i) => (c.hidden || replaced.has(i) ? -1 : i)).filter((i) => i >= 0)
+    const columns: P.PlanColumn[] = keptColumns.map((i) => plan.columns[i]!)
+    const taken = new Set(columns.map((c) => c.name))
+    for (const c of visible(sub.plan.columns)) {
+      const name = uniqueName(c.name, taken)
+      taken.add(name)
+      columns.push({ name, type: c.type })
+    }
+    let subPlan = sub.plan
+    if (subPlan.columns.some((c) => c.hidden)) subPlan = this.stripHidden(subPlan)
+    const limit = op.limit ? this.constantCount(op.limit, ctx.scope, 'mv-apply limit') : undefined
+    return {
+      kind: 'MvApply', columns, input: plan, items, itemTypes, bagExpansion: this.bagExpansion(op.params),
+      withItemIndex: indexParam !== undefined, limit, keptColumns, subquery: subPlan,
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // parse / parse-kv
+  // -------------------------------------------------------------------------------------------
+
+  private bindParse(plan: P.PlanNode, op: A.ParseOp, ctx: RowCtx): P.Parse {
+    let mode: 'simple' | 'relaxed' | 'regex' = 'simple'
+    let flags = ''
+    for (const p of op.params) {
+      if (p.name === 'kind') {
+        if (p.value !== 'simple' && p.value !== 'relaxed' && p.value !== 'regex') throw this.err(p.valueStart, "parse kind must be simple, relaxed or regex")
+        mode = p.value
+      } else if (p.name === 'flags') {
+        for (const f of String(p.value)) {
+          if (f === 'i' || f === 'm' || f === 's') flags += f
+          else if (f === 'U') throw this.err(p.valueStart, "the regex flag 'U' (ungreedy) is not supported", 'unsupported')
+          else throw this.err(p.valueStart, `unknown regex flag '${f}'`)
+        }
+      }
+    }
+    const source = this.toText(this.bindScalar(op.source, ctx), op.source.start)
+    const columns: P.PlanColumn[] = [...plan.columns]
+    const types: KqlType[] = []
+    const outputs: number[] = []
+    for (const part of op.pattern) {
+      if (part.kind !== 'column') continue
+      const type = part.type ?? 'string'
+      types.push(type)
+      let idx = columns.findIndex((c) => c.name === part.name)
+      if (idx >= 0) columns[idx] = { name: part.name, type }
+      else {
+        idx = columns.length
+        columns.push({ name: part.name, type })
+      }
+      outputs.push(idx)
+    }
+    if (outputs.length === 0) throw this.err(op.start, 'the parse pattern names no column to extract')
+    const built = buildParseRegex(op.pattern, mode, types, flags)
+    let re: RegExp
+    try {
+      re = compileRegex(built.source, built.flags, 'parse')
+    } catch (error) {
+      this.rethrowAt(error, op.start)
+    }
+    const captures = built.groups.map((group, k) => ({ group, output: outputs[k]!, type: types[k]! }))
+    return {
+      kind: 'Parse', columns, input: plan, source, regex: re.source, flags: re.flags.replace(/[gy]/g, ''), captures,
+      dropUnmatched: op.where, relaxed: mode === 'relaxed',
+    }
+  }
+
+  private bindParseKv(plan: P.PlanNode, op: A.ParseKvOp, ctx: RowCtx): P.ParseKv {
+    const source = this.toText(this.bindScalar(op.source, ctx), op.source.start)
+    const columns: P.PlanColumn[] = [...plan.columns]
+    const keys = op.keys.map((k) => {
+      let output = columns.findIndex((c) => c.name === k.name)
+      if (output >= 0) columns[output] = { name: k.name, type: k.type }
+      else {
+        output = columns.length
+        columns.push({ name: k.name, type: k.type })
+      }
+      return { name: k.name, type: k.type, output }
+    })
+    const opt = (name: string): string | undefined => {
+      const p = op.options.find((o) => o.name === name)
+      return p === undefined ? undefined : String(p.value)
+    }
+    const regex = opt('regex')
+    if (regex !== undefined) {
+      try {
+        compileRegex(regex, '', 'parse-kv')
+      } catch (error) {
+        this.rethrowAt(error, op.start)
+      }
+    }
+    const pairDelimiter = opt('pair_delimiter')
+    const kvDelimiter = opt('kv_delimiter')
+    if ((pairDelimiter === undefined) !== (kvDelimiter === undefined)) {
+      throw this.err(op.start, 'parse-kv needs both pair_delimiter and kv_delimiter, or neither')
+    }
+    return {
+      kind: 'ParseKv', columns, input: plan, source, keys,
+      ...(pairDelimiter !== undefined ? { pairDelimiter } : {}),
+      ...(kvDelimiter !== undefined ? { kvDelimiter } : {}),
+      ...(opt('quote') !== undefined ? { quote: opt('quote') } : {}),
+      ...(opt('escape') !== undefined ? { escape: opt('escape') } : {}),
+      ...(regex !== undefined ? { regex } : {}),
+      greedy: op.options.some((o) => o.name === 'greedy' && o.value === true),
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // make-series / top-nested
+  // -------------------------------------------------------------------------------------------
+
+  private bindMakeSeries(plan: P.PlanNode, op: A.MakeSeriesOp, ctx: RowCtx): P.MakeSeries {
+    const scalarCtx: RowCtx = { columns: [], scope: ctx.scope }
+    const keys: P.Expr[] = []
+    const keyColumns: P.PlanColumn[] = []
+    const taken = new Set<string>()
+    let n = 1
+    for (const item of op.by) {
+      const expr = this.bindScalar(item.expr, ctx)
+      let name = item.names[0] ?? this.nameOf(item.expr, ctx)
+      if (!name) {
+        do name = `Column${n++}`
+        while (taken.has(name))
+      }
+      name = uniqueName(name, taken)
+      taken.add(name)
+      keys.push(expr)
+      keyColumns.push({ name, type: expr.type })
+    }
+    const axis = this.bindScalar(op.on, ctx)
+    if (axis.type !== 'datetime' && axis.type !== 'timespan' && !isNumericType(axis.type)) {
+      throw this.err(op.on.start, `make-series needs a datetime, timespan or numeric axis, got ${axis.type}`)
+    }
+    const step = this.bindScalar(op.step, scalarCtx)
+    const from = op.from ? this.bindScalar(op.from, scalarCtx) : undefined
+    const to = op.to ? this.bindScalar(op.to, scalarCtx) : undefined
+    const expectedStep = axis.type === 'datetime' || axis.type === 'timespan' ? 'timespan' : 'number'
+    if ((expectedStep === 'timespan' && step.type !== 'timespan') || (expectedStep === 'number' && !isNumericType(step.type))) {
+      throw this.err(op.step.start, `make-series step must be ${expectedStep === 'timespan' ? 'a timespan' : 'a number'} for a ${axis.type} axis, got ${step.type}`)
+    }
+    const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
+    const actx: RowCtx = { ...ctx, agg }
+    const aggregates: P.AggregateCall[] = []
+    const defaults: KqlValue[] = []
+    const aggColumns: P.PlanColumn[] = []
+    for (const a of op.aggregates) {
+      if (a.item.expr.kind !== 'Call' || !this.lib.lookupAggregate(a.item.expr.name)) {
+        throw this.err(a.item.expr.start, `make-series expects an aggregation such as count() or avg(x); '${this.src(a.item.expr).slice(0, 40)}' is not one`)
+      }
+      const before = agg.calls.length
+      this.bindScalar(a.item.expr, actx)
+      const call = agg.calls[before]!
+      if (call.outputs.length !== 1) throw this.err(a.item.expr.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
+      let name = a.item.names[0] ?? call.outputs[0]!.name
+      name = uniqueName(name, taken)
+      taken.add(name)
+      aggregates.push({ ...call, outputs: [{ name, type: call.outputs[0]!.type }] })
+      aggColumns.push({ name, type: 'dynamic' })
+      let dv: KqlValue = 0
+      if (a.defaultValue) {
+        const d = this.bindScalar(a.defaultValue, scalarCtx)
+        if (d.kind !== 'Literal') throw this.err(a.defaultValue.start, 'make-series default must be a constant')
+        dv = d.value
+      }
+      const outType = call.outputs[0]!.type
+      defaults.push(dv === null ? null : convertValue(outType, typeof dv === 'number' ? (Number.isInteger(dv) ? 'long' : 'real') : outType, dv))
+    }
+    const axisName = uniqueName(this.nameOf(op.on, ctx) ?? 'Column1', taken)
+    const columns: P.PlanColumn[] = [...keyColumns, ...aggColumns, { name: axisName, type: 'dynamic' }]
+    return {
+      kind: 'MakeSeries', columns, input: plan, keys, aggregates, defaults, axis, from, to, step,
+      aggregateOutputs: aggColumns.map((_, i) => keyColumns.length + i), axisOutput: columns.length - 1,
+      nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
+    }
+  }
+
+  private bindTopNested(plan: P.PlanNode, op: A.TopNestedOp, ctx: RowCtx): P.TopNested {
+    const columns: P.PlanColumn[] = []
+    const taken = new Set<string>()
+    const levels: P.TopNestedLevel[] = op.levels.map((level) => {
+      const count = level.count ? this.constantCount(level.count, ctx.scope, 'top-nested') : undefined
+      const key = this.bindScalar(level.of.expr, ctx)
+      const keyName = uniqueName(level.of.names[0] ?? this.nameOf(level.of.expr, ctx) ?? `Column${columns.length + 1}`, taken)
+      taken.add(keyName)
+      columns.push({ name: keyName, type: key.type })
+      const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
+      const byExpr = level.by.expr
+      if (byExpr.kind !== 'Call' || !this.lib.lookupAggregate(byExpr.name)) {
+        throw this.err(byExpr.start, `top-nested expects an aggregation after 'by'; '${this.src(byExpr).slice(0, 40)}' is not one`)
+      }
+      this.bindScalar(byExpr, { ...ctx, agg })
+      const call = agg.calls[0]!
+      const aggName = uniqueName(level.by.names[0] ?? `aggregated_${keyName}`, taken)
+      taken.add(aggName)
+      const aggType = call.outputs[0]!.type
+      columns.push({ name: aggName, type: aggType })
+      let others: KqlValue | undefined
+      if (level.others) {
+        const o = this.bindScalar(level.others.value, { columns: [], scope: ctx.scope })
+        if (o.kind !== 'Literal') throw this.err(level.others.value.start, "top-nested 'with others' needs a constant")
+        others = convertValue(key.type, o.type, o.value)
+      }
+      return {
+        ...(count !== undefined ? { count } : {}),
+        key,
+        aggregate: { ...call, outputs: [{ name: aggName, type: aggType }] },
+        descending: level.direction !== 'asc',
+        ...(others !== undefined ? { others } : {}),
+      }
+    })
+    return { kind: 'TopNested', columns, input: plan, levels }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // scan
+  // -------------------------------------------------------------------------------------------
+
+  private bindScan(plan: P.PlanNode, op: A.ScanOp, ctx: RowCtx): P.ScanPattern {
+    const input = visible(plan.columns)
+    if (input.length !== plan.columns.length) plan = this.stripHidden(plan)
+    const declared = op.declare.map((d) => {
+      let defaultValue: KqlValue = d.type === 'string' ? '' : null
+      if (d.defaultValue) {
+        const v = this.bindScalar(d.defaultValue, { columns: [], scope: ctx.scope })
+        if (v.kind !== 'Literal') throw this.err(d.defaultValue.start, 'a scan declare default must be a constant')
+        defaultValue = convertValue(d.type, v.type, v.value)
+      }
+      if (input.some((c) => c.name === d.name)) throw this.err(d.start, `scan declares '${d.name}', which is already a column`)
+      return { name: d.name, type: d.type, defaultValue }
+    })
+    const stepColumns: P.PlanColumn[] = [...input, ...declared.map((d) => ({ name: d.name, type: d.type }))]
+    const width = stepColumns.length
+    const steps = new Map<string, number>()
+    op.steps.forEach((s, i) => {
+      if (steps.has(s.name)) throw this.err(s.start, `duplicate scan step '${s.name}'`)
+      steps.set(s.name, width + i * width)
+    })
+    // the combined row: [record columns + declared][step 0 state][step 1 state]...
+    const rowCtx: RowCtx = { columns: [...stepColumns, ...op.steps.flatMap(() => stepColumns.map((c) => ({ ...c, hidden: true })))], scope: ctx.scope, steps, stepColumns }
+    const stepPlans: P.ScanStepPlan[] = op.steps.map((s) => {
+      const predicate = this.bindPredicate(s.predicate, rowCtx, `scan step '${s.name}'`)
+      const assignments = s.assignments.map((a) => {
+        const index = declared.findIndex((d) => d.name === a.name)
+        if (index < 0) throw this.err(a.start, `scan can only assign declared columns; '${a.name}' is not declared${didYouMean(a.name, declared.map((d) => d.name))}`)
+        const expr = this.convertArgument(this.bindScalar(a.value, rowCtx), declared[index]!.type, a.start, `scan assignment to '${a.name}'`)
+        return { index, expr }
+      })
+      return { name: s.name, output: s.output ?? 'all', predicate, assignments }
+    })
+    const matchParam = op.params.find((p) => p.name === 'with_match_id')
+    const columns: P.PlanColumn[] = [...stepColumns]
+    if (matchParam) columns.push({ name: String(matchParam.value), type: 'long' })
+    return { kind: 'ScanPattern', columns, input: plan, declared, steps: stepPlans, withMatchId: matchParam !== undefined }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // evaluate / render
+  // -------------------------------------------------------------------------------------------
+
+  private bindEvaluate(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.PlanNode {
+    const call = op.call
+    switch (call.name) {
+      case 'bag_unpack': {
+        const arg = call.args[0]
+        if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
+        const bag = this.bindScalar(arg, ctx)
+        if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
+        let prefix = ''
+        if (call.args[1]) {
+          const p = this.bindScalar(call.args[1], { columns: [], scope: ctx.scope })
+          if (p.kind !== 'Literal' || typeof p.value !== 'string') throw this.err(call.args[1].start, 'bag_unpack(): the prefix must be a string constant')
+          prefix = p.value
+        }
+        if (!op.schema) {
+          throw this.err(call.start, 'evaluate bag_unpack() needs its output schema here, e.g. evaluate bag_unpack(col) : (Name:string, Age:long)', 'unsupported')
+        }
+        const keptColumns = plan.columns.map((c, i) => (c.hidden || i === bag.index ? -1 : i)).filter((i) => i >= 0)
+        const columns: P.PlanColumn[] = []
+        const properties: string[] = []
+        const kept: number[] = []
+        for (const decl of op.schema) {
+          const existing = keptColumns.find((i) => plan.columns[i]!.name === decl.name)
+          if (existing !== undefined) {
+            kept.push(existing)
+            continue
+          }
+        }
+        for (const i of kept) columns.push(plan.columns[i]!)
+        for (const decl of op.schema) {
+          if (kept.some((i) => plan.columns[i]!.name === decl.name)) continue
+          columns.push({ name: decl.name, type: decl.type })
+          properties.push(decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name)
+        }
+        return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, keptColumns: kept, properties }
+      }
+      case 'narrow':
+        return this.bindNarrow(plan)
+      default:
+        throw this.err(call.start, `the evaluate plugin '${call.name}' is not supported`, 'unsupported')
+    }
+  }
+
+  /** evaluate narrow(): one row per (row, column) with the value as text: Row, Column, Value. */
+  private bindNarrow(plan: P.PlanNode): P.PlanNode {
+    const cols = plan.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden)
+    const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
+    const numbered: P.Project = {
+      kind: 'Project',
+      columns: [{ name: 'Row', type: 'long' }, { name: 'Pairs', type: 'dynamic' }],
+      input: serialized,
+      exprs: [
+        { kind: 'Window', fn: 'row_number', args: [literal('long', 0)], type: 'long' },
+        { kind: 'Pack', type: 'dynamic', skipNullAndEmpty: false, entries: cols.map(({ c, i }) => ({ key: c.name, value: { kind: 'Convert', type: 'string', operand: ref(i, c) } as P.Expr })) },
+      ],
+    }
+    const expanded: P.MvExpand = {
+      kind: 'MvExpand', columns: [{ name: 'Row', type: 'long' }, { name: 'Pairs', type: 'dynamic' }], input: numbered,
+      items: [{ expr: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, output: 1, type: 'dynamic' }],
+      bagExpansion: 'array',
+    }
+    const pair = (i: number): P.Expr => ({ kind: 'Convert', type: 'string', operand: { kind: 'Member', type: 'dynamic', target: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, key: literal('long', i) } })
+    return {
+      kind: 'Project',
+      columns: [{ name: 'Row', type: 'long' }, { name: 'Column', type: 'string' }, { name: 'Value', type: 'string' }],
+      input: expanded,
+      exprs: [{ kind: 'ColumnRef', index: 0, name: 'Row', type: 'long' }, pair(0), pair(1)],
+    }
+  }
+
+  private bindRender(op: A.RenderOp, scope: Scope): Visualization {
+    const properties: Record<string, unknown> = {}
+    for (const p of op.properties) {
+      const v = p.value
+      if (v.kind === 'Name') properties[p.name] = v.name
+      else if (v.kind === 'Call' && v.name === '') properties[p.name] = v.args.map((a) => (a.kind === 'Name' ? a.name : this.src(a)))
+      else {
+        const bound = this.bindScalar(v, { columns: [], scope })
+        properties[p.name] = bound.kind === 'Literal' ? (typeof bound.value === 'bigint' ? String(bound.value) : (bound.value as DynamicValue)) : this.src(v)
+      }
+    }
+    return { kind: op.chart, properties }
+  }
+}
+
+/** Which type a dynamic operand converts to so the operation yields `result`. */
+function numericOperandType(result: KqlType, other: KqlType): KqlType {
+  if (result === 'datetime' && other === 'datetime') return 'timespan'
+  if (result === 'datetime' || result === 'timespan') return other === 'timespan' || other === 'datetime' ? 'timespan' : result
+  return result
+}
+
+/** Natural ("granny") order: digit runs compare as numbers, case-insensitively. */
+function grannyCompare(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true, sensitivity: 'base' })
+}
