@@ -11,13 +11,15 @@ import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
+import { createQueryService } from './domain/queries/query-service.js'
 import { createLocalEventBus } from './domain/streams/event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
 import { createLogger } from './logging.js'
 import { type Clock, systemClock } from './shared/clock.js'
-import { openStores } from './storage/open-stores.js'
+import { openStores, sqliteFileOf } from './storage/open-stores.js'
+import { createQueryPool } from './storage/query-pool.js'
 import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
 
@@ -35,8 +37,15 @@ export interface Runtime {
   close(): Promise<void>
 }
 
+export interface ServicesHandle {
+  readonly services: Services
+  readonly serverId: string
+  /** Stops the query workers and closes the store. */
+  close(): Promise<void>
+}
+
 /** Opens storage and builds every service (no HTTP). Used by the CLI and by createRuntime. */
-export async function createServices(config: Config, options: RuntimeOptions = {}): Promise<{ services: Services; serverId: string }> {
+export async function createServices(config: Config, options: RuntimeOptions = {}): Promise<ServicesHandle> {
   const clock = options.clock ?? systemClock
   const stores = await openStores(config)
   try {
@@ -44,6 +53,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const configService = createConfigService({ stores, clock })
     const bus = createLocalEventBus()
+    const dialect = stores.backend
+    const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const services: Services = {
       clock,
       stores,
@@ -52,8 +63,17 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       config: configService,
       bus,
       ingest: createIngestService({ stores, config: configService, bus, clock }),
+      queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
     }
-    return { services, serverId: id }
+    return {
+      services,
+      serverId: id,
+      async close() {
+        await executor.close()
+        await bus.close()
+        await stores.close()
+      },
+    }
   } catch (error) {
     await stores.close().catch(() => {})
     throw error
@@ -61,7 +81,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const { services, serverId: id } = await createServices(config, options)
+  const handle = await createServices(config, options)
+  const { services, serverId: id } = handle
   const logger = options.logger ?? createLogger(config.logLevel)
   const app = await buildApp({
     services,
@@ -77,7 +98,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     serverId: id,
     async close() {
       await app.close()
-      await services.stores.close()
+      await handle.close()
     },
   }
 }

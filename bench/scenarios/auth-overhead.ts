@@ -21,7 +21,8 @@ export const authOverhead: Scenario = {
   title: 'Authenticated no-op route vs bare Fastify route (cost of auth + validation + envelope)',
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-'))
-    const { services } = await createServices(loadConfig({ data: dir, port: 0 }, {}), { scryptCost: { log2N: 10, r: 8, p: 1 } })
+    const handle = await createServices(loadConfig({ data: dir, port: 0 }, {}), { scryptCost: { log2N: 10, r: 8, p: 1 } })
+    const { services } = handle
     const workspace = await services.admin.createWorkspace('bench')
     const account = await services.admin.addAccount({ name: 'bench', role: 'analyst', workspaceId: workspace.id })
     const { token } = await services.access.createToken({ workspaceId: workspace.id, accountId: account.id, name: 'bench', expires: '1h', createdBy: { id: account.id, name: account.name } })
@@ -60,7 +61,7 @@ export const authOverhead: Scenario = {
     } finally {
       await app.close()
       await bare.close()
-      await services.stores.close()
+      await handle.close()
       rmSync(dir, { recursive: true, force: true })
     }
   },

@@ -43,11 +43,11 @@ export function configFrom(values: { data?: string | boolean; 'database-url'?: s
 
 /** Opens the services for one command and always closes the store afterwards. */
 export async function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
-  const { services } = await createServices(config)
+  const handle = await createServices(config)
   try {
-    return await fn(services)
+    return await fn(handle.services)
   } finally {
-    await services.stores.close()
+    await handle.close()
   }
 }
 

@@ -6,6 +6,7 @@ import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
 import type { AdminService } from './access/admin-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
+import type { QueryService } from './queries/query-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
@@ -18,4 +19,5 @@ export interface Services {
   readonly config: ConfigService
   readonly bus: EventBus
   readonly ingest: IngestService
+  readonly queries: QueryService
 }

@@ -25,12 +25,14 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return out
 }
 
-function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query'): JsonSchema[] {
+function parametersOf(schema: z.ZodType | undefined, location: 'path' | 'query', wildcardName?: string): JsonSchema[] {
   if (!schema) return []
   const object = jsonSchema(schema, 'input')
   const properties = (object['properties'] ?? {}) as Record<string, JsonSchema>
   const required = new Set((object['required'] ?? []) as string[])
-  return Object.entries(properties).map(([name, property]) => {
+  return Object.entries(properties).map(([key, property]) => {
+    // A Fastify wildcard (`*`) is documented under the template's last parameter name.
+    const name = key === '*' && wildcardName ? wildcardName : key
     const { description, ...rest } = property
     return {
       name,
@@ -62,7 +64,7 @@ function operation(route: AnyRoute): JsonSchema {
     description: `${route.description ?? route.summary}${rightsNote}`,
     tags: [route.tag],
     ...(route.deprecated ? { deprecated: true } : {}),
-    parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
+    parameters: [...parametersOf(route.params, 'path', route.openapiPath?.match(/\{([^}]+)\}$/)?.[1]), ...parametersOf(route.query, 'query')],
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
       : route.rawBody

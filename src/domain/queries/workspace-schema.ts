@@ -1,0 +1,34 @@
+/**
+ * @module
+ * The KQL schema of a workspace: one table per data connection, by its KQL table name, with the
+ * declared columns, plus the hidden `_rowid` and `_ingested_at` columns (named explicitly only).
+ */
+import type { KqlSchema, KqlTable } from '../../kql/index.js'
+import type { WorkspaceConfig } from '../workspace-config/config-document.js'
+import type { ConnectionTable } from '../workspace-config/config-store.js'
+
+export interface WorkspaceSchema {
+  readonly schema: KqlSchema
+  /** Changes whenever a table or column changes: the compiled-plan cache key. */
+  readonly version: string
+  /** KQL table name → connection lookup. */
+  readonly connectionOfTable: ReadonlyMap<string, string>
+}
+
+export function workspaceSchema(config: WorkspaceConfig, tables: readonly ConnectionTable[], commitId: string | undefined): WorkspaceSchema {
+  const byLookup = new Map(tables.map((t) => [t.lookup, t]))
+  const kqlTables: KqlTable[] = []
+  const connectionOfTable = new Map<string, string>()
+  for (const connection of config.connections) {
+    const table = byLookup.get(connection.lookup)
+    if (!table) continue
+    kqlTables.push({
+      name: connection.table,
+      columns: table.columns.map((c) => ({ name: c.name, type: c.type })),
+      hiddenColumns: [{ name: '_rowid', type: 'long' }, { name: '_ingested_at', type: 'datetime' }],
+      sqlName: table.sqlName,
+    })
+    connectionOfTable.set(connection.table, connection.lookup)
+  }
+  return { schema: { tables: kqlTables }, version: `${commitId ?? 'none'}:${kqlTables.length}`, connectionOfTable }
+}
