@@ -12,7 +12,8 @@ import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
-import { createLocalEventBus } from './domain/streams/event-bus.js'
+import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
+import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
@@ -47,12 +48,16 @@ export interface ServicesHandle {
 /** Opens storage and builds every service (no HTTP). Used by the CLI and by createRuntime. */
 export async function createServices(config: Config, options: RuntimeOptions = {}): Promise<ServicesHandle> {
   const clock = options.clock ?? systemClock
-  const stores = await openStores(config)
+  const log = options.logger
+  const bus = await openEventBus(config.databaseUrl, (error) => log?.warn({ err: error }, 'event bus connection problem'))
+  const stores = await openStores(config, { onChangeCommitted: (change) => bus.publish({ kind: 'change', change }) }).catch(async (error: unknown) => {
+    await bus.close()
+    throw error
+  })
   try {
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const configService = createConfigService({ stores, clock })
-    const bus = createLocalEventBus()
     const dialect = stores.backend
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const services: Services = {
@@ -62,6 +67,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
       config: configService,
       bus,
+      activity: createUnrecordedActivityLog(),
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
     }
@@ -76,6 +82,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     }
   } catch (error) {
     await stores.close().catch(() => {})
+    await bus.close().catch(() => {})
     throw error
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
+import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { QueryService } from './queries/query-service.js'
@@ -18,6 +19,7 @@ export interface Services {
   readonly admin: AdminService
   readonly config: ConfigService
   readonly bus: EventBus
+  readonly activity: ActivityLog
   readonly ingest: IngestService
   readonly queries: QueryService
 }

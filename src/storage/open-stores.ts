@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { migrate } from './migrate.js'
 import { MIGRATIONS } from './migrations/index.js'
 import { createPgPool, createPostgresDb } from './postgres/postgres-db.js'
-import { createSqlStores, type SqlStores } from './sql/sql-stores.js'
+import { createSqlStores, type SqlStores, type SqlStoresOptions } from './sql/sql-stores.js'
 import { createSqliteDb, openSqliteDatabase } from './sqlite/sqlite-db.js'
 
 export interface StorageConfig {
@@ -20,7 +20,7 @@ export function sqliteFileOf(dataDir: string): string {
   return join(dataDir, 'provenant.db')
 }
 
-export async function openStores(config: StorageConfig): Promise<SqlStores> {
+export async function openStores(config: StorageConfig, options: SqlStoresOptions = {}): Promise<SqlStores> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
   const db = config.databaseUrl
     ? createPostgresDb(createPgPool(config.databaseUrl))
@@ -31,5 +31,5 @@ export async function openStores(config: StorageConfig): Promise<SqlStores> {
     await db.close().catch(() => {})
     throw error
   }
-  return createSqlStores(db)
+  return createSqlStores(db, options)
 }

@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { ConfigActor } from '../../src/domain/workspace-config/config-service.js'
-import { quoteIdent } from '../../src/storage/sql-db.js'
-import type { SqlStores } from '../../src/storage/sql/sql-stores.js'
 import { BACKENDS } from '../support/backends.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -22,12 +20,10 @@ for (const backend of BACKENDS) {
     let server: TestServer
     let admin: ConfigActor
     let editor: ConfigActor
-    let db: SqlStores['db']
     before(async () => {
       server = await startTestServer(backend)
       admin = { accountId: server.accounts.admin.id, accountName: server.accounts.admin.name, role: 'admin' }
       editor = { accountId: server.accounts.editor.id, accountName: server.accounts.editor.name, role: 'editor' }
-      db = (server.services.stores as SqlStores).db
     })
     after(() => server.stop())
 
@@ -83,7 +79,7 @@ for (const backend of BACKENDS) {
       await server.services.config.apply(ws(), admin, { connections: [sensors([{ name: 'unit', type: 'string' }])], surfaces: [{ lookup: 'hall', connections: ['sensors'] }], warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')] })
       const table = (await server.services.stores.config.connectionTables(ws()))[0]!
       assert.deepEqual(table.columns.map((c) => c.name), ['timestamp', 'value', 'unit'])
-      await db.run(`INSERT INTO ${quoteIdent(table.sqlName)} (_ingested_at, "timestamp", "value", "unit") VALUES (?, ?, ?, ?)`, [1, 1, 1.5, 'C'])
+      await server.services.ingest.importRows(ws(), 'sensors', [{ timestamp: '2026-01-01T00:00:00Z', value: 1.5, unit: 'C' }])
       const history = (await server.services.config.history(ws())).length
       await assert.rejects(
         server.services.config.apply(ws(), admin, {

@@ -61,7 +61,7 @@ for (const backend of BACKENDS) {
       assert.match(body.Messages.Error, /correlation id corr-500-test/)
       assert.doesNotMatch(body.Messages.Error, /database|sqlite|pool|stack|at /i)
       assert.ok(broken.logLines.some((line) => line.includes('corr-500-test') && line.includes('unhandled error')))
-      await broken.runtime.app.close()
+      await broken.stop()
     })
   })
 }

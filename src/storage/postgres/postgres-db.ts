@@ -49,6 +49,7 @@ function normalise(params: readonly unknown[]): unknown[] {
 }
 
 export function createPostgresDb(pool: pg.Pool): SqlDb {
+  let ended = false
   function handle(client: Queryable, inTransaction: boolean): SqlDb {
     const query = async <T>(sql: string, params: readonly unknown[]) =>
       (await client.query(numberPlaceholders(sql), normalise(params))) as unknown as pg.QueryResult & { rows: T[] }
@@ -74,7 +75,11 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
           txClient.release()
         }
       },
-      close: () => pool.end(),
+      async close() {
+        if (ended) return
+        ended = true
+        await pool.end()
+      },
     }
     return self
   }

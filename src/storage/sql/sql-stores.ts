@@ -3,6 +3,7 @@
  * The Stores aggregate over one SqlDb: each port bound to the database or, inside transaction(),
  * to the transaction, with after-commit callbacks run only once the transaction has committed.
  */
+import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import type { Stores } from '../../domain/stores.js'
 import type { SqlDb } from '../sql-db.js'
 import { createSqlAccessStore } from './sql-access-store.js'
@@ -14,22 +15,36 @@ export interface SqlStores extends Stores {
   readonly db: SqlDb
 }
 
-export function createSqlStores(db: SqlDb, onClose: () => Promise<void> = () => db.close()): SqlStores {
-  return bind(db, undefined, onClose)
+export interface SqlStoresOptions {
+  /** Called after the commit of every workspace change (the event bus announces it). */
+  readonly onChangeCommitted?: (change: WorkspaceChange) => void
 }
 
-function bind(db: SqlDb, pending: (() => void)[] | undefined, onClose: () => Promise<void>): SqlStores {
+export function createSqlStores(db: SqlDb, options: SqlStoresOptions = {}): SqlStores {
+  return bind(db, undefined, options)
+}
+
+function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStoresOptions): SqlStores {
+  const changeStore = createSqlChangeStore(db)
   const stores: SqlStores = {
     backend: db.dialect,
     db,
     access: createSqlAccessStore(db),
     config: createSqlConfigStore(db),
-    changes: createSqlChangeStore(db),
+    changes: {
+      ...changeStore,
+      async append(change) {
+        const committed = await changeStore.append(change)
+        const announce = options.onChangeCommitted
+        if (announce) stores.afterCommit(() => announce(committed))
+        return committed
+      },
+    },
     data: createSqlConnectionDataStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []
-      const result = await db.transaction((txDb) => fn(bind(txDb, callbacks, onClose)))
+      const result = await db.transaction((txDb) => fn(bind(txDb, callbacks, options)))
       for (const callback of callbacks) callback()
       return result
     },
@@ -37,7 +52,7 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, onClose: () => Pro
       if (pending) pending.push(fn)
       else fn()
     },
-    close: onClose,
+    close: () => db.close(),
   }
   return stores
 }

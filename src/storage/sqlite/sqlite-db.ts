@@ -42,7 +42,6 @@ function normalise(params: readonly unknown[]): unknown[] {
 export function createSqliteDb(db: Database.Database): SqlDb {
   const statements = new Map<string, Database.Statement>()
   const mutex = new Mutex()
-  const afterClose: (() => void)[] = []
 
   function prepare(sql: string): Database.Statement {
     let statement = statements.get(sql)
@@ -100,8 +99,7 @@ export function createSqliteDb(db: Database.Database): SqlDb {
       async close() {
         const release = await mutex.lock()
         try {
-          for (const fn of afterClose) fn()
-          db.close()
+          if (db.open) db.close()
         } finally {
           release()
         }
