@@ -8,7 +8,9 @@
  */
 import type { Visualization } from '../engine-types.js'
 import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
+import { arraySortOutputs } from '../functions/dynamic-functions.js'
 import { compileRegex, convertValue } from '../functions/function-helpers.js'
+import { multiColumnOutputs } from '../functions/series-functions.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
@@ -476,7 +478,18 @@ class Binder {
     const exprs: P.Expr[] = []
     const taken = new Set<string>()
     e.items.forEach((item, i) => {
-      if (item.names.length > 1) throw this.err(item.start, 'print cannot name several columns from one expression', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, true)
+      if (tuple) {
+        for (const part of tuple) {
+          if (taken.has(part.name) && part.declared) throw this.err(item.start, `duplicate column '${part.name}' in print`)
+          const name = uniqueName(part.name, taken)
+          taken.add(name)
+          columns.push({ name, type: part.type })
+          exprs.push(part.expr)
+        }
+        return
+      }
+      if (item.names.length > 1) throw this.err(item.start, 'only a multi-column function can be assigned to several names')
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? `print_${i}`
       if (taken.has(name)) {
@@ -832,6 +845,40 @@ class Binder {
     return resultName(e)
   }
 
+  /**
+   * A multi-column function used as a whole projection item (`extend series_stats(x)`,
+   * `print array_sort_asc(a, b)`): one column per part, named `(a, b) = ...` or by Kusto's
+   * defaults. Undefined when the item is an ordinary expression. Print keeps only named parts
+   * when names are given; extend/project add the rest with their default names.
+   */
+  private tupleColumns(item: A.NamedExpr, ctx: RowCtx, print: boolean): { name: string; type: KqlType; expr: P.Expr; declared: boolean }[] | undefined {
+    const e = item.expr
+    if (e.kind !== 'Call' || ctx.scope.get(e.name)) return undefined
+    const isSort = e.name === 'array_sort_asc' || e.name === 'array_sort_desc'
+    if (!isSort && !multiColumnOutputs(e.name, undefined)) return undefined
+    if (isSort && e.args.length < 2) return undefined
+    const call = this.bindScalar(e, ctx)
+    const boundArgs = call.kind === 'Call' ? call.args : []
+    const infos = e.args.map((a, k) => this.argInfo(a, boundArgs[k] ?? literal('dynamic', null)))
+    const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
+    if (isSort && outputs.length < 2) return undefined
+    if (item.names.length > outputs.length) throw this.err(item.start, `${e.name}() produces ${outputs.length} columns, but ${item.names.length} names were given`)
+    const shared: P.Expr = call.kind === 'Call' ? { ...call, shared: true } : call
+    const parts = outputs.map((o, i) => {
+      const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: isSort ? literal('long', i) : literal('string', o.name.slice(o.name.lastIndexOf('_') + 1)) }
+      return { name: item.names[i] ?? o.name, type: o.type, expr: this.fold(this.convert(member, o.type, e.start)), declared: i < item.names.length }
+    })
+    if (!isSort) {
+      // the bag keys are the listed suffixes, which may themselves contain '_' (min_idx)
+      const suffixes = multiColumnOutputs(e.name, { type: 'dynamic', text: '', columnName: '' })!.map((o) => o.name.slice(e.name.length + 2))
+      parts.forEach((p, i) => {
+        const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: literal('string', suffixes[i]!) }
+        p.expr = this.fold(this.convert(member, p.type, e.start))
+      })
+    }
+    return print && item.names.length > 0 ? parts.filter((p) => p.declared) : parts
+  }
+
   private bindProject(plan: P.PlanNode, items: readonly A.NamedExpr[], ctx: RowCtx): P.Project {
     const columns: P.PlanColumn[] = []
     const exprs: P.Expr[] = []
@@ -848,7 +895,19 @@ class Binder {
         })
         continue
       }
-      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, false)
+      if (tuple) {
+        for (const part of tuple) {
+          if (taken.has(part.name) && part.declared) throw this.err(item.start, `the column '${part.name}' is projected twice`)
+          const name = uniqueName(part.name, taken)
+          taken.add(name)
+          if (part.declared) declared.add(name)
+          columns.push({ name, type: part.type })
+          exprs.push(part.expr)
+        }
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, `only a multi-column function can be assigned to several names`)
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? this.nameOf(item.expr, ctx)
       const isDeclared = item.names.length > 0 || (item.expr.kind === 'Name' && expr.kind === 'ColumnRef')
@@ -872,8 +931,23 @@ class Binder {
     const columns: P.PlanColumn[] = [...plan.columns]
     const exprs: P.Expr[] = plan.columns.map((c, i) => ref(i, c))
     let n = 1
+    const put = (name: string, type: KqlType, expr: P.Expr): void => {
+      const idx = columns.findIndex((c) => c.name === name)
+      if (idx >= 0) {
+        columns[idx] = { name, type }
+        exprs[idx] = expr
+      } else {
+        columns.push({ name, type })
+        exprs.push(expr)
+      }
+    }
     for (const item of items) {
-      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, false)
+      if (tuple) {
+        for (const part of tuple) put(part.name, part.type, part.expr)
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, `only a multi-column function can be assigned to several names`)
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? this.nameOf(item.expr, ctx)
       if (!name) {

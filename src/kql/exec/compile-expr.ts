@@ -80,7 +80,34 @@ export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
   }
 }
 
+/** Closures of shared calls, per runtime: every reference reuses one per-row memo. */
+const SHARED = new WeakMap<ExprRuntime, Map<P.Call, CompiledExpr>>()
+
 function compileCall(e: P.Call, rt: ExprRuntime): CompiledExpr {
+  if (!e.shared) return compileCallUncached(e, rt)
+  let byNode = SHARED.get(rt)
+  if (!byNode) {
+    byNode = new Map()
+    SHARED.set(rt, byNode)
+  }
+  const existing = byNode.get(e)
+  if (existing) return existing
+  const inner = compileCallUncached(e, rt)
+  let lastRow: Row | undefined
+  let lastIndex = -1
+  let lastValue: KqlValue = null
+  const memo: CompiledExpr = (row, i, rows) => {
+    if (row === lastRow && i === lastIndex) return lastValue
+    lastValue = inner(row, i, rows)
+    lastRow = row
+    lastIndex = i
+    return lastValue
+  }
+  byNode.set(e, memo)
+  return memo
+}
+
+function compileCallUncached(e: P.Call, rt: ExprRuntime): CompiledExpr {
   const args = e.args.map((a) => compileExpr(a, rt))
   const impl = e.impl.evaluate
   const ctx = rt.ctx

@@ -99,6 +99,11 @@ export interface Call {
   readonly impl: BoundScalar
   /** false for now(), rand(), ...: never constant-folded. */
   readonly deterministic: boolean
+  /**
+   * The same node feeds several output columns (a multi-column function such as series_stats()
+   * split into columns); evaluators compute it once per row.
+   */
+  readonly shared?: boolean
 }
 
 /**
