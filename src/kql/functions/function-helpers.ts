@@ -324,6 +324,19 @@ function parseIntegerText(text: string): number | null {
   return n === null ? null : truncToLong(n)
 }
 
+/** The 16 bytes of a guid in .NET's Guid.ToByteArray() order (first three groups little-endian). */
+export function guidToBytes(guid: string): Buffer {
+  const hex = guid.replace(/-/g, '')
+  const b = Buffer.from(hex, 'hex')
+  const swap = (from: number, len: number): void => {
+    b.subarray(from, from + len).reverse()
+  }
+  swap(0, 4)
+  swap(4, 2)
+  swap(6, 2)
+  return b
+}
+
 /** Parses guid text: the first 32 hex digits, hyphens allowed where a guid has them, braces/parentheses allowed. */
 export function parseGuidText(text: string): string | null {
   const s = text.trim().replace(/^[{(]/, '')
