@@ -141,15 +141,9 @@ function formatDecimal(n: number): string {
   if (!Number.isFinite(n)) return formatReal(n)
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return BigInt(n).toString()
   const text = String(n)
-  if (!/e/i.test(text)) return text
-  // small magnitudes: expand 1.5e-7 to 0.00000015
-  const [mantissa, exp] = text.split(/e/i) as [string, string]
-  const e = Number(exp)
-  const negative = mantissa.startsWith('-')
-  const digits = mantissa.replace(/^-/, '').replace('.', '')
-  const pointAt = (mantissa.replace(/^-/, '').indexOf('.') === -1 ? mantissa.replace(/^-/, '').length : mantissa.replace(/^-/, '').indexOf('.')) + e
-  const body = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : digits.padEnd(pointAt, '0')
-  return (negative ? '-' : '') + body
+  const m = /^(-?)(\d)(?:\.(\d+))?e-(\d+)$/.exec(text)
+  // only tiny magnitudes come out in exponent form here: 1.5e-7 → 0.00000015
+  return m ? `${m[1]}0.${'0'.repeat(Number(m[4]) - 1)}${m[2]}${m[3] ?? ''}` : text
 }
 
 /** Kusto's text form of a datetime inside tostring()/strcat(): ISO 8601 with seven fraction digits. */
