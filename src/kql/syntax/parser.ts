@@ -1393,7 +1393,11 @@ class Parser {
       else if (this.acceptIdent('desc')) direction = 'desc'
       levels.push({ start: levelStart, end: this.lastEnd, count, of, others, by, direction })
       if (!this.acceptPunct(',')) break
-      if (this.isIdent('top-nested')) this.advance()
+      if (this.isIdent('top') && this.isPunct('-', 1) && this.isIdent('nested', 2)) {
+        this.advance()
+        this.advance()
+        this.advance()
+      }
     }
     return { kind: 'TopNested', levels, start, end: this.lastEnd }
   }
