@@ -6,7 +6,7 @@
 import { bindScript } from './binder/binder.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './binder/function-library.js'
 import type { CompiledQuery, CompileOptions, ExecuteOptions, QueryResult, SqlSource } from './engine-types.js'
-import { runPlan } from './exec/evaluator.js'
+import { isSourceFailure, runPlan } from './exec/evaluator.js'
 import { DEFAULT_SEED, seededRandom } from './exec/random.js'
 import { KqlError } from './kql-error.js'
 import type { PlanNode } from './plan/plan.js'
@@ -55,7 +55,9 @@ export function compileQuery(text: string, schema: KqlSchema, options: CompileOp
       try {
         rows = await runPlan(plan, { source, ctx: { now: exec.now, random }, signal: exec.signal })
       } catch (error) {
+        // cancellation and database failures are not query errors: pass them through unchanged
         if (exec.signal?.aborted && error === exec.signal.reason) throw error
+        if (isSourceFailure(error)) throw error
         throw asKqlError(error, 'runtime')
       }
       const cap = Math.max(0, Math.floor(exec.rowCap))

@@ -55,6 +55,10 @@ export interface CompiledQuery {
   /** Workspace tables the query reads (by KQL name): the caller checks rights and scopes on these. */
   readonly tables: readonly string[]
   readonly visualization?: Visualization
-  /** Runs the query; `source` may be omitted when `tables` is empty. */
+  /**
+   * Runs the query; `source` may be omitted when `tables` is empty. Rejects with a KqlError for
+   * query errors (kind 'runtime'), with the signal's reason when aborted, and with the source's
+   * own error, unchanged, when the database fails.
+   */
   execute(source: SqlSource | undefined, options: ExecuteOptions): Promise<QueryResult>
 }

@@ -15,6 +15,7 @@ import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import { STRING_OPS } from '../plan/plan.js'
+import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { isNumericType, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
@@ -132,7 +133,6 @@ function isFoldable(e: P.Expr): boolean {
 
 class Binder {
   private readonly tables: ReadonlyMap<string, KqlTable>
-  private readonly tablesRead: string[] = []
   private visualization: Visualization | undefined
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
@@ -203,7 +203,8 @@ class Binder {
     }
     let plan = result.plan
     if (plan.columns.some((c) => c.hidden)) plan = this.stripHidden(plan)
-    return { plan, tables: this.tablesRead, visualization: this.visualization }
+    // only what the result depends on counts: an unused let of a table reads nothing
+    return { plan, tables: tablesRead(plan), visualization: this.visualization }
   }
 
   private stripHidden(plan: P.PlanNode): P.PlanNode {
@@ -432,7 +433,6 @@ class Binder {
       const candidates = [...this.tables.keys(), ...scope.names()]
       throw this.err(offset, `unknown table '${name}'${didYouMean(name, candidates)}`)
     }
-    if (!this.tablesRead.includes(name)) this.tablesRead.push(name)
     const columns: P.PlanColumn[] = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const hidden = (table.hiddenColumns ?? []).filter((h) => !columns.some((c) => c.name === h.name))
     for (const h of hidden) columns.push({ name: h.name, type: h.type, hidden: true })
@@ -690,11 +690,11 @@ class Binder {
         return keep({ kind: 'Distinct', columns: projected.columns, input: projected })
       }
       case 'Top': {
-        const count = this.constantCount(op.count, scope, 'top')
+        const count = this.constantCount(op.count, scope, 'top', plan.columns)
         return keep({ kind: 'Top', columns: plan.columns, input: plan, count, keys: this.bindSortKeys(op.by, ctx) })
       }
       case 'Take':
-        return keep({ kind: 'Take', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'take') })
+        return keep({ kind: 'Take', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'take', plan.columns) })
       case 'Sort':
         return keep({ kind: 'Sort', columns: plan.columns, input: plan, keys: this.bindSortKeys(op.by, ctx) })
       case 'Join':
@@ -811,7 +811,10 @@ class Binder {
   }
 
   /** A constant row count (take, top, sample): a non-negative integer. */
-  private constantCount(e: A.Expr, scope: Scope, what: string): number {
+  private constantCount(e: A.Expr, scope: Scope, what: string, columns: readonly P.PlanColumn[] = []): number {
+    if (e.kind === 'Name' && columns.some((c) => c.name === e.name)) {
+      throw this.err(e.start, `${what} expects a constant number of rows; '${e.name}' is a column`)
+    }
     const bound = this.bindScalar(e, { columns: [], scope })
     if (bound.kind !== 'Literal' || typeof bound.value !== 'number' || !Number.isFinite(bound.value)) {
       throw this.err(e.start, `${what} expects a constant number of rows`)

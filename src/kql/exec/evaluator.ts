@@ -39,6 +39,16 @@ export function scanSql(node: P.TableScan): string {
   return `SELECT ${node.sqlColumns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
+const SOURCE_FAILURES = new WeakSet<object>()
+
+/**
+ * Whether an error came from the SqlSource (the database), not from the query: the caller maps
+ * those as infrastructure failures, so they are passed through unchanged.
+ */
+export function isSourceFailure(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && SOURCE_FAILURES.has(error)
+}
+
 function nullOf(type: KqlType): KqlValue {
   return type === 'string' ? '' : null
 }
@@ -195,7 +205,14 @@ class Executor {
     let rows = this.scans.get(sql)
     if (!rows) {
       const columns: KqlColumn[] = node.columns.map((c) => ({ name: c.name, type: c.type }))
-      rows = Promise.resolve(source.query(sql, [], columns))
+      rows = (async () => {
+        try {
+          return await source.query(sql, [], columns)
+        } catch (error) {
+          if (error !== null && typeof error === 'object') SOURCE_FAILURES.add(error)
+          throw error
+        }
+      })()
       this.scans.set(sql, rows)
     }
     return rows
