@@ -9,7 +9,7 @@
 import type { Visualization } from '../engine-types.js'
 import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
 import { arraySortOutputs } from '../functions/dynamic-functions.js'
-import { compileRegex, convertValue } from '../functions/function-helpers.js'
+import { compileRegex, convertValue, valueToString } from '../functions/function-helpers.js'
 import { multiColumnOutputs } from '../functions/series-functions.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
@@ -31,11 +31,30 @@ export interface BoundQuery {
   /** Workspace tables read, by KQL name, in first-reference order. */
   readonly tables: readonly string[]
   readonly visualization?: Visualization
+  /**
+   * Plugins whose output columns depend on the data (bag_unpack without a schema, pivot): the
+   * plan holds placeholders until their inputs have been run and the query is bound again with
+   * what was found (see compile-query.ts).
+   */
+  readonly pending: readonly PendingDiscovery[]
 }
 
+/** What a data-dependent plugin turned out to produce, keyed by the plugin call's offset. */
+export type DiscoveredSchema =
+  | { readonly kind: 'bag'; readonly slots: readonly P.PlanColumn[] }
+  | { readonly kind: 'pivot'; readonly values: readonly KqlValue[] }
+
+/** A plugin waiting for its input to be run: `input` produces the rows to look at. */
+export type PendingDiscovery =
+  | { readonly kind: 'bag'; readonly key: number; readonly input: P.PlanNode; readonly bag: P.Expr; readonly ignored: readonly string[] }
+  | { readonly kind: 'pivot'; readonly key: number; readonly input: P.PlanNode; readonly pivot: P.Expr }
+
 /** Binds a parsed script. MUST throw only KqlError. */
-export function bindScript(script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY): BoundQuery {
-  return new Binder(text, schema, library).bindScript(script)
+export function bindScript(
+  script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY,
+  discovered: ReadonlyMap<number, DiscoveredSchema> = new Map(),
+): BoundQuery {
+  return new Binder(text, schema, library, discovered).bindScript(script)
 }
 
 interface RowCtx {
@@ -137,7 +156,12 @@ class Binder {
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
 
-  constructor(private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary) {
+  private readonly pending: PendingDiscovery[] = []
+
+  constructor(
+    private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary,
+    private readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
+  ) {
     this.tables = new Map(schema.tables.map((t) => [t.name, t]))
   }
 
@@ -204,7 +228,7 @@ class Binder {
     let plan = result.plan
     if (plan.columns.some((c) => c.hidden)) plan = this.stripHidden(plan)
     // only what the result depends on counts: an unused let of a table reads nothing
-    return { plan, tables: tablesRead(plan), visualization: this.visualization }
+    return { plan, tables: tablesRead(plan), visualization: this.visualization, pending: this.pending }
   }
 
   private stripHidden(plan: P.PlanNode): P.PlanNode {
@@ -1896,44 +1920,159 @@ class Binder {
   private bindEvaluate(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.PlanNode {
     const call = op.call
     switch (call.name) {
-      case 'bag_unpack': {
-        const arg = call.args[0]
-        if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
-        const bag = this.bindScalar(arg, ctx)
-        if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
-        let prefix = ''
-        if (call.args[1]) {
-          const p = this.bindScalar(call.args[1], { columns: [], scope: ctx.scope })
-          if (p.kind !== 'Literal' || typeof p.value !== 'string') throw this.err(call.args[1].start, 'bag_unpack(): the prefix must be a string constant')
-          prefix = p.value
-        }
-        if (!op.schema) {
-          throw this.err(call.start, 'evaluate bag_unpack() needs its output schema here, e.g. evaluate bag_unpack(col) : (Name:string, Age:long)', 'unsupported')
-        }
-        const keptColumns = plan.columns.map((c, i) => (c.hidden || i === bag.index ? -1 : i)).filter((i) => i >= 0)
-        const columns: P.PlanColumn[] = []
-        const properties: string[] = []
-        const kept: number[] = []
-        for (const decl of op.schema) {
-          const existing = keptColumns.find((i) => plan.columns[i]!.name === decl.name)
-          if (existing !== undefined) {
-            kept.push(existing)
-            continue
-          }
-        }
-        for (const i of kept) columns.push(plan.columns[i]!)
-        for (const decl of op.schema) {
-          if (kept.some((i) => plan.columns[i]!.name === decl.name)) continue
-          columns.push({ name: decl.name, type: decl.type })
-          properties.push(decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name)
-        }
-        return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, keptColumns: kept, properties }
-      }
+      case 'bag_unpack':
+        return this.bindBagUnpack(plan, op, ctx)
+      case 'pivot':
+        return this.bindPivot(plan, op, ctx)
       case 'narrow':
         return this.bindNarrow(plan)
       default:
         throw this.err(call.start, `the evaluate plugin '${call.name}' is not supported`, 'unsupported')
     }
+  }
+
+  private constantArg(e: A.Expr | undefined, scope: Scope, what: string): KqlValue | undefined {
+    if (!e) return undefined
+    const v = this.bindScalar(e, { columns: [], scope })
+    if (v.kind !== 'Literal') throw this.err(e.start, `${what} must be a constant`)
+    return v.value
+  }
+
+  /**
+   * bag_unpack(column [, prefix [, columnsConflict [, ignoredProperties]]]) [: (schema)]. Without a
+   * schema the properties come from the data: the query is bound again once they are known.
+   */
+  private bindBagUnpack(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.BagUnpack {
+    // positional arguments, or named ones (columnsConflict='keep_source')
+    const names = ['column', 'outputcolumnprefix', 'columnsconflict', 'ignoredproperties']
+    const positional: (A.Expr | undefined)[] = []
+    for (const a of op.call.args) {
+      if (a.kind !== 'NamedArg') {
+        positional.push(a)
+        continue
+      }
+      const at = names.indexOf(a.name.toLowerCase())
+      if (at < 0) throw this.err(a.start, `bag_unpack() has no parameter '${a.name}'`)
+      positional[at] = a.value
+    }
+    const call = { ...op.call, args: positional as A.Expr[] }
+    const arg = call.args[0]
+    if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
+    const bag = this.bindScalar(arg, ctx)
+    if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
+    const prefix = this.constantArg(call.args[1], ctx.scope, 'bag_unpack(): the prefix') ?? ''
+    if (typeof prefix !== 'string') throw this.err(call.args[1]!.start, 'bag_unpack(): the prefix must be a string')
+    const conflict = this.constantArg(call.args[2], ctx.scope, 'bag_unpack(): columnsConflict') ?? 'error'
+    if (conflict !== 'error' && conflict !== 'replace_source' && conflict !== 'keep_source') {
+      throw this.err(call.args[2]!.start, "bag_unpack(): columnsConflict must be 'error', 'replace_source' or 'keep_source'")
+    }
+    const ignoredValue = this.constantArg(call.args[3], ctx.scope, 'bag_unpack(): ignoredProperties')
+    const ignored = Array.isArray(ignoredValue) ? ignoredValue.filter((x): x is string => typeof x === 'string') : []
+    const kept = plan.columns.map((c, i) => ({ c, i })).filter(({ c, i }) => !c.hidden && i !== bag.index)
+    const columns: P.PlanColumn[] = []
+    const sources: P.BagUnpack['sources'][number][] = []
+    if (op.schema) {
+      if (op.schemaStar) {
+        for (const { c, i } of kept) {
+          columns.push(c)
+          sources.push({ column: i })
+        }
+      }
+      for (const decl of op.schema) {
+        const existing = kept.find(({ c }) => c.name === decl.name)
+        if (existing && !op.schemaStar) {
+          columns.push({ name: decl.name, type: existing.c.type })
+          sources.push({ column: existing.i })
+          continue
+        }
+        if (existing) continue
+        columns.push({ name: decl.name, type: decl.type })
+        sources.push({ property: decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name })
+      }
+      return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
+    }
+    const found = this.discovered.get(op.start)
+    if (!found) this.pending.push({ kind: 'bag', key: op.start, input: plan, bag, ignored })
+    const slots = found?.kind === 'bag' ? found.slots : []
+    const keptNames = new Set(kept.map(({ c }) => c.name))
+    const replaced = new Set<string>()
+    const slotColumns: P.PlanColumn[] = []
+    const slotSources: { property: string }[] = []
+    for (const slot of slots) {
+      const name = prefix + slot.name
+      if (keptNames.has(name)) {
+        if (conflict === 'error') {
+          throw this.err(call.start, `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`)
+        }
+        if (conflict === 'keep_source') continue
+        replaced.add(name)
+      }
+      slotColumns.push({ name, type: slot.type })
+      slotSources.push({ property: slot.name })
+    }
+    for (const { c, i } of kept) {
+      if (replaced.has(c.name)) continue
+      columns.push(c)
+      sources.push({ column: i })
+    }
+    columns.push(...slotColumns)
+    sources.push(...slotSources)
+    return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
+  }
+
+  /** pivot(column [, aggregation [, keys...]]): one column per distinct value of `column`. */
+  private bindPivot(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.Pivot {
+    const call = op.call
+    const [pivotArg, second, ...rest] = call.args
+    if (!pivotArg) throw this.err(call.start, 'pivot() expects the column to pivot')
+    const pivot = this.bindScalar(pivotArg, ctx)
+    let aggAst: A.CallExpr | undefined
+    let keyArgs: A.Expr[] = rest
+    if (second) {
+      if (second.kind === 'Call' && this.lib.lookupAggregate(second.name)) aggAst = second
+      else keyArgs = [second, ...rest]
+    }
+    const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
+    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, { ...ctx, agg })
+    const aggregate = agg.calls[0]!
+    const referenced = new Set<string>()
+    const collect = (e: A.Expr): void => {
+      if (e.kind === 'Name') referenced.add(e.name)
+      else if (e.kind === 'Call') e.args.forEach(collect)
+      else if (e.kind === 'Binary') {
+        collect(e.left)
+        collect(e.right)
+      } else if (e.kind === 'Paren') collect(e.expr)
+      else if (e.kind === 'Member' || e.kind === 'Index') collect(e.target)
+    }
+    if (aggAst) aggAst.args.forEach(collect)
+    const pivotName = pivot.kind === 'ColumnRef' ? pivot.name : undefined
+    const keys: P.Expr[] = []
+    const columns: P.PlanColumn[] = []
+    if (keyArgs.length > 0) {
+      for (const k of keyArgs) {
+        const e = this.bindScalar(k, ctx)
+        keys.push(e)
+        columns.push({ name: this.nameOf(k, ctx) ?? `Column${columns.length + 1}`, type: e.type })
+      }
+    } else {
+      plan.columns.forEach((c, i) => {
+        if (c.hidden || c.name === pivotName || referenced.has(c.name)) return
+        keys.push(ref(i, c))
+        columns.push(c)
+      })
+    }
+    const found = this.discovered.get(op.start)
+    if (!found) this.pending.push({ kind: 'pivot', key: op.start, input: plan, pivot })
+    const values = found?.kind === 'pivot' ? found.values : []
+    const taken = new Set(columns.map((c) => c.name))
+    const outType = aggregate.outputs[0]!.type
+    for (const v of values) {
+      const name = uniqueName(v === null || v === undefined ? '' : valueToString(pivot.type, v), taken)
+      taken.add(name)
+      columns.push({ name, type: outType })
+    }
+    return { kind: 'Pivot', columns, input: plan, keys, pivot, aggregate, values }
   }
 
   /** evaluate narrow(): one row per (row, column) with the value as text: Row, Column, Value. */

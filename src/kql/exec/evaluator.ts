@@ -58,6 +58,14 @@ export async function runPlan(plan: P.PlanNode, options: RunOptions): Promise<Ro
   return new Executor(options).run(plan)
 }
 
+/**
+ * A runner for several plans of one query run: they share the run's table fetches and
+ * materialized results (schema discovery runs part of the query before the whole).
+ */
+export function createRunner(options: RunOptions): { run(plan: P.PlanNode): Promise<Row[]> } {
+  return new Executor(options)
+}
+
 class Executor {
   private readonly subqueries = new Map<P.Expr, SubqueryValue>()
   private readonly rt: ExprRuntime
@@ -182,6 +190,7 @@ class Executor {
       case 'ScanPattern': return this.scanPattern(node)
       case 'TopHitters': return this.topHitters(node)
       case 'BagUnpack': return this.bagUnpack(node)
+      case 'Pivot': return this.pivot(node)
       case 'Materialize': {
         let p = this.materialized.get(node.id)
         if (!p) {
@@ -846,16 +855,47 @@ class Executor {
 
   private async bagUnpack(node: P.BagUnpack): Promise<Row[]> {
     const rows = await this.run(node.input)
-    const unpackedTypes = node.columns.slice(node.keptColumns.length).map((c) => c.type)
     return rows.map((r) => {
       const bag = r[node.bagColumn]
-      const o: KqlValue[] = node.keptColumns.map((c) => r[c] ?? null)
-      node.properties.forEach((p, k) => {
-        const v = bag !== null && typeof bag === 'object' && !Array.isArray(bag) ? (bag as Record<string, DynamicValue>)[p] : undefined
-        const t = unpackedTypes[k]!
-        o.push(v === undefined ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v))
+      const props = bag !== null && typeof bag === 'object' && !Array.isArray(bag) ? (bag as Record<string, DynamicValue>) : undefined
+      return node.sources.map((src, k) => {
+        if ('column' in src) return r[src.column] ?? null
+        const t = node.columns[k]!.type
+        const v = props && Object.prototype.hasOwnProperty.call(props, src.property) ? props[src.property]! : undefined
+        return v === undefined || v === null ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v)
       })
-      return o
     })
+  }
+
+  private async pivot(node: P.Pivot): Promise<Row[]> {
+    const rows = await this.run(node.input)
+    await this.prepare([...node.keys, node.pivot, ...node.aggregate.args])
+    const keyFns = node.keys.map((k) => this.compile(k))
+    const pivotFn = this.compile(node.pivot)
+    const argFns = node.aggregate.args.map((a) => this.compile(a))
+    const slot = new Map<unknown, number>()
+    node.values.forEach((v, i) => slot.set(keyOf(v), i))
+    const groups = new Map<string, { keys: KqlValue[]; accs: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[] }>()
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const keys = keyFns.map((f) => f(r, i, rows))
+      const k = compositeKey(keys)
+      let g = groups.get(k)
+      if (!g) {
+        g = { keys, accs: new Array(node.values.length).fill(undefined) }
+        groups.set(k, g)
+      }
+      const s = slot.get(keyOf(pivotFn(r, i, rows)))
+      if (s === undefined) continue
+      let acc = g.accs[s]
+      if (!acc) {
+        acc = node.aggregate.impl.create()
+        g.accs[s] = acc
+      }
+      acc.add(argFns.map((f) => f(r, i, rows)))
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+    }
+    const empty = (): KqlValue => node.aggregate.impl.create().result()[0] ?? null
+    return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? a.result()[0] ?? null : empty()))])
   }
 }

@@ -42,6 +42,7 @@ export function nodeExpressions(node: PlanNode): Expr[] {
     case 'TopNested': return node.levels.flatMap((l) => [l.key, ...l.aggregate.args])
     case 'ScanPattern': return node.steps.flatMap((s) => [s.predicate, ...s.assignments.map((a) => a.expr)])
     case 'TopHitters': return node.weight ? [node.expr, node.weight] : [node.expr]
+    case 'Pivot': return [...node.keys, node.pivot, ...node.aggregate.args]
     default: return []
   }
 }

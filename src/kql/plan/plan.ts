@@ -229,6 +229,7 @@ export type PlanNode =
   | ScanPattern
   | TopHitters
   | BagUnpack
+  | Pivot
   | Materialize
 
 /**
@@ -572,18 +573,34 @@ export interface TopHitters {
 }
 
 /**
- * evaluate bag_unpack(column[, prefix]) with a declared or inferred output schema: the bag's
- * properties become columns (`columns` lists the input columns except the bag, then the unpacked
- * ones); properties not in the schema are dropped.
+ * evaluate bag_unpack(column[, prefix]): the bag's properties become columns. The schema is the
+ * declared output schema, or the one discovered from the data before the run
+ * (CompiledQuery.dynamicSchema): by default the input columns but the bag, then one column per
+ * property (sorted, prefixed).
  */
 export interface BagUnpack {
   readonly kind: 'BagUnpack'
   readonly columns: readonly PlanColumn[]
   readonly input: PlanNode
   readonly bagColumn: number
-  readonly keptColumns: readonly number[]
-  /** Property name feeding each unpacked column (after `keptColumns`). */
-  readonly properties: readonly string[]
+  /** What feeds each output column: an input column, or a property of the bag (converted to the column's type). */
+  readonly sources: readonly ({ readonly column: number } | { readonly property: string })[]
+}
+
+/**
+ * evaluate pivot(column[, aggregation][, keys...]): rows grouped by `keys`; each value in `values`
+ * (the distinct values of `pivot`, discovered from the data before the run) becomes a column that
+ * holds `aggregate` over the group's rows with that value. Output: the keys, then one column per
+ * value, in `values` order.
+ */
+export interface Pivot {
+  readonly kind: 'Pivot'
+  readonly columns: readonly PlanColumn[]
+  readonly input: PlanNode
+  readonly keys: readonly Expr[]
+  readonly pivot: Expr
+  readonly aggregate: AggregateCall
+  readonly values: readonly KqlValue[]
 }
 
 /** materialize(): the input is evaluated at most once per run and shared by every reference. */

@@ -405,7 +405,9 @@ export interface EvaluateOp extends Span {
   readonly kind: 'Evaluate'
   readonly params: readonly OperatorParam[]
   readonly call: CallExpr
+  /** `: (name:type, ...)` after the call; `schemaStar` when it starts with `*` (keep the input columns). */
   readonly schema?: readonly ColumnDecl[]
+  readonly schemaStar?: boolean
 }
 export interface InvokeOp extends Span { readonly kind: 'Invoke'; readonly call: CallExpr }
 export interface ConsumeOp extends Span { readonly kind: 'Consume' }

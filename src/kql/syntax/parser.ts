@@ -1251,11 +1251,13 @@ class Parser {
         this.advance()
         const call = this.parseCallArgs(t.text, t.start, t.end)
         let schema: A.ColumnDecl[] | undefined
+        let schemaStar = false
         if (this.acceptPunct(':')) {
           this.expectPunct('(')
           schema = []
           for (;;) {
             if (this.acceptPunct('*')) {
+              schemaStar = true
               if (!this.acceptPunct(',')) break
               continue
             }
@@ -1264,7 +1266,7 @@ class Parser {
           }
           this.expectPunct(')')
         }
-        return { kind: 'Evaluate', params, call, schema, ...span() }
+        return { kind: 'Evaluate', params, call, schema, ...(schemaStar ? { schemaStar } : {}), ...span() }
       }
       case 'invoke': {
         const t = this.peek()
