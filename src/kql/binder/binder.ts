@@ -804,6 +804,16 @@ class Binder {
       }
       case 'UnionOp':
         return this.bindUnion(input, op.params, op.tables, scope)
+      case 'Partition': {
+        const base = plan.columns.some((c) => c.hidden) ? this.stripHidden(plan) : plan
+        const key = this.bindScalar(op.by, { columns: base.columns, scope })
+        if (key.type === 'dynamic') throw this.err(op.by.start, 'partition needs a scalar key; convert the dynamic value with tostring() or tolong()')
+        let sub: TabularValue = { plan: { kind: 'ApplyInput', columns: base.columns } }
+        const subScope = new Scope(scope)
+        for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
+        const subPlan = sub.plan.columns.some((c) => c.hidden) ? this.stripHidden(sub.plan) : sub.plan
+        return keep({ kind: 'Partition', columns: subPlan.columns, input: base, key, subquery: subPlan })
+      }
     }
   }
 

@@ -191,6 +191,7 @@ class Executor {
       case 'TopHitters': return this.topHitters(node)
       case 'BagUnpack': return this.bagUnpack(node)
       case 'Pivot': return this.pivot(node)
+      case 'Partition': return this.partition(node)
       case 'Materialize': {
         let p = this.materialized.get(node.id)
         if (!p) {
@@ -865,6 +866,31 @@ class Executor {
         return v === undefined || v === null ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v)
       })
     })
+  }
+
+  private async partition(node: P.Partition): Promise<Row[]> {
+    const rows = await this.run(node.input)
+    await this.prepareOne(node.key)
+    const key = this.compile(node.key)
+    const groups = new Map<unknown, Row[]>()
+    rows.forEach((r, i) => {
+      const k = keyOf(key(r, i, rows))
+      const g = groups.get(k)
+      if (g) g.push(r)
+      else groups.set(k, [r])
+    })
+    const out: Row[] = []
+    for (const group of groups.values()) {
+      this.applyStack.push(group)
+      try {
+        for (const r of await this.run(node.subquery)) out.push(r)
+      } finally {
+        this.applyStack.pop()
+      }
+      this.cap(out.length)
+      await this.pulse()
+    }
+    return out
   }
 
   private async pivot(node: P.Pivot): Promise<Row[]> {

@@ -14,7 +14,7 @@ export function childNodes(node: PlanNode): PlanNode[] {
       return [node.left, node.right]
     case 'Union':
       return [...node.inputs]
-    case 'MvApply':
+    case 'MvApply': case 'Partition':
       return [node.input, node.subquery]
     default:
       return [node.input]
@@ -43,6 +43,7 @@ export function nodeExpressions(node: PlanNode): Expr[] {
     case 'ScanPattern': return node.steps.flatMap((s) => [s.predicate, ...s.assignments.map((a) => a.expr)])
     case 'TopHitters': return node.weight ? [node.expr, node.weight] : [node.expr]
     case 'Pivot': return [...node.keys, node.pivot, ...node.aggregate.args]
+    case 'Partition': return [node.key]
     default: return []
   }
 }

@@ -230,6 +230,7 @@ export type PlanNode =
   | TopHitters
   | BagUnpack
   | Pivot
+  | Partition
   | Materialize
 
 /**
@@ -601,6 +602,18 @@ export interface Pivot {
   readonly pivot: Expr
   readonly aggregate: AggregateCall
   readonly values: readonly KqlValue[]
+}
+
+/**
+ * partition by Column (subquery): the input's rows are grouped by `key`; `subquery` (whose leaf is
+ * an ApplyInput with the input's columns) runs on each group and the results are concatenated.
+ */
+export interface Partition {
+  readonly kind: 'Partition'
+  readonly columns: readonly PlanColumn[]
+  readonly input: PlanNode
+  readonly key: Expr
+  readonly subquery: PlanNode
 }
 
 /** materialize(): the input is evaluated at most once per run and shared by every reference. */

@@ -285,6 +285,7 @@ export type Operator =
   | ConsumeOp
   | TopHittersOp
   | UnionOp
+  | PartitionOp
 
 export interface WhereOp extends Span { readonly kind: 'Where'; readonly predicate: Expr }
 export interface ProjectOp extends Span { readonly kind: 'Project'; readonly items: readonly NamedExpr[] }
@@ -421,6 +422,14 @@ export interface UnionOp extends Span {
   readonly kind: 'UnionOp'
   readonly params: readonly OperatorParam[]
   readonly tables: readonly Expr[]
+}
+
+/** `partition by Column (operators)`: the operators run on each partition's rows. */
+export interface PartitionOp extends Span {
+  readonly kind: 'Partition'
+  readonly params: readonly OperatorParam[]
+  readonly by: Expr
+  readonly subquery: readonly Operator[]
 }
 
 /** The parsed query: statements in order; the last tabular query statement is the result. */

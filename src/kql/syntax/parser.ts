@@ -30,7 +30,7 @@ const BP_UNARY = 60
 
 /** Operators Kusto has and this engine refuses, so the error names them instead of "unexpected". */
 const UNSUPPORTED_OPERATORS = new Set([
-  'fork', 'facet', 'partition', 'reduce', 'find', 'search', 'lookup-kind', 'make-graph', 'graph-match',
+  'fork', 'facet', 'reduce', 'find', 'search', 'lookup-kind', 'make-graph', 'graph-match',
   'graph-merge', 'graph-to-table', 'graph-shortest-paths', 'graph-mark-components', 'externaldata',
   'execute-and-cache', 'project-smart', 'summarize-tdigest', 'assert-schema', 'macro-expand', 'sql',
 ])
@@ -1290,6 +1290,22 @@ class Parser {
         const params = this.parseParams(['kind', 'withsource', 'isfuzzy'])
         const tables = this.parseUnionTables()
         return { kind: 'UnionOp', params, tables, ...span() }
+      }
+      case 'partition': {
+        const params = this.parseParams([])
+        this.expectKeyword('by', "after 'partition'")
+        // the key is a column name: `by Col (` must not read as a call of Col
+        const keyName = this.expectName('the partition column')
+        const by: A.Expr = { kind: 'Name', start: keyName.start, end: keyName.end, name: keyName.name, quoted: false }
+        if (this.isPunct('{')) throw this.error(this.peek().start, "partition with a { subquery with source } is not supported; use partition by Column ( operators )", 'unsupported')
+        this.expectPunct('(', 'to start the partition subquery')
+        const subquery: A.Operator[] = []
+        for (;;) {
+          subquery.push(this.parseOperator())
+          if (!this.acceptPunct('|')) break
+        }
+        this.expectPunct(')', 'to close the partition subquery')
+        return { kind: 'Partition', params, by, subquery, ...span() }
       }
       default:
         if (UNSUPPORTED_OPERATORS.has(name)) throw this.error(start, `the '${name}' operator is not supported`, 'unsupported')
