@@ -1841,6 +1841,7 @@ class Binder {
       kind: 'MakeSeries', columns, input: plan, keys, aggregates, defaults, axis, from, to, step,
       aggregateOutputs: aggColumns.map((_, i) => keyColumns.length + i), axisOutput: columns.length - 1,
       nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
+      ...(op.rangeSyntax ? { rangeSyntax: true } : {}),
     }
   }
 

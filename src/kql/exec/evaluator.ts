@@ -662,6 +662,15 @@ class Executor {
     const axisValues = rows.map((r, i) => axisFn(r, i, rows))
     let from = node.from ? await this.constant(node.from) : undefined
     let to = node.to ? await this.constant(node.to) : undefined
+    if (node.rangeSyntax) {
+      // in range(start, stop, step): bins aligned with bin(), stop inclusive
+      const bin = (v: KqlValue): KqlValue => (v === null || v === undefined ? v : ticks
+        ? floorDiv(v as bigint, step as bigint) * (step as bigint)
+        : Math.floor((v as number) / (step as number)) * (step as number))
+      from = bin(from ?? null)
+      const last = bin(to ?? null)
+      to = last === null ? null : ticks ? (last as bigint) + (step as bigint) : (last as number) + (step as number)
+    }
     const present = axisValues.filter((v) => v !== null && v !== undefined) as (number | bigint)[]
     if (from === undefined || from === null) {
       if (present.length === 0) from = null

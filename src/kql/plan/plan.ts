@@ -495,6 +495,11 @@ export interface MakeSeries {
   readonly axisOutput: number
   /** kind=nonempty: an empty input still yields one row of defaults (when there are no keys). */
   readonly nonEmpty: boolean
+  /**
+   * The `in range(start, stop, step)` form: bins are aligned with bin() (not to `from`) and
+   * `to` is inclusive.
+   */
+  readonly rangeSyntax?: boolean
 }
 
 /** Marks the input order as meaningful (window functions); a no-op in memory. */

@@ -370,6 +370,8 @@ export interface MakeSeriesOp extends Span {
   readonly from?: Expr
   readonly to?: Expr
   readonly step: Expr
+  /** Written as `in range(from, to, step)`. */
+  readonly rangeSyntax?: boolean
   readonly by: readonly NamedExpr[]
 }
 export interface SerializeOp extends Span { readonly kind: 'Serialize'; readonly items: readonly NamedExpr[] }

@@ -1367,7 +1367,9 @@ class Parser {
     let from: A.Expr | undefined
     let to: A.Expr | undefined
     let step: A.Expr
+    let rangeSyntax = false
     if (this.acceptIdent('in')) {
+      rangeSyntax = true
       const r = this.peek()
       if (!(r.kind === 'ident' && r.text === 'range' && this.isPunct('(', 1))) throw this.expected("range(start, stop, step) after 'in'")
       this.advance()
@@ -1386,7 +1388,7 @@ class Parser {
     }
     let by: A.NamedExpr[] = []
     if (this.acceptIdent('by')) by = this.parseNamedExprList()
-    return { kind: 'MakeSeries', params, aggregates, on, from, to, step, by, start, end: this.lastEnd }
+    return { kind: 'MakeSeries', params, aggregates, on, from, to, step, ...(rangeSyntax ? { rangeSyntax } : {}), by, start, end: this.lastEnd }
   }
 
   private parseTopNested(start: number): A.TopNestedOp {
