@@ -1636,52 +1636,55 @@ class Binder {
   }
 
   private bindMvApply(plan: P.PlanNode, op: A.MvApplyOp, ctx: RowCtx): P.MvApply {
+    // the sub-table: the row's columns, each item replacing its column or appended, then the index
+    const subtableColumns = plan.columns.map((c, i) => (c.hidden ? -1 : i)).filter((i) => i >= 0)
+    const subColumns: P.PlanColumn[] = subtableColumns.map((i) => plan.columns[i]!)
     const items: P.Expr[] = []
     const itemTypes: KqlType[] = []
-    const itemColumns: P.PlanColumn[] = []
-    const replaced = new Set<number>()
+    const itemOutputs: number[] = []
+    const expandedInPlace = new Set<number>()
     let n = 1
     for (const item of op.items) {
       const expr = this.bindScalar(item.expr, ctx)
       if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
       const type = item.toType ?? 'dynamic'
-      let name = item.name
+      let name = item.name ?? this.nameOf(item.expr, ctx)
       if (!name) {
-        if (expr.kind === 'ColumnRef') {
-          name = expr.name
-          replaced.add(expr.index)
-        } else {
-          name = this.nameOf(item.expr, ctx)
-          if (!name) {
-            do name = `Column${n++}`
-            while (itemColumns.some((c) => c.name === name))
-          }
-        }
+        do name = `Column${n++}`
+        while (subColumns.some((c) => c.name === name))
+      }
+      let at = subColumns.findIndex((c) => c.name === name)
+      if (at >= 0) {
+        subColumns[at] = { name, type }
+        if (at < subtableColumns.length) expandedInPlace.add(subtableColumns[at]!)
+      } else {
+        at = subColumns.length
+        subColumns.push({ name, type })
       }
       items.push(expr)
       itemTypes.push(type)
-      itemColumns.push({ name, type })
+      itemOutputs.push(at)
     }
     const indexParam = op.params.find((p) => p.name === 'with_itemindex')
-    if (indexParam) itemColumns.push({ name: String(indexParam.value), type: 'long' })
-    const applyInput: P.ApplyInput = { kind: 'ApplyInput', columns: itemColumns }
+    if (indexParam) {
+      const name = String(indexParam.value)
+      const at = subColumns.findIndex((c) => c.name === name)
+      if (at >= 0) throw this.err(indexParam.valueStart, `mv-apply: with_itemindex names an existing column '${name}'`)
+      subColumns.push({ name, type: 'long' })
+    }
+    const applyInput: P.ApplyInput = { kind: 'ApplyInput', columns: subColumns }
     let sub: TabularValue = { plan: applyInput }
     const subScope = new Scope(ctx.scope)
     for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
-    const keptColumns = plan.columns.map((c, i) => (c.hidden || replaced.has(i) ? -1 : i)).filter((i) => i >= 0)
-    const columns: P.PlanColumn[] = keptColumns.map((i) => plan.columns[i]!)
-    const taken = new Set(columns.map((c) => c.name))
-    for (const c of visible(sub.plan.columns)) {
-      const name = uniqueName(c.name, taken)
-      taken.add(name)
-      columns.push({ name, type: c.type })
-    }
     let subPlan = sub.plan
     if (subPlan.columns.some((c) => c.hidden)) subPlan = this.stripHidden(subPlan)
+    const produced = new Set(subPlan.columns.map((c) => c.name))
+    const keptColumns = subtableColumns.filter((i) => !expandedInPlace.has(i) && !produced.has(plan.columns[i]!.name))
+    const columns: P.PlanColumn[] = [...keptColumns.map((i) => plan.columns[i]!), ...subPlan.columns]
     const limit = op.limit ? this.constantCount(op.limit, ctx.scope, 'mv-apply limit') : undefined
     return {
-      kind: 'MvApply', columns, input: plan, items, itemTypes, bagExpansion: this.bagExpansion(op.params),
-      withItemIndex: indexParam !== undefined, limit, keptColumns, subquery: subPlan,
+      kind: 'MvApply', columns, input: plan, items, itemTypes, subtableColumns, itemOutputs, bagExpansion: this.bagExpansion(op.params),
+      withItemIndex: indexParam !== undefined, ...(limit !== undefined ? { limit } : {}), keptColumns, subquery: subPlan,
     }
   }
 

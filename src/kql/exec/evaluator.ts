@@ -562,12 +562,15 @@ class Executor {
       for (const l of lists) n = Math.max(n, l.length)
       n = Math.min(n, limit)
       const sub: Row[] = []
+      const width = node.subquery.kind === 'ApplyInput' ? node.subquery.columns.length : 0
       for (let k = 0; k < n; k++) {
-        const s: KqlValue[] = lists.map((l, j) => {
+        const s: KqlValue[] = node.subtableColumns.map((c) => r[c] ?? null)
+        lists.forEach((l, j) => {
           const el = l[k]
-          return el === undefined ? nullOf(node.itemTypes[j]!) : this.castElement(node.itemTypes[j]!, el)
+          s[node.itemOutputs[j]!] = el === undefined ? nullOf(node.itemTypes[j]!) : this.castElement(node.itemTypes[j]!, el)
         })
         if (node.withItemIndex) s.push(k)
+        for (let c = 0; c < Math.max(width, s.length); c++) if (s[c] === undefined) s[c] = null
         sub.push(s)
       }
       this.applyStack.push(sub)

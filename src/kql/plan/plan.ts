@@ -414,10 +414,11 @@ export interface MvExpand {
 }
 
 /**
- * mv-apply: per input row, the items are expanded into a sub-table (columns: the items, then the
- * item index) that `subquery` runs on (its leaf is ApplyInput); the row's other columns are then
- * prepended to every subquery result row. Output: `keptColumns` of the input, then the
- * subquery's columns.
+ * mv-apply: per input row, the items are expanded (in parallel, as mv-expand) into a sub-table
+ * whose columns are the row's columns `subtableColumns` (input column indexes), with each item's
+ * elements at `itemOutputs[k]` (replacing a column or appended), then the item index if
+ * requested. `subquery` (leaf: ApplyInput) runs on it. Output: the input columns `keptColumns`
+ * (not expanded and not produced by the subquery), then the subquery's columns.
  */
 export interface MvApply {
   readonly kind: 'MvApply'
@@ -425,6 +426,8 @@ export interface MvApply {
   readonly input: PlanNode
   readonly items: readonly Expr[]
   readonly itemTypes: readonly KqlType[]
+  readonly subtableColumns: readonly number[]
+  readonly itemOutputs: readonly number[]
   readonly bagExpansion: 'bag' | 'array'
   readonly withItemIndex: boolean
   readonly limit?: number
