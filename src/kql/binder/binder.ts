@@ -563,18 +563,28 @@ class Binder {
       }
     }
     const inputs: TabularValue[] = first ? [first] : []
+    let firstFailure: KqlError | undefined
     for (const t of tables) {
       if (t.kind === 'Name' && t.name.includes('*')) {
-        const matches = [...new Set([...this.tables.keys(), ...scope.names().filter((n) => scope.get(n)?.kind === 'tabular')])]
-          .filter((n) => matchesPattern(t.name, n))
-          .sort()
+        // wildcards reach workspace tables and `view` lets (documentation: the union scope)
+        const views = scope.names().filter((n) => {
+          const b = scope.get(n)
+          return b?.kind === 'function' && b.lambda.isView
+        })
+        const matches = [...new Set([...this.tables.keys(), ...views])].filter((n) => matchesPattern(t.name, n)).sort()
         if (matches.length === 0 && !fuzzy) throw this.err(t.start, `no table matches '${t.name}'`)
         for (const m of matches) inputs.push(this.bindTableName(m, t.start, scope))
         continue
       }
-      inputs.push(this.bindTabular(t, scope))
+      try {
+        inputs.push(this.bindTabular(t, scope))
+      } catch (error) {
+        // isfuzzy: legs that do not resolve are left out, as long as one leg remains
+        if (!fuzzy || !(error instanceof KqlError) || error.kind !== 'semantic') throw error
+        firstFailure ??= error
+      }
     }
-    if (inputs.length === 0) throw this.err(tables[0]?.start ?? 0, 'union needs at least one table')
+    if (inputs.length === 0) throw firstFailure ?? this.err(tables[0]?.start ?? 0, 'union needs at least one table')
     return { plan: this.unionPlan(inputs, kind, withSource) }
   }
 
@@ -591,21 +601,25 @@ class Binder {
         typesByName.set(c.name, list)
       }
     }
-    interface Slot { name: string; type: KqlType; key: string }
+    interface Slot { name: string; type: KqlType; key: string; conflicting: boolean }
     const slots: Slot[] = []
     const slotIndex = new Map<string, number>()
-    const taken = new Set<string>()
-    if (withSource) taken.add(withSource)
     for (const inp of inputs) {
       for (const c of visible(inp.plan.columns)) {
         const conflicting = typesByName.get(c.name)!.length > 1
         const key = conflicting ? `${c.name}\u0000${c.type}` : c.name
         if (slotIndex.has(key)) continue
-        const name = uniqueName(conflicting ? `${c.name}_${c.type}` : c.name, taken)
-        taken.add(name)
         slotIndex.set(key, slots.length)
-        slots.push({ name, type: c.type, key })
+        slots.push({ name: c.name, type: c.type, key, conflicting })
       }
+    }
+    // names that need no suffix are reserved first; `name_type` columns yield on a clash (x_long1)
+    const taken = new Set<string>(slots.filter((sl) => !sl.conflicting).map((sl) => sl.name))
+    if (withSource) taken.add(withSource)
+    for (const slot of slots) {
+      if (!slot.conflicting) continue
+      slot.name = uniqueName(`${slot.name}_${slot.type}`, taken)
+      taken.add(slot.name)
     }
     let chosen = slots.map((_, i) => i)
     if (kind === 'inner') {

@@ -616,7 +616,7 @@ class Parser {
   // Literals
   // -------------------------------------------------------------------------------------------
 
-  private parseTypedLiteral(): A.LiteralExpr {
+  private parseTypedLiteral(): A.LiteralExpr | A.CallExpr {
     const t = this.advance()
     const type = parseTypeName(t.text)!
     if (type === 'dynamic') {
@@ -630,6 +630,8 @@ class Parser {
     const at = raw.start + (raw.text.length - raw.text.trimStart().length)
     const fail = (what: string): KqlError => this.error(at, `invalid ${t.text} literal '${text}': expected ${what}`)
     if (text.toLowerCase() === 'null') return { kind: 'Literal', start: t.start, end: this.lastEnd, type, value: null }
+    // datetime() is the current time (the documentation's literal table)
+    if (text === '' && type === 'datetime') return { kind: 'Call', start: t.start, end: this.lastEnd, name: 'now', nameEnd: t.end, args: [] }
     let value: KqlValue
     switch (type) {
       case 'bool': {
@@ -748,6 +750,7 @@ class Parser {
         default:
           if (TYPED_LITERALS.has(t.text) && this.isPunct('(', 1)) {
             const lit = this.parseTypedLiteral()
+            if (lit.kind !== 'Literal') throw this.error(lit.start, 'a dynamic literal cannot contain datetime()')
             return literalToDynamic(lit)
           }
       }
@@ -1148,14 +1151,18 @@ class Parser {
         const on = this.parseJoinConditions()
         return { kind: name === 'join' ? 'Join' : 'Lookup', params, right, on, ...span() }
       }
-      case 'mv-expand': {
+      case 'mv-expand':
+      case 'mvexpand': {
         const params = this.parseParams(['bagexpansion', 'with_itemindex', 'kind'])
         const items = this.parseMvItems()
         let limit: A.Expr | undefined
         if (this.acceptIdent('limit')) limit = this.parseExpr()
+        // the legacy mvexpand stops at 128 rows per record by default (documentation)
+        else if (name === 'mvexpand') limit = { kind: 'Literal', type: 'long', value: 128, start, end: start }
         return { kind: 'MvExpand', params, items, limit, ...span() }
       }
-      case 'mv-apply': {
+      case 'mv-apply':
+      case 'mvapply': {
         const params = this.parseParams(['with_itemindex', 'bagexpansion', 'kind'])
         const items = this.parseMvItems()
         let limit: A.Expr | undefined
