@@ -9,7 +9,7 @@ import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  compositeKey, dynamicEquals, equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, keyOf, likePattern,
+  compositeKey, dynamicEquals, equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, hasTermRegex, keyOf, likePattern,
 } from './value-ops.js'
 
 export type Row = readonly KqlValue[]
@@ -457,8 +457,14 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
       break
     }
     case 'contains_cs': test = (t, n) => t.includes(n); break
-    case 'has': test = has; break
-    case 'has_cs': test = hasCs; break
+    case 'has':
+    case 'has_cs': {
+      const cs = base === 'has_cs'
+      const re = constant !== undefined ? hasTermRegex(constant, cs) : undefined
+      if (re) return wrap((t) => re.test(t))
+      test = cs ? hasCs : has
+      break
+    }
     case 'hasprefix': test = (t, n) => hasPrefix(t, n, false); break
     case 'hasprefix_cs': test = (t, n) => hasPrefix(t, n, true); break
     case 'hassuffix': test = (t, n) => hasSuffix(t, n, false); break

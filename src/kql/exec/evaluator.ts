@@ -305,17 +305,40 @@ class Executor {
     const keyFns = node.keys.map((k) => this.compile(k))
     const aggArgs = node.aggregates.map((a) => a.args.map((x) => this.compile(x)))
     interface Group { readonly keys: KqlValue[]; readonly accs: ReturnType<P.AggregateCall['impl']['create']>[] }
-    const groups = new Map<unknown, Group>()
-    const newGroup = (keys: KqlValue[]): Group => ({ keys, accs: node.aggregates.map((a) => a.impl.create()) })
-    const single = keyFns.length === 1
+    const groups: Group[] = []
+    const newGroup = (keys: KqlValue[]): Group => {
+      const g = { keys, accs: node.aggregates.map((a) => a.impl.create()) }
+      groups.push(g)
+      return g
+    }
+    // one Map level per key (no composite key strings): Map<k0, Map<k1, ... Group>>
+    const root = new Map<unknown, unknown>()
+    const depth = keyFns.length
+    let noKeyGroup: Group | undefined
+    const keys = new Array<KqlValue>(depth)
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
-      const keys = keyFns.map((f) => f(r, i, rows))
-      const k = keyFns.length === 0 ? '' : single ? keyOf(keys[0]!) : compositeKey(keys)
-      let g = groups.get(k)
-      if (!g) {
-        g = newGroup(keys)
-        groups.set(k, g)
+      for (let k = 0; k < depth; k++) keys[k] = keyFns[k]!(r, i, rows)
+      let g: Group | undefined
+      if (depth === 0) {
+        g = noKeyGroup ??= newGroup([])
+      } else {
+        let level = root
+        for (let k = 0; k < depth - 1; k++) {
+          const key = keyOf(keys[k]!)
+          let next = level.get(key) as Map<unknown, unknown> | undefined
+          if (!next) {
+            next = new Map()
+            level.set(key, next)
+          }
+          level = next
+        }
+        const last = keyOf(keys[depth - 1]!)
+        g = level.get(last) as Group | undefined
+        if (!g) {
+          g = newGroup([...keys])
+          level.set(last, g)
+        }
       }
       for (let a = 0; a < aggArgs.length; a++) {
         const fns = aggArgs[a]!
@@ -325,9 +348,9 @@ class Executor {
       }
       if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
     }
-    if (keyFns.length === 0 && groups.size === 0) groups.set('', newGroup([]))
+    if (depth === 0 && groups.length === 0) newGroup([])
     const out: Row[] = []
-    for (const g of groups.values()) {
+    for (const g of groups) {
       const row: KqlValue[] = [...g.keys]
       for (const acc of g.accs) row.push(...acc.result())
       out.push(row)
@@ -356,12 +379,16 @@ class Executor {
   // Ordering
   // -------------------------------------------------------------------------------------------
 
-  private async sortRows(rows: Row[], keys: readonly P.SortKey[]): Promise<Row[]> {
+  /**
+   * Sorts (stably) by the keys; with `limit`, keeps only the first `limit` rows, selecting them
+   * in one pass (top N of millions of rows without sorting them all).
+   */
+  private async sortRows(rows: Row[], keys: readonly P.SortKey[], limit?: number): Promise<Row[]> {
     await this.prepare(keys.map((k) => k.expr))
     const fns = keys.map((k) => this.compile(k.expr))
-    const decorated = rows.map((r, i) => ({ r, i, k: fns.map((f) => f(r, i, rows)) }))
     const types = keys.map((k) => k.expr.type)
-    decorated.sort((a, b) => {
+    interface Decorated { readonly r: Row; readonly i: number; readonly k: KqlValue[] }
+    const compare = (a: Decorated, b: Decorated): number => {
       for (let c = 0; c < keys.length; c++) {
         const key = keys[c]!
         const x = a.k[c] ?? null
@@ -376,8 +403,32 @@ class Executor {
         if (cmp !== 0) return key.descending ? -cmp : cmp
       }
       return a.i - b.i
-    })
-    return decorated.map((d) => d.r)
+    }
+    const decorate = (r: Row, i: number): Decorated => ({ r, i, k: fns.map((f) => f(r, i, rows)) })
+    if (limit !== undefined && limit < rows.length / 8) {
+      if (limit === 0) return []
+      // a sorted buffer of the best `limit` rows; a row enters only if it beats the worst kept
+      const best: Decorated[] = []
+      for (let i = 0; i < rows.length; i++) {
+        const d = decorate(rows[i]!, i)
+        if (best.length === limit && compare(d, best[limit - 1]!) >= 0) continue
+        let lo = 0
+        let hi = best.length
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          if (compare(best[mid]!, d) <= 0) lo = mid + 1
+          else hi = mid
+        }
+        best.splice(lo, 0, d)
+        if (best.length > limit) best.pop()
+        if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+      }
+      return best.map((d) => d.r)
+    }
+    const decorated = rows.map(decorate)
+    decorated.sort(compare)
+    const sorted = decorated.map((d) => d.r)
+    return limit === undefined ? sorted : sorted.slice(0, limit)
   }
 
   private async sort(node: P.Sort): Promise<Row[]> {
@@ -385,8 +436,7 @@ class Executor {
   }
 
   private async top(node: P.Top): Promise<Row[]> {
-    const sorted = await this.sortRows(await this.run(node.input), node.keys)
-    return sorted.slice(0, node.count)
+    return this.sortRows(await this.run(node.input), node.keys, node.count)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -402,20 +452,17 @@ class Executor {
     const leftNulls = node.left.columns.map((c) => nullOf(c.type))
     const rightOut = node.rightOutput
     const rightNulls = rightOut.map((i) => nullOf(node.right.columns[i]!.type))
+    const leftWidth = node.left.columns.length
+    const width = leftWidth + rightOut.length
     const combine = (l: Row, r: Row | undefined): Row => {
-      const o: KqlValue[] = [...l]
-      if (r) for (const i of rightOut) o.push(r[i] ?? null)
-      else o.push(...rightNulls)
+      const o = new Array<KqlValue>(width)
+      for (let c = 0; c < leftWidth; c++) o[c] = l[c] ?? null
+      for (let c = 0; c < rightOut.length; c++) o[leftWidth + c] = r ? (r[rightOut[c]!] ?? null) : rightNulls[c]!
       return o
     }
     const out: Row[] = []
-    const push = async (row: Row): Promise<void> => {
-      out.push(row)
-      if ((out.length & (CHECK_EVERY - 1)) === 0) {
-        this.cap(out.length)
-        await this.pulse()
-      }
-    }
+    /** true every CHECK_EVERY rows: the caller then checks the cap and yields */
+    const push = (row: Row): boolean => out.push(row) % CHECK_EVERY === 0
     // index the right side
     const index = new Map<unknown, number[]>()
     right.forEach((r, i) => {
@@ -444,15 +491,19 @@ class Executor {
       })
     }
     const matchedRight = kind === 'rightouter' || kind === 'fullouter' ? new Uint8Array(right.length) : undefined
+    const checkpoint = async (): Promise<void> => {
+      this.cap(out.length)
+      await this.pulse()
+    }
     for (const l of probe) {
       const matches = index.get(keyOfRow(l, node.leftKeys))
       if (matches) {
         for (const ri of matches) {
           if (matchedRight) matchedRight[ri] = 1
-          await push(combine(l, right[ri]))
+          if (push(combine(l, right[ri]))) await checkpoint()
         }
       } else if (kind === 'leftouter' || kind === 'fullouter') {
-        await push(combine(l, undefined))
+        if (push(combine(l, undefined))) await checkpoint()
       }
     }
     if (matchedRight) {
@@ -461,7 +512,7 @@ class Executor {
         const r = right[ri]!
         const o: KqlValue[] = [...leftNulls]
         for (const i of rightOut) o.push(r[i] ?? null)
-        await push(o)
+        if (push(o)) await checkpoint()
       }
     }
     return out
@@ -541,7 +592,7 @@ class Executor {
         for (let c = 0; c < width; c++) if (o[c] === undefined) o[c] = null
         out.push(o)
       }
-      if ((out.length & (CHECK_EVERY - 1)) === 0 || (i & (CHECK_EVERY - 1)) === 0) {
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1 || out.length > MAX_INTERMEDIATE_ROWS) {
         this.cap(out.length)
         await this.pulse()
       }
