@@ -235,3 +235,28 @@ describe('bin, floor, bin_at', () => {
     ['2018-02-24T15:14:00Z', '2018-02-23T15:14:00Z', '2018-02-26T15:14:00Z'])
   })
 })
+
+describe('properties', async () => {
+  const fc = (await import('fast-check')).default
+  const ticks = fc.bigInt({ min: -62135596800n * 10_000_000n + 1100n * 864_000_000_000n, max: 253402300799n * 10_000_000n - 1100n * 864_000_000_000n })
+  it('bin is idempotent, below the value and within one bin', () => {
+    fc.assert(fc.property(ticks, fc.bigInt({ min: 1n, max: 864_000_000_000n * 30n }), (t, size) => {
+      const b = call('bin', ['datetime', 'timespan'], [t, size]) as bigint
+      return b <= t && t - b < size && call('bin', ['datetime', 'timespan'], [b, size]) === b
+    }), { numRuns: 200 })
+  })
+  it('datetime_diff undoes datetime_add for fixed-length periods', () => {
+    const periods = ['day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const
+    fc.assert(fc.property(ticks, fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(...periods), (t, n, p) => {
+      const moved = call('datetime_add', ['string', 'long', 'datetime'], [p, n, t]) as bigint
+      return call('datetime_diff', ['string', 'datetime', 'datetime'], [p, moved, t]) === n
+    }), { numRuns: 200 })
+  })
+  it('startofday <= t <= endofday, both on the same day', () => {
+    fc.assert(fc.property(ticks, (t) => {
+      const s = call('startofday', ['datetime'], [t]) as bigint
+      const e = call('endofday', ['datetime'], [t]) as bigint
+      return s <= t && t <= e && e - s === 864_000_000_000n - 1n
+    }), { numRuns: 200 })
+  })
+})
