@@ -1146,6 +1146,7 @@ class Parser {
       case 'join':
       case 'lookup': {
         const params = this.parseParams(['kind'])
+        if (this.isIdent('on') && !this.isPunct('|', 1)) throw this.expected(`the right side of ${name} (a table name or a (subquery))`)
         const right = this.parseExpr()
         this.expectKeyword('on', `after the right side of ${name}`)
         const on = this.parseJoinConditions()
