@@ -839,6 +839,3 @@ export const datetimeFunctions: readonly ScalarFunction[] = [
   binFunction('bin', ['floor']),
   binAt,
 ]
-
-/** Exposed for other families (series, aggregates) that reuse calendar math. */
-export const datetimeInternals = { startOfDay, startOfWeek, weekday, addMonths, datetimeAdd, datetimeDiff }
