@@ -555,16 +555,20 @@ class Executor {
     return [v as DynamicValue]
   }
 
-  /** `to typeof(t)`: a cast, not a conversion (non-conforming elements become null). */
+  /**
+   * `to typeof(t)`: a cast, not a conversion — elements that do not conform to the type become
+   * null (mv-expand documentation). Datetimes, timespans and guids live in dynamic values as text.
+   */
   private castElement(type: KqlType, el: DynamicValue): KqlValue {
     if (type === 'dynamic') return el
     if (el === null) return nullOf(type)
     switch (type) {
-      case 'string': return typeof el === 'string' ? el : (typeof el === 'object' ? JSON.stringify(el) : String(el))
-      case 'int': case 'long': return typeof el === 'number' && Number.isInteger(el) ? el : typeof el === 'string' || typeof el === 'boolean' ? convertValue(type, 'dynamic', el) : null
-      case 'real': case 'decimal': return typeof el === 'number' ? el : typeof el === 'string' ? convertValue(type, 'dynamic', el) : null
-      case 'bool': return typeof el === 'boolean' ? el : convertValue('bool', 'dynamic', el)
-      default: return convertValue(type, 'dynamic', el)
+      case 'string': return typeof el === 'string' ? el : ''
+      case 'bool': return typeof el === 'boolean' ? el : null
+      case 'int': return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
+      case 'long': return typeof el === 'number' && Number.isInteger(el) ? el : null
+      case 'real': case 'decimal': return typeof el === 'number' ? el : null
+      default: return typeof el === 'string' ? convertValue(type, 'string', el) : null
     }
   }
 
