@@ -21,6 +21,11 @@ const LEGACY_NEGATIONS: Readonly<Record<string, string>> = {
   containscs: 'contains_cs', hascs: 'has_cs', notlike: '!like', notlikecs: '!like_cs', likecs: 'like_cs',
 }
 
+/** Deepest expression nesting accepted (parentheses, calls, unary operators). */
+const MAX_NESTING = 256
+/** Longest pipeline accepted (binding and running recurse along it). */
+const MAX_PIPELINE = 2000
+
 const BP_OR = 10
 const BP_AND = 20
 const BP_COMPARE = 30
@@ -357,7 +362,9 @@ class Parser {
   /** An expression followed by any number of `| operator`. */
   parsePipeExpr(): A.Expr {
     let e = this.parseExpr()
+    let operators = 0
     while (this.isPunct('|')) {
+      if (++operators > MAX_PIPELINE) throw this.error(this.peek().start, `a pipeline may have at most ${MAX_PIPELINE} operators`, 'unsupported')
       this.advance()
       const op = this.parseOperator()
       e = { kind: 'Pipe', start: e.start, end: this.lastEnd, source: e, op }
@@ -365,7 +372,21 @@ class Parser {
     return e
   }
 
+  /** Nesting depth of expressions being parsed: a guard against stack exhaustion. */
+  private depth = 0
+
   parseExpr(minBp = 0): A.Expr {
+    if (++this.depth > MAX_NESTING) {
+      throw this.error(this.peek().start, `the query is nested more than ${MAX_NESTING} levels deep`, 'unsupported')
+    }
+    try {
+      return this.parseExprAt(minBp)
+    } finally {
+      this.depth--
+    }
+  }
+
+  private parseExprAt(minBp: number): A.Expr {
     let left = this.parsePrefix()
     for (;;) {
       const op = this.peekInfix()
