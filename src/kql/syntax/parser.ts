@@ -508,9 +508,13 @@ class Parser {
           e = { kind: 'Member', start: e.start, end: n.end, target: e, name: n.text }
           continue
         }
-        if (n.kind === 'long') {
-          // d.0 is not KQL; say what is expected
-          throw this.expected('a property name after \'.\'')
+        if (n.kind === 'punct' && n.text === '[') {
+          // d.[expr]: an expression subscript written after a dot
+          this.advance()
+          const index = this.parseExpr()
+          this.expectPunct(']', 'to close the index')
+          e = { kind: 'Index', start: e.start, end: this.lastEnd, target: e, index }
+          continue
         }
         throw this.expected("a property name after '.'")
       }
@@ -600,6 +604,7 @@ class Parser {
     }
     if (callFollows && UNSUPPORTED_SOURCES.has(name)) throw this.error(t.start, `'${name}(...)' is not supported`, 'unsupported')
     if (callFollows && TYPED_LITERALS.has(name)) return this.parseTypedLiteral()
+    if (callFollows && name === 'typeof') return this.parseTypeofArgument()
     this.advance()
     if (callFollows) return this.parseCallArgs(name, t.start, t.end)
     return { kind: 'Name', start: t.start, end: t.end, name, quoted: false }
@@ -636,6 +641,18 @@ class Parser {
   // -------------------------------------------------------------------------------------------
   // Literals
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * `typeof(T)` as a function argument (extract(..., typeof(long))): the type's canonical name as
+   * a string constant, which is how the function library reads type arguments.
+   */
+  private parseTypeofArgument(): A.LiteralExpr {
+    const t = this.advance()
+    this.expectPunct('(')
+    const type = this.parseTypeName()
+    this.expectPunct(')', "to close 'typeof'")
+    return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: type }
+  }
 
   private parseTypedLiteral(): A.LiteralExpr | A.CallExpr {
     const t = this.advance()
