@@ -49,6 +49,12 @@ export function isSourceFailure(error: unknown): boolean {
   return error !== null && typeof error === 'object' && SOURCE_FAILURES.has(error)
 }
 
+/** 2 for null, 1 for NaN, 0 for any other value (their place in a sort). */
+function nullRank(v: KqlValue): number {
+  if (v === null || v === undefined) return 2
+  return typeof v === 'number' && Number.isNaN(v) ? 1 : 0
+}
+
 function nullOf(type: KqlType): KqlValue {
   return type === 'string' ? '' : null
 }
@@ -393,11 +399,13 @@ class Executor {
         const key = keys[c]!
         const x = a.k[c] ?? null
         const y = b.k[c] ?? null
-        const xn = x === null
-        const yn = y === null
-        if (xn || yn) {
-          if (xn && yn) continue
-          return xn === key.nullsFirst ? -1 : 1
+        // nulls and NaNs travel as a group (sort documentation): nulls first = null, NaN, values;
+        // nulls last = values, NaN, null — whatever the direction
+        const rx = nullRank(x)
+        const ry = nullRank(y)
+        if (rx !== 0 || ry !== 0) {
+          if (rx === ry) continue
+          return key.nullsFirst ? ry - rx : rx - ry
         }
         const cmp = compareNonNull(types[c]!, x, y)
         if (cmp !== 0) return key.descending ? -cmp : cmp
