@@ -648,10 +648,16 @@ class Parser {
    */
   private parseTypeofArgument(): A.LiteralExpr {
     const t = this.advance()
-    this.expectPunct('(')
-    const type = this.parseTypeName()
-    this.expectPunct(')', "to close 'typeof'")
-    return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: type }
+    const name = this.peek(1)
+    if (name.kind === 'ident' && parseTypeName(name.text) && this.isPunct(')', 2)) {
+      this.advance()
+      this.advance()
+      this.advance()
+      return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: parseTypeName(name.text)! }
+    }
+    // a schema such as typeof(*, x:long) (plugin arguments): kept as its text
+    const raw = this.rawParenContent()
+    return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: `typeof(${raw.text})` }
   }
 
   private parseTypedLiteral(): A.LiteralExpr | A.CallExpr {
