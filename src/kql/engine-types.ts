@@ -55,6 +55,16 @@ export interface CompiledQuery {
   /** Workspace tables the query reads (by KQL name): the caller checks rights and scopes on these. */
   readonly tables: readonly string[]
   readonly visualization?: Visualization
-  /** Runs the query; `source` may be omitted when `tables` is empty. */
+  /**
+   * True when some result columns depend on the data (evaluate bag_unpack() without an output
+   * schema, evaluate pivot()): `columns` then lists only those known before running, and the
+   * QueryResult's columns are the authoritative ones.
+   */
+  readonly dynamicSchema?: boolean
+  /**
+   * Runs the query; `source` may be omitted when `tables` is empty. Rejects with a KqlError for
+   * query errors (kind 'runtime'), with the signal's reason when aborted, and with the source's
+   * own error, unchanged, when the database fails.
+   */
   execute(source: SqlSource | undefined, options: ExecuteOptions): Promise<QueryResult>
 }

@@ -33,7 +33,7 @@ test('own conformance cases (test/kql/cases)', async () => {
     assert.ok(!ids.has(c.id), `duplicate case id ${c.id}`)
     ids.add(c.id)
   }
-  const summary = await runCases(cases, loadKnownFailures())
-  report('own cases', cases.length, summary)
+  const summary = await runCases(cases, loadKnownFailures(), true)
+  report('own cases (column types checked too)', cases.length, summary)
   assert.deepEqual(summary.unexpected.map((u) => `${u.id}: ${u.diff}`), [])
 })

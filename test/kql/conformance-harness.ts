@@ -41,7 +41,8 @@ export interface CaseOutcome {
   readonly diff?: string
 }
 
-export async function runCase(c: ConformanceCase): Promise<CaseOutcome> {
+/** `strictTypes`: also require the result column types to equal the expected ones (our own cases). */
+export async function runCase(c: ConformanceCase, strictTypes = false): Promise<CaseOutcome> {
   try {
     const compiled = compileQuery(c.query, EMPTY_SCHEMA, { dialect: 'sqlite' })
     const result = await compiled.execute(undefined, { now: BigInt(Date.now()) * 10_000n, rowCap: 100_000, seed: 1 })
@@ -50,7 +51,12 @@ export async function runCase(c: ConformanceCase): Promise<CaseOutcome> {
       columns: wire.columns.map((col) => col.name),
       rows: wire.results.map((r) => wire.columns.map((col) => r[col.name])),
     }
-    const diff = compareTable(c, table)
+    let diff = compareTable(c, table)
+    if (diff === undefined && strictTypes && c.expected.types) {
+      const got = wire.columns.map((col) => col.type)
+      const want = c.expected.types.map((t) => (t === 'double' ? 'real' : t))
+      if (got.some((t, i) => t !== want[i])) diff = `column types differ: expected ${JSON.stringify(want)} got ${JSON.stringify(got)}`
+    }
     return diff === undefined ? { id: c.id, ok: true } : { id: c.id, ok: false, diff }
   } catch (error) {
     return { id: c.id, ok: false, diff: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }
@@ -67,13 +73,13 @@ export interface Summary {
   readonly lines: readonly string[]
 }
 
-export async function runCases(cases: readonly ConformanceCase[], known: Record<string, string>): Promise<Summary> {
+export async function runCases(cases: readonly ConformanceCase[], known: Record<string, string>, strictTypes = false): Promise<Summary> {
   const lines: string[] = []
   const unexpected: CaseOutcome[] = []
   const fixed: string[] = []
   let passed = 0
   for (const c of cases) {
-    const outcome = await runCase(c)
+    const outcome = await runCase(c, strictTypes)
     if (outcome.ok) {
       passed++
       if (known[c.id] !== undefined) fixed.push(c.id)

@@ -8,11 +8,14 @@
  */
 import type { Visualization } from '../engine-types.js'
 import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
-import { compileRegex, convertValue } from '../functions/function-helpers.js'
+import { arraySortOutputs } from '../functions/dynamic-functions.js'
+import { compileRegex, convertValue, valueToString } from '../functions/function-helpers.js'
+import { multiColumnOutputs } from '../functions/series-functions.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import { STRING_OPS } from '../plan/plan.js'
+import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { isNumericType, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
@@ -28,11 +31,30 @@ export interface BoundQuery {
   /** Workspace tables read, by KQL name, in first-reference order. */
   readonly tables: readonly string[]
   readonly visualization?: Visualization
+  /**
+   * Plugins whose output columns depend on the data (bag_unpack without a schema, pivot): the
+   * plan holds placeholders until their inputs have been run and the query is bound again with
+   * what was found (see compile-query.ts).
+   */
+  readonly pending: readonly PendingDiscovery[]
 }
 
+/** What a data-dependent plugin turned out to produce, keyed by the plugin call's offset. */
+export type DiscoveredSchema =
+  | { readonly kind: 'bag'; readonly slots: readonly P.PlanColumn[] }
+  | { readonly kind: 'pivot'; readonly values: readonly KqlValue[] }
+
+/** A plugin waiting for its input to be run: `input` produces the rows to look at. */
+export type PendingDiscovery =
+  | { readonly kind: 'bag'; readonly key: number; readonly input: P.PlanNode; readonly bag: P.Expr; readonly ignored: readonly string[] }
+  | { readonly kind: 'pivot'; readonly key: number; readonly input: P.PlanNode; readonly pivot: P.Expr }
+
 /** Binds a parsed script. MUST throw only KqlError. */
-export function bindScript(script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY): BoundQuery {
-  return new Binder(text, schema, library).bindScript(script)
+export function bindScript(
+  script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY,
+  discovered: ReadonlyMap<number, DiscoveredSchema> = new Map(),
+): BoundQuery {
+  return new Binder(text, schema, library, discovered).bindScript(script)
 }
 
 interface RowCtx {
@@ -130,12 +152,16 @@ function isFoldable(e: P.Expr): boolean {
 
 class Binder {
   private readonly tables: ReadonlyMap<string, KqlTable>
-  private readonly tablesRead: string[] = []
   private visualization: Visualization | undefined
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
 
-  constructor(private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary) {
+  private readonly pending: PendingDiscovery[] = []
+
+  constructor(
+    private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary,
+    private readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
+  ) {
     this.tables = new Map(schema.tables.map((t) => [t.name, t]))
   }
 
@@ -201,7 +227,8 @@ class Binder {
     }
     let plan = result.plan
     if (plan.columns.some((c) => c.hidden)) plan = this.stripHidden(plan)
-    return { plan, tables: this.tablesRead, visualization: this.visualization }
+    // only what the result depends on counts: an unused let of a table reads nothing
+    return { plan, tables: tablesRead(plan), visualization: this.visualization, pending: this.pending }
   }
 
   private stripHidden(plan: P.PlanNode): P.PlanNode {
@@ -430,7 +457,6 @@ class Binder {
       const candidates = [...this.tables.keys(), ...scope.names()]
       throw this.err(offset, `unknown table '${name}'${didYouMean(name, candidates)}`)
     }
-    if (!this.tablesRead.includes(name)) this.tablesRead.push(name)
     const columns: P.PlanColumn[] = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const hidden = (table.hiddenColumns ?? []).filter((h) => !columns.some((c) => c.name === h.name))
     for (const h of hidden) columns.push({ name: h.name, type: h.type, hidden: true })
@@ -476,7 +502,18 @@ class Binder {
     const exprs: P.Expr[] = []
     const taken = new Set<string>()
     e.items.forEach((item, i) => {
-      if (item.names.length > 1) throw this.err(item.start, 'print cannot name several columns from one expression', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, true)
+      if (tuple) {
+        for (const part of tuple) {
+          if (taken.has(part.name) && part.declared) throw this.err(item.start, `duplicate column '${part.name}' in print`)
+          const name = uniqueName(part.name, taken)
+          taken.add(name)
+          columns.push({ name, type: part.type })
+          exprs.push(part.expr)
+        }
+        return
+      }
+      if (item.names.length > 1) throw this.err(item.start, 'only a multi-column function can be assigned to several names')
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? `print_${i}`
       if (taken.has(name)) {
@@ -526,18 +563,28 @@ class Binder {
       }
     }
     const inputs: TabularValue[] = first ? [first] : []
+    let firstFailure: KqlError | undefined
     for (const t of tables) {
       if (t.kind === 'Name' && t.name.includes('*')) {
-        const matches = [...new Set([...this.tables.keys(), ...scope.names().filter((n) => scope.get(n)?.kind === 'tabular')])]
-          .filter((n) => matchesPattern(t.name, n))
-          .sort()
+        // wildcards reach workspace tables and `view` lets (documentation: the union scope)
+        const views = scope.names().filter((n) => {
+          const b = scope.get(n)
+          return b?.kind === 'function' && b.lambda.isView
+        })
+        const matches = [...new Set([...this.tables.keys(), ...views])].filter((n) => matchesPattern(t.name, n)).sort()
         if (matches.length === 0 && !fuzzy) throw this.err(t.start, `no table matches '${t.name}'`)
         for (const m of matches) inputs.push(this.bindTableName(m, t.start, scope))
         continue
       }
-      inputs.push(this.bindTabular(t, scope))
+      try {
+        inputs.push(this.bindTabular(t, scope))
+      } catch (error) {
+        // isfuzzy: legs that do not resolve are left out, as long as one leg remains
+        if (!fuzzy || !(error instanceof KqlError) || error.kind !== 'semantic') throw error
+        firstFailure ??= error
+      }
     }
-    if (inputs.length === 0) throw this.err(tables[0]?.start ?? 0, 'union needs at least one table')
+    if (inputs.length === 0) throw firstFailure ?? this.err(tables[0]?.start ?? 0, 'union needs at least one table')
     return { plan: this.unionPlan(inputs, kind, withSource) }
   }
 
@@ -554,21 +601,25 @@ class Binder {
         typesByName.set(c.name, list)
       }
     }
-    interface Slot { name: string; type: KqlType; key: string }
+    interface Slot { name: string; type: KqlType; key: string; conflicting: boolean }
     const slots: Slot[] = []
     const slotIndex = new Map<string, number>()
-    const taken = new Set<string>()
-    if (withSource) taken.add(withSource)
     for (const inp of inputs) {
       for (const c of visible(inp.plan.columns)) {
         const conflicting = typesByName.get(c.name)!.length > 1
         const key = conflicting ? `${c.name}\u0000${c.type}` : c.name
         if (slotIndex.has(key)) continue
-        const name = uniqueName(conflicting ? `${c.name}_${c.type}` : c.name, taken)
-        taken.add(name)
         slotIndex.set(key, slots.length)
-        slots.push({ name, type: c.type, key })
+        slots.push({ name: c.name, type: c.type, key, conflicting })
       }
+    }
+    // names that need no suffix are reserved first; `name_type` columns yield on a clash (x_long1)
+    const taken = new Set<string>(slots.filter((sl) => !sl.conflicting).map((sl) => sl.name))
+    if (withSource) taken.add(withSource)
+    for (const slot of slots) {
+      if (!slot.conflicting) continue
+      slot.name = uniqueName(`${slot.name}_${slot.type}`, taken)
+      taken.add(slot.name)
     }
     let chosen = slots.map((_, i) => i)
     if (kind === 'inner') {
@@ -677,11 +728,11 @@ class Binder {
         return keep({ kind: 'Distinct', columns: projected.columns, input: projected })
       }
       case 'Top': {
-        const count = this.constantCount(op.count, scope, 'top')
+        const count = this.constantCount(op.count, scope, 'top', plan.columns)
         return keep({ kind: 'Top', columns: plan.columns, input: plan, count, keys: this.bindSortKeys(op.by, ctx) })
       }
       case 'Take':
-        return keep({ kind: 'Take', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'take') })
+        return keep({ kind: 'Take', columns: plan.columns, input: plan, count: this.constantCount(op.count, scope, 'take', plan.columns) })
       case 'Sort':
         return keep({ kind: 'Sort', columns: plan.columns, input: plan, keys: this.bindSortKeys(op.by, ctx) })
       case 'Join':
@@ -767,6 +818,16 @@ class Binder {
       }
       case 'UnionOp':
         return this.bindUnion(input, op.params, op.tables, scope)
+      case 'Partition': {
+        const base = plan.columns.some((c) => c.hidden) ? this.stripHidden(plan) : plan
+        const key = this.bindScalar(op.by, { columns: base.columns, scope })
+        if (key.type === 'dynamic') throw this.err(op.by.start, 'partition needs a scalar key; convert the dynamic value with tostring() or tolong()')
+        let sub: TabularValue = { plan: { kind: 'ApplyInput', columns: base.columns } }
+        const subScope = new Scope(scope)
+        for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
+        const subPlan = sub.plan.columns.some((c) => c.hidden) ? this.stripHidden(sub.plan) : sub.plan
+        return keep({ kind: 'Partition', columns: subPlan.columns, input: base, key, subquery: subPlan })
+      }
     }
   }
 
@@ -798,7 +859,10 @@ class Binder {
   }
 
   /** A constant row count (take, top, sample): a non-negative integer. */
-  private constantCount(e: A.Expr, scope: Scope, what: string): number {
+  private constantCount(e: A.Expr, scope: Scope, what: string, columns: readonly P.PlanColumn[] = []): number {
+    if (e.kind === 'Name' && columns.some((c) => c.name === e.name)) {
+      throw this.err(e.start, `${what} expects a constant number of rows; '${e.name}' is a column`)
+    }
     const bound = this.bindScalar(e, { columns: [], scope })
     if (bound.kind !== 'Literal' || typeof bound.value !== 'number' || !Number.isFinite(bound.value)) {
       throw this.err(e.start, `${what} expects a constant number of rows`)
@@ -832,6 +896,40 @@ class Binder {
     return resultName(e)
   }
 
+  /**
+   * A multi-column function used as a whole projection item (`extend series_stats(x)`,
+   * `print array_sort_asc(a, b)`): one column per part, named `(a, b) = ...` or by Kusto's
+   * defaults. Undefined when the item is an ordinary expression. Print keeps only named parts
+   * when names are given; extend/project add the rest with their default names.
+   */
+  private tupleColumns(item: A.NamedExpr, ctx: RowCtx, print: boolean): { name: string; type: KqlType; expr: P.Expr; declared: boolean }[] | undefined {
+    const e = item.expr
+    if (e.kind !== 'Call' || ctx.scope.get(e.name)) return undefined
+    const isSort = e.name === 'array_sort_asc' || e.name === 'array_sort_desc'
+    if (!isSort && !multiColumnOutputs(e.name, undefined)) return undefined
+    if (isSort && e.args.length < 2) return undefined
+    const call = this.bindScalar(e, ctx)
+    const boundArgs = call.kind === 'Call' ? call.args : []
+    const infos = e.args.map((a, k) => this.argInfo(a, boundArgs[k] ?? literal('dynamic', null)))
+    const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
+    if (isSort && outputs.length < 2) return undefined
+    if (item.names.length > outputs.length) throw this.err(item.start, `${e.name}() produces ${outputs.length} columns, but ${item.names.length} names were given`)
+    const shared: P.Expr = call.kind === 'Call' ? { ...call, shared: true } : call
+    const parts = outputs.map((o, i) => {
+      const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: isSort ? literal('long', i) : literal('string', o.name.slice(o.name.lastIndexOf('_') + 1)) }
+      return { name: item.names[i] ?? o.name, type: o.type, expr: this.fold(this.convert(member, o.type, e.start)), declared: i < item.names.length }
+    })
+    if (!isSort) {
+      // the bag keys are the listed suffixes, which may themselves contain '_' (min_idx)
+      const suffixes = multiColumnOutputs(e.name, { type: 'dynamic', text: '', columnName: '' })!.map((o) => o.name.slice(e.name.length + 2))
+      parts.forEach((p, i) => {
+        const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: literal('string', suffixes[i]!) }
+        p.expr = this.fold(this.convert(member, p.type, e.start))
+      })
+    }
+    return print && item.names.length > 0 ? parts.filter((p) => p.declared) : parts
+  }
+
   private bindProject(plan: P.PlanNode, items: readonly A.NamedExpr[], ctx: RowCtx): P.Project {
     const columns: P.PlanColumn[] = []
     const exprs: P.Expr[] = []
@@ -848,7 +946,19 @@ class Binder {
         })
         continue
       }
-      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, false)
+      if (tuple) {
+        for (const part of tuple) {
+          if (taken.has(part.name) && part.declared) throw this.err(item.start, `the column '${part.name}' is projected twice`)
+          const name = uniqueName(part.name, taken)
+          taken.add(name)
+          if (part.declared) declared.add(name)
+          columns.push({ name, type: part.type })
+          exprs.push(part.expr)
+        }
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, `only a multi-column function can be assigned to several names`)
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? this.nameOf(item.expr, ctx)
       const isDeclared = item.names.length > 0 || (item.expr.kind === 'Name' && expr.kind === 'ColumnRef')
@@ -872,8 +982,23 @@ class Binder {
     const columns: P.PlanColumn[] = [...plan.columns]
     const exprs: P.Expr[] = plan.columns.map((c, i) => ref(i, c))
     let n = 1
+    const put = (name: string, type: KqlType, expr: P.Expr): void => {
+      const idx = columns.findIndex((c) => c.name === name)
+      if (idx >= 0) {
+        columns[idx] = { name, type }
+        exprs[idx] = expr
+      } else {
+        columns.push({ name, type })
+        exprs.push(expr)
+      }
+    }
     for (const item of items) {
-      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      const tuple = this.tupleColumns(item, ctx, false)
+      if (tuple) {
+        for (const part of tuple) put(part.name, part.type, part.expr)
+        continue
+      }
+      if (item.names.length > 1) throw this.err(item.start, `only a multi-column function can be assigned to several names`)
       const expr = this.bindScalar(item.expr, ctx)
       let name = item.names[0] ?? this.nameOf(item.expr, ctx)
       if (!name) {
@@ -1525,52 +1650,55 @@ class Binder {
   }
 
   private bindMvApply(plan: P.PlanNode, op: A.MvApplyOp, ctx: RowCtx): P.MvApply {
+    // the sub-table: the row's columns, each item replacing its column or appended, then the index
+    const subtableColumns = plan.columns.map((c, i) => (c.hidden ? -1 : i)).filter((i) => i >= 0)
+    const subColumns: P.PlanColumn[] = subtableColumns.map((i) => plan.columns[i]!)
     const items: P.Expr[] = []
     const itemTypes: KqlType[] = []
-    const itemColumns: P.PlanColumn[] = []
-    const replaced = new Set<number>()
+    const itemOutputs: number[] = []
+    const expandedInPlace = new Set<number>()
     let n = 1
     for (const item of op.items) {
       const expr = this.bindScalar(item.expr, ctx)
       if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
       const type = item.toType ?? 'dynamic'
-      let name = item.name
+      let name = item.name ?? this.nameOf(item.expr, ctx)
       if (!name) {
-        if (expr.kind === 'ColumnRef') {
-          name = expr.name
-          replaced.add(expr.index)
-        } else {
-          name = this.nameOf(item.expr, ctx)
-          if (!name) {
-            do name = `Column${n++}`
-            while (itemColumns.some((c) => c.name === name))
-          }
-        }
+        do name = `Column${n++}`
+        while (subColumns.some((c) => c.name === name))
+      }
+      let at = subColumns.findIndex((c) => c.name === name)
+      if (at >= 0) {
+        subColumns[at] = { name, type }
+        if (at < subtableColumns.length) expandedInPlace.add(subtableColumns[at]!)
+      } else {
+        at = subColumns.length
+        subColumns.push({ name, type })
       }
       items.push(expr)
       itemTypes.push(type)
-      itemColumns.push({ name, type })
+      itemOutputs.push(at)
     }
     const indexParam = op.params.find((p) => p.name === 'with_itemindex')
-    if (indexParam) itemColumns.push({ name: String(indexParam.value), type: 'long' })
-    const applyInput: P.ApplyInput = { kind: 'ApplyInput', columns: itemColumns }
+    if (indexParam) {
+      const name = String(indexParam.value)
+      const at = subColumns.findIndex((c) => c.name === name)
+      if (at >= 0) throw this.err(indexParam.valueStart, `mv-apply: with_itemindex names an existing column '${name}'`)
+      subColumns.push({ name, type: 'long' })
+    }
+    const applyInput: P.ApplyInput = { kind: 'ApplyInput', columns: subColumns }
     let sub: TabularValue = { plan: applyInput }
     const subScope = new Scope(ctx.scope)
     for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
-    const keptColumns = plan.columns.map((c, i) => (c.hidden || replaced.has(i) ? -1 : i)).filter((i) => i >= 0)
-    const columns: P.PlanColumn[] = keptColumns.map((i) => plan.columns[i]!)
-    const taken = new Set(columns.map((c) => c.name))
-    for (const c of visible(sub.plan.columns)) {
-      const name = uniqueName(c.name, taken)
-      taken.add(name)
-      columns.push({ name, type: c.type })
-    }
     let subPlan = sub.plan
     if (subPlan.columns.some((c) => c.hidden)) subPlan = this.stripHidden(subPlan)
+    const produced = new Set(subPlan.columns.map((c) => c.name))
+    const keptColumns = subtableColumns.filter((i) => !expandedInPlace.has(i) && !produced.has(plan.columns[i]!.name))
+    const columns: P.PlanColumn[] = [...keptColumns.map((i) => plan.columns[i]!), ...subPlan.columns]
     const limit = op.limit ? this.constantCount(op.limit, ctx.scope, 'mv-apply limit') : undefined
     return {
-      kind: 'MvApply', columns, input: plan, items, itemTypes, bagExpansion: this.bagExpansion(op.params),
-      withItemIndex: indexParam !== undefined, limit, keptColumns, subquery: subPlan,
+      kind: 'MvApply', columns, input: plan, items, itemTypes, subtableColumns, itemOutputs, bagExpansion: this.bagExpansion(op.params),
+      withItemIndex: indexParam !== undefined, ...(limit !== undefined ? { limit } : {}), keptColumns, subquery: subPlan,
     }
   }
 
@@ -1730,6 +1858,7 @@ class Binder {
       kind: 'MakeSeries', columns, input: plan, keys, aggregates, defaults, axis, from, to, step,
       aggregateOutputs: aggColumns.map((_, i) => keyColumns.length + i), axisOutput: columns.length - 1,
       nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
+      ...(op.rangeSyntax ? { rangeSyntax: true } : {}),
     }
   }
 
@@ -1819,44 +1948,159 @@ class Binder {
   private bindEvaluate(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.PlanNode {
     const call = op.call
     switch (call.name) {
-      case 'bag_unpack': {
-        const arg = call.args[0]
-        if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
-        const bag = this.bindScalar(arg, ctx)
-        if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
-        let prefix = ''
-        if (call.args[1]) {
-          const p = this.bindScalar(call.args[1], { columns: [], scope: ctx.scope })
-          if (p.kind !== 'Literal' || typeof p.value !== 'string') throw this.err(call.args[1].start, 'bag_unpack(): the prefix must be a string constant')
-          prefix = p.value
-        }
-        if (!op.schema) {
-          throw this.err(call.start, 'evaluate bag_unpack() needs its output schema here, e.g. evaluate bag_unpack(col) : (Name:string, Age:long)', 'unsupported')
-        }
-        const keptColumns = plan.columns.map((c, i) => (c.hidden || i === bag.index ? -1 : i)).filter((i) => i >= 0)
-        const columns: P.PlanColumn[] = []
-        const properties: string[] = []
-        const kept: number[] = []
-        for (const decl of op.schema) {
-          const existing = keptColumns.find((i) => plan.columns[i]!.name === decl.name)
-          if (existing !== undefined) {
-            kept.push(existing)
-            continue
-          }
-        }
-        for (const i of kept) columns.push(plan.columns[i]!)
-        for (const decl of op.schema) {
-          if (kept.some((i) => plan.columns[i]!.name === decl.name)) continue
-          columns.push({ name: decl.name, type: decl.type })
-          properties.push(decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name)
-        }
-        return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, keptColumns: kept, properties }
-      }
+      case 'bag_unpack':
+        return this.bindBagUnpack(plan, op, ctx)
+      case 'pivot':
+        return this.bindPivot(plan, op, ctx)
       case 'narrow':
         return this.bindNarrow(plan)
       default:
         throw this.err(call.start, `the evaluate plugin '${call.name}' is not supported`, 'unsupported')
     }
+  }
+
+  private constantArg(e: A.Expr | undefined, scope: Scope, what: string): KqlValue | undefined {
+    if (!e) return undefined
+    const v = this.bindScalar(e, { columns: [], scope })
+    if (v.kind !== 'Literal') throw this.err(e.start, `${what} must be a constant`)
+    return v.value
+  }
+
+  /**
+   * bag_unpack(column [, prefix [, columnsConflict [, ignoredProperties]]]) [: (schema)]. Without a
+   * schema the properties come from the data: the query is bound again once they are known.
+   */
+  private bindBagUnpack(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.BagUnpack {
+    // positional arguments, or named ones (columnsConflict='keep_source')
+    const names = ['column', 'outputcolumnprefix', 'columnsconflict', 'ignoredproperties']
+    const positional: (A.Expr | undefined)[] = []
+    for (const a of op.call.args) {
+      if (a.kind !== 'NamedArg') {
+        positional.push(a)
+        continue
+      }
+      const at = names.indexOf(a.name.toLowerCase())
+      if (at < 0) throw this.err(a.start, `bag_unpack() has no parameter '${a.name}'`)
+      positional[at] = a.value
+    }
+    const call = { ...op.call, args: positional as A.Expr[] }
+    const arg = call.args[0]
+    if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
+    const bag = this.bindScalar(arg, ctx)
+    if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
+    const prefix = this.constantArg(call.args[1], ctx.scope, 'bag_unpack(): the prefix') ?? ''
+    if (typeof prefix !== 'string') throw this.err(call.args[1]!.start, 'bag_unpack(): the prefix must be a string')
+    const conflict = this.constantArg(call.args[2], ctx.scope, 'bag_unpack(): columnsConflict') ?? 'error'
+    if (conflict !== 'error' && conflict !== 'replace_source' && conflict !== 'keep_source') {
+      throw this.err(call.args[2]!.start, "bag_unpack(): columnsConflict must be 'error', 'replace_source' or 'keep_source'")
+    }
+    const ignoredValue = this.constantArg(call.args[3], ctx.scope, 'bag_unpack(): ignoredProperties')
+    const ignored = Array.isArray(ignoredValue) ? ignoredValue.filter((x): x is string => typeof x === 'string') : []
+    const kept = plan.columns.map((c, i) => ({ c, i })).filter(({ c, i }) => !c.hidden && i !== bag.index)
+    const columns: P.PlanColumn[] = []
+    const sources: P.BagUnpack['sources'][number][] = []
+    if (op.schema) {
+      if (op.schemaStar) {
+        for (const { c, i } of kept) {
+          columns.push(c)
+          sources.push({ column: i })
+        }
+      }
+      for (const decl of op.schema) {
+        const existing = kept.find(({ c }) => c.name === decl.name)
+        if (existing && !op.schemaStar) {
+          columns.push({ name: decl.name, type: existing.c.type })
+          sources.push({ column: existing.i })
+          continue
+        }
+        if (existing) continue
+        columns.push({ name: decl.name, type: decl.type })
+        sources.push({ property: decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name })
+      }
+      return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
+    }
+    const found = this.discovered.get(op.start)
+    if (!found) this.pending.push({ kind: 'bag', key: op.start, input: plan, bag, ignored })
+    const slots = found?.kind === 'bag' ? found.slots : []
+    const keptNames = new Set(kept.map(({ c }) => c.name))
+    const replaced = new Set<string>()
+    const slotColumns: P.PlanColumn[] = []
+    const slotSources: { property: string }[] = []
+    for (const slot of slots) {
+      const name = prefix + slot.name
+      if (keptNames.has(name)) {
+        if (conflict === 'error') {
+          throw this.err(call.start, `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`)
+        }
+        if (conflict === 'keep_source') continue
+        replaced.add(name)
+      }
+      slotColumns.push({ name, type: slot.type })
+      slotSources.push({ property: slot.name })
+    }
+    for (const { c, i } of kept) {
+      if (replaced.has(c.name)) continue
+      columns.push(c)
+      sources.push({ column: i })
+    }
+    columns.push(...slotColumns)
+    sources.push(...slotSources)
+    return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
+  }
+
+  /** pivot(column [, aggregation [, keys...]]): one column per distinct value of `column`. */
+  private bindPivot(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.Pivot {
+    const call = op.call
+    const [pivotArg, second, ...rest] = call.args
+    if (!pivotArg) throw this.err(call.start, 'pivot() expects the column to pivot')
+    const pivot = this.bindScalar(pivotArg, ctx)
+    let aggAst: A.CallExpr | undefined
+    let keyArgs: A.Expr[] = rest
+    if (second) {
+      if (second.kind === 'Call' && this.lib.lookupAggregate(second.name)) aggAst = second
+      else keyArgs = [second, ...rest]
+    }
+    const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
+    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, { ...ctx, agg })
+    const aggregate = agg.calls[0]!
+    const referenced = new Set<string>()
+    const collect = (e: A.Expr): void => {
+      if (e.kind === 'Name') referenced.add(e.name)
+      else if (e.kind === 'Call') e.args.forEach(collect)
+      else if (e.kind === 'Binary') {
+        collect(e.left)
+        collect(e.right)
+      } else if (e.kind === 'Paren') collect(e.expr)
+      else if (e.kind === 'Member' || e.kind === 'Index') collect(e.target)
+    }
+    if (aggAst) aggAst.args.forEach(collect)
+    const pivotName = pivot.kind === 'ColumnRef' ? pivot.name : undefined
+    const keys: P.Expr[] = []
+    const columns: P.PlanColumn[] = []
+    if (keyArgs.length > 0) {
+      for (const k of keyArgs) {
+        const e = this.bindScalar(k, ctx)
+        keys.push(e)
+        columns.push({ name: this.nameOf(k, ctx) ?? `Column${columns.length + 1}`, type: e.type })
+      }
+    } else {
+      plan.columns.forEach((c, i) => {
+        if (c.hidden || c.name === pivotName || referenced.has(c.name)) return
+        keys.push(ref(i, c))
+        columns.push(c)
+      })
+    }
+    const found = this.discovered.get(op.start)
+    if (!found) this.pending.push({ kind: 'pivot', key: op.start, input: plan, pivot })
+    const values = found?.kind === 'pivot' ? found.values : []
+    const taken = new Set(columns.map((c) => c.name))
+    const outType = aggregate.outputs[0]!.type
+    for (const v of values) {
+      const name = uniqueName(v === null || v === undefined ? '' : valueToString(pivot.type, v), taken)
+      taken.add(name)
+      columns.push({ name, type: outType })
+    }
+    return { kind: 'Pivot', columns, input: plan, keys, pivot, aggregate, values }
   }
 
   /** evaluate narrow(): one row per (row, column) with the value as text: Row, Column, Value. */

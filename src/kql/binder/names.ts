@@ -3,21 +3,14 @@
  * Column naming as Kusto does it (default names of unnamed expressions, unique suffixes) and the
  * "did you mean" suggestions of unknown-name errors.
  */
+import { FUNCTION_RESULT_NAMES } from '../functions/function-helpers.js'
 import type * as A from '../syntax/ast.js'
-
-/**
- * Functions whose result column takes the name of their first argument when unnamed
- * (`summarize count() by bin(Timestamp, 1h)` gives a `Timestamp` column).
- */
-const FIRST_ARGUMENT_NAMED = new Set([
-  'bin', 'bin_at', 'floor', 'split', 'tostring', 'toint', 'tolong', 'todouble', 'toreal', 'tobool', 'toboolean',
-  'todecimal', 'todatetime', 'totimespan', 'totime', 'toguid', 'todynamic', 'toobject',
-])
 
 /**
  * The column name Kusto derives from an expression, or undefined when it has none (then a
  * generated `Column1`/`print_0` applies): a column or variable name, `x.y` → `x_y`, `x['y']` →
- * `x_y`, `bin(x, ...)` → `x`.
+ * `x_y`, and calls by their function's result-name rule (`bin(x, 1h)` → `x`, `strlen(s)` →
+ * `strlen_s`; FUNCTION_RESULT_NAMES).
  */
 export function resultName(e: A.Expr, isDynamic: (e: A.Expr) => boolean = () => true): string | undefined {
   switch (e.kind) {
@@ -40,9 +33,19 @@ export function resultName(e: A.Expr, isDynamic: (e: A.Expr) => boolean = () => 
       return left ? `${left}_${sel}` : sel
     }
     case 'Call': {
-      if (FIRST_ARGUMENT_NAMED.has(e.name) && e.args.length > 0) return resultName(e.args[0]!, isDynamic)
       if (e.name === 'column_ifexists' && e.args[0]?.kind === 'Literal' && typeof e.args[0].value === 'string') return e.args[0].value
-      return undefined
+      // Kusto.Language's result-name rule of each function (the library keeps the table)
+      const rule = FUNCTION_RESULT_NAMES[e.name]
+      if (!rule) return undefined
+      const first = e.args[0] === undefined ? undefined : resultName(e.args[0], isDynamic) ?? ''
+      switch (rule.kind) {
+        case 'firstArgument': return first || undefined
+        case 'nameAndFirstArgument': return `${e.name}_${first ?? ''}`
+        case 'prefixAndFirstArgument': return `${rule.prefix}_${first ?? ''}`
+        case 'onlyArgument': return e.args.length === 1 ? first || undefined : undefined
+        case 'prefixOnly': return rule.prefix
+        default: return undefined
+      }
     }
     default:
       return undefined

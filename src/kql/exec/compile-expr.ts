@@ -9,7 +9,7 @@ import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  compositeKey, dynamicEquals, equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, keyOf, likePattern,
+  compositeKey, dynamicEquals, equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, hasTermRegex, keyOf, likePattern,
 } from './value-ops.js'
 
 export type Row = readonly KqlValue[]
@@ -80,7 +80,34 @@ export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
   }
 }
 
+/** Closures of shared calls, per runtime: every reference reuses one per-row memo. */
+const SHARED = new WeakMap<ExprRuntime, Map<P.Call, CompiledExpr>>()
+
 function compileCall(e: P.Call, rt: ExprRuntime): CompiledExpr {
+  if (!e.shared) return compileCallUncached(e, rt)
+  let byNode = SHARED.get(rt)
+  if (!byNode) {
+    byNode = new Map()
+    SHARED.set(rt, byNode)
+  }
+  const existing = byNode.get(e)
+  if (existing) return existing
+  const inner = compileCallUncached(e, rt)
+  let lastRow: Row | undefined
+  let lastIndex = -1
+  let lastValue: KqlValue = null
+  const memo: CompiledExpr = (row, i, rows) => {
+    if (row === lastRow && i === lastIndex) return lastValue
+    lastValue = inner(row, i, rows)
+    lastRow = row
+    lastIndex = i
+    return lastValue
+  }
+  byNode.set(e, memo)
+  return memo
+}
+
+function compileCallUncached(e: P.Call, rt: ExprRuntime): CompiledExpr {
   const args = e.args.map((a) => compileExpr(a, rt))
   const impl = e.impl.evaluate
   const ctx = rt.ctx
@@ -430,8 +457,14 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
       break
     }
     case 'contains_cs': test = (t, n) => t.includes(n); break
-    case 'has': test = has; break
-    case 'has_cs': test = hasCs; break
+    case 'has':
+    case 'has_cs': {
+      const cs = base === 'has_cs'
+      const re = constant !== undefined ? hasTermRegex(constant, cs) : undefined
+      if (re) return wrap((t) => re.test(t))
+      test = cs ? hasCs : has
+      break
+    }
     case 'hasprefix': test = (t, n) => hasPrefix(t, n, false); break
     case 'hasprefix_cs': test = (t, n) => hasPrefix(t, n, true); break
     case 'hassuffix': test = (t, n) => hasSuffix(t, n, false); break

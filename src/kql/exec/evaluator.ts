@@ -39,6 +39,22 @@ export function scanSql(node: P.TableScan): string {
   return `SELECT ${node.sqlColumns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
+const SOURCE_FAILURES = new WeakSet<object>()
+
+/**
+ * Whether an error came from the SqlSource (the database), not from the query: the caller maps
+ * those as infrastructure failures, so they are passed through unchanged.
+ */
+export function isSourceFailure(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && SOURCE_FAILURES.has(error)
+}
+
+/** 2 for null, 1 for NaN, 0 for any other value (their place in a sort). */
+function nullRank(v: KqlValue): number {
+  if (v === null || v === undefined) return 2
+  return typeof v === 'number' && Number.isNaN(v) ? 1 : 0
+}
+
 function nullOf(type: KqlType): KqlValue {
   return type === 'string' ? '' : null
 }
@@ -46,6 +62,14 @@ function nullOf(type: KqlType): KqlValue {
 /** Runs a plan and returns its rows. Rejects with KqlError (or the abort signal's reason). */
 export async function runPlan(plan: P.PlanNode, options: RunOptions): Promise<Row[]> {
   return new Executor(options).run(plan)
+}
+
+/**
+ * A runner for several plans of one query run: they share the run's table fetches and
+ * materialized results (schema discovery runs part of the query before the whole).
+ */
+export function createRunner(options: RunOptions): { run(plan: P.PlanNode): Promise<Row[]> } {
+  return new Executor(options)
 }
 
 class Executor {
@@ -172,6 +196,8 @@ class Executor {
       case 'ScanPattern': return this.scanPattern(node)
       case 'TopHitters': return this.topHitters(node)
       case 'BagUnpack': return this.bagUnpack(node)
+      case 'Pivot': return this.pivot(node)
+      case 'Partition': return this.partition(node)
       case 'Materialize': {
         let p = this.materialized.get(node.id)
         if (!p) {
@@ -195,7 +221,14 @@ class Executor {
     let rows = this.scans.get(sql)
     if (!rows) {
       const columns: KqlColumn[] = node.columns.map((c) => ({ name: c.name, type: c.type }))
-      rows = Promise.resolve(source.query(sql, [], columns))
+      rows = (async () => {
+        try {
+          return await source.query(sql, [], columns)
+        } catch (error) {
+          if (error !== null && typeof error === 'object') SOURCE_FAILURES.add(error)
+          throw error
+        }
+      })()
       this.scans.set(sql, rows)
     }
     return rows
@@ -278,17 +311,40 @@ class Executor {
     const keyFns = node.keys.map((k) => this.compile(k))
     const aggArgs = node.aggregates.map((a) => a.args.map((x) => this.compile(x)))
     interface Group { readonly keys: KqlValue[]; readonly accs: ReturnType<P.AggregateCall['impl']['create']>[] }
-    const groups = new Map<unknown, Group>()
-    const newGroup = (keys: KqlValue[]): Group => ({ keys, accs: node.aggregates.map((a) => a.impl.create()) })
-    const single = keyFns.length === 1
+    const groups: Group[] = []
+    const newGroup = (keys: KqlValue[]): Group => {
+      const g = { keys, accs: node.aggregates.map((a) => a.impl.create()) }
+      groups.push(g)
+      return g
+    }
+    // one Map level per key (no composite key strings): Map<k0, Map<k1, ... Group>>
+    const root = new Map<unknown, unknown>()
+    const depth = keyFns.length
+    let noKeyGroup: Group | undefined
+    const keys = new Array<KqlValue>(depth)
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
-      const keys = keyFns.map((f) => f(r, i, rows))
-      const k = keyFns.length === 0 ? '' : single ? keyOf(keys[0]!) : compositeKey(keys)
-      let g = groups.get(k)
-      if (!g) {
-        g = newGroup(keys)
-        groups.set(k, g)
+      for (let k = 0; k < depth; k++) keys[k] = keyFns[k]!(r, i, rows)
+      let g: Group | undefined
+      if (depth === 0) {
+        g = noKeyGroup ??= newGroup([])
+      } else {
+        let level = root
+        for (let k = 0; k < depth - 1; k++) {
+          const key = keyOf(keys[k]!)
+          let next = level.get(key) as Map<unknown, unknown> | undefined
+          if (!next) {
+            next = new Map()
+            level.set(key, next)
+          }
+          level = next
+        }
+        const last = keyOf(keys[depth - 1]!)
+        g = level.get(last) as Group | undefined
+        if (!g) {
+          g = newGroup([...keys])
+          level.set(last, g)
+        }
       }
       for (let a = 0; a < aggArgs.length; a++) {
         const fns = aggArgs[a]!
@@ -298,9 +354,9 @@ class Executor {
       }
       if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
     }
-    if (keyFns.length === 0 && groups.size === 0) groups.set('', newGroup([]))
+    if (depth === 0 && groups.length === 0) newGroup([])
     const out: Row[] = []
-    for (const g of groups.values()) {
+    for (const g of groups) {
       const row: KqlValue[] = [...g.keys]
       for (const acc of g.accs) row.push(...acc.result())
       out.push(row)
@@ -329,28 +385,58 @@ class Executor {
   // Ordering
   // -------------------------------------------------------------------------------------------
 
-  private async sortRows(rows: Row[], keys: readonly P.SortKey[]): Promise<Row[]> {
+  /**
+   * Sorts (stably) by the keys; with `limit`, keeps only the first `limit` rows, selecting them
+   * in one pass (top N of millions of rows without sorting them all).
+   */
+  private async sortRows(rows: Row[], keys: readonly P.SortKey[], limit?: number): Promise<Row[]> {
     await this.prepare(keys.map((k) => k.expr))
     const fns = keys.map((k) => this.compile(k.expr))
-    const decorated = rows.map((r, i) => ({ r, i, k: fns.map((f) => f(r, i, rows)) }))
     const types = keys.map((k) => k.expr.type)
-    decorated.sort((a, b) => {
+    interface Decorated { readonly r: Row; readonly i: number; readonly k: KqlValue[] }
+    const compare = (a: Decorated, b: Decorated): number => {
       for (let c = 0; c < keys.length; c++) {
         const key = keys[c]!
         const x = a.k[c] ?? null
         const y = b.k[c] ?? null
-        const xn = x === null
-        const yn = y === null
-        if (xn || yn) {
-          if (xn && yn) continue
-          return xn === key.nullsFirst ? -1 : 1
+        // nulls and NaNs travel as a group (sort documentation): nulls first = null, NaN, values;
+        // nulls last = values, NaN, null — whatever the direction
+        const rx = nullRank(x)
+        const ry = nullRank(y)
+        if (rx !== 0 || ry !== 0) {
+          if (rx === ry) continue
+          return key.nullsFirst ? ry - rx : rx - ry
         }
         const cmp = compareNonNull(types[c]!, x, y)
         if (cmp !== 0) return key.descending ? -cmp : cmp
       }
       return a.i - b.i
-    })
-    return decorated.map((d) => d.r)
+    }
+    const decorate = (r: Row, i: number): Decorated => ({ r, i, k: fns.map((f) => f(r, i, rows)) })
+    if (limit !== undefined && limit < rows.length / 8) {
+      if (limit === 0) return []
+      // a sorted buffer of the best `limit` rows; a row enters only if it beats the worst kept
+      const best: Decorated[] = []
+      for (let i = 0; i < rows.length; i++) {
+        const d = decorate(rows[i]!, i)
+        if (best.length === limit && compare(d, best[limit - 1]!) >= 0) continue
+        let lo = 0
+        let hi = best.length
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          if (compare(best[mid]!, d) <= 0) lo = mid + 1
+          else hi = mid
+        }
+        best.splice(lo, 0, d)
+        if (best.length > limit) best.pop()
+        if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+      }
+      return best.map((d) => d.r)
+    }
+    const decorated = rows.map(decorate)
+    decorated.sort(compare)
+    const sorted = decorated.map((d) => d.r)
+    return limit === undefined ? sorted : sorted.slice(0, limit)
   }
 
   private async sort(node: P.Sort): Promise<Row[]> {
@@ -358,8 +444,7 @@ class Executor {
   }
 
   private async top(node: P.Top): Promise<Row[]> {
-    const sorted = await this.sortRows(await this.run(node.input), node.keys)
-    return sorted.slice(0, node.count)
+    return this.sortRows(await this.run(node.input), node.keys, node.count)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -375,20 +460,17 @@ class Executor {
     const leftNulls = node.left.columns.map((c) => nullOf(c.type))
     const rightOut = node.rightOutput
     const rightNulls = rightOut.map((i) => nullOf(node.right.columns[i]!.type))
+    const leftWidth = node.left.columns.length
+    const width = leftWidth + rightOut.length
     const combine = (l: Row, r: Row | undefined): Row => {
-      const o: KqlValue[] = [...l]
-      if (r) for (const i of rightOut) o.push(r[i] ?? null)
-      else o.push(...rightNulls)
+      const o = new Array<KqlValue>(width)
+      for (let c = 0; c < leftWidth; c++) o[c] = l[c] ?? null
+      for (let c = 0; c < rightOut.length; c++) o[leftWidth + c] = r ? (r[rightOut[c]!] ?? null) : rightNulls[c]!
       return o
     }
     const out: Row[] = []
-    const push = async (row: Row): Promise<void> => {
-      out.push(row)
-      if ((out.length & (CHECK_EVERY - 1)) === 0) {
-        this.cap(out.length)
-        await this.pulse()
-      }
-    }
+    /** true every CHECK_EVERY rows: the caller then checks the cap and yields */
+    const push = (row: Row): boolean => out.push(row) % CHECK_EVERY === 0
     // index the right side
     const index = new Map<unknown, number[]>()
     right.forEach((r, i) => {
@@ -417,15 +499,19 @@ class Executor {
       })
     }
     const matchedRight = kind === 'rightouter' || kind === 'fullouter' ? new Uint8Array(right.length) : undefined
+    const checkpoint = async (): Promise<void> => {
+      this.cap(out.length)
+      await this.pulse()
+    }
     for (const l of probe) {
       const matches = index.get(keyOfRow(l, node.leftKeys))
       if (matches) {
         for (const ri of matches) {
           if (matchedRight) matchedRight[ri] = 1
-          await push(combine(l, right[ri]))
+          if (push(combine(l, right[ri]))) await checkpoint()
         }
       } else if (kind === 'leftouter' || kind === 'fullouter') {
-        await push(combine(l, undefined))
+        if (push(combine(l, undefined))) await checkpoint()
       }
     }
     if (matchedRight) {
@@ -434,7 +520,7 @@ class Executor {
         const r = right[ri]!
         const o: KqlValue[] = [...leftNulls]
         for (const i of rightOut) o.push(r[i] ?? null)
-        await push(o)
+        if (push(o)) await checkpoint()
       }
     }
     return out
@@ -477,16 +563,20 @@ class Executor {
     return [v as DynamicValue]
   }
 
-  /** `to typeof(t)`: a cast, not a conversion (non-conforming elements become null). */
+  /**
+   * `to typeof(t)`: a cast, not a conversion — elements that do not conform to the type become
+   * null (mv-expand documentation). Datetimes, timespans and guids live in dynamic values as text.
+   */
   private castElement(type: KqlType, el: DynamicValue): KqlValue {
     if (type === 'dynamic') return el
     if (el === null) return nullOf(type)
     switch (type) {
-      case 'string': return typeof el === 'string' ? el : (typeof el === 'object' ? JSON.stringify(el) : String(el))
-      case 'int': case 'long': return typeof el === 'number' && Number.isInteger(el) ? el : typeof el === 'string' || typeof el === 'boolean' ? convertValue(type, 'dynamic', el) : null
-      case 'real': case 'decimal': return typeof el === 'number' ? el : typeof el === 'string' ? convertValue(type, 'dynamic', el) : null
-      case 'bool': return typeof el === 'boolean' ? el : convertValue('bool', 'dynamic', el)
-      default: return convertValue(type, 'dynamic', el)
+      case 'string': return typeof el === 'string' ? el : ''
+      case 'bool': return typeof el === 'boolean' ? el : null
+      case 'int': return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
+      case 'long': return typeof el === 'number' && Number.isInteger(el) ? el : null
+      case 'real': case 'decimal': return typeof el === 'number' ? el : null
+      default: return typeof el === 'string' ? convertValue(type, 'string', el) : null
     }
   }
 
@@ -514,7 +604,7 @@ class Executor {
         for (let c = 0; c < width; c++) if (o[c] === undefined) o[c] = null
         out.push(o)
       }
-      if ((out.length & (CHECK_EVERY - 1)) === 0 || (i & (CHECK_EVERY - 1)) === 0) {
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1 || out.length > MAX_INTERMEDIATE_ROWS) {
         this.cap(out.length)
         await this.pulse()
       }
@@ -535,12 +625,15 @@ class Executor {
       for (const l of lists) n = Math.max(n, l.length)
       n = Math.min(n, limit)
       const sub: Row[] = []
+      const width = node.subquery.kind === 'ApplyInput' ? node.subquery.columns.length : 0
       for (let k = 0; k < n; k++) {
-        const s: KqlValue[] = lists.map((l, j) => {
+        const s: KqlValue[] = node.subtableColumns.map((c) => r[c] ?? null)
+        lists.forEach((l, j) => {
           const el = l[k]
-          return el === undefined ? nullOf(node.itemTypes[j]!) : this.castElement(node.itemTypes[j]!, el)
+          s[node.itemOutputs[j]!] = el === undefined ? nullOf(node.itemTypes[j]!) : this.castElement(node.itemTypes[j]!, el)
         })
         if (node.withItemIndex) s.push(k)
+        for (let c = 0; c < Math.max(width, s.length); c++) if (s[c] === undefined) s[c] = null
         sub.push(s)
       }
       this.applyStack.push(sub)
@@ -635,6 +728,15 @@ class Executor {
     const axisValues = rows.map((r, i) => axisFn(r, i, rows))
     let from = node.from ? await this.constant(node.from) : undefined
     let to = node.to ? await this.constant(node.to) : undefined
+    if (node.rangeSyntax) {
+      // in range(start, stop, step): bins aligned with bin(), stop inclusive
+      const bin = (v: KqlValue): KqlValue => (v === null || v === undefined ? v : ticks
+        ? floorDiv(v as bigint, step as bigint) * (step as bigint)
+        : Math.floor((v as number) / (step as number)) * (step as number))
+      from = bin(from ?? null)
+      const last = bin(to ?? null)
+      to = last === null ? null : ticks ? (last as bigint) + (step as bigint) : (last as number) + (step as number)
+    }
     const present = axisValues.filter((v) => v !== null && v !== undefined) as (number | bigint)[]
     if (from === undefined || from === null) {
       if (present.length === 0) from = null
@@ -829,16 +931,72 @@ class Executor {
 
   private async bagUnpack(node: P.BagUnpack): Promise<Row[]> {
     const rows = await this.run(node.input)
-    const unpackedTypes = node.columns.slice(node.keptColumns.length).map((c) => c.type)
     return rows.map((r) => {
       const bag = r[node.bagColumn]
-      const o: KqlValue[] = node.keptColumns.map((c) => r[c] ?? null)
-      node.properties.forEach((p, k) => {
-        const v = bag !== null && typeof bag === 'object' && !Array.isArray(bag) ? (bag as Record<string, DynamicValue>)[p] : undefined
-        const t = unpackedTypes[k]!
-        o.push(v === undefined ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v))
+      const props = bag !== null && typeof bag === 'object' && !Array.isArray(bag) ? (bag as Record<string, DynamicValue>) : undefined
+      return node.sources.map((src, k) => {
+        if ('column' in src) return r[src.column] ?? null
+        const t = node.columns[k]!.type
+        const v = props && Object.prototype.hasOwnProperty.call(props, src.property) ? props[src.property]! : undefined
+        return v === undefined || v === null ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v)
       })
-      return o
     })
+  }
+
+  private async partition(node: P.Partition): Promise<Row[]> {
+    const rows = await this.run(node.input)
+    await this.prepareOne(node.key)
+    const key = this.compile(node.key)
+    const groups = new Map<unknown, Row[]>()
+    rows.forEach((r, i) => {
+      const k = keyOf(key(r, i, rows))
+      const g = groups.get(k)
+      if (g) g.push(r)
+      else groups.set(k, [r])
+    })
+    const out: Row[] = []
+    for (const group of groups.values()) {
+      this.applyStack.push(group)
+      try {
+        for (const r of await this.run(node.subquery)) out.push(r)
+      } finally {
+        this.applyStack.pop()
+      }
+      this.cap(out.length)
+      await this.pulse()
+    }
+    return out
+  }
+
+  private async pivot(node: P.Pivot): Promise<Row[]> {
+    const rows = await this.run(node.input)
+    await this.prepare([...node.keys, node.pivot, ...node.aggregate.args])
+    const keyFns = node.keys.map((k) => this.compile(k))
+    const pivotFn = this.compile(node.pivot)
+    const argFns = node.aggregate.args.map((a) => this.compile(a))
+    const slot = new Map<unknown, number>()
+    node.values.forEach((v, i) => slot.set(keyOf(v), i))
+    const groups = new Map<string, { keys: KqlValue[]; accs: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[] }>()
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const keys = keyFns.map((f) => f(r, i, rows))
+      const k = compositeKey(keys)
+      let g = groups.get(k)
+      if (!g) {
+        g = { keys, accs: new Array(node.values.length).fill(undefined) }
+        groups.set(k, g)
+      }
+      const s = slot.get(keyOf(pivotFn(r, i, rows)))
+      if (s === undefined) continue
+      let acc = g.accs[s]
+      if (!acc) {
+        acc = node.aggregate.impl.create()
+        g.accs[s] = acc
+      }
+      acc.add(argFns.map((f) => f(r, i, rows)))
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+    }
+    const empty = (): KqlValue => node.aggregate.impl.create().result()[0] ?? null
+    return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? a.result()[0] ?? null : empty()))])
   }
 }

@@ -133,3 +133,23 @@ export function likePattern(pattern: string, caseSensitive: boolean): RegExp {
 export function equalsIgnoreCase(a: string, b: string): boolean {
   return a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase()) || a.toUpperCase() === b.toUpperCase()
 }
+
+/**
+ * A regular expression equivalent to `has` / `has_cs` for a constant term: the term, not glued to
+ * letters or digits on a side where the term itself starts or ends with one. Matching with the
+ * regex engine avoids lower-casing every row's text.
+ */
+export function hasTermRegex(term: string, caseSensitive: boolean): RegExp | undefined {
+  if (term === '') return undefined
+  const escaped = term.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const first = term.codePointAt(0)!
+  const last = term.codePointAt(term.length - 1)!
+  const startsWithTermChar = isTermChar(first)
+  const endsWithTermChar = isTermChar(last)
+  const source = `${startsWithTermChar ? '(?<![\\p{L}\\p{N}])' : ''}${escaped}${endsWithTermChar ? '(?![\\p{L}\\p{N}])' : ''}`
+  try {
+    return new RegExp(source, caseSensitive ? 'u' : 'iu')
+  } catch {
+    return undefined
+  }
+}

@@ -76,7 +76,15 @@ describe('count, sum, avg, min, max', () => {
     assert.deepEqual([r.names, r.types, r.values], [['sumif_v'], ['long'], [13]])
     assert.deepEqual(agg('sum', [col('x', 'real')], [[1.5], [null], [2]]).values, [3.5])
     assert.deepEqual(agg('sum', [col('x', 'int')], [[1]]).types, ['long'])
-    assert.deepEqual(agg('sum', [col('x')], [[null]]).values, [null])
+    assert.deepEqual(agg('sum', [col('x')], [[null]]).values, [0])
+    assert.deepEqual(agg('sum', [col('x')], []).values, [0])
+    assert.deepEqual(agg('sumif', [col('x'), pred], [[5, false]]).values, [0])
+    assert.deepEqual(agg('sum', [col('t', 'timespan')], []).values, [0n])
+    assert.deepEqual(agg('stdev', [col('x')], []).values, [0])
+    assert.deepEqual(agg('varianceif', [col('x'), pred], [[1, false]]).values, [0])
+    assert.deepEqual(agg('variancep', [col('x')], []).values, [null])
+    assert.deepEqual(agg('make_list', [col('x')], []).values, [[]])
+    assert.deepEqual(agg('make_set', [col('x')], []).values, [[]])
     bindFails('sum', [col('s', 'string')])
   })
   it('avg and avgif', () => {
@@ -241,5 +249,22 @@ describe('sketches', () => {
     const m = agg('tdigest_merge', [col('t', 'dynamic')], [[t.values[0]!], [t.values[0]!]])
     assert.deepEqual(m.names, ['merge_tdigests_t'])
     assert.equal(scalar('percentile_tdigest', ['dynamic', 'long'], [m.values[0]!, 50]), 50)
+  })
+})
+
+describe('properties', async () => {
+  const fc = (await import('fast-check')).default
+  it('percentiles are members of the data, monotonic in P, with P0 = min and P100 = max', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 60 }), (xs) => {
+      const r = agg('percentiles', [col('x'), lit(0), lit(25), lit(50), lit(75), lit(100)], xs.map((x) => [x])).values as number[]
+      const mono = r.every((v, i) => i === 0 || v >= r[i - 1]!)
+      return mono && r.every((v) => xs.includes(v)) && r[0] === Math.min(...xs) && r[4] === Math.max(...xs)
+    }), { numRuns: 200 })
+  })
+  it('dcount equals the number of distinct values; sum matches a plain sum', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: -20, max: 20 })), (xs) => {
+      const rows = xs.map((x) => [x])
+      return agg('dcount', [col('x')], rows).values[0] === new Set(xs).size && agg('sum', [col('x')], rows).values[0] === xs.reduce((a, b) => a + b, 0)
+    }), { numRuns: 200 })
   })
 })

@@ -273,20 +273,21 @@ function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
     create: (args) => {
       const type = sumType(name, args)
       if (type === 'timespan') {
-        let total: bigint | null = null
+        // Kusto's summarize defaults: sum()/sumif() of no (non-null) values is 0
+        let total = 0n
         return {
           add(values) {
             const v = values[0]
-            if (typeof v === 'bigint') total = (total ?? 0n) + v
+            if (typeof v === 'bigint') total += v
           },
           result: () => [total],
         }
       }
-      let total: number | null = null
+      let total = 0
       return {
         add(values) {
           const v = asNumber(values[0])
-          if (v !== null) total = (total ?? 0) + v
+          if (v !== null) total += v
         },
         result: () => [total],
       }
@@ -716,7 +717,8 @@ function dispersion(name: string, kind: 'stdev' | 'variance', population: boolea
           m2 += delta * (x - mean)
         },
         result() {
-          if (n === 0) return [null]
+          // Kusto's summarize defaults: stdev/variance(if) of no values are 0; the population forms null
+          if (n === 0) return [population ? null : 0]
           const variance = population ? m2 / n : n === 1 ? 0 : m2 / (n - 1)
           return [kind === 'stdev' ? Math.sqrt(variance) : variance]
         },

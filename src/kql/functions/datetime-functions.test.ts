@@ -38,7 +38,8 @@ describe('clock', () => {
 describe('conversions', () => {
   it('todatetime parses text, keeps datetimes and gives null otherwise', () => {
     assert.equal(iso(call('todatetime', ['string'], ['2015-12-31 23:59:59.9'])), '2015-12-31T23:59:59.9Z')
-    assert.equal(call('todatetime', ['string'], ['12-02-2022']) === null || typeof call('todatetime', ['string'], ['12-02-2022']) === 'bigint', true)
+    assert.equal(iso(call('todatetime', ['string'], ['12-02-2022'])), '2022-12-02T00:00:00Z')
+    assert.equal(iso(call('todatetime', ['string'], ['02/17/2016 08:40:01'])), '2016-02-17T08:40:01Z')
     assert.equal(call('todatetime', ['string'], ['not a date']), null)
     assert.equal(iso(call('todatetime', ['dynamic'], ['2020-01-01T00:00:00Z'])), '2020-01-01T00:00:00Z')
     assert.equal(call('todatetime', ['datetime'], [null]), null)
@@ -232,5 +233,30 @@ describe('bin, floor, bin_at', () => {
     assert.deepEqual(['2018-02-24T15:14', '2018-02-23T16:14', '2018-02-26T15:14'].map((d) =>
       iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt(d), ts('1d'), dt('2018-02-24 15:14:00')]))),
     ['2018-02-24T15:14:00Z', '2018-02-23T15:14:00Z', '2018-02-26T15:14:00Z'])
+  })
+})
+
+describe('properties', async () => {
+  const fc = (await import('fast-check')).default
+  const ticks = fc.bigInt({ min: -62135596800n * 10_000_000n + 1100n * 864_000_000_000n, max: 253402300799n * 10_000_000n - 1100n * 864_000_000_000n })
+  it('bin is idempotent, below the value and within one bin', () => {
+    fc.assert(fc.property(ticks, fc.bigInt({ min: 1n, max: 864_000_000_000n * 30n }), (t, size) => {
+      const b = call('bin', ['datetime', 'timespan'], [t, size]) as bigint
+      return b <= t && t - b < size && call('bin', ['datetime', 'timespan'], [b, size]) === b
+    }), { numRuns: 200 })
+  })
+  it('datetime_diff undoes datetime_add for fixed-length periods', () => {
+    const periods = ['day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const
+    fc.assert(fc.property(ticks, fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(...periods), (t, n, p) => {
+      const moved = call('datetime_add', ['string', 'long', 'datetime'], [p, n, t]) as bigint
+      return call('datetime_diff', ['string', 'datetime', 'datetime'], [p, moved, t]) === n
+    }), { numRuns: 200 })
+  })
+  it('startofday <= t <= endofday, both on the same day', () => {
+    fc.assert(fc.property(ticks, (t) => {
+      const s = call('startofday', ['datetime'], [t]) as bigint
+      const e = call('endofday', ['datetime'], [t]) as bigint
+      return s <= t && t <= e && e - s === 864_000_000_000n - 1n
+    }), { numRuns: 200 })
   })
 })

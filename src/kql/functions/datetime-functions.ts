@@ -520,20 +520,35 @@ function fromDotnetTicks(n: number): bigint | null {
   return inRange(BigInt(Math.trunc(n)) + DOTNET_EPOCH)
 }
 
+const US_DATE = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?$/
+
+/** Datetime text as todatetime() reads it: values.ts formats, then US month-first dates (`12-02-2022`, `02/17/2016 08:40:01`). */
+function parseDatetimeText(text: string): bigint | null {
+  const parsed = parseDateTime(text)
+  if (parsed !== null) return parsed
+  const m = US_DATE.exec(text.trim())
+  if (!m) return null
+  return makeDateTime({
+    year: Number(m[3]), month: Number(m[1]), day: Number(m[2]),
+    hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0),
+    fractionTicks: Number(((m[7] ?? '') + '0000000').slice(0, 7)),
+  })
+}
+
 function toDatetimeValue(type: KqlType, v: KqlValue): KqlValue {
   if (v === null || v === undefined) return null
   switch (type) {
     case 'datetime':
       return v
     case 'string':
-      return parseDateTime(v as string)
+      return parseDatetimeText(v as string)
     case 'int':
     case 'long':
     case 'real':
     case 'decimal':
       return fromDotnetTicks(v as number)
     case 'dynamic':
-      return typeof v === 'string' ? parseDateTime(v) : typeof v === 'number' ? fromDotnetTicks(v) : null
+      return typeof v === 'string' ? parseDatetimeText(v) : typeof v === 'number' ? fromDotnetTicks(v) : null
     default:
       return null
   }
@@ -824,6 +839,3 @@ export const datetimeFunctions: readonly ScalarFunction[] = [
   binFunction('bin', ['floor']),
   binAt,
 ]
-
-/** Exposed for other families (series, aggregates) that reuse calendar math. */
-export const datetimeInternals = { startOfDay, startOfWeek, weekday, addMonths, datetimeAdd, datetimeDiff }

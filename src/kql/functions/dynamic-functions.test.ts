@@ -214,3 +214,22 @@ describe('array_sort multi-column naming', () => {
     assert.deepEqual(arraySortOutputs([{ type: 'dynamic', text: 'dynamic([1])' }, { type: 'bool', text: 'false' }]).map((c) => c.name), ['array0_sorted'])
   })
 })
+
+describe('properties', async () => {
+  const fc = (await import('fast-check')).default
+  it('array_sort_asc orders numbers and keeps the multiset; desc is its reverse', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: -1000, max: 1000 })), (xs) => {
+      const asc = dyn('array_sort_asc', xs) as number[]
+      const desc = dyn('array_sort_desc', xs) as number[]
+      const sorted = [...xs].sort((a, b) => a - b)
+      return JSON.stringify(asc) === JSON.stringify(sorted) && JSON.stringify(desc) === JSON.stringify([...sorted].reverse())
+    }), { numRuns: 200 })
+  })
+  it('rotating left then right is the identity; set_union contains both inputs', () => {
+    fc.assert(fc.property(fc.array(fc.integer()), fc.array(fc.integer()), fc.integer({ min: -50, max: 50 }), (a, b, k) => {
+      const back = call('array_rotate_right', ['dynamic', 'long'], [call('array_rotate_left', ['dynamic', 'long'], [a, k]), k])
+      const u = new Set(dyn('set_union', a, b) as number[])
+      return JSON.stringify(back) === JSON.stringify(a) && [...a, ...b].every((x) => u.has(x))
+    }), { numRuns: 200 })
+  })
+})

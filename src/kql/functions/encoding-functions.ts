@@ -8,7 +8,7 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { DynamicValue } from '../types.js'
-import { defineScalar, dynamicReader, functionError, textReader } from './function-helpers.js'
+import { defineScalar, dynamicReader, functionError, guidToBytes, textReader } from './function-helpers.js'
 import type { ScalarFunction } from './function-types.js'
 import { crc32 } from './hash-functions.js'
 
@@ -28,19 +28,6 @@ function utf8(bytes: Uint8Array): string | null {
   } catch {
     return null
   }
-}
-
-/** The 16 bytes of a guid in .NET's Guid.ToByteArray() order (first three groups little-endian). */
-export function guidToBytes(guid: string): Buffer {
-  const hex = guid.replace(/-/g, '')
-  const b = Buffer.from(hex, 'hex')
-  const swap = (from: number, len: number): void => {
-    b.subarray(from, from + len).reverse()
-  }
-  swap(0, 4)
-  swap(4, 2)
-  swap(6, 2)
-  return b
 }
 
 /**

@@ -141,15 +141,9 @@ function formatDecimal(n: number): string {
   if (!Number.isFinite(n)) return formatReal(n)
   if (Number.isInteger(n) && Math.abs(n) < 1e21) return BigInt(n).toString()
   const text = String(n)
-  if (!/e/i.test(text)) return text
-  // small magnitudes: expand 1.5e-7 to 0.00000015
-  const [mantissa, exp] = text.split(/e/i) as [string, string]
-  const e = Number(exp)
-  const negative = mantissa.startsWith('-')
-  const digits = mantissa.replace(/^-/, '').replace('.', '')
-  const pointAt = (mantissa.replace(/^-/, '').indexOf('.') === -1 ? mantissa.replace(/^-/, '').length : mantissa.replace(/^-/, '').indexOf('.')) + e
-  const body = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : digits.padEnd(pointAt, '0')
-  return (negative ? '-' : '') + body
+  const m = /^(-?)(\d)(?:\.(\d+))?e-(\d+)$/.exec(text)
+  // only tiny magnitudes come out in exponent form here: 1.5e-7 → 0.00000015
+  return m ? `${m[1]}0.${'0'.repeat(Number(m[4]) - 1)}${m[2]}${m[3] ?? ''}` : text
 }
 
 /** Kusto's text form of a datetime inside tostring()/strcat(): ISO 8601 with seven fraction digits. */
@@ -322,6 +316,19 @@ function parseIntegerText(text: string): number | null {
   // Kusto accepts a decimal text for an integer target and truncates it
   const n = parseNumberText(s)
   return n === null ? null : truncToLong(n)
+}
+
+/** The 16 bytes of a guid in .NET's Guid.ToByteArray() order (first three groups little-endian). */
+export function guidToBytes(guid: string): Buffer {
+  const hex = guid.replace(/-/g, '')
+  const b = Buffer.from(hex, 'hex')
+  const swap = (from: number, len: number): void => {
+    b.subarray(from, from + len).reverse()
+  }
+  swap(0, 4)
+  swap(4, 2)
+  swap(6, 2)
+  return b
 }
 
 /** Parses guid text: the first 32 hex digits, hyphens allowed where a guid has them, braces/parentheses allowed. */

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto'
 import type { KqlType, KqlValue } from '../types.js'
 import { MIN_DATETIME_TICKS } from '../values.js'
-import { defineScalar, integerReader, valueToString } from './function-helpers.js'
+import { defineScalar, guidToBytes, integerReader, valueToString } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 
 const MASK64 = (1n << 64n) - 1n
@@ -126,13 +126,8 @@ function hashBytes(type: KqlType, value: KqlValue): Uint8Array {
       return buf
     case 'bool':
       return Buffer.from([value ? 1 : 0])
-    case 'guid': {
-      const b = Buffer.from((value as string).replace(/-/g, ''), 'hex')
-      b.subarray(0, 4).reverse()
-      b.subarray(4, 6).reverse()
-      b.subarray(6, 8).reverse()
-      return b
-    }
+    case 'guid':
+      return guidToBytes(value as string)
     case 'dynamic':
       return Buffer.from(valueToString(type, value), 'utf8')
   }

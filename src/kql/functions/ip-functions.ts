@@ -192,7 +192,7 @@ function ipv4Arg(args: readonly ArgInfo[], i: number): (values: readonly KqlValu
 
 function formatIpv4Def(name: string, withMask: boolean): ScalarFunction {
   return defineScalar({
-    name, params: ['scalar', 'integer'], min: withMask ? 1 : 1, result: 'string',
+    name, params: ['scalar', 'integer'], min: 1, result: 'string',
     bind: (args) => {
       const ip = ipv4Arg(args, 0)
       const prefix = optionalPrefix(args, 1, 32)

@@ -459,7 +459,7 @@ function extractDef(): ScalarFunction {
 }
 
 /** Capture-group selectors of extract_all(): numbers (1-based) or group names. */
-function groupSelectors(groups: DynamicValue, re: RegExp): (string | number)[] | null {
+function groupSelectors(groups: DynamicValue): (string | number)[] | null {
   if (!Array.isArray(groups)) return null
   const out: (string | number)[] = []
   for (const g of groups) {
@@ -468,7 +468,6 @@ function groupSelectors(groups: DynamicValue, re: RegExp): (string | number)[] |
     else if (typeof g === 'string') out.push(g)
     else return null
   }
-  void re
   return out
 }
 
@@ -487,7 +486,7 @@ function extractAllDef(name: string): ScalarFunction {
         const count = captureGroupCount(g)
         let selectors: (string | number)[]
         if (groupsRead) {
-          const sel = groupSelectors(groupsRead(values), g)
+          const sel = groupSelectors(groupsRead(values))
           if (sel === null) return null
           selectors = sel
         } else {

@@ -99,6 +99,11 @@ export interface Call {
   readonly impl: BoundScalar
   /** false for now(), rand(), ...: never constant-folded. */
   readonly deterministic: boolean
+  /**
+   * The same node feeds several output columns (a multi-column function such as series_stats()
+   * split into columns); evaluators compute it once per row.
+   */
+  readonly shared?: boolean
 }
 
 /**
@@ -224,6 +229,8 @@ export type PlanNode =
   | ScanPattern
   | TopHitters
   | BagUnpack
+  | Pivot
+  | Partition
   | Materialize
 
 /**
@@ -407,10 +414,11 @@ export interface MvExpand {
 }
 
 /**
- * mv-apply: per input row, the items are expanded into a sub-table (columns: the items, then the
- * item index) that `subquery` runs on (its leaf is ApplyInput); the row's other columns are then
- * prepended to every subquery result row. Output: `keptColumns` of the input, then the
- * subquery's columns.
+ * mv-apply: per input row, the items are expanded (in parallel, as mv-expand) into a sub-table
+ * whose columns are the row's columns `subtableColumns` (input column indexes), with each item's
+ * elements at `itemOutputs[k]` (replacing a column or appended), then the item index if
+ * requested. `subquery` (leaf: ApplyInput) runs on it. Output: the input columns `keptColumns`
+ * (not expanded and not produced by the subquery), then the subquery's columns.
  */
 export interface MvApply {
   readonly kind: 'MvApply'
@@ -418,6 +426,8 @@ export interface MvApply {
   readonly input: PlanNode
   readonly items: readonly Expr[]
   readonly itemTypes: readonly KqlType[]
+  readonly subtableColumns: readonly number[]
+  readonly itemOutputs: readonly number[]
   readonly bagExpansion: 'bag' | 'array'
   readonly withItemIndex: boolean
   readonly limit?: number
@@ -488,6 +498,11 @@ export interface MakeSeries {
   readonly axisOutput: number
   /** kind=nonempty: an empty input still yields one row of defaults (when there are no keys). */
   readonly nonEmpty: boolean
+  /**
+   * The `in range(start, stop, step)` form: bins are aligned with bin() (not to `from`) and
+   * `to` is inclusive.
+   */
+  readonly rangeSyntax?: boolean
 }
 
 /** Marks the input order as meaningful (window functions); a no-op in memory. */
@@ -567,18 +582,46 @@ export interface TopHitters {
 }
 
 /**
- * evaluate bag_unpack(column[, prefix]) with a declared or inferred output schema: the bag's
- * properties become columns (`columns` lists the input columns except the bag, then the unpacked
- * ones); properties not in the schema are dropped.
+ * evaluate bag_unpack(column[, prefix]): the bag's properties become columns. The schema is the
+ * declared output schema, or the one discovered from the data before the run
+ * (CompiledQuery.dynamicSchema): by default the input columns but the bag, then one column per
+ * property (sorted, prefixed).
  */
 export interface BagUnpack {
   readonly kind: 'BagUnpack'
   readonly columns: readonly PlanColumn[]
   readonly input: PlanNode
   readonly bagColumn: number
-  readonly keptColumns: readonly number[]
-  /** Property name feeding each unpacked column (after `keptColumns`). */
-  readonly properties: readonly string[]
+  /** What feeds each output column: an input column, or a property of the bag (converted to the column's type). */
+  readonly sources: readonly ({ readonly column: number } | { readonly property: string })[]
+}
+
+/**
+ * evaluate pivot(column[, aggregation][, keys...]): rows grouped by `keys`; each value in `values`
+ * (the distinct values of `pivot`, discovered from the data before the run) becomes a column that
+ * holds `aggregate` over the group's rows with that value. Output: the keys, then one column per
+ * value, in `values` order.
+ */
+export interface Pivot {
+  readonly kind: 'Pivot'
+  readonly columns: readonly PlanColumn[]
+  readonly input: PlanNode
+  readonly keys: readonly Expr[]
+  readonly pivot: Expr
+  readonly aggregate: AggregateCall
+  readonly values: readonly KqlValue[]
+}
+
+/**
+ * partition by Column (subquery): the input's rows are grouped by `key`; `subquery` (whose leaf is
+ * an ApplyInput with the input's columns) runs on each group and the results are concatenated.
+ */
+export interface Partition {
+  readonly kind: 'Partition'
+  readonly columns: readonly PlanColumn[]
+  readonly input: PlanNode
+  readonly key: Expr
+  readonly subquery: PlanNode
 }
 
 /** materialize(): the input is evaluated at most once per run and shared by every reference. */

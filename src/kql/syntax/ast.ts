@@ -285,6 +285,7 @@ export type Operator =
   | ConsumeOp
   | TopHittersOp
   | UnionOp
+  | PartitionOp
 
 export interface WhereOp extends Span { readonly kind: 'Where'; readonly predicate: Expr }
 export interface ProjectOp extends Span { readonly kind: 'Project'; readonly items: readonly NamedExpr[] }
@@ -369,6 +370,8 @@ export interface MakeSeriesOp extends Span {
   readonly from?: Expr
   readonly to?: Expr
   readonly step: Expr
+  /** Written as `in range(from, to, step)`. */
+  readonly rangeSyntax?: boolean
   readonly by: readonly NamedExpr[]
 }
 export interface SerializeOp extends Span { readonly kind: 'Serialize'; readonly items: readonly NamedExpr[] }
@@ -405,7 +408,9 @@ export interface EvaluateOp extends Span {
   readonly kind: 'Evaluate'
   readonly params: readonly OperatorParam[]
   readonly call: CallExpr
+  /** `: (name:type, ...)` after the call; `schemaStar` when it starts with `*` (keep the input columns). */
   readonly schema?: readonly ColumnDecl[]
+  readonly schemaStar?: boolean
 }
 export interface InvokeOp extends Span { readonly kind: 'Invoke'; readonly call: CallExpr }
 export interface ConsumeOp extends Span { readonly kind: 'Consume' }
@@ -419,6 +424,14 @@ export interface UnionOp extends Span {
   readonly kind: 'UnionOp'
   readonly params: readonly OperatorParam[]
   readonly tables: readonly Expr[]
+}
+
+/** `partition by Column (operators)`: the operators run on each partition's rows. */
+export interface PartitionOp extends Span {
+  readonly kind: 'Partition'
+  readonly params: readonly OperatorParam[]
+  readonly by: Expr
+  readonly subquery: readonly Operator[]
 }
 
 /** The parsed query: statements in order; the last tabular query statement is the result. */

@@ -77,6 +77,8 @@ describe('parser: expressions', () => {
     assert.equal(sx(parseExpression('f(c=7, a=12)')), 'f(c=7, a=12)')
     assert.equal(sx(parseExpression('arg_max(ts, *)')), 'arg_max(ts, *)')
     assert.equal(sx(parseExpression("['my col'] + 1")), '(+ my col 1)')
+    assert.equal(sx(parseExpression('d.[k].x')), 'd[k].x')
+    assert.equal(sx(parseExpression('extract("x", 1, s, typeof(int))')), 'extract("x", 1, s, "int")')
   })
 
   it('reads typed literals, including nulls and Kusto datetime forms', () => {

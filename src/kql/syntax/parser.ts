@@ -21,6 +21,11 @@ const LEGACY_NEGATIONS: Readonly<Record<string, string>> = {
   containscs: 'contains_cs', hascs: 'has_cs', notlike: '!like', notlikecs: '!like_cs', likecs: 'like_cs',
 }
 
+/** Deepest expression nesting accepted (parentheses, calls, unary operators). */
+const MAX_NESTING = 256
+/** Longest pipeline accepted (binding and running recurse along it). */
+const MAX_PIPELINE = 2000
+
 const BP_OR = 10
 const BP_AND = 20
 const BP_COMPARE = 30
@@ -30,7 +35,7 @@ const BP_UNARY = 60
 
 /** Operators Kusto has and this engine refuses, so the error names them instead of "unexpected". */
 const UNSUPPORTED_OPERATORS = new Set([
-  'fork', 'facet', 'partition', 'reduce', 'find', 'search', 'lookup-kind', 'make-graph', 'graph-match',
+  'fork', 'facet', 'reduce', 'find', 'search', 'lookup-kind', 'make-graph', 'graph-match',
   'graph-merge', 'graph-to-table', 'graph-shortest-paths', 'graph-mark-components', 'externaldata',
   'execute-and-cache', 'project-smart', 'summarize-tdigest', 'assert-schema', 'macro-expand', 'sql',
 ])
@@ -357,7 +362,9 @@ class Parser {
   /** An expression followed by any number of `| operator`. */
   parsePipeExpr(): A.Expr {
     let e = this.parseExpr()
+    let operators = 0
     while (this.isPunct('|')) {
+      if (++operators > MAX_PIPELINE) throw this.error(this.peek().start, `a pipeline may have at most ${MAX_PIPELINE} operators`, 'unsupported')
       this.advance()
       const op = this.parseOperator()
       e = { kind: 'Pipe', start: e.start, end: this.lastEnd, source: e, op }
@@ -365,7 +372,21 @@ class Parser {
     return e
   }
 
+  /** Nesting depth of expressions being parsed: a guard against stack exhaustion. */
+  private depth = 0
+
   parseExpr(minBp = 0): A.Expr {
+    if (++this.depth > MAX_NESTING) {
+      throw this.error(this.peek().start, `the query is nested more than ${MAX_NESTING} levels deep`, 'unsupported')
+    }
+    try {
+      return this.parseExprAt(minBp)
+    } finally {
+      this.depth--
+    }
+  }
+
+  private parseExprAt(minBp: number): A.Expr {
     let left = this.parsePrefix()
     for (;;) {
       const op = this.peekInfix()
@@ -487,9 +508,13 @@ class Parser {
           e = { kind: 'Member', start: e.start, end: n.end, target: e, name: n.text }
           continue
         }
-        if (n.kind === 'long') {
-          // d.0 is not KQL; say what is expected
-          throw this.expected('a property name after \'.\'')
+        if (n.kind === 'punct' && n.text === '[') {
+          // d.[expr]: an expression subscript written after a dot
+          this.advance()
+          const index = this.parseExpr()
+          this.expectPunct(']', 'to close the index')
+          e = { kind: 'Index', start: e.start, end: this.lastEnd, target: e, index }
+          continue
         }
         throw this.expected("a property name after '.'")
       }
@@ -579,6 +604,7 @@ class Parser {
     }
     if (callFollows && UNSUPPORTED_SOURCES.has(name)) throw this.error(t.start, `'${name}(...)' is not supported`, 'unsupported')
     if (callFollows && TYPED_LITERALS.has(name)) return this.parseTypedLiteral()
+    if (callFollows && name === 'typeof') return this.parseTypeofArgument()
     this.advance()
     if (callFollows) return this.parseCallArgs(name, t.start, t.end)
     return { kind: 'Name', start: t.start, end: t.end, name, quoted: false }
@@ -616,7 +642,25 @@ class Parser {
   // Literals
   // -------------------------------------------------------------------------------------------
 
-  private parseTypedLiteral(): A.LiteralExpr {
+  /**
+   * `typeof(T)` as a function argument (extract(..., typeof(long))): the type's canonical name as
+   * a string constant, which is how the function library reads type arguments.
+   */
+  private parseTypeofArgument(): A.LiteralExpr {
+    const t = this.advance()
+    const name = this.peek(1)
+    if (name.kind === 'ident' && parseTypeName(name.text) && this.isPunct(')', 2)) {
+      this.advance()
+      this.advance()
+      this.advance()
+      return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: parseTypeName(name.text)! }
+    }
+    // a schema such as typeof(*, x:long) (plugin arguments): kept as its text
+    const raw = this.rawParenContent()
+    return { kind: 'Literal', start: t.start, end: this.lastEnd, type: 'string', value: `typeof(${raw.text})` }
+  }
+
+  private parseTypedLiteral(): A.LiteralExpr | A.CallExpr {
     const t = this.advance()
     const type = parseTypeName(t.text)!
     if (type === 'dynamic') {
@@ -630,6 +674,8 @@ class Parser {
     const at = raw.start + (raw.text.length - raw.text.trimStart().length)
     const fail = (what: string): KqlError => this.error(at, `invalid ${t.text} literal '${text}': expected ${what}`)
     if (text.toLowerCase() === 'null') return { kind: 'Literal', start: t.start, end: this.lastEnd, type, value: null }
+    // datetime() is the current time (the documentation's literal table)
+    if (text === '' && type === 'datetime') return { kind: 'Call', start: t.start, end: this.lastEnd, name: 'now', nameEnd: t.end, args: [] }
     let value: KqlValue
     switch (type) {
       case 'bool': {
@@ -748,6 +794,7 @@ class Parser {
         default:
           if (TYPED_LITERALS.has(t.text) && this.isPunct('(', 1)) {
             const lit = this.parseTypedLiteral()
+            if (lit.kind !== 'Literal') throw this.error(lit.start, 'a dynamic literal cannot contain datetime()')
             return literalToDynamic(lit)
           }
       }
@@ -1143,19 +1190,24 @@ class Parser {
       case 'join':
       case 'lookup': {
         const params = this.parseParams(['kind'])
+        if (this.isIdent('on') && !this.isPunct('|', 1)) throw this.expected(`the right side of ${name} (a table name or a (subquery))`)
         const right = this.parseExpr()
         this.expectKeyword('on', `after the right side of ${name}`)
         const on = this.parseJoinConditions()
         return { kind: name === 'join' ? 'Join' : 'Lookup', params, right, on, ...span() }
       }
-      case 'mv-expand': {
+      case 'mv-expand':
+      case 'mvexpand': {
         const params = this.parseParams(['bagexpansion', 'with_itemindex', 'kind'])
         const items = this.parseMvItems()
         let limit: A.Expr | undefined
         if (this.acceptIdent('limit')) limit = this.parseExpr()
+        // the legacy mvexpand stops at 128 rows per record by default (documentation)
+        else if (name === 'mvexpand') limit = { kind: 'Literal', type: 'long', value: 128, start, end: start }
         return { kind: 'MvExpand', params, items, limit, ...span() }
       }
-      case 'mv-apply': {
+      case 'mv-apply':
+      case 'mvapply': {
         const params = this.parseParams(['with_itemindex', 'bagexpansion', 'kind'])
         const items = this.parseMvItems()
         let limit: A.Expr | undefined
@@ -1251,11 +1303,13 @@ class Parser {
         this.advance()
         const call = this.parseCallArgs(t.text, t.start, t.end)
         let schema: A.ColumnDecl[] | undefined
+        let schemaStar = false
         if (this.acceptPunct(':')) {
           this.expectPunct('(')
           schema = []
           for (;;) {
             if (this.acceptPunct('*')) {
+              schemaStar = true
               if (!this.acceptPunct(',')) break
               continue
             }
@@ -1264,7 +1318,7 @@ class Parser {
           }
           this.expectPunct(')')
         }
-        return { kind: 'Evaluate', params, call, schema, ...span() }
+        return { kind: 'Evaluate', params, call, schema, ...(schemaStar ? { schemaStar } : {}), ...span() }
       }
       case 'invoke': {
         const t = this.peek()
@@ -1288,6 +1342,22 @@ class Parser {
         const params = this.parseParams(['kind', 'withsource', 'isfuzzy'])
         const tables = this.parseUnionTables()
         return { kind: 'UnionOp', params, tables, ...span() }
+      }
+      case 'partition': {
+        const params = this.parseParams([])
+        this.expectKeyword('by', "after 'partition'")
+        // the key is a column name: `by Col (` must not read as a call of Col
+        const keyName = this.expectName('the partition column')
+        const by: A.Expr = { kind: 'Name', start: keyName.start, end: keyName.end, name: keyName.name, quoted: false }
+        if (this.isPunct('{')) throw this.error(this.peek().start, "partition with a { subquery with source } is not supported; use partition by Column ( operators )", 'unsupported')
+        this.expectPunct('(', 'to start the partition subquery')
+        const subquery: A.Operator[] = []
+        for (;;) {
+          subquery.push(this.parseOperator())
+          if (!this.acceptPunct('|')) break
+        }
+        this.expectPunct(')', 'to close the partition subquery')
+        return { kind: 'Partition', params, by, subquery, ...span() }
       }
       default:
         if (UNSUPPORTED_OPERATORS.has(name)) throw this.error(start, `the '${name}' operator is not supported`, 'unsupported')
@@ -1349,7 +1419,9 @@ class Parser {
     let from: A.Expr | undefined
     let to: A.Expr | undefined
     let step: A.Expr
+    let rangeSyntax = false
     if (this.acceptIdent('in')) {
+      rangeSyntax = true
       const r = this.peek()
       if (!(r.kind === 'ident' && r.text === 'range' && this.isPunct('(', 1))) throw this.expected("range(start, stop, step) after 'in'")
       this.advance()
@@ -1368,7 +1440,7 @@ class Parser {
     }
     let by: A.NamedExpr[] = []
     if (this.acceptIdent('by')) by = this.parseNamedExprList()
-    return { kind: 'MakeSeries', params, aggregates, on, from, to, step, by, start, end: this.lastEnd }
+    return { kind: 'MakeSeries', params, aggregates, on, from, to, step, ...(rangeSyntax ? { rangeSyntax } : {}), by, start, end: this.lastEnd }
   }
 
   private parseTopNested(start: number): A.TopNestedOp {
@@ -1393,7 +1465,11 @@ class Parser {
       else if (this.acceptIdent('desc')) direction = 'desc'
       levels.push({ start: levelStart, end: this.lastEnd, count, of, others, by, direction })
       if (!this.acceptPunct(',')) break
-      if (this.isIdent('top-nested')) this.advance()
+      if (this.isIdent('top') && this.isPunct('-', 1) && this.isIdent('nested', 2)) {
+        this.advance()
+        this.advance()
+        this.advance()
+      }
     }
     return { kind: 'TopNested', levels, start, end: this.lastEnd }
   }

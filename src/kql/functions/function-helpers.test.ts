@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { KqlError } from '../kql-error.js'
+import { parseDateTime } from '../values.js'
+import {
+  captureGroupCount, commonType, compareValues, compileRegex, convertValue, hasTerm, parseJsonText, typeLiteralArg, valueToString,
+} from './function-helpers.js'
+import type { ArgInfo } from './function-types.js'
+
+describe('compileRegex (RE2 → JavaScript)', () => {
+  const cases: [string, string, boolean][] = [
+    ['(?i)abc', 'xABCx', true], ['[[:alpha:]]+$', 'abc', true], ['^\\pL+$', 'éa', true], ['a{', 'a{', true],
+    ['\\Q.*\\E', 'a.*b', true], ['\\Q.*\\E', 'ab', false], ['^[\\w-]+$', 'a-b_c', true], ['\\Aab\\z', 'ab', true],
+    ['\\Aab\\z', 'ab\n', false], ['{"name":', '{"name":1}', true], ['a\\-b', 'a-b', true], ['x\\"y', 'x"y', true],
+    ['(?P<y>\\d{4})-(?P<m>\\d{2})', '2024-05', true], ['\\p{Greek}', 'α', true], ['[^]a]', 'b', true],
+    ['(?s)a.b', 'a\nb', true], ['a.b', 'a\nb', false], ['\\x{41}', 'A', true], ['}', '}', true], [']', ']', true],
+  ]
+  for (const [pattern, text, want] of cases) {
+    it(`${pattern} on ${JSON.stringify(text)}`, () => assert.equal(compileRegex(pattern).test(text), want))
+  }
+  it('keeps named groups and counts capture groups', () => {
+    const m = compileRegex('(?P<y>\\d{4})-(?P<m>\\d{2})').exec('2024-05')
+    assert.equal(m?.groups?.['m'], '05')
+    assert.equal(captureGroupCount(compileRegex('(a)(b)(?:c)')), 2)
+  })
+  it('rejects invalid patterns with a KqlError naming the function', () => {
+    assert.throws(() => compileRegex('(', '', 'extract'), (e: unknown) => e instanceof KqlError && /extract\(\)/.test(e.message))
+  })
+})
+
+describe('valueToString', () => {
+  it('prints values as Kusto does', () => {
+    assert.equal(valueToString('datetime', parseDateTime('2015-01-01')), '2015-01-01T00:00:00.0000000Z')
+    assert.equal(valueToString('timespan', -15_000_000n), '-00:00:01.5000000')
+    assert.equal(valueToString('real', 1e15), '1E+15')
+    assert.equal(valueToString('real', 0.00001), '1E-05')
+    assert.equal(valueToString('real', 0.0001), '0.0001')
+    assert.equal(valueToString('decimal', 0.00001), '0.00001')
+    assert.equal(valueToString('dynamic', { a: [1, 'x'] }), '{"a":[1,"x"]}')
+    assert.equal(valueToString('dynamic', NaN), 'NaN')
+    assert.equal(valueToString('long', null), '')
+  })
+})
+
+describe('convertValue', () => {
+  it('parses, truncates and reports failures as null', () => {
+    assert.equal(convertValue('long', 'string', '42'), 42)
+    assert.equal(convertValue('int', 'real', -2.9), -2)
+    assert.equal(convertValue('real', 'string', 'abc'), null)
+    assert.equal(convertValue('bool', 'string', 'False'), false)
+    assert.equal(convertValue('guid', 'string', '{0123456789ABCDEF0123456789ABCDEF}'), '01234567-89ab-cdef-0123-456789abcdef')
+    assert.equal(convertValue('datetime', 'string', '2015-01-01'), parseDateTime('2015-01-01'))
+    assert.equal(convertValue('timespan', 'string', '1.02:03:04'), 937_840_000_000n)
+    assert.equal(convertValue('string', 'long', null), '')
+    assert.equal(convertValue('long', 'dynamic', '7'), 7)
+    assert.equal(convertValue('dynamic', 'timespan', 10_000_000n), '00:00:01')
+  })
+})
+
+describe('parseJsonText', () => {
+  it('parses JSON and Kusto extensions, undefined otherwise', () => {
+    assert.deepEqual(parseJsonText('{"a": [1, 2]}'), { a: [1, 2] })
+    assert.deepEqual(parseJsonText("['x', 'it\\'s']"), ['x', "it's"])
+    assert.equal(parseJsonText('Infinity'), Infinity)
+    assert.equal(parseJsonText('{oops'), undefined)
+  })
+})
+
+describe('hasTerm', () => {
+  it('matches whole terms case-insensitively', () => {
+    assert.equal(hasTerm('this is an Example', 'example'), true)
+    assert.equal(hasTerm('this is an example', 'exam'), false)
+    assert.equal(hasTerm('error:404 seen', '404'), true)
+    assert.equal(hasTerm('a1404', '404'), false)
+    assert.equal(hasTerm('x 10.1.2.3:80', '10.1.2.3'), true)
+    assert.equal(hasTerm('anything', ''), true)
+  })
+})
+
+describe('commonType, compareValues, typeLiteralArg', () => {
+  const arg = (type: ArgInfo['type'], text = 'x'): ArgInfo => ({ type, text })
+  it('widens numbers, lets dynamic win, rejects mixes', () => {
+    assert.equal(commonType('f', [arg('int'), arg('long')], [0, 1]), 'long')
+    assert.equal(commonType('f', [arg('long'), arg('real')], [0, 1]), 'real')
+    assert.equal(commonType('f', [arg('string'), arg('dynamic')], [0, 1]), 'dynamic')
+    assert.throws(() => commonType('f', [arg('string'), arg('long')], [0, 1]), KqlError)
+  })
+  it('orders values of one type', () => {
+    assert.ok(compareValues('long', 1, 2) < 0)
+    assert.ok(compareValues('string', 'b', 'a') > 0)
+    assert.ok(compareValues('datetime', 5n, 3n) > 0)
+    assert.equal(compareValues('bool', true, true), 0)
+  })
+  it('reads typeof(T) from its constant or its text', () => {
+    assert.equal(typeLiteralArg('f', { type: 'string', text: 'typeof(long)', constant: { value: 'long' } }), 'long')
+    assert.equal(typeLiteralArg('f', { type: 'string', text: 'typeof(double)' }), 'real')
+    assert.throws(() => typeLiteralArg('f', { type: 'string', text: '"x"', constant: { value: 'x' } }), KqlError)
+  })
+})
