@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { canonicalJson, canonicalJsonBytes, CanonicalJsonError } from './canonical-json.js'
+import { canonicalJson, canonicalJsonBytes, CanonicalJsonError, isCanonicalJson } from './canonical-json.js'
 import { parseStrictJson } from './strict-json.js'
 
 /**
@@ -190,5 +190,83 @@ describe('canonicalJson: properties', () => {
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('isCanonicalJson (the verifier\'s one-pass check of stored text)', () => {
+  /** The definition it must agree with. */
+  const reference = (t: string): boolean => {
+    try {
+      return canonicalJson(JSON.parse(t)) === t
+    } catch {
+      return false
+    }
+  }
+
+  it('accepts the canonical outputs of the reference vectors', () => {
+    for (const t of ['{"":"empty","1":{"\\n":56,"f":{"F":5,"f":"hi"}},"10":{},"111":[{}],"A":{},"a":{}}', '[56,{"1":[],"10":null,"d":true}]',
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+      '0', '-1', '1e+21', '5e-324', '"\\u001f"', '"😀"', '[]', '{}']) {
+      assert.equal(isCanonicalJson(t), true, t)
+      assert.equal(reference(t), true, t)
+    }
+  })
+
+  const rejected: [string, string][] = [
+    ['whitespace', '{"a": 1}'],
+    ['unsorted keys', '{"b":1,"a":2}'],
+    ['duplicate keys', '{"a":1,"a":1}'],
+    ['integer-looking keys in JS object order', '{"9":2,"10":1}'],
+    ['-0', '-0'],
+    ['leading zero', '01'],
+    ['trailing zero', '1.50'],
+    ['uppercase exponent', '1E+30'],
+    ['exponent without sign', '1e30'],
+    ['inexact number', '9007199254740993'],
+    ['out of range', '1e400'],
+    ['escaped slash', '"\\/"'],
+    ['escaped printable', '"\\u0041"'],
+    ['uppercase hex escape', '"\\u001F"'],
+    ['long form of \\n', '"\\u000a"'],
+    ['escaped lone surrogate', '"\\ud800"'],
+    ['raw lone surrogate', '"\ud800"'],
+    ['raw control character', '"a\u0001"'],
+    ['trailing garbage', '{}x'],
+    ['truncated', '{"a":'],
+    ['single quotes', "'a'"],
+    ['empty', ''],
+    ['NaN', 'NaN'],
+  ]
+  for (const [name, text] of rejected) {
+    it(`rejects ${name}`, () => {
+      assert.equal(isCanonicalJson(text), false, text)
+      assert.equal(reference(text), false, text)
+    })
+  }
+
+  it('property: agrees with canonicalJson(JSON.parse(t)) === t on canonical texts and their mutations', () => {
+    const mutate = (t: string, at: number, kind: number): string => {
+      const i = t.length === 0 ? 0 : at % t.length
+      switch (kind % 4) {
+        case 0: return t.slice(0, i) + ' ' + t.slice(i)
+        case 1: return t.slice(0, i) + t.slice(i + 1)
+        case 2: return t.slice(0, i) + t.slice(i, i + 1).toUpperCase() + t.slice(i + 1)
+        default: return t.slice(0, i) + '0' + t.slice(i)
+      }
+    }
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.nat(), fc.nat(), (v, at, kind) => {
+        const t = canonicalJson(v)
+        assert.equal(isCanonicalJson(t), true, t)
+        const m = mutate(t, at, kind)
+        assert.equal(isCanonicalJson(m), reference(m), m)
+      }),
+      { numRuns: 1500 },
+    )
+  })
+
+  it('does not blow the stack on deep nesting', () => {
+    assert.equal(isCanonicalJson('['.repeat(100_000) + ']'.repeat(100_000)), false)
+    assert.equal(isCanonicalJson('['.repeat(500) + ']'.repeat(500)), true)
   })
 })

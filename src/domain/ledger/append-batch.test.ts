@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { appendBatch, genesisTip } from './append-batch.js'
 import { createRecordHasher } from './digest.js'
-import { arrayNodes, createCompactRange, leafHash, treeRoot } from './merkle.js'
+import { arrayNodes, createCompactRange, treeRoot } from './merkle.js'
 import { MAX_RECORD_SEQ } from './record-id.js'
 
 const hasher = createRecordHasher('wks_test', 'scope:k')
@@ -22,7 +22,7 @@ describe('appendBatch', () => {
     const second = appendBatch(hasher, first.tip, first.range, [entry(4)], T0 + 5)
     assert.equal(second.records[0]!.seq, 4)
     assert.deepEqual(second.records[0]!.prevDigest, first.records[2]!.digest)
-    const leaves = [...first.records, ...second.records].map((r) => leafHash(r.digest))
+    const leaves = [...first.records, ...second.records].map((r) => r.digest)
     assert.deepEqual(second.range.root(), treeRoot(arrayNodes(leaves), 4))
     // The batch's completed Merkle nodes: leaves 3 (index), plus (1,1) and (2,0) closing at size 4.
     assert.deepEqual(second.completedNodes.map((n) => `${n.level}/${n.index}`), ['0/3', '1/1', '2/0'])

@@ -9,7 +9,7 @@
  */
 import { canonicalRecordBody, nextLedgerTimestamp, type RecordHasher } from './digest.js'
 import type { ChainTip, StoredHead, StoredRecord } from './ledger-types.js'
-import { leafHash, type CompactRange, type CompletedNode } from './merkle.js'
+import type { CompactRange, CompletedNode } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
 import type { JsonObject } from '../../shared/strict-json.js'
 
@@ -64,7 +64,8 @@ export function appendBatch(hasher: RecordHasher, tip: ChainTip, range: CompactR
     const timestamp = nextLedgerTimestamp(nowMs, prevTs)
     const digest = hasher.digest(recordId, prev, timestamp, p.userId, p.canonical)
     records.push({ seq, recordId, prevDigest: prev, timestamp, userId: p.userId, canonical: p.canonical, digest })
-    completed.push(...next.append(leafHash(digest)))
+    // The record digest is already the RFC 9162 leaf hash (digest.ts).
+    for (const node of next.append(digest)) completed.push(node)
     prev = digest
     prevTs = timestamp
   }

@@ -12,7 +12,7 @@ import {
   signCheckpoint,
   type CheckpointErrorCode,
 } from './checkpoint.js'
-import { createCompactRange, leafHash } from './merkle.js'
+import { createCompactRange } from './merkle.js'
 import { createNoteSigner, ed25519PrivateKeyFromSeed, generateSigningKey, parseVerifierKey, signNote } from './signed-note.js'
 
 // Known answers (docs/design/ledger.md §5), cross-checked with Python's `cryptography` Ed25519.
@@ -23,15 +23,15 @@ const VKEY = 'provenant.example/activity-log+1b243d94+AcgQYW4HKo09LiZcxffoOfyu9k
 const TRUSTED = [parseVerifierKey(VKEY)]
 const ORIGIN = 'provenant.example/activity-log/wks_demo/scope%3Aplant-7%2Fline-1'
 const RECORD_DIGESTS = [
-  '6ba0ce2c0178ed2a571021a955144b61c9319b6972f90583e63e53187904f954',
-  '04ed15a38e4d24ef2c2425768895bf54474cff9bb110b730ea89418fbc89861a',
-  'dc2216b59b1e0fdd70b77ddb1200f0baed4512c3d7ccb9333244b1dd7064227f',
+  'f39ab0efa31f4c9e11d76fc41dff10b8c93c340c4af37379f30a64f2aebce1e8',
+  '52e61920b020819e31c704f4c848f6d58df10e4ed249693c52b225cfdd546086',
+  '025bbb410a05dbc78ba2a70f924d777dd9f9c3b0ad6ccacf063d5f8e911d5226',
 ]
-const ROOT_3 = '5991089090e897ceda3f5937e0bbb9f4bf8958a8affc7b8ea8716ab3ad365243'
+const ROOT_3 = '0660e41149016bad7a300790799a95f1c1a47d769c0e8d5f21deec7621bdee2f'
 const NOTE_3 =
-  'provenant.example/activity-log/wks_demo/scope%3Aplant-7%2Fline-1\n3\nWZEIkJDol87aP1k34Lu59L+JWKiv/HuOqHFqs602UkM=\n\n' +
-  '— provenant.example/activity-log GyQ9lCDgLG7xnXgITLx7c7b6QV8cUu0DKnd1BJvQ1D2MztkjBfVPf89hXnFCEh0VWcrSrbtYaUb6v1cAa4+nD3lovAU=\n' +
-  '— provenant.example/activity-log 1EPVewAAAABpVbkCoazZ7e7amlGi00BRIljoJvjQ+/vO3WamMJNkuNIZpgmgW9P7L50SIk9gkRfwXQ6fz5Ve3hOZOrm/1Htp6KtuCA==\n'
+  'provenant.example/activity-log/wks_demo/scope%3Aplant-7%2Fline-1\n3\nBmDkEUkBa616MAeQeZqV8cGkfXacDo1fId7sdiG97i8=\n\n' +
+  '— provenant.example/activity-log GyQ9lNgOn3VJRw1avhm85Ll4/SZQuhwwnlrLeD+MvJepaLP6czKOD50i5CxpnrgrKr8s3IOHWl/8LA4EV3FZrjnHpA4=\n' +
+  '— provenant.example/activity-log 1EPVewAAAABpVbkCObX+dtFhEtoHcr+ozGPEvPyrmuUqEkj2ehaUJ88LGQp90CT2ifhi86In3nKAZ/00T7ebxWTcdPF5HIGBQ3pYBQ==\n'
 
 function throwsCheckpoint(fn: () => unknown, code: CheckpointErrorCode, message?: RegExp): void {
   assert.throws(fn, (e: unknown) => {
@@ -47,7 +47,7 @@ describe('checkpoint: known answer', () => {
     assert.equal(SIGNER.vkey, VKEY)
     assert.equal(checkpointOrigin('provenant.example', { workspaceId: 'wks_demo', containerId: 'scope:plant-7/line-1' }), ORIGIN)
     const cr = createCompactRange()
-    for (const d of RECORD_DIGESTS) cr.append(leafHash(Buffer.from(d, 'hex')))
+    for (const d of RECORD_DIGESTS) cr.append(Buffer.from(d, 'hex'))
     assert.equal(cr.root().toString('hex'), ROOT_3)
     assert.equal(signCheckpoint({ origin: ORIGIN, size: 3, root: cr.root() }, SIGNER, KEY, 1767225602), NOTE_3)
   })
@@ -114,13 +114,13 @@ describe('checkpoint: signatures', () => {
   })
 
   it('any edit of size, root or origin breaks the trusted signature', () => {
-    for (const edited of [NOTE_3.replace('\n3\n', '\n4\n'), NOTE_3.replace('WZEI', 'WZEJ'), NOTE_3.replace('wks_demo', 'wks_demp')]) {
+    for (const edited of [NOTE_3.replace('\n3\n', '\n4\n'), NOTE_3.replace('BmDk', 'BmDl'), NOTE_3.replace('wks_demo', 'wks_demp')]) {
       throwsCheckpoint(() => openCheckpoint(edited, TRUSTED), 'invalid-signature')
     }
   })
 
   it('a root differing only in base64 letter case is a different root (raw bytes, never case-folded text)', () => {
-    const lower = NOTE_3.replace('WZEIkJDol87aP1k34Lu59L+JWKiv/HuOqHFqs602UkM=', 'wzeikjdol87ap1k34lu59l+jwkiv/huoqhfqs602ukm=')
+    const lower = NOTE_3.replace('BmDkEUkBa616MAeQeZqV8cGkfXacDo1fId7sdiG97i8=', 'bmdkeukba616maeqezqv8cgkfxacdo1fid7sdig97i8=')
     throwsCheckpoint(() => openCheckpoint(lower, TRUSTED), 'invalid-signature')
   })
 
@@ -132,7 +132,7 @@ describe('checkpoint: signatures', () => {
   })
 
   it('a cosignature alone is not the log\'s checkpoint signature', () => {
-    const onlyCosig = NOTE_3.split('\n').filter((l) => !l.includes('GyQ9')).join('\n')
+    const onlyCosig = NOTE_3.split('\n').filter((l) => !l.includes('GyQ9lNgO')).join('\n')
     throwsCheckpoint(() => openCheckpoint(onlyCosig, TRUSTED), 'untrusted', /no Ed25519 signature by a trusted key/)
   })
 
@@ -147,7 +147,7 @@ describe('heads log entries', () => {
   it('round-trip through a canonical record body', () => {
     const entry = { containerId: 'scope:plant-7/line-1', size: 3, root: Buffer.from(ROOT_3, 'hex') }
     const body = headsLogRecordBody(entry)
-    assert.equal(body, '{"ScopeKey":null,"actionType":"checkpoint","details":{"root":"WZEIkJDol87aP1k34Lu59L+JWKiv/HuOqHFqs602UkM=","size":3},"entityId":"scope:plant-7/line-1","entityType":"container-checkpoint"}')
+    assert.equal(body, '{"ScopeKey":null,"actionType":"checkpoint","details":{"root":"BmDkEUkBa616MAeQeZqV8cGkfXacDo1fId7sdiG97i8=","size":3},"entityId":"scope:plant-7/line-1","entityType":"container-checkpoint"}')
     const back = parseHeadsLogEntry(body)
     assert.ok(back)
     assert.equal(back.containerId, entry.containerId)

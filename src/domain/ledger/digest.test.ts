@@ -24,7 +24,7 @@ function lp(s: string | Uint8Array): Buffer {
 }
 function referencePreimage(i: DigestInput): Buffer {
   return Buffer.concat([
-    lp('provenant/activity-log/v1/record'), lp(i.workspaceId), lp(i.containerId),
+    Buffer.from([0x00]), lp('provenant/activity-log/v1/record'), lp(i.workspaceId), lp(i.containerId),
     Buffer.from(i.recordId, 'ascii'), Buffer.from(i.prevDigest), lp(i.timestamp), lp(i.userId), lp(i.canonical),
   ])
 }
@@ -41,22 +41,22 @@ const KAT = {
       recordId: '000000000001', timestamp: '2026-01-01T00:00:01.000Z', userId: 'acc_alice',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'create', details: { qty: 12, unit: 'kg' } },
       canonical: '{"ScopeKey":"plant-7/line-1","actionType":"create","details":{"qty":12,"unit":"kg"},"entityId":"B-1001","entityType":"batch"}',
-      preimageBytes: 310,
-      digest: '6ba0ce2c0178ed2a571021a955144b61c9319b6972f90583e63e53187904f954',
+      preimageBytes: 311,
+      digest: 'f39ab0efa31f4c9e11d76fc41dff10b8c93c340c4af37379f30a64f2aebce1e8',
     },
     {
       recordId: '000000000002', timestamp: '2026-01-01T00:00:02.500Z', userId: 'acc_bob',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'release', details: { note: 'QA ok ✓' } },
       canonical: '{"ScopeKey":"plant-7/line-1","actionType":"release","details":{"note":"QA ok ✓"},"entityId":"B-1001","entityType":"batch"}',
-      preimageBytes: 307,
-      digest: '04ed15a38e4d24ef2c2425768895bf54474cff9bb110b730ea89418fbc89861a',
+      preimageBytes: 308,
+      digest: '52e61920b020819e31c704f4c848f6d58df10e4ed249693c52b225cfdd546086',
     },
     {
       recordId: '000000000003', timestamp: '2026-01-01T00:00:02.500Z', userId: 'acc_alice',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'hold' },
       canonical: '{"ScopeKey":"plant-7/line-1","actionType":"hold","details":{},"entityId":"B-1001","entityType":"batch"}',
-      preimageBytes: 288,
-      digest: 'dc2216b59b1e0fdd70b77ddb1200f0baed4512c3d7ccb9333244b1dd7064227f',
+      preimageBytes: 289,
+      digest: '025bbb410a05dbc78ba2a70f924d777dd9f9c3b0ad6ccacf063d5f8e911d5226',
     },
   ],
 } as const

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { LedgerFixture, testKey } from '../../../test/support/ledger-fixture.js'
 import { checkpointOrigin, signCheckpoint } from './checkpoint.js'
-import { createCompactRange, leafHash } from './merkle.js'
+import { createCompactRange } from './merkle.js'
 import { formatRecordId, parseRecordId } from './record-id.js'
 import { createChainVerifier, verifyChain } from './verify-chain.js'
 
@@ -239,7 +239,7 @@ describe('attack catalogue (ledger note §4)', () => {
       fx.storedCheckpoints.push(signCheckpoint({ origin: fx.origin, size: 12, root: Buffer.alloc(32, 1) }, stranger.signer, stranger.key, 1))
       const v = fx.verdict()
       assert.deepEqual([v.ChainValid, v.BrokenAt], [true, null])
-      assert.match(v.Reason, /; 1 stored checkpoint ignored \(note has no verifiable signatures/)
+      assert.match(v.Reason, /; 1 checkpoint ignored \(note has no verifiable signatures/)
     })
   })
 
@@ -255,7 +255,7 @@ describe('attack catalogue (ledger note §4)', () => {
       fx.storedCheckpoints.push(foreign())
       const v = fx.verdict()
       assert.deepEqual([v.ChainValid, v.BrokenAt, v.ForkDetected], [true, null, false])
-      assert.match(v.Reason, /1 stored checkpoint ignored \(checkpoint is for ".*plant-9%2Fline-2", not ".*plant-7%2Fline-1"\)/)
+      assert.match(v.Reason, /1 checkpoint ignored \(checkpoint is for ".*plant-9%2Fline-2", not ".*plant-7%2Fline-1"\)/)
     })
     it('caller-supplied: refused as another container\'s', () => {
       const fx = new LedgerFixture().append(6)
@@ -428,12 +428,15 @@ describe('verify-chain: further rules', () => {
     assert.deepEqual([narrow.BrokenAt, narrow.ForkDetected, narrow.ChainValid], [R(25), false, false])
   })
 
-  it('rejects records given out of order (a storage bug, not tampering)', () => {
-    const fx = new LedgerFixture().append(3)
+  it('a record out of order is a break where it sits, not an exception', () => {
+    const fx = new LedgerFixture().append(4)
     const v = createChainVerifier({ container: fx.container, origin: fx.origin, head: fx.head, trustedKeys: [] })
-    const [a, b] = fx.scan()
-    v.add(b!)
-    assert.throws(() => v.add(a!), /ascending sequence order/)
+    const [a, b, c, d] = fx.scan()
+    for (const r of [a!, b!, a!, c!, d!]) v.add(r)
+    const r = v.finish()
+    assert.ok(r.kind === 'verdict')
+    assert.deepEqual([r.verdict.BrokenAt, r.facts.code], [R(3), 'INVALID_SEQUENCE'])
+    assert.match(r.verdict.Reason, /^INVALID_SEQUENCE: a record claiming RecordID 000000000001 appears after 000000000002/)
   })
 
   it('accepts an async iterable and gives the same verdict', async () => {
@@ -466,7 +469,7 @@ describe('verify-chain: further rules', () => {
   it('the stored checkpoints and the compact range agree with an independently computed root', () => {
     const fx = new LedgerFixture().append(9)
     const cr = createCompactRange()
-    for (const r of fx.scan()) cr.append(leafHash(r.digest))
+    for (const r of fx.scan()) cr.append(r.digest)
     const note = signCheckpoint({ origin: checkpointOrigin('provenant.test', fx.container), size: 9, root: cr.root() }, fx.signing.signer, fx.signing.key, 5)
     const v = fx.verdict({ trustedCheckpoint: note })
     assert.match(v.Reason, /covered by a signed checkpoint \(size 9\)/)

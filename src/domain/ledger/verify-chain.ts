@@ -8,7 +8,7 @@
  * link, and alongside builds the RFC 9162 compact range to compare against every anchor it was
  * given: the stored head row, signed checkpoints (from the database and one the caller kept) and
  * the workspace heads-log entries. Memory is O(log n) plus the duplicate-predecessor window
- * (`forkWindow` entries, default 65,536, about 6 MB).
+ * (`forkWindow` entries, default 16,384, about 2 MB).
  *
  * Verdict rules:
  * - `Valid`: null without a RecordID; otherwise that record's own digest recomputes and its
@@ -27,10 +27,10 @@
  */
 import type { HeadsLogEntry, VerifiedCheckpoint } from './checkpoint.js'
 import { CheckpointError, openCheckpoint } from './checkpoint.js'
-import { canonicalJson } from '../../shared/canonical-json.js'
+import { isCanonicalJson } from '../../shared/canonical-json.js'
 import { createRecordHasher, digestsEqual } from './digest.js'
 import type { ContainerRef, StoredHead, StoredRecord } from './ledger-types.js'
-import { createCompactRange, EMPTY_ROOT, hashesEqual, leafHash } from './merkle.js'
+import { createCompactRange, EMPTY_ROOT, hashesEqual, verifyConsistency, type CompactRange } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
 import type { NoteVerifierKey } from './signed-note.js'
 
@@ -59,6 +59,7 @@ export type VerifyReasonCode =
   | 'NON_CANONICAL'
   | 'HEAD_MISMATCH'
   | 'INVALID_SEQUENCE'
+  | 'FIELD_MISMATCH'
 
 /** Machine-readable detail behind the verdict (for logs, the CLI's --verbose, tests). */
 export interface VerifyFacts {
@@ -75,7 +76,7 @@ export interface VerifyFacts {
   /** Largest signed-checkpoint size whose root the stored records reproduce (0 when none). */
   readonly coveredSize: number
   readonly checkpointsUsed: number
-  readonly checkpointsIgnored: readonly { readonly source: 'stored'; readonly reason: string }[]
+  readonly checkpointsIgnored: readonly { readonly source: 'stored' | 'late'; readonly reason: string }[]
 }
 
 export interface VerifyFinding {
@@ -108,10 +109,28 @@ export interface VerifyChainOptions {
   readonly trustedKeys: readonly NoteVerifierKey[]
   /** The parsed RecordID to check as well (parseRecordId's seq), or null for a whole-chain verify. */
   readonly recordSeq?: number | null
-  /** How many recent predecessors are remembered to spot two records sharing one. Default 65,536. */
+  /**
+   * How many recent predecessors are remembered to spot two records sharing one (default 16,384,
+   * about 2 MB). A fork whose second branch starts further back still breaks the chain; it is then
+   * reported as a link/digest break without the fork flag.
+   */
   readonly forkWindow?: number
   /** Also check every body is in RFC 8785 canonical form (default true). */
   readonly checkCanonical?: boolean
+  /**
+   * Verify a range that does not start at genesis (a partial export): the first expected record
+   * is `seq`, linking to `prevDigest`, and `range` is the compact range of the `seq - 1` records
+   * before it (unauthenticated on its own: it only counts once the records on top of it reproduce a
+   * signed root). Without `range`, no checkpoint can be compared.
+   */
+  readonly start?: { readonly seq: number; readonly prevDigest: Uint8Array; readonly range: CompactRange | null }
+  /**
+   * The range is meant to end here (a partial export): anchors for larger sizes describe records
+   * outside it, so they neither attest truncation nor get compared.
+   */
+  readonly rangeEnd?: number
+  /** Checkpoints will be added with addLateCheckpoint: keep the Merkle range up to the last record. */
+  readonly lateCheckpoints?: boolean
 }
 
 /** verifyChain plus the stored records: an iterable or async iterable in (seq, storage) order. */
@@ -137,12 +156,24 @@ export function verifyChainSync(input: VerifyChainOptions & { readonly records: 
 
 /**
  * Push-style verifier, for a storage cursor that yields rows one at a time. Records MUST arrive in
- * ascending `seq` order (rows with equal seq in any order); a decreasing seq is a caller bug and
- * throws. `rejected` is true when the trusted checkpoint was unusable: skip the scan and call finish.
+ * ascending `seq` order (rows with equal seq in any order); a record with a smaller seq than the one
+ * before it is reported as a break (INVALID_SEQUENCE) and otherwise skipped. `rejected` is true when
+ * the trusted checkpoint was unusable: skip the scan and call finish.
  */
 export interface ChainVerifier {
   readonly rejected: boolean
-  add(record: StoredRecord): void
+  /**
+   * Adds the next record. `fieldProblem`, when given, is a finding about this record that only the
+   * caller can see (an export whose displayed fields disagree with the canonical text).
+   */
+  add(record: StoredRecord, fieldProblem?: string): void
+  /**
+   * A signed checkpoint that arrives after the records (an export's trailer). It is compared with
+   * the records at finish(): directly when its size is the last record's, through `consistencyProof`
+   * (RFC 9162, from its size to the last record) when smaller. Invalid notes are ignored, with the
+   * reason in the verdict. `extraKeys` are trusted for this note in addition to `trustedKeys`.
+   */
+  addLateCheckpoint(note: string, consistencyProof?: readonly Uint8Array[], extraKeys?: readonly NoteVerifierKey[]): void
   finish(): VerifyResult
 }
 
@@ -161,12 +192,15 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   const hasher = createRecordHasher(container.workspaceId, container.containerId)
   const genesis = hasher.genesis
   const checkCanonical = options.checkCanonical ?? true
-  const forkWindow = Math.max(1, options.forkWindow ?? 65_536)
+  const forkWindow = Math.max(1, options.forkWindow ?? 16_384)
   const target = options.recordSeq ?? null
 
   // --- anchors ---------------------------------------------------------------------------------
   const anchors: Anchor[] = []
-  const ignored: { source: 'stored'; reason: string }[] = []
+  const ignored: { source: 'stored' | 'late'; reason: string }[] = []
+  const rangeEnd = options.rangeEnd ?? Number.POSITIVE_INFINITY
+  const startSeq = options.start?.seq ?? 1
+  if (!Number.isSafeInteger(startSeq) || startSeq < 1) throw new RangeError(`start.seq must be a positive integer, got ${startSeq}`)
   let rejection: string | null = null
   const open = (note: string): VerifiedCheckpoint => openCheckpoint(note, options.trustedKeys, options.origin)
   if (options.trustedCheckpoint != null) {
@@ -190,6 +224,12 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   for (const e of options.headsLog ?? []) {
     if (e.containerId !== container.containerId) continue
     anchors.push({ size: e.size, root: e.root, source: `the workspace heads log (size ${e.size})`, signed: false, matched: null })
+  }
+  // A partial range: anchors past its end describe other records; anchors before its start cannot be
+  // recomputed from it (the prefix range is compared only at exactly its own size).
+  for (let i = anchors.length - 1; i >= 0; i--) {
+    const a = anchors[i]!
+    if (a.size > rangeEnd || a.size < startSeq - 1) anchors.splice(i, 1)
   }
   anchors.sort((a, b) => a.size - b.size)
 
@@ -218,19 +258,30 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   }
 
   // --- streaming state -------------------------------------------------------------------------
-  const range = createCompactRange()
-  let merkleIntact = true // false after a gap: roots past it cannot be compared (the gap explains them)
+  const range = options.start?.range?.clone() ?? createCompactRange()
+  if (range.size !== startSeq - 1 && options.start?.range) {
+    throw new RangeError(`start.range has size ${range.size}, expected ${startSeq - 1}`)
+  }
+  // false after a gap (roots past it cannot be compared; the gap explains them), or when a partial
+  // range comes without the compact range of what precedes it.
+  let merkleIntact = range.size === startSeq - 1
   let nextAnchor = 0
-  let curSeq = 0
-  let curDigests: Uint8Array[] = [genesis] // stored digests of the records at curSeq (genesis at 0)
+  let curSeq = startSeq - 1
+  // Stored digests of the records at curSeq: the predecessor of the first expected record.
+  let curDigests: Uint8Array[] = [options.start?.prevDigest ?? genesis]
   let prevDigests: Uint8Array[] | null = null // the same for curSeq - 1, for duplicates of curSeq
   let recordsRead = 0
   let targetHits = 0
   let targetOk = true
   let coveredSize = 0
-  // Predecessor (latin1 text of its 32 bytes) → the seq that claims it; insertion-ordered, so the
-  // oldest entry is the first key and the window is trimmed in O(1).
+  // Predecessor (latin1 text of its 32 bytes) → the seq that claims it, for the last `forkWindow`
+  // records; a ring of the same keys says which entry to drop next.
   const prevSeen = new Map<string, number>()
+  const prevRing: string[] = new Array<string>(Math.min(forkWindow, 1 << 20))
+  let prevRingAt = 0
+  // Leaves past the largest anchor are never compared with anything, so they are not hashed.
+  const merkleLimit = options.lateCheckpoints ? Number.POSITIVE_INFINITY : anchors.length === 0 ? 0 : anchors[anchors.length - 1]!.size
+  const late: { note: string; proof: readonly Uint8Array[] | undefined; keys: readonly NoteVerifierKey[] }[] = []
 
   compareAnchorsUpTo(0)
 
@@ -239,37 +290,46 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       const a = anchors[nextAnchor++]!
       if (a.size !== range.size || !merkleIntact) continue // not comparable: an earlier break explains it
       const root = a.size === 0 ? EMPTY_ROOT : range.root()
-      a.matched = hashesEqual(root, a.root)
-      if (a.matched) {
-        if (a.signed) coveredSize = Math.max(coveredSize, a.size)
-        continue
-      }
-      // A mismatch explained by a local break at or before this size is not a second fork.
-      if (lowest !== null && (lowest as VerifyFinding).seq <= a.size) continue
-      // Lower bound: just after the largest smaller anchor the records still reproduce.
-      let from = 1
-      for (const m of anchors) if (m.matched === true && m.size < a.size) from = Math.max(from, m.size + 1)
-      note(
-        from,
-        'SPLIT_VIEW',
-        `records ${formatRecordId(from)} to ${formatRecordId(a.size)} no longer hash to the root ${a.signed ? 'signed' : 'recorded'} in ${a.source}`,
-        true,
-      )
+      judge(a, hashesEqual(root, a.root))
     }
+  }
+
+  function judge(a: Anchor, matched: boolean): void {
+    a.matched = matched
+    if (matched) {
+      if (a.signed) coveredSize = Math.max(coveredSize, a.size)
+      return
+    }
+    // A mismatch explained by a local break at or before this size is not a second fork.
+    if (lowest !== null && (lowest as VerifyFinding).seq <= a.size) return
+    // Lower bound: just after the largest smaller anchor the records still reproduce.
+    let from = startSeq
+    for (const m of anchors) if (m.matched === true && m.size < a.size) from = Math.max(from, m.size + 1)
+    note(
+      from,
+      'SPLIT_VIEW',
+      `records ${formatRecordId(from)} to ${formatRecordId(a.size)} no longer hash to the root ${a.signed ? 'signed' : 'recorded'} in ${a.source}`,
+      true,
+    )
   }
 
   function keyOf(d: Uint8Array): string {
     return (Buffer.isBuffer(d) ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength)).toString('latin1')
   }
 
-  function add(r: StoredRecord): void {
+  function add(r: StoredRecord, fieldProblem?: string): void {
     recordsRead++
     const seq = r.seq
     if (!Number.isSafeInteger(seq) || seq < 1 || seq > MAX_RECORD_SEQ) {
       note(1, 'INVALID_SEQUENCE', `a stored record has sequence ${String(seq)}, which no RecordID can name`)
       return
     }
-    if (seq < curSeq) throw new RangeError(`records must arrive in ascending sequence order (${seq} after ${curSeq})`)
+    if (seq < curSeq) {
+      // Out of order: from a database scan a bug, from an export file an edit. Either way the record
+      // cannot sit where it is; it counts as a break at the position it occupies.
+      note(curSeq + 1, 'INVALID_SEQUENCE', `a record claiming RecordID ${formatRecordId(seq)} appears after ${formatRecordId(curSeq)}`)
+      return
+    }
     const recordId = formatRecordId(seq)
     let linkBase: Uint8Array[] | null
     if (seq === curSeq) {
@@ -302,25 +362,29 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     } else if (seq !== 1 && digestsEqual(r.prevDigest, genesis)) {
       note(seq, 'FORK_DUP_PREV', `record ${recordId} claims the container's genesis as its predecessor, like record 000000000001`, true)
     } else if (claimedBy === undefined) {
+      const slot = prevRingAt++ % prevRing.length
+      const evict = prevRing[slot]
+      if (evict !== undefined) prevSeen.delete(evict)
+      prevRing[slot] = prevKey
       prevSeen.set(prevKey, seq)
-      if (prevSeen.size > forkWindow) prevSeen.delete(prevSeen.keys().next().value!)
     }
 
-    const idOk = r.recordId === recordId
+    if (fieldProblem !== undefined) note(seq, 'FIELD_MISMATCH', `record ${recordId}: ${fieldProblem}`)
+    const idOk = r.recordId === recordId && fieldProblem === undefined
     if (!idOk) note(seq, 'RECORD_ID_MISMATCH', `the record stored at sequence ${seq} carries RecordID ${JSON.stringify(r.recordId)}, not ${recordId}`)
 
     let digestOk = false
     if (r.prevDigest.length === 32 && r.digest.length === 32) {
       digestOk = digestsEqual(hasher.digest(recordId, r.prevDigest, r.timestamp, r.userId, r.canonical), r.digest)
     }
-    const canonicalOk = !checkCanonical || isCanonical(r.canonical)
+    const canonicalOk = !checkCanonical || isCanonicalJson(r.canonical)
     if (!digestOk) {
       note(seq, 'DIGEST_MISMATCH', `record ${recordId} does not hash to its stored digest${canonicalOk ? '' : '; its body is not in canonical JCS form'}`)
     } else if (!canonicalOk) {
       note(seq, 'NON_CANONICAL', `record ${recordId}'s body is not in canonical JCS form (RFC 8785), although its digest matches`)
     }
 
-    if (linkBase !== null && !linkBase.some((d) => digestsEqual(r.prevDigest, d))) {
+    if (linkBase !== null && !linksTo(r.prevDigest, linkBase)) {
       note(seq, 'LINK_MISMATCH', seq === 1
         ? `record ${recordId} does not start from this container's genesis`
         : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`)
@@ -331,10 +395,37 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       targetOk = targetOk && idOk && digestOk
     }
 
-    if (curDigests.length === 0 && merkleIntact && seq === range.size + 1) {
-      range.append(leafHash(r.digest))
+    if (curDigests.length === 0 && merkleIntact && seq === range.size + 1 && seq <= merkleLimit) {
+      // The stored digest is the leaf hash (digest.ts); a wrong-length one cannot match any root.
+      range.append(r.digest.length === 32 ? r.digest : Buffer.alloc(32))
     }
     curDigests.push(r.digest)
+  }
+
+  function addLateCheckpoint(noteText: string, consistencyProof?: readonly Uint8Array[], extraKeys: readonly NoteVerifierKey[] = []): void {
+    late.push({ note: noteText, proof: consistencyProof, keys: extraKeys })
+  }
+
+  function judgeLate(): void {
+    for (const l of late) {
+      let cp: VerifiedCheckpoint
+      try {
+        cp = openCheckpoint(l.note, [...options.trustedKeys, ...l.keys], options.origin)
+      } catch (err) {
+        if (!(err instanceof CheckpointError)) throw err
+        ignored.push({ source: 'late', reason: err.message })
+        continue
+      }
+      if (cp.size > rangeEnd || cp.size < startSeq - 1) {
+        ignored.push({ source: 'late', reason: `a checkpoint of size ${cp.size} lies outside the verified range` })
+        continue
+      }
+      const a: Anchor = { size: cp.size, root: cp.root, source: `the export's checkpoint (size ${cp.size})`, signed: true, matched: null }
+      anchors.push(a)
+      if (!merkleIntact || a.size > range.size) continue // attests only (or a break explains it)
+      if (a.size === range.size) judge(a, hashesEqual(a.size === 0 ? EMPTY_ROOT : range.root(), a.root))
+      else if (l.proof !== undefined) judge(a, verifyConsistency(a.size, range.size, a.root, range.root(), l.proof))
+    }
   }
 
   function finish(): VerifyResult {
@@ -350,6 +441,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     compareAnchorsUpTo(lastSeq)
     // Anchors beyond the stored records cannot be compared; they only attest size.
     nextAnchor = anchors.length
+    judgeLate()
 
     let attested = head?.seq ?? 0
     let attestedBy = head !== null && head.seq > 0 ? 'the head row' : ''
@@ -365,7 +457,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
         : `the store ends at ${formatRecordId(lastSeq)} but ${formatRecordId(attested)} was attested by ${attestedBy}`)
     }
 
-    const empty = recordsRead === 0 && head === null && attested === 0
+    const empty = recordsRead === 0 && head === null && attested === 0 && startSeq === 1
     const tip = Math.max(lastSeq, attested)
     if (target !== null && (empty || target > tip)) {
       return {
@@ -389,7 +481,9 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       code = conflicts.length > 0 ? 'CONFLICTING_CHECKPOINTS' : 'OK'
       reason = conflicts.length > 0
         ? `CONFLICTING_CHECKPOINTS: ${conflicts.join('; ')}`
-        : `OK: ${lastSeq === 1 ? '1 record' : `${lastSeq} records`} verified (000000000001 to ${formatRecordId(lastSeq)})`
+        : lastSeq < startSeq
+          ? 'OK: no records in this range'
+          : `OK: ${lastSeq - startSeq + 1 === 1 ? '1 record' : `${lastSeq - startSeq + 1} records`} verified (${formatRecordId(startSeq)} to ${formatRecordId(lastSeq)})`
     } else {
       const p = primary as VerifyFinding
       code = p.code
@@ -403,18 +497,19 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       if (conflicts.length > 0) reason += `; ${conflicts.join('; ')}`
     }
     if (!empty) {
-      if (lastSeq === 0) {
+      if (lastSeq < startSeq) {
         // Everything is gone: coverage says nothing.
       } else if (coveredSize >= lastSeq) {
         reason += `; all records are covered by a signed checkpoint (size ${coveredSize})`
-      } else if (coveredSize === 0) {
-        reason += `; no signed checkpoint covers ${lastSeq === 1 ? 'the record' : `any of the ${lastSeq} records`} yet`
+      } else if (coveredSize < startSeq) {
+        const n = lastSeq - startSeq + 1
+        reason += `; no signed checkpoint covers ${n === 1 ? 'the record' : `any of the ${n} records`} yet`
       } else {
         const n = lastSeq - coveredSize
         reason += `; ${n} record${n === 1 ? '' : 's'} after ${formatRecordId(coveredSize)} not yet covered by a signed checkpoint`
       }
       if (ignored.length > 0) {
-        reason += `; ${ignored.length} stored checkpoint${ignored.length === 1 ? '' : 's'} ignored (${ignored.map((i) => i.reason).join('; ')})`
+        reason += `; ${ignored.length} checkpoint${ignored.length === 1 ? '' : 's'} ignored (${ignored.map((i) => i.reason).join('; ')})`
       }
     }
 
@@ -443,17 +538,11 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     }
   }
 
-  return { rejected: rejection !== null, add, finish }
+  return { rejected: rejection !== null, add, addLateCheckpoint, finish }
 }
 
-/**
- * canonical(parse(text)) === text. JSON.parse is enough here: a duplicate key, an inexact number or
- * whitespace makes the re-canonicalised text differ, and a lone surrogate makes canonicalJson throw.
- */
-function isCanonical(text: string): boolean {
-  try {
-    return canonicalJson(JSON.parse(text)) === text
-  } catch {
-    return false
-  }
+function linksTo(prev: Uint8Array, candidates: readonly Uint8Array[]): boolean {
+  for (let i = 0; i < candidates.length; i++) if (digestsEqual(prev, candidates[i]!)) return true
+  return false
 }
+
