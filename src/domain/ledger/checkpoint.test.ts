@@ -160,3 +160,13 @@ describe('heads log entries', () => {
     assert.equal(parseHeadsLogEntry('{"entityType":"container-checkpoint","entityId":"c","details":{"size":-1,"root":"AAAA"}}'), null)
   })
 })
+
+describe('docs/design/ledger.md carries the checkpoint known answer', () => {
+  it('the vkey, root and every line of the signed note appear in the design page', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const doc = await readFile(new URL('../../../docs/design/ledger.md', import.meta.url), 'utf8')
+    for (const v of [VKEY, ROOT_3, ...NOTE_3.split('\n').filter((l) => l.length > 0)]) {
+      assert.ok(doc.includes(v), `docs/design/ledger.md lacks ${v}`)
+    }
+  })
+})

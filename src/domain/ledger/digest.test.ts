@@ -177,3 +177,13 @@ describe('timestamps and digest comparison', () => {
     assert.equal(digestsEqual(new Uint8Array(0), new Uint8Array(0)), false)
   })
 })
+
+describe('docs/design/ledger.md carries these known answers', () => {
+  it('every frozen digest and the genesis appear in the design page', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const doc = await readFile(new URL('../../../docs/design/ledger.md', import.meta.url), 'utf8')
+    for (const v of [KAT.genesis, ...KAT.records.map((r) => r.digest), ...KAT.records.map((r) => r.canonical), ...KAT.records.map((r) => `${r.preimageBytes} bytes`)]) {
+      assert.ok(doc.includes(v), `docs/design/ledger.md lacks ${v}`)
+    }
+  })
+})
