@@ -428,6 +428,14 @@ describe('verify-chain: further rules', () => {
     assert.deepEqual([narrow.BrokenAt, narrow.ForkDetected, narrow.ChainValid], [R(25), false, false])
   })
 
+  it('a forged predecessor that a later, honest record also names is a fork found at the later record', () => {
+    const fx = new LedgerFixture().append(10)
+    fx.row(3).prevDigest = Buffer.from(fx.row(6).digest) // #3 now claims #6, which #7 honestly claims
+    const v = fx.verdict()
+    assert.deepEqual([v.BrokenAt, v.ForkDetected, v.code], [R(3), true, 'DIGEST_MISMATCH'])
+    assert.match(v.Reason, /FORK_DUP_PREV at 000000000007/)
+  })
+
   it('a record out of order is a break where it sits, not an exception', () => {
     const fx = new LedgerFixture().append(4)
     const v = createChainVerifier({ container: fx.container, origin: fx.origin, head: fx.head, trustedKeys: [] })

@@ -274,11 +274,45 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   let targetHits = 0
   let targetOk = true
   let coveredSize = 0
-  // Predecessor (latin1 text of its 32 bytes) → the seq that claims it, for the last `forkWindow`
-  // records; a ring of the same keys says which entry to drop next.
+  // Duplicate predecessors. Two records can only name one predecessor if one of them has a broken
+  // link, sits after a gap or repeats a RecordID: until the first such irregularity, every record's
+  // predecessor is the digest of the record before it. So the hot path only keeps a ring of recent
+  // digests (no allocation), and the predecessor map (latin1 text of 32 bytes → the seq claiming
+  // it, for the last `forkWindow` records) is seeded from that ring when it is first needed.
+  const windowSize = Math.min(forkWindow, 1 << 20)
+  const recentDigests = new Array<Uint8Array>(windowSize)
+  const recentSeqs = new Array<number>(windowSize)
+  let recentAt = 0
+  let forkTracking = false
   const prevSeen = new Map<string, number>()
-  const prevRing: string[] = new Array<string>(Math.min(forkWindow, 1 << 20))
+  const prevRing = new Array<string>(windowSize)
   let prevRingAt = 0
+  rememberRecent(options.start?.prevDigest ?? genesis, startSeq - 1)
+
+  function rememberRecent(digest: Uint8Array, seq: number): void {
+    const slot = recentAt++ % windowSize
+    recentDigests[slot] = digest
+    recentSeqs[slot] = seq
+  }
+
+  function rememberPrev(key: string, claimant: number): void {
+    const slot = prevRingAt++ % windowSize
+    const evict = prevRing[slot]
+    if (evict !== undefined) prevSeen.delete(evict)
+    prevRing[slot] = key
+    prevSeen.set(key, claimant)
+  }
+
+  function startForkTracking(): void {
+    forkTracking = true
+    // Oldest first. The newest entry is left out: it is the current record's expected predecessor,
+    // and the current record is the one that did not claim it cleanly.
+    const n = Math.min(recentAt, windowSize)
+    for (let i = recentAt - n; i < recentAt - 1; i++) {
+      const slot = i % windowSize
+      rememberPrev(keyOf(recentDigests[slot]!), recentSeqs[slot]! + 1)
+    }
+  }
   // Leaves past the largest anchor are never compared with anything, so they are not hashed.
   const merkleLimit = options.lateCheckpoints ? Number.POSITIVE_INFINITY : anchors.length === 0 ? 0 : anchors[anchors.length - 1]!.size
   const late: { note: string; proof: readonly Uint8Array[] | undefined; keys: readonly NoteVerifierKey[] }[] = []
@@ -331,6 +365,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       return
     }
     const recordId = formatRecordId(seq)
+    const contiguous = seq === curSeq + 1
     let linkBase: Uint8Array[] | null
     if (seq === curSeq) {
       note(seq, 'FORK_DUP_SEQ', `two records claim RecordID ${recordId}`, true)
@@ -354,19 +389,21 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       curDigests = []
     }
 
-    // Two records naming one predecessor: a second branch (UNIQUE(container, prev) dropped).
-    const prevKey = keyOf(r.prevDigest)
-    const claimedBy = prevSeen.get(prevKey)
-    if (claimedBy !== undefined && claimedBy !== seq) {
-      note(seq, 'FORK_DUP_PREV', `records ${formatRecordId(claimedBy)} and ${recordId} both claim the same predecessor`, true)
-    } else if (seq !== 1 && digestsEqual(r.prevDigest, genesis)) {
-      note(seq, 'FORK_DUP_PREV', `record ${recordId} claims the container's genesis as its predecessor, like record 000000000001`, true)
-    } else if (claimedBy === undefined) {
-      const slot = prevRingAt++ % prevRing.length
-      const evict = prevRing[slot]
-      if (evict !== undefined) prevSeen.delete(evict)
-      prevRing[slot] = prevKey
-      prevSeen.set(prevKey, seq)
+    const linkOk = linkBase !== null && linksTo(r.prevDigest, linkBase)
+    if (!forkTracking && !(contiguous && linkOk)) startForkTracking()
+    if (forkTracking) {
+      // Two records naming one predecessor: a second branch (UNIQUE(container, prev) dropped).
+      const prevKey = keyOf(r.prevDigest)
+      const claimedBy = prevSeen.get(prevKey)
+      if (claimedBy !== undefined && claimedBy !== seq) {
+        note(seq, 'FORK_DUP_PREV', `records ${formatRecordId(claimedBy)} and ${recordId} both claim the same predecessor`, true)
+      } else if (seq !== 1 && digestsEqual(r.prevDigest, genesis)) {
+        note(seq, 'FORK_DUP_PREV', `record ${recordId} claims the container's genesis as its predecessor, like record 000000000001`, true)
+      } else if (claimedBy === undefined) {
+        rememberPrev(prevKey, seq)
+      }
+    } else {
+      rememberRecent(r.digest, seq)
     }
 
     if (fieldProblem !== undefined) note(seq, 'FIELD_MISMATCH', `record ${recordId}: ${fieldProblem}`)
@@ -384,7 +421,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       note(seq, 'NON_CANONICAL', `record ${recordId}'s body is not in canonical JCS form (RFC 8785), although its digest matches`)
     }
 
-    if (linkBase !== null && !linksTo(r.prevDigest, linkBase)) {
+    if (linkBase !== null && !linkOk) {
       note(seq, 'LINK_MISMATCH', seq === 1
         ? `record ${recordId} does not start from this container's genesis`
         : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`)
