@@ -248,12 +248,14 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
 
   // Two signed roots for one size contradict each other whatever the records say (rule d).
   const conflicts: string[] = []
-  for (let i = 1; i < anchors.length; i++) {
-    const a = anchors[i - 1]!
-    const b = anchors[i]!
-    if (a.size === b.size && a.signed && b.signed && !hashesEqual(a.root, b.root)) {
+  const firstSigned = new Map<number, Anchor>()
+  for (const a of anchors) {
+    if (!a.signed) continue
+    const other = firstSigned.get(a.size)
+    if (other === undefined) firstSigned.set(a.size, a)
+    else if (!hashesEqual(other.root, a.root)) {
       forkDetected = true
-      conflicts.push(`${a.source} and ${b.source} sign different roots`)
+      conflicts.push(`${other.source} and ${a.source} sign different roots`)
     }
   }
 
