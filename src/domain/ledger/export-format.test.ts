@@ -1,0 +1,336 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { testKey } from '../../../test/support/ledger-fixture.js'
+import { appendBatch, genesisTip, type AppendEntry } from './append-batch.js'
+import { checkpointOrigin, signCheckpoint } from './checkpoint.js'
+import { containerIdForScope, createRecordHasher } from './digest.js'
+import {
+  buildExportHeader,
+  createExportWriter,
+  CSV_COLUMNS,
+  ExportFormatError,
+  readExport,
+  verifyExport,
+  type ExportFormat,
+  type ExportTrailer,
+} from './export-format.js'
+import type { StoredRecord } from './ledger-types.js'
+import { arrayNodes, consistencyProof, createCompactRange, type CompactRange } from './merkle.js'
+import { formatRecordId } from './record-id.js'
+import type { VerifyResult } from './verify-chain.js'
+
+const R = formatRecordId
+const SCOPE = 'plant 7, "line" 1\nnorth' // a comma, quotes and a line break: CSV has to quote it
+const container = { workspaceId: 'wks_export', containerId: containerIdForScope(SCOPE) }
+const hasher = createRecordHasher(container.workspaceId, container.containerId)
+const origin = checkpointOrigin('provenant.test', container)
+const signing = testKey()
+const T0 = Date.parse('2026-03-01T08:00:00.000Z')
+
+/** A container of `n` records with varied bodies, built through the real append path. */
+function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[] } {
+  const records: StoredRecord[] = []
+  const ranges: CompactRange[] = [createCompactRange()]
+  let tip = genesisTip(hasher)
+  let range = createCompactRange()
+  for (let i = 1; i <= n; i++) {
+    const entry: AppendEntry = {
+      userId: i % 3 === 0 ? 'acc_bob' : 'acc_alice',
+      body: {
+        ScopeKey: SCOPE,
+        entityType: i % 2 === 0 ? 'batch' : null,
+        entityId: `B-${i}`,
+        actionType: 'update',
+        details: { n: i, note: i === 4 ? '' : `Entrée ${i} — ✓ "q", 😀`, nested: { list: [i, i / 4, true, null] } },
+      },
+    }
+    const r = appendBatch(hasher, tip, range, [entry], T0 + i * 1000)
+    records.push(...r.records)
+    tip = r.tip
+    range = r.range
+    ranges.push(range)
+  }
+  return { records, ranges }
+}
+
+/** Writes an export of records[from-1 .. to-1] with checkpoints at the given sizes. */
+function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[] } = {}): string {
+  const from = opts.from ?? 1
+  const to = opts.to ?? chain.records.length
+  const slice = chain.records.slice(from - 1, to)
+  const w = createExportWriter(format)
+  const header = buildExportHeader({
+    container,
+    scopeKey: SCOPE,
+    origin,
+    genesis: hasher.genesis,
+    exportedAt: '2026-03-02T00:00:00.000Z',
+    filter: { startDate: '2026-03-01T00:00:00Z' },
+    first: slice[0] ?? null,
+    last: slice[slice.length - 1] ?? null,
+    prefix: from > 1 ? chain.ranges[from - 1]! : null,
+  })
+  const nodes = arrayNodes(chain.records.map((r) => r.digest))
+  const trailer: ExportTrailer = {
+    recordCount: slice.length,
+    checkpoints: (opts.checkpointSizes ?? [to]).map((size) => ({
+      note: signCheckpoint({ origin, size, root: chain.ranges[size]!.root() }, signing.signer, signing.key, 1_772_400_000),
+      consistencyProof: size < to ? consistencyProof(nodes, size, to).map((b) => b.toString('hex')) : [],
+    })),
+    verifierKeys: [signing.signer.vkey],
+  }
+  let out = w.header(header)
+  for (const r of slice) out += w.record(r)
+  return out + w.trailer(trailer)
+}
+
+async function verdictOf(text: string, opts: Parameters<typeof verifyExport>[1] = { trustedKeys: [signing.verifier] }): Promise<Extract<VerifyResult, { kind: 'verdict' }>> {
+  const { result } = await verifyExport([text], opts)
+  assert.equal(result.kind, 'verdict', JSON.stringify(result))
+  return result as Extract<VerifyResult, { kind: 'verdict' }>
+}
+
+for (const format of ['json', 'csv'] as const) {
+  describe(`export format: ${format}`, () => {
+    const chain = buildChain(10)
+    const text = writeExport(format, chain)
+
+    it('export → parse gives back every record exactly as stored', async () => {
+      const got: StoredRecord[] = []
+      const kinds: string[] = []
+      for await (const item of readExport([text])) {
+        kinds.push(item.kind)
+        if (item.kind === 'record') {
+          assert.equal(item.fieldProblem, null)
+          got.push(item.record)
+        }
+      }
+      assert.deepEqual(kinds, ['header', ...chain.records.map(() => 'record'), 'trailer'])
+      assert.deepEqual(got.map(plain), chain.records.map(plain))
+    })
+
+    it('export → parse → verify passes, covered by the trailer\'s checkpoint', async () => {
+      const v = await verdictOf(text)
+      assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.verdict.ForkDetected, v.verdict.Empty], [true, null, false, false])
+      assert.equal(v.verdict.Reason, 'OK: 10 records verified (000000000001 to 000000000010); all records are covered by a signed checkpoint (size 10)')
+    })
+
+    it('reads the same from any chunking, including split multi-byte characters', async () => {
+      const bytes = Buffer.from(text, 'utf8')
+      for (const size of [1, 7, 4096]) {
+        const chunks: Uint8Array[] = []
+        for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size))
+        const { result } = await verifyExport(chunks, { trustedKeys: [signing.verifier] })
+        assert.ok(result.kind === 'verdict' && result.verdict.ChainValid, `chunk size ${size}`)
+      }
+    })
+
+    it('any single-character edit of any field of record 5 fails with BrokenAt 000000000005', async () => {
+      const fields = CSV_COLUMNS.slice(1)
+      let edits = 0
+      for (const field of fields) {
+        const original = fieldText(chain.records[4]!, field)
+        for (let i = 0; i < original.length; i++) {
+          const changed = flip(original[i]!, field)
+          if (changed === null) continue
+          const edited = original.slice(0, i) + changed + original.slice(i + 1)
+          if (field === 'details' && !isJson(edited)) continue // e.g. true -> True: not a field edit but a syntax error
+          const tampered = replaceField(format, text, 5, field, edited)
+          edits++
+          let v: Extract<VerifyResult, { kind: 'verdict' }>
+          try {
+            v = await verdictOf(tampered)
+          } catch (err) {
+            // A RecordID edited into something that is not a RecordID is refused as malformed.
+            assert.ok(err instanceof ExportFormatError && field === 'RecordID', `${field}[${i}]: ${String(err)}`)
+            continue
+          }
+          assert.equal(v.verdict.ChainValid, false, `${field}[${i}] ${edited}`)
+          if (field === 'RecordID') {
+            // A copy of #4 (000000000004) is reported as two records claiming 000000000004.
+            assert.ok(v.verdict.BrokenAt === R(5) || (edited === R(4) && v.verdict.BrokenAt === R(4)), `${field}[${i}] ${edited}: ${v.verdict.Reason}`)
+          } else {
+            assert.equal(v.verdict.BrokenAt, R(5), `${field}[${i}] ${edited}: ${v.verdict.Reason}`)
+          }
+        }
+      }
+      assert.ok(edits > 300, `only ${edits} edits tried`)
+    })
+
+    it('a deleted record line is MISSING; a dropped tail is TRUNCATED against the header', async () => {
+      const lines = splitRecords(format, text)
+      const withoutFive = lines.filter((l) => l.seq !== 5).map((l) => l.text).join('')
+      const v1 = await verdictOf(fixFirstComma(format, withoutFive))
+      assert.deepEqual([v1.verdict.BrokenAt, v1.facts.code], [R(5), 'MISSING'])
+      const withoutTail = lines.filter((l) => l.seq === 0 || l.seq < 9 || l.seq === Infinity).map((l) => l.text).join('')
+      const v2 = await verdictOf(withoutTail)
+      assert.deepEqual([v2.verdict.BrokenAt, v2.facts.code], [R(9), 'TRUNCATED'])
+    })
+
+    it('a file cut before its trailer is refused as truncated', async () => {
+      const cut = text.slice(0, text.lastIndexOf(format === 'json' ? '],"trailer"' : 'trailer,'))
+      await assert.rejects(verifyExport([cut], { trustedKeys: [signing.verifier] }), /ends before the trailer/)
+    })
+
+    it('the file\'s own verifier key counts only when the caller opts in', async () => {
+      const plain = await verdictOf(text, {})
+      assert.deepEqual([plain.verdict.ChainValid, plain.facts.coveredSize], [true, 0])
+      assert.match(plain.verdict.Reason, /no signed checkpoint covers any of the 10 records yet; 1 checkpoint ignored \(note has no verifiable signatures/)
+      const embedded = await verdictOf(text, { trustEmbeddedKeys: true })
+      assert.equal(embedded.facts.coveredSize, 10)
+    })
+
+    it('a partial range verifies on top of the header\'s prefix, against a checkpoint at its end and an older one by proof', async () => {
+      const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [6, 8, 10] })
+      const v = await verdictOf(partial)
+      assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize], [true, null, 8])
+      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\); 1 checkpoint ignored \(a checkpoint of size 10 lies outside the verified range\)$/)
+      // A forged prefix no longer reproduces the signed root.
+      const forgedPrefix = partial.replace(/"peaks":\["([0-9a-f])/, (_m, c: string) => `"peaks":["${c === '0' ? '1' : '0'}`)
+      const f = await verdictOf(format === 'csv' ? forgedPrefix.replace(/""peaks"":\[""([0-9a-f])/, (_m, c: string) => `""peaks"":[""${c === '0' ? '1' : '0'}`) : forgedPrefix)
+      assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
+    })
+
+    it('an empty container exports and verifies as Empty', async () => {
+      const empty = writeExport(format, { records: [], ranges: [createCompactRange()] }, { checkpointSizes: [] })
+      const v = await verdictOf(empty)
+      assert.deepEqual([v.verdict.Empty, v.verdict.ChainValid, v.verdict.BrokenAt], [true, true, null])
+    })
+  })
+}
+
+describe('export format: structure errors', () => {
+  it('refuses files that are not exports, naming the line', async () => {
+    await assert.rejects(verifyExport(['{"hello":1}\n']), /line 1: not a provenant\/activity-log-export\/v1 JSON export/)
+    await assert.rejects(verifyExport(['a,b,c\r\n']), /line 1: the first row must name the columns/)
+    await assert.rejects(verifyExport([]), /the file is empty/)
+    await assert.rejects(verifyExport([Buffer.from([0x7b, 0xff])]), /not valid UTF-8/)
+  })
+  it('refuses a header whose genesis does not belong to its workspace and container', async () => {
+    const chain = buildChain(2)
+    const text = writeExport('json', chain).replace('"workspaceId":"wks_export"', '"workspaceId":"wks_other"')
+    await assert.rejects(verifyExport([text]), /genesis digest does not belong/)
+  })
+  it('refuses a duplicate key or an inexact number in a record line (strict parsing)', async () => {
+    const chain = buildChain(2)
+    const text = writeExport('json', chain)
+    const dup = text.replace('\n,{"RecordID":"000000000002",', '\n,{"RecordID":"000000000002","RecordID":"000000000002",')
+    await assert.rejects(verifyExport([dup]), /line 3: duplicate key "RecordID"/)
+  })
+  it('records must be separated exactly as written', async () => {
+    const chain = buildChain(2)
+    const text = writeExport('json', chain).replace('\n,{"RecordID":"000000000002"', '\n{"RecordID":"000000000002"')
+    await assert.rejects(verifyExport([text]), /must start with ","/)
+  })
+  it('CSV: a stray quote or an unterminated quoted field is refused', async () => {
+    const chain = buildChain(2)
+    const text = writeExport('csv', chain)
+    await assert.rejects(verifyExport([text.replace('record,000000000002', 'record,0000"00000002')]), /quote inside an unquoted field/)
+    await assert.rejects(verifyExport([text.slice(0, text.indexOf('Entrée') + 3)]), /ends inside a quoted field/)
+  })
+})
+
+// --- helpers --------------------------------------------------------------------------------------
+
+function isJson(t: string): boolean {
+  try {
+    JSON.parse(t)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function plain(r: StoredRecord): object {
+  return { ...r, prevDigest: Buffer.from(r.prevDigest).toString('hex'), digest: Buffer.from(r.digest).toString('hex') }
+}
+
+/** The text a field of a record shows in the export (details as canonical JSON). */
+function fieldText(r: StoredRecord, field: string): string {
+  const body = JSON.parse(r.canonical) as Record<string, unknown>
+  switch (field) {
+    case 'RecordID': return r.recordId
+    case 'timestamp': return r.timestamp
+    case 'userId': return r.userId
+    case 'previousDigest': return Buffer.from(r.prevDigest).toString('hex')
+    case 'digest': return Buffer.from(r.digest).toString('hex')
+    case 'canonical': return r.canonical
+    case 'details': return JSON.stringify(body.details)
+    default: return body[field] === null ? '' : String(body[field])
+  }
+}
+
+/** A different character of the same kind (so the file stays well-formed), or null to skip. */
+function flip(c: string, field: string): string | null {
+  if (field === 'previousDigest' || field === 'digest') return '0123456789abcdef'[('0123456789abcdef'.indexOf(c) + 1) % 16]!
+  if (/[0-9]/.test(c)) return String((Number(c) + 1) % 10)
+  if (/[a-z]/.test(c)) return c.toUpperCase()
+  if (/[A-Z]/.test(c)) return c.toLowerCase()
+  return null
+}
+
+interface RecordLine { seq: number; text: string }
+
+/** Splits an export into its header part (seq 0), record lines/rows (seq), and trailer (Infinity). */
+function splitRecords(format: ExportFormat, text: string): RecordLine[] {
+  if (format === 'json') {
+    const lines = text.split('\n').filter((l) => l.length > 0)
+    return lines.map((l, i) => ({
+      seq: i === 0 ? 0 : l.startsWith('],') ? Infinity : Number(/"RecordID":"(\d{12})"/.exec(l)![1]),
+      text: `${l}\n`,
+    }))
+  }
+  const out: RecordLine[] = []
+  const re = /(^|\r\n)(record,(\d{12}),|header,|trailer,|kind,)/g
+  const starts: { at: number; seq: number }[] = []
+  let m: RegExpExecArray | null
+  while ((m = re.exec(text)) !== null) {
+    const at = m.index + m[1]!.length
+    starts.push({ at, seq: m[3] ? Number(m[3]) : m[2]!.startsWith('trailer') ? Infinity : 0 })
+  }
+  starts.forEach((s, i) => out.push({ seq: s.seq, text: text.slice(s.at, starts[i + 1]?.at ?? text.length) }))
+  return out
+}
+
+function fixFirstComma(format: ExportFormat, text: string): string {
+  return format === 'json' ? text.replace('"records":[\n,', '"records":[\n') : text
+}
+
+/** Re-serialises record `seq`'s line/row with one field's displayed text replaced. */
+function replaceField(format: ExportFormat, text: string, seq: number, field: string, value: string): string {
+  const parts = splitRecords(format, text)
+  return parts.map((p) => {
+    if (p.seq !== seq) return p.text
+    if (format === 'json') {
+      const lead = p.text.startsWith(',') ? ',' : ''
+      const o = JSON.parse(p.text.slice(lead.length)) as Record<string, unknown>
+      o[field] = field === 'details' ? JSON.parse(value) : field === 'entityType' && value === '' ? null : value
+      return `${lead}${JSON.stringify(o)}\n`
+    }
+    const cells = parseCsvRow(p.text)
+    cells[CSV_COLUMNS.indexOf(field as (typeof CSV_COLUMNS)[number])] = value
+    return `${cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')}\r\n`
+  }).join('')
+}
+
+function parseCsvRow(row: string): string[] {
+  const cells: string[] = []
+  let i = 0
+  const s = row.replace(/\r\n$/, '')
+  while (i <= s.length) {
+    if (s[i] === '"') {
+      let v = ''
+      i++
+      for (;;) {
+        if (s[i] === '"' && s[i + 1] === '"') { v += '"'; i += 2 } else if (s[i] === '"') { i++; break } else v += s[i++]
+      }
+      cells.push(v)
+      i++ // comma
+    } else {
+      const end = s.indexOf(',', i)
+      cells.push(s.slice(i, end === -1 ? s.length : end))
+      i = end === -1 ? s.length + 1 : end + 1
+    }
+  }
+  return cells
+}
