@@ -8,6 +8,7 @@ import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { QueryService } from './queries/query-service.js'
+import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
@@ -22,4 +23,5 @@ export interface Services {
   readonly activity: ActivityLog
   readonly ingest: IngestService
   readonly queries: QueryService
+  readonly sessions: SessionService
 }

@@ -4,5 +4,6 @@
  */
 import { foundation } from './0001-foundation.js'
 import type { Migration } from './migration.js'
+import { portal } from './0006-portal.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation]
+export const MIGRATIONS: readonly Migration[] = [foundation, portal]
