@@ -12,12 +12,14 @@ import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
+import { createSessionService } from './domain/sessions/session-service.js'
 import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
 import { createLogger } from './logging.js'
+import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { openStores, sqliteFileOf } from './storage/open-stores.js'
 import { createQueryPool } from './storage/query-pool.js'
@@ -70,6 +72,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       activity: createUnrecordedActivityLog(),
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      // Getters: the session service uses the same admin and activity services as everything else.
+      sessions: createSessionService({ stores, clock, get admin() { return services.admin }, get activity() { return services.activity } }),
     }
     return {
       services,
@@ -97,6 +101,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
+    extend: async (instance) => {
+      await registerPortal(instance, { services, publicUrl: config.publicUrl, version: VERSION })
+    },
   })
   return {
     config,
