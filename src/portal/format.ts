@@ -16,8 +16,9 @@ export function relativeText(ms: number, now: number): string {
   if (abs < 45_000) return 'just now'
   const units: [string, number][] = [['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]]
   for (const [unit, size] of units) {
-    if (abs >= size || unit === 'minute') {
-      const n = Math.round(abs / size)
+    // 59 min 59 s reads as "1 hour" (token expiries are whole seconds after a creation time in ms).
+    if (abs >= size * 0.98 || unit === 'minute') {
+      const n = Math.max(1, Math.round(abs / size))
       const text = `${n} ${unit}${n === 1 ? '' : 's'}`
       return diff > 0 ? `in ${text}` : `${text} ago`
     }

@@ -57,7 +57,8 @@ h2 { font-size: 1.2rem; margin: 1.75rem 0 .5rem; }
 
 table { border-collapse: collapse; width: 100%; background: var(--panel); font-size: .95rem; }
 th, td { text-align: left; padding: .5rem .65rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+thead th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+tbody th { font-weight: 600; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem; }
 .table-wrap table { border: 0; }
@@ -72,6 +73,9 @@ input[type="text"], input[type="password"], input:not([type]) { font: inherit; p
 input[aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
 fieldset { border: 1px solid var(--line); border-radius: .4rem; padding: .6rem 1rem .8rem; margin: 0; }
 legend { font-weight: 600; padding: 0 .3rem; }
+fieldset > .hint { margin: 0 0 .5rem; }
+.scope-group { margin: .25rem 0 .75rem; }
+.scope-group-title { font-weight: 600; font-size: .95rem; margin: 0 0 .2rem; }
 .choices { display: flex; flex-wrap: wrap; gap: .35rem 1.25rem; }
 .choices label, .checks label { font-weight: 400; display: inline-flex; align-items: center; gap: .4rem; margin: 0; }
 .checks { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .3rem 1rem; }

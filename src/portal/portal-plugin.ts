@@ -71,6 +71,11 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
   const cookie = (name: string, value: string, maxAge?: number) => serializeCookie(name, value, { path: '/portal', secure, ...(maxAge !== undefined ? { maxAge } : {}) })
   const sessions = new WeakMap<FastifyRequest, { secret: string | undefined; session: PortalSession | undefined }>()
 
+  /** Port 0 means "any free port": the configured URL cannot name it, the request's own origin can. */
+  function shownPublicUrl(request: FastifyRequest): string {
+    return new URL(deps.publicUrl).port === '0' ? `${request.protocol}://${request.host}` : deps.publicUrl
+  }
+
   function sendPage(reply: FastifyReply, status: number, page: Html): FastifyReply {
     return reply.code(status).type('text/html; charset=utf-8').send(page.text)
   }
@@ -219,6 +224,7 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
           params: (request.params ?? {}) as Record<string, string>,
           query: new URLSearchParams(request.url.split('?')[1] ?? ''),
           form,
+          publicUrl: shownPublicUrl(request),
           now: services.clock.now(),
         }
         const outcome = await handler(ctx)

@@ -33,6 +33,8 @@ export interface PortalContext {
   readonly query: URLSearchParams
   /** The submitted form (empty for GET). */
   readonly form: URLSearchParams
+  /** The API's base URL to show in pages (the configured public URL). */
+  readonly publicUrl: string
   /** The clock's now, once per request, so a page shows consistent relative times. */
   readonly now: number
 }

@@ -98,7 +98,7 @@ async function render(ctx: PortalContext, state: PageState, status = 200): Promi
 
   return pageOf(ctx, 'API keys', 'api-keys', html`
 <h1>API keys</h1>
-<p class="lead">Tokens let programs call the API (<code>${deps.publicUrl}/oi-api/</code>) as you. A token carries your rights or fewer,
+<p class="lead">Tokens let programs call the API (<code>${ctx.publicUrl}/oi-api/</code>) as you. A token carries your rights or fewer,
 is shown once when it is created, and can be revoked here at any time: it stops working at once.</p>
 ${state.notice ? html`<div class="alert success" role="status"><p>${state.notice}</p></div>` : ''}
 ${created ? html`<section class="alert success" aria-labelledby="new-token-title" id="new-token-panel">
@@ -111,7 +111,7 @@ ${created ? html`<section class="alert success" aria-labelledby="new-token-title
   </div>
   <p id="copy-status" class="muted" aria-live="polite"></p>
   <p>Send it as <code>Authorization: Bearer &lt;token&gt;</code>, for example
-  <code>curl -H "Authorization: Bearer $TOKEN" ${deps.publicUrl}/oi-api/openapi</code>.</p>
+  <code>curl -H "Authorization: Bearer $TOKEN" ${ctx.publicUrl}/oi-api/openapi</code>.</p>
 </section>` : ''}
 
 <h2 id="create-title">Create a token</h2>
@@ -134,15 +134,17 @@ ${err ? html`<div class="alert error" role="alert" id="token-error"><p>${err.mes
     </div>
   </fieldset>
   <fieldset${invalid('rights')}>
-    <legend>Rights <span class="hint">Your role (${session.role}) allows these; untick what the token does not need.</span></legend>
+    <legend>Rights</legend>
+    <p class="hint">Your role (${session.role}) allows these; untick what the token does not need.</p>
     <div class="checks">
       ${ownRights.map((r) => html`<label><input type="checkbox" name="rights" value="${r}"${f.rights.has(r) ? html` checked` : ''}> <span><code>${r}</code> <span class="hint">${RIGHT_HELP[r]}</span></span></label>`)}
     </div>
   </fieldset>
   <fieldset${invalid('scopes')}>
-    <legend>Scopes (optional) <span class="hint">Leave empty for the whole workspace.</span></legend>
-    ${config.connections.length ? html`<p class="muted">Only these connections:</p><div class="checks">${config.connections.map((c) => html`<label><input type="checkbox" name="connections" value="${c.lookup}"${f.connections.has(c.lookup) ? html` checked` : ''}> ${c.lookup}</label>`)}</div>` : ''}
-    ${config.surfaces.length ? html`<p class="muted">Only these surfaces:</p><div class="checks">${config.surfaces.map((s) => html`<label><input type="checkbox" name="surfaces" value="${s.lookup}"${f.surfaces.has(s.lookup) ? html` checked` : ''}> ${s.name ?? s.lookup}</label>`)}</div>` : ''}
+    <legend>Scopes (optional)</legend>
+    <p class="hint">Leave them empty for the whole workspace.</p>
+    ${config.connections.length ? html`<div class="scope-group" role="group" aria-labelledby="scope-connections"><p class="scope-group-title" id="scope-connections">Only these connections</p><div class="checks">${config.connections.map((c) => html`<label><input type="checkbox" name="connections" value="${c.lookup}"${f.connections.has(c.lookup) ? html` checked` : ''}> ${c.lookup}</label>`)}</div></div>` : ''}
+    ${config.surfaces.length ? html`<div class="scope-group" role="group" aria-labelledby="scope-surfaces"><p class="scope-group-title" id="scope-surfaces">Only these surfaces</p><div class="checks">${config.surfaces.map((s) => html`<label><input type="checkbox" name="surfaces" value="${s.lookup}"${f.surfaces.has(s.lookup) ? html` checked` : ''}> ${s.name ?? s.lookup}</label>`)}</div></div>` : ''}
     <div>
       <label for="scope-keys">Only these scope keys <span class="hint">Activity log and correction scopes, separated by commas</span></label>
       <input id="scope-keys" name="scopeKeys" type="text" value="${f.scopeKeys}" spellcheck="false">

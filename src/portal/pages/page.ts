@@ -19,6 +19,6 @@ export function comingSoonRoutes(): PortalRoute[] {
     handler: async (ctx) => pageOf(ctx, entry.label, entry.key, html`
 <h1>${entry.label}</h1>
 <p class="lead">${entry.blurb}</p>
-<div class="alert info soon-panel" role="status"><p>This page is coming with ${entry.comingWith}.</p></div>`),
+<div class="alert info soon-panel" role="status"><p>Coming soon: this page is being built together with the server's support for ${entry.comingWith ?? ''}.</p></div>`),
   }))
 }

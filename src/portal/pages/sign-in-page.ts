@@ -27,11 +27,11 @@ ${view.error ? html`<div class="alert error" role="alert" id="signin-error"><p>$
   <input type="hidden" name="next" value="${view.next}">
   <div>
     <label for="account">Account name</label>
-    <input id="account" name="account" type="text" autocomplete="username" required autofocus value="${view.accountName ?? ''}" spellcheck="false" autocapitalize="none">
+    <input id="account" name="account" type="text" autocomplete="username" required${view.accountName ? '' : html` autofocus`} value="${view.accountName ?? ''}" spellcheck="false" autocapitalize="none">
   </div>
   <div>
     <label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <input id="password" name="password" type="password" autocomplete="current-password" required${view.accountName ? html` autofocus` : ''}>
   </div>
   <button type="submit">Sign in</button>
 </form>

@@ -53,7 +53,7 @@ export function warmQueryRoutes(): PortalRoute[] {
         return pageOf(ctx, 'Warm queries', 'warm-queries', html`
 <h1>Warm queries</h1>
 <p class="lead">Saved, approved queries. Dashboards and programs run them by lookup or API path
-(<code>GET ${ctx.deps.publicUrl}/oi-api/warm-queries/&lt;lookup or path&gt;</code>); each run returns who approved the query and when.</p>
+(<code>GET ${ctx.publicUrl}/oi-api/warm-queries/&lt;lookup or path&gt;</code>); each run returns who approved the query and when.</p>
 ${queries.length === 0 ? html`<p class="muted">This workspace has no warm queries yet. They are added with the workspace configuration (<code>provenant apply</code>).</p>` : html`<div class="table-wrap"><table>
 <caption class="visually-hidden">Warm queries</caption>
 <thead><tr><th scope="col">Lookup</th><th scope="col">API path</th><th scope="col">Description</th><th scope="col">Approved by</th><th scope="col">Approved</th></tr></thead>
@@ -99,7 +99,7 @@ ${queries.length === 0 ? html`<p class="muted">This workspace has no warm querie
 ${query.description ? html`<p class="lead">${query.description}</p>` : ''}
 <div class="panel"><dl class="facts">
   <dt>API path</dt><dd>${query.path ? html`<code>${query.path}</code>` : html`<span class="muted">none (call it by lookup)</span>`}</dd>
-  <dt>Call it</dt><dd><code>GET ${ctx.deps.publicUrl}/oi-api/warm-queries/${address}</code></dd>
+  <dt>Call it</dt><dd><code>GET ${ctx.publicUrl}/oi-api/warm-queries/${address}</code></dd>
   <dt>Approved by</dt><dd>${approval?.accountName ?? html`<span class="muted">not approved</span>`}</dd>
   <dt>Approved</dt><dd>${approval ? timeTag(approval.at, ctx.now) : html`<span class="muted">never</span>`}</dd>
 </dl></div>
