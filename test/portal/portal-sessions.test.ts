@@ -221,9 +221,12 @@ for (const backend of BACKENDS) {
       assert.equal((await client.post('/portal/sign-out', {}, { omitCsrf: true })).status, 403)
       assert.equal(await count(), tokens)
       assert.equal((await client.get('/portal/')).status, 200, 'still signed in')
-      // The right token from the same origin works.
+      // The right token from the same origin works, and the decision goes to the activity log.
       assert.equal((await client.post('/portal/api-keys', form, { headers: { origin: server.baseUrl } })).status, 200)
       assert.equal(await count(), tokens + 1)
+      const created = decisions.at(-1)!
+      assert.deepEqual([created.entityType, created.actionType, created.actor.via, created.details['name'], created.details['rights']], ['token', 'created', 'portal', 'csrf probe', ['warm-queries:read']])
+      assert.ok(!JSON.stringify(created).includes('eyJ'), 'never the token itself')
     })
 
     it('refuses a sign-in form without its nonce (login CSRF): no session is made', async () => {
@@ -297,6 +300,54 @@ for (const backend of BACKENDS) {
       assert.equal((await server.api('GET', '/oi-api/openapi', { token: adminToken })).status, 401)
       assert.equal(decisions.at(-1)!.actionType, 'revoked')
       assert.equal(decisions.at(-1)!.entityId, id)
+    })
+
+    it('switches between the account\'s workspaces; a new role and rights come with the workspace', async () => {
+      const other = await server.services.admin.createWorkspace(`second-${backend}`)
+      await server.services.stores.access.setMembership({ workspaceId: other.id, accountId: server.accounts.viewer.id, role: 'admin' })
+      const client = await signedIn(server, 'viewer')
+      const home = await client.get('/portal/')
+      assert.match(home.text, /<label for="workspace-switch">Workspace<\/label>/)
+      assert.match(home.text, /<option value="acme" selected>acme<\/option><option value="second-[a-z]+">/)
+      const switched = await client.post('/portal/workspace', { workspace: other.name })
+      assert.equal(switched.status, 303)
+      const there = await client.get('/portal/connections')
+      assert.equal(there.status, 200)
+      assert.match(there.text, /<span class="role-badge">admin<\/span>/)
+      assert.equal((await client.post('/portal/workspace', { workspace: 'not-mine' })).status, 404)
+      await client.post('/portal/workspace', { workspace: 'acme' })
+      assert.equal((await client.get('/portal/connections')).status, 403)
+    })
+
+    it('refuses an account without a workspace after checking its password, and says why', async () => {
+      const lonely = { id: `acc_lonely${backend}`, name: `lonely-${backend}`, displayName: 'Lonely', disabled: false, createdAt: Date.now() }
+      await server.services.stores.access.insertAccount(lonely)
+      await server.services.admin.setPassword(lonely.name, 'lonely-password-123')
+      const client = new PortalClient(server.baseUrl)
+      const response = await client.signIn(lonely.name, 'lonely-password-123')
+      assert.equal(response.status, 403)
+      assert.match(response.text, /This account is not a member of any workspace yet\. Ask an administrator to add it\./)
+      assert.equal((await client.signIn(lonely.name, 'wrong-password-123')).status, 401)
+    })
+
+    it('escapes what people type: a token named like a script shows as text', async () => {
+      const client = await signedIn(server, 'editor')
+      const name = '<script>alert("x")</script>'
+      const page = await client.post('/portal/api-keys', { name, expires: '15m', rights: 'warm-queries:read' })
+      assert.equal(page.status, 200)
+      assert.ok(!page.text.includes(name))
+      assert.match(page.text, /<th scope="row">&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;<\/th>/)
+    })
+
+    it('answers unknown portal paths with a 404 page, not the API envelope', async () => {
+      const client = await signedIn(server, 'viewer')
+      const missing = await client.get('/portal/nowhere')
+      assert.equal(missing.status, 404)
+      assert.match(missing.headers.get('content-type')!, /^text\/html/)
+      assert.match(missing.text, /There is no portal page at \/portal\/nowhere\./)
+      const query = await client.get('/portal/warm-queries/nope')
+      assert.equal(query.status, 404)
+      assert.match(query.text, /this workspace has no warm query &quot;nope&quot;/)
     })
 
     it('refuses custom lifetimes outside 15 minutes..30 days and rights beyond the role, with a message', async () => {
