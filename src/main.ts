@@ -10,6 +10,7 @@ import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
+import { createCorrectionsService } from './domain/corrections/corrections-service.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createSessionService } from './domain/sessions/session-service.js'
@@ -61,6 +62,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const configService = createConfigService({ stores, clock })
     const dialect = stores.backend
+    const activity = createUnrecordedActivityLog()
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const services: Services = {
       clock,
@@ -69,9 +71,10 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
       config: configService,
       bus,
-      activity: createUnrecordedActivityLog(),
+      activity,
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       // Getters: the session service uses the same admin and activity services as everything else.
       sessions: createSessionService({ stores, clock, get admin() { return services.admin }, get activity() { return services.activity } }),
     }

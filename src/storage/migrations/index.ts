@@ -3,7 +3,8 @@
  * Every migration, in order. A capability adds its module here.
  */
 import { foundation } from './0001-foundation.js'
+import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
 import { portal } from './0006-portal.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, portal]
+export const MIGRATIONS: readonly Migration[] = [foundation, portal, corrections]
