@@ -29,8 +29,8 @@ export interface ChartData {
 
 const NUMERIC_TYPES = new Set(['int', 'long', 'real', 'decimal'])
 const MAX_SERIES = 8
-/** Colour-blind-safe (Okabe–Ito) colours, all at least 3:1 against white. */
-export const SERIES_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#B8860B', '#56B4E9', '#000000', '#8B4513'] as const
+/** Colour-blind-safe colours (Okabe–Ito, with a purple for its sky blue), all at least 3:1 against white. */
+export const SERIES_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#B8860B', '#6A3D9A', '#000000', '#8B4513'] as const
 
 function numberOf(value: unknown): number | undefined {
   const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN

@@ -125,7 +125,7 @@ pre code { background: none; padding: 0; }
 .chart-legend { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; padding: 0; margin: .4rem 0 0; font-size: .9rem; }
 .swatch { display: inline-block; width: 1.1rem; height: .3rem; border-radius: .15rem; margin-right: .35rem; vertical-align: middle; }
 .swatch-0 { background: #0072B2; } .swatch-1 { background: #D55E00; } .swatch-2 { background: #009E73; } .swatch-3 { background: #CC79A7; }
-.swatch-4 { background: #B8860B; } .swatch-5 { background: #56B4E9; } .swatch-6 { background: #000000; } .swatch-7 { background: #8B4513; }
+.swatch-4 { background: #B8860B; } .swatch-5 { background: #6A3D9A; } .swatch-6 { background: #000000; } .swatch-7 { background: #8B4513; }
 
 .signin { max-width: 26rem; margin: 8vh auto 2rem; background: var(--panel); border: 1px solid var(--line); border-radius: .6rem; padding: 2rem 2rem 1.5rem; }
 .signin h1 { margin-bottom: 1rem; display: flex; align-items: center; gap: .6rem; }

@@ -83,6 +83,11 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'API keys')
       // The session cookie is out of reach of scripts.
       assert.equal(await page.evaluate('document.cookie'), '')
+      // Keyboard users reach a skip link first, and it moves focus to the content.
+      await page.keyboard.press('Tab')
+      assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content')
+      await page.keyboard.press('Enter')
+      assert.equal(await page.evaluate('document.activeElement.id'), 'main')
       await page.close()
     })
 
