@@ -132,6 +132,7 @@ pre code { background: none; padding: 0; }
 .signin input { max-width: none; }
 .signin button { width: 100%; margin-top: .5rem; }
 .soon-panel { max-width: 50rem; }
+.inline-form { display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; margin: 0 0 1rem; }
 footer.page-foot { color: var(--muted); font-size: .85rem; padding: 0 2rem 1rem; text-align: right; }
 @media (max-width: 900px) {
   .frame { flex-direction: column; }

@@ -125,6 +125,8 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
     portal.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value)
       reply.header('cache-control', 'no-store')
+      // Assets need no session: skip the database read for them.
+      if (request.url.startsWith('/portal/assets/')) return
       const secret = parseCookies(request.headers.cookie).get(SESSION_COOKIE)
       sessions.set(request, { secret, session: secret ? await services.sessions.resolve(secret) : undefined })
     })

@@ -44,6 +44,11 @@ for (const backend of BACKENDS) {
 
     it('sends a signed-out browser to the sign-in page, remembering where it was going', async () => {
       const client = new PortalClient(server.baseUrl)
+      for (const root of ['/portal', '/portal/']) {
+        const response = await client.get(root)
+        assert.equal(response.status, 303)
+        assert.equal(response.location, `/portal/sign-in?next=${encodeURIComponent(root)}`)
+      }
       const page = await client.get('/portal/warm-queries?x=1')
       assert.equal(page.status, 303)
       assert.equal(page.location, '/portal/sign-in?next=%2Fportal%2Fwarm-queries%3Fx%3D1')
@@ -155,6 +160,7 @@ for (const backend of BACKENDS) {
       assert.equal((await second.get('/portal/')).status, 200)
       assert.equal(decisions.at(-1)!.actionType, 'signed-out')
       const third = await signedIn(server, 'approver')
+      assert.match((await third.get('/portal/')).text, /<input type="hidden" name="everywhere" value="1">\s*<button type="submit" class="secondary small">Sign out everywhere<\/button>/)
       await third.post('/portal/sign-out', { everywhere: '1' })
       assert.equal((await second.get('/portal/')).status, 303)
       assert.equal(decisions.at(-1)!.details['sessionsEnded'], 2)

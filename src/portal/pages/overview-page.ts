@@ -22,6 +22,11 @@ export function overviewRoutes(): PortalRoute[] {
 <h1>Welcome, ${session.account.displayName}</h1>
 <p class="lead">You are signed in to the workspace <strong>${session.workspace.name}</strong> as <strong>${session.role}</strong>.
 This session ends ${timeTag(session.expiresAt, ctx.now)}, or after 30 minutes without activity.</p>
+<form method="post" action="/portal/sign-out" class="inline-form">
+  <input type="hidden" name="_csrf" value="${session.csrfToken}"><input type="hidden" name="everywhere" value="1">
+  <button type="submit" class="secondary small">Sign out everywhere</button>
+  <span class="muted">Ends every session of your account, in every browser.</span>
+</form>
 <div class="cards">
 ${pages.map((entry) => html`<section class="card" aria-labelledby="card-${entry.key}">
   <h2 id="card-${entry.key}"><a href="${entry.href}">${entry.label}</a></h2>
