@@ -13,6 +13,7 @@ import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
+import { createProposalServices } from './domain/proposals/index.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -70,6 +71,12 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       activity: createUnrecordedActivityLog(),
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      // Proposals use the query service and the activity log of this same literal: resolved on use.
+      ...createProposalServices({
+        stores, clock, config: configService,
+        queries: { check: (caller, text) => services.queries.check(caller, text) },
+        activity: { recordDecision: (input, tx) => services.activity.recordDecision(input, tx) },
+      }),
     }
     return {
       services,
