@@ -100,7 +100,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel)
   const app = await buildApp({
     services,
-    routes: apiRoutes(services),
+    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,

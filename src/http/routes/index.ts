@@ -7,8 +7,12 @@ import type { AnyRoute } from '../route-registry.js'
 import { changeStreamRoutes } from './change-stream.js'
 import { correctionRoutes } from './corrections.js'
 import { ingestRoutes } from './ingest.js'
+import { mcpRoutes, type McpRouteOptions } from './mcp.js'
 import { warmQueryRoutes } from './warm-queries.js'
 
-export function apiRoutes(services: Services): AnyRoute[] {
-  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services), ...changeStreamRoutes(services)]
+/** Settings routes need besides the services (the MCP endpoint's origin allow-list and links). */
+export type ApiRouteOptions = McpRouteOptions
+
+export function apiRoutes(services: Services, options: ApiRouteOptions = { publicUrl: 'http://127.0.0.1' }): AnyRoute[] {
+  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services), ...changeStreamRoutes(services), ...mcpRoutes(services, options)]
 }
