@@ -131,7 +131,12 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
           },
         })
 
-        await recordHijackedCall(request, reply, 200)
+        try {
+          await recordHijackedCall(request, reply, 200)
+        } catch (error) {
+          feed.close()
+          throw error
+        }
         reply.hijack()
         raw.writeHead(200, {
           ...(reply.getHeaders() as OutgoingHttpHeaders),
