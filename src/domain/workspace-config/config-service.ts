@@ -171,10 +171,49 @@ export function createConfigService(deps: ConfigServiceDeps) {
     return result
   }
 
+  /**
+   * Commits `document` inside the caller's transaction `tx` (issue 8: an accepted proposal commits
+   * in the same transaction as its status change and its change row). The actor is the commit's
+   * author and becomes the approver, at this time, of every warm query the commit adds or changes;
+   * an actor whose role cannot approve warm queries is refused with ForbiddenError. The document is
+   * validated whole and table changes are planned as in apply(). Returns no commit when nothing
+   * changes. The cache is invalidated after the commit, never for a rolled-back one.
+   */
+  async function commitInTransaction(tx: Stores, workspaceId: string, actor: ConfigActor, document: unknown, options: { message: string }): Promise<ApplyResult> {
+    const next = validateConfig(document)
+    const previous = await readCurrent(workspaceId, tx)
+    const changes = diffConfig(previous.document, next)
+    if (changes.length === 0) return { changes, commit: undefined }
+    if (changes.some((c) => c.entity === 'warmQuery') && !roleHas(actor.role, 'warm-queries:approve')) {
+      throw new ForbiddenError(`committing warm query changes makes ${actor.accountName} their approver, and the ${actor.role} role cannot approve warm queries`)
+    }
+    const steps = await planTables(tx, workspaceId, next)
+    for (const step of steps) await step()
+    const at = clock.now()
+    const seq = previous.seq + 1
+    const commit: ConfigCommit = {
+      id: commitId(workspaceId, seq, previous.commitId, next, actor.accountId, at),
+      workspaceId, seq, parentId: previous.commitId, authorId: actor.accountId, authorName: actor.accountName,
+      message: options.message.trim().slice(0, 500) || describeChanges(changes).join('; ').slice(0, 500),
+      createdAt: at, document: next, approvals: approvalsFor(previous, next, changes, actor, at), changes,
+    }
+    await tx.config.insertCommit(commit)
+    await tx.changes.append({
+      workspaceId, kind: 'config', entityType: 'config', entityId: commit.id, action: 'committed',
+      actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
+      summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
+    })
+    tx.afterCommit(() => invalidate(workspaceId))
+    return { changes, commit }
+  }
+
   return {
     current,
     invalidate,
     apply,
+    commitInTransaction,
+    /** The configuration in force as `tx` sees it (uncached), for decisions taken in a transaction. */
+    currentIn: (tx: Stores, workspaceId: string) => readCurrent(workspaceId, tx),
     history: (workspaceId: string, limit = 50) => stores.config.listCommits(workspaceId, limit),
   }
 }

@@ -3,7 +3,8 @@
  * Every migration, in order. A capability adds its module here.
  */
 import { foundation } from './0001-foundation.js'
+import { proposals } from './0005-proposals.js'
 import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, corrections]
+export const MIGRATIONS: readonly Migration[] = [foundation, proposals, corrections]
