@@ -15,6 +15,7 @@ import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createSessionService } from './domain/sessions/session-service.js'
 import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
+import { createProposalServices } from './domain/proposals/index.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -64,6 +65,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const dialect = stores.backend
     const activity = createUnrecordedActivityLog()
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
+    const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const services: Services = {
       clock,
       stores,
@@ -73,8 +75,9 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       bus,
       activity,
       ingest: createIngestService({ stores, config: configService, bus, clock }),
-      queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
+      ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       // Getters: the session service uses the same admin and activity services as everything else.
       sessions: createSessionService({ stores, clock, get admin() { return services.admin }, get activity() { return services.activity } }),
     }
@@ -100,7 +103,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel)
   const app = await buildApp({
     services,
-    routes: apiRoutes(services),
+    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
