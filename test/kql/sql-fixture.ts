@@ -38,6 +38,7 @@ export async function openSqlFixture(): Promise<SqlFixture> {
   const file = join(dir, 'data.db')
   const writer = new Database(file)
   writer.pragma('journal_mode = WAL')
+  writer.pragma('synchronous = OFF')
   const reader = new Database(file, { readonly: true, fileMustExist: true })
   reader.pragma('query_only = ON')
   registerKqlFunctions(reader)
@@ -49,6 +50,8 @@ export async function openSqlFixture(): Promise<SqlFixture> {
     database = await createTestDatabase()
     admin = new pg.Client({ connectionString: database.url })
     await admin.connect()
+    // throwaway test data: commits need not wait for the disk
+    await admin.query('SET synchronous_commit = off')
     const client = new pg.Client({ connectionString: database.url, types: pgTypes as unknown as pg.CustomTypesConfig })
     await client.connect()
     pgSource = createPostgresQuerySource(client, { timeoutMs: () => 30_000 })
@@ -75,7 +78,6 @@ export async function openSqlFixture(): Promise<SqlFixture> {
             const params = t.rows.flatMap((row, i) => [i + 1, ...t.columns.map((c, k) => encodeValue('postgres', c.type, row[k] ?? null))])
             await admin.query(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES ${values}`, params)
           }
-          await admin.query(`ANALYZE ${quote(t.sqlName)}`)
         }
       }
     },

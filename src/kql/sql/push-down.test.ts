@@ -37,8 +37,8 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
   it('filter + summarize by bin + sort become one SELECT with bound parameters (now included)', () => {
     const q = 'Readings | where timestamp > ago(1h) and sensor == "s1" | summarize n = count(), avg(value) by bin(timestamp, 5m) | sort by timestamp asc'
     const expected: Record<SqlDialectName, string> = {
-      sqlite: 'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT ((t1."timestamp" / ? - (CASE WHEN t1."timestamp" % ? < 0 THEN 1 ELSE 0 END)) * ?) AS c0, COUNT(*) AS c1, AVG(t1."value") AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > (? - ?)) AND (t1."sensor" = ?)) GROUP BY ((t1."timestamp" / ? - (CASE WHEN t1."timestamp" % ? < 0 THEN 1 ELSE 0 END)) * ?)) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
-      postgres: 'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT ((t1."timestamp" / $1::bigint - (CASE WHEN t1."timestamp" % $1::bigint < 0 THEN 1 ELSE 0 END)) * $1::bigint) AS c0, COUNT(*) AS c1, (CASE WHEN COUNT(t1."value") = 0 THEN \'NaN\'::double precision ELSE CAST(SUM(t1."value") AS double precision) / COUNT(t1."value") END) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > ($2::bigint - $3::bigint)) AND (t1."sensor" = $4::text)) GROUP BY ((t1."timestamp" / $1::bigint - (CASE WHEN t1."timestamp" % $1::bigint < 0 THEN 1 ELSE 0 END)) * $1::bigint)) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
+      sqlite: 'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?)) AS c0, COUNT(*) AS c1, AVG(t1."value") AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > (? - ?)) AND (t1."sensor" = ?)) GROUP BY (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
+      postgres: 'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint)) AS c0, COUNT(*) AS c1, COALESCE(AVG(t1."value"), \'NaN\'::double precision) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > ($2::bigint - $3::bigint)) AND (t1."sensor" = $4::text)) GROUP BY (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
     }
     for (const d of DIALECTS) assert.equal(outline(plan(q, d)), expected[d], d)
     const [pg] = statements(plan(q, 'postgres'))
@@ -74,10 +74,15 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
     }
   })
 
-  it('has: a registered function on SQLite; kept in memory on PostgreSQL (term boundaries are Unicode classes)', () => {
+  it('has: on SQLite a LIKE prefilter on ASCII text, then the registered function; on PostgreSQL a regex over ASCII text, refusing other text', () => {
     const q = 'Readings | where sensor has "line1" | count'
-    assert.match(outline(plan(q, 'sqlite')), /^SQL\[SELECT COUNT\(\*\) AS c0 FROM "data_r" AS t1 WHERE kql_match\('has', t1\."sensor", \?\)\]$/)
-    assert.match(outline(plan(q, 'postgres')), /^Count\(Filter\(SQL\[SELECT .* FROM "data_r" AS t1\]\)\)$/)
+    assert.match(outline(plan(q, 'sqlite')), /^SQL\[SELECT COUNT\(\*\) AS c0 FROM "data_r" AS t1 WHERE \(CASE WHEN length\(t1\."sensor"\) = octet_length\(t1\."sensor"\) AND NOT \(t1\."sensor" LIKE \? ESCAPE '\\'\) THEN 0 ELSE kql_match\('has', t1\."sensor", \?\) END\)\]$/)
+    const [lite] = statements(plan(q, 'sqlite'))
+    assert.deepEqual(lite!.params, [{ value: '%line1%' }, { value: 'line1' }])
+    const [pg] = statements(plan(q, 'postgres'))
+    assert.match(pg!.sql, /WHERE \(CASE WHEN octet_length\(t1\."sensor"\) = length\(t1\."sensor"\) THEN t1\."sensor" ~ \$1::text ELSE 1 \/ \(length\(t1\."sensor"\) - length\(t1\."sensor"\)\) = 1 END\)$/)
+    assert.deepEqual(pg!.params, [{ value: '(^|[^0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz])[lL][iI][nN][eE]1($|[^0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz])' }])
+    assert.match(outline(plan('Readings | where sensor has "Über" | count', 'postgres')), /^Count\(Filter\(SQL\[/)
   })
 
   it('case-insensitive operators on PostgreSQL: exact ASCII case mappings for ASCII needles, memory otherwise', () => {

@@ -376,7 +376,7 @@ class PushDown {
         if (!x || !isNumeric(x.type) || (a.name === 'avgif') !== (a.args.length === 2)) return undefined
         const v = valueIf(x, a.name === 'avgif' ? 1 : undefined)
         if (v === undefined) return undefined
-        const avg = d.average(v)
+        const avg = d.average(v, x.type === 'int' || x.type === 'long')
         return { sql: avg.sql, type: out.type, nullable: avg.nullIsNaN, ...(d.hasNaN ? { maybeNaN: true } : {}), ...(avg.nullIsNaN ? { nullIsNaN: true } : {}) }
       }
       case 'min': case 'max': case 'minif': case 'maxif': {

@@ -63,8 +63,11 @@ export interface SqlDialect {
    * orders by code point, which differs for supplementary characters), or undefined.
    */
   stringSortKey(x: string): string | undefined
-  /** Average of a numeric column: `nullIsNaN` when the result's NULL stands for NaN (no values). */
-  average(x: string): { readonly sql: string; readonly nullIsNaN: boolean }
+  /**
+   * Average of a numeric value as the evaluator computes it (the sum of the values in doubles,
+   * divided by their count; NaN for none). `nullIsNaN` when the result's NULL stands for NaN.
+   */
+  average(x: string, integral: boolean): { readonly sql: string; readonly nullIsNaN: boolean }
   /** SUM of integers as a value decodeValue() reads exactly. */
   sum(x: string): string
 }

@@ -289,12 +289,14 @@ function between(e: P.Between, inputs: readonly SqlScalar[], cx: SqlContext): Sq
   return { sql: e.negated ? `(NOT ${sql})` : sql, type: 'bool', nullable: x.nullable || (d.hasNaN && x.maybeNaN === true) }
 }
 
-/** floor((x - origin) / size) * size + origin on int64 ticks or integers, for a constant size > 0. */
+/**
+ * floor((x - origin) / size) * size + origin on int64 ticks or integers, for a constant size > 0,
+ * without division: x - ((x % size + size) % size) (SQL's % keeps the dividend's sign).
+ */
 function binIntegral(x: string, size: string, origin: bigint, cx: SqlContext, type: KqlType): string {
   const shifted = origin === 0n ? x : `(${x} - ${cx.bind(type === 'datetime' ? 'timespan' : type, origin)})`
-  const floorDiv = `(${shifted} / ${size} - (CASE WHEN ${shifted} % ${size} < 0 THEN 1 ELSE 0 END))`
-  const back = `(${floorDiv} * ${size})`
-  return origin === 0n ? back : `(${back} + ${cx.bind('timespan', origin)})`
+  const aligned = `(${shifted} - ((${shifted} % ${size} + ${size}) % ${size}))`
+  return origin === 0n ? aligned : `(${aligned} + ${cx.bind('timespan', origin)})`
 }
 
 function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScalar | undefined {

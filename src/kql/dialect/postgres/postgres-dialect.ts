@@ -39,6 +39,31 @@ const upperAscii = (t: string): string =>
   UPPER_SPECIALS.reduce((acc, [from, to]) => `replace(${acc}, U&'${from}', '${to}')`, `translate(${t}, U&'${LOWER}\\017F\\0131', '${UPPER}SI')`)
 
 const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s)
+const isAsciiAlnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c)
+
+/**
+ * has / has_cs / hasprefix / hassuffix (and _cs) for an ASCII term: a term boundary is a letter
+ * or digit in the evaluator's Unicode sense, which on ASCII text is 0-9, A-Z and a-z, so a regular
+ * expression over ASCII text answers exactly. Non-ASCII text fails the statement with a division
+ * by zero (a data exception, so a refusal): the engine then answers in memory.
+ */
+function termMatch(op: string, text: string, needle: string, bind: (value: string) => string): string | undefined {
+  if (!isAscii(needle) || needle.length > 1000) return undefined
+  const cs = op.endsWith('_cs')
+  const base = cs ? op.slice(0, -3) : op
+  if (base !== 'has' && base !== 'hasprefix' && base !== 'hassuffix') return undefined
+  const body = [...needle].map((c) => {
+    if (/[A-Za-z]/.test(c)) return cs ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`
+    if (/[0-9]/.test(c)) return c
+    return `\\${c}`
+  }).join('')
+  // boundaries only on a side where the term itself starts or ends with a letter or digit
+  // the class is spelled out: ranges in a PostgreSQL bracket expression may follow the collation
+  const other = `[^0123456789${UPPER}${LOWER}]`
+  const before = base !== 'hassuffix' && isAsciiAlnum(needle[0]!) ? `(^|${other})` : ''
+  const after = base !== 'hasprefix' && isAsciiAlnum(needle[needle.length - 1]!) ? `($|${other})` : ''
+  return `(CASE WHEN octet_length(${text}) = length(${text}) THEN ${text} ~ ${bind(before + body + after)} ELSE 1 / (length(${text}) - length(${text})) = 1 END)`
+}
 
 export const postgresDialect: SqlDialect = {
   name: 'postgres',
@@ -90,14 +115,19 @@ export const postgresDialect: SqlDialect = {
         return `(${lowerAscii(text)} = ${bind(needle.toLowerCase())} OR ${upperAscii(text)} = ${bind(needle.toUpperCase())})`
       }
       default:
-        // has/hasprefix/hassuffix: term boundaries are Unicode letters and digits; kept in memory
-        return undefined
+        return termMatch(op, text, needle, bind)
     }
   },
   inIgnoreCase: (text, needles, bind) =>
     needles.every(isAscii) ? `(${lowerAscii(text)} IN (${needles.map((n) => bind(n.toLowerCase())).join(', ')}))` : undefined,
   stringSortKey: () => undefined,
-  // the evaluator divides the (exact) sum by the count in doubles; AVG(bigint) would be numeric
-  average: (x) => ({ sql: `(CASE WHEN COUNT(${x}) = 0 THEN 'NaN'::double precision ELSE CAST(SUM(${x}) AS double precision) / COUNT(${x}) END)`, nullIsNaN: false }),
+  // AVG(double precision) is the sum in doubles over the count, as the evaluator's; AVG(bigint)
+  // would be numeric, so integers divide their (exact) sum as a double by the count
+  average: (x, integral) => ({
+    sql: integral
+      ? `(CASE WHEN COUNT(${x}) = 0 THEN 'NaN'::double precision ELSE CAST(SUM(${x}) AS double precision) / COUNT(${x}) END)`
+      : `COALESCE(AVG(${x}), 'NaN'::double precision)`,
+    nullIsNaN: false,
+  }),
   sum: (x) => `SUM(${x})`,
 }

@@ -9,6 +9,9 @@ import type { SqlDialect } from '../../sql/sql-dialect.js'
 import type { KqlType, KqlValue } from '../../types.js'
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
+const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s)
+/** A LIKE pattern matching `s` literally (escape character backslash). */
+const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
@@ -39,14 +42,37 @@ export const sqliteDialect: SqlDialect = {
   toReal: (x) => `CAST(${x} AS REAL)`,
   nullSafeEquals: (a, b) => `${a} IS ${b}`,
   stringMatch(op, text, needle, bind) {
-    const n = bind(needle)
+    const match = (): string => `kql_match('${op}', ${text}, ${bind(needle)})`
     switch (op) {
       // byte-exact native forms (valid UTF-8 text has no lone surrogates, so code points and
       // UTF-16 code units give the same substrings)
-      case 'contains_cs': return `(instr(${text}, ${n}) > 0)`
-      case 'startswith_cs': return `(substr(${text}, 1, length(${n})) = ${n})`
-      case 'endswith_cs': return `(substr(${text}, -length(${n})) = ${n})`
-      default: return `kql_match('${op}', ${text}, ${n})`
+      case 'contains_cs': return `(instr(${text}, ${bind(needle)}) > 0)`
+      case 'startswith_cs': {
+        const n = bind(needle)
+        return `(substr(${text}, 1, length(${n})) = ${n})`
+      }
+      case 'endswith_cs': {
+        const n = bind(needle)
+        return `(substr(${text}, -length(${n})) = ${n})`
+      }
+      default:
+        break
+    }
+    // SQLite refuses LIKE patterns over 50,000 bytes
+    if (!isAscii(needle) || needle.length > 10_000) return match()
+    // An ASCII needle: SQLite's LIKE folds ASCII case only. A LIKE match is a match for the
+    // evaluator too (the matched characters are ASCII, which JavaScript lowers the same way);
+    // on ASCII text a LIKE miss is a miss. Only non-ASCII text that LIKE misses asks kql_match().
+    const ascii = `length(${text}) = octet_length(${text})`
+    switch (op) {
+      case 'contains': case 'startswith': case 'endswith': case '=~': {
+        const pattern = op === 'contains' ? `%${likeEscape(needle)}%` : op === 'startswith' ? `${likeEscape(needle)}%` : op === 'endswith' ? `%${likeEscape(needle)}` : likeEscape(needle)
+        return `(CASE WHEN ${text} LIKE ${bind(pattern)} ESCAPE '\\' THEN 1 WHEN ${ascii} THEN 0 ELSE ${match()} END)`
+      }
+      default:
+        // has and its kin: on ASCII text the term (case folded) occurs as a substring, so a LIKE
+        // miss rules the row out before the function is called
+        return `(CASE WHEN ${ascii} AND NOT (${text} LIKE ${bind(`%${likeEscape(needle)}%`)} ESCAPE '\\') THEN 0 ELSE ${match()} END)`
     }
   },
   inIgnoreCase: (text, needles, bind) => `(kql_lower(${text}) IN (${needles.map((n) => bind(n.toLowerCase())).join(', ')}))`,
