@@ -16,5 +16,5 @@ export type {
 } from './engine-types.js'
 export { compileQuery, type CompiledPlanQuery } from './compile-query.js'
 export { toWireRows, type WireRows } from './wire-rows.js'
-export type { PlanNode, PlanColumn, Expr as PlanExpr } from './plan/plan.js'
+export type { PlanNode, PlanColumn, Expr as PlanExpr, SqlQuery, SqlParam } from './plan/plan.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'

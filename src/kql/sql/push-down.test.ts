@@ -74,11 +74,17 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
     }
   })
 
-  it('has: on SQLite a LIKE prefilter on ASCII text, then the registered function; on PostgreSQL a regex over ASCII text, refusing other text', () => {
+  it('has: on SQLite LIKE finds the substring, then GLOB term boundaries on ASCII text (the registered function on other text); on PostgreSQL a regex over ASCII text, refusing other text', () => {
     const q = 'Readings | where sensor has "line1" | count'
-    assert.match(outline(plan(q, 'sqlite')), /^SQL\[SELECT COUNT\(\*\) AS c0 FROM "data_r" AS t1 WHERE \(CASE WHEN length\(t1\."sensor"\) = octet_length\(t1\."sensor"\) AND NOT \(t1\."sensor" LIKE \? ESCAPE '\\'\) THEN 0 ELSE kql_match\('has', t1\."sensor", \?\) END\)\]$/)
+    assert.match(outline(plan(q, 'sqlite')), /^SQL\[SELECT COUNT\(\*\) AS c0 FROM "data_r" AS t1 WHERE \(t1\."sensor" LIKE \? AND \(CASE WHEN length\(t1\."sensor"\) = octet_length\(t1\."sensor"\) THEN \(lower\(t1\."sensor"\) GLOB \? OR .*\) ELSE kql_match\('has', t1\."sensor", \?\) END\)\)\]$/)
     const [lite] = statements(plan(q, 'sqlite'))
-    assert.deepEqual(lite!.params, [{ value: '%line1%' }, { value: 'line1' }])
+    assert.deepEqual(lite!.params, [{ value: '%line1%' }, { value: 'line1' }, { value: 'line1[^0-9a-z]*' }, { value: '*[^0-9a-z]line1' }, { value: '*[^0-9a-z]line1[^0-9a-z]*' }, { value: 'line1' }])
+    const [withS] = statements(plan('Readings | where sensor has "disk" | count', 'sqlite'))
+    assert.ok(withS!.params.some((p) => 'value' in p && p.value === '*[\u017F\u212A]*'), 'a term with k and s also asks the function when the text holds \u212A or \u017F')
+    const [contains] = statements(plan('Readings | where sensor contains "out" | count', 'sqlite'))
+    assert.match(contains!.sql, /WHERE \(t1\."sensor" LIKE \?\)$/, 'no letter of the needle is reached by a non-ASCII case mapping: LIKE alone is exact')
+    const [withI] = statements(plan('Readings | where sensor contains "time" | count', 'sqlite'))
+    assert.match(withI!.sql, /WHERE \(t1\."sensor" LIKE \? OR \(octet_length\(t1\."sensor"\) >= 2 AND instr\(t1\."sensor", \?\) > 0 AND kql_match\('contains', t1\."sensor", \?\)\)\)$/)
     const [pg] = statements(plan(q, 'postgres'))
     assert.match(pg!.sql, /WHERE \(CASE WHEN octet_length\(t1\."sensor"\) = length\(t1\."sensor"\) THEN t1\."sensor" ~ \$1::text ELSE 1 \/ \(length\(t1\."sensor"\) - length\(t1\."sensor"\)\) = 1 END\)$/)
     assert.deepEqual(pg!.params, [{ value: '(^|[^0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz])[lL][iI][nN][eE]1($|[^0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz])' }])

@@ -5,13 +5,81 @@
  * guarded by kql_refuse()). String operators that SQLite cannot match exactly call kql_match(),
  * registered from ./sqlite-functions.ts on the query worker's connection.
  */
-import type { SqlDialect } from '../../sql/sql-dialect.js'
+import type { SqlDialect, StringMatchOp } from '../../sql/sql-dialect.js'
 import type { KqlType, KqlValue } from '../../types.js'
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s)
 /** A LIKE pattern matching `s` literally (escape character backslash). */
 const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/**
+ * Non-ASCII characters whose JavaScript case mapping reaches ASCII, with the ASCII text it
+ * reaches: toLowerCase (contains, startswith, endswith, the first branch of =~), toUpperCase (the
+ * second branch of =~) and the `iu` regex folding of has. Only text holding one of them can match
+ * an ASCII needle that holds that text, without also matching SQLite's ASCII-only LIKE. The lists
+ * are pinned by postgres-dialect.test.ts (every code point).
+ */
+const LOWERS: readonly (readonly [string, string])[] = [['\u0130', 'i'], ['\u212A', 'k']]
+const UPPERS: readonly (readonly [string, string])[] = [
+  ['\u00DF', 'ss'], ['\u0131', 'i'], ['\u017F', 's'], ['\uFB00', 'ff'], ['\uFB01', 'fi'], ['\uFB02', 'fl'], ['\uFB03', 'ffi'],
+  ['\uFB04', 'ffl'], ['\uFB05', 'st'], ['\uFB06', 'st'],
+]
+const FOLDS: readonly (readonly [string, string])[] = [['\u017F', 's'], ['\u212A', 'k']]
+
+/** The special characters that could stand for part of `needle` (lower-cased ASCII). */
+function specialsFor(needle: string, ...lists: readonly (readonly (readonly [string, string])[])[]): string {
+  const lower = needle.toLowerCase()
+  return lists.flat().filter(([, ascii]) => lower.includes(ascii)).map(([c]) => c).join('')
+}
+
+/** A GLOB pattern matching `s` literally. */
+const globEscape = (s: string): string => s.replace(/[*?[]/g, (c) => `[${c}]`)
+
+/**
+ * ASCII needles: SQLite's LIKE folds ASCII case only. A LIKE match is a match for the evaluator
+ * too (the matched characters are ASCII, which JavaScript lowers the same way), and a LIKE miss
+ * is a miss unless the text holds one of the few non-ASCII characters whose case mapping reaches
+ * ASCII: only those rows ask kql_match(). The has family needs whole terms: on ASCII text GLOB
+ * patterns with [0-9A-Za-z] boundaries decide after LIKE found the substring, kql_match() on
+ * other text.
+ */
+function asciiNeedle(op: StringMatchOp, text: string, needle: string, bind: (value: string) => string, match: () => string): string {
+  const like = (pattern: string): string => needle.includes('%') || needle.includes('_') || needle.includes('\\')
+    ? `${text} LIKE ${bind(pattern)} ESCAPE '\\'`
+    : `${text} LIKE ${bind(pattern)}`
+  /** Text long enough to hold the needle once case-mapped, and holding one of `chars`. */
+  const holds = (chars: string, minBytes: number): string => {
+    const test = chars.length === 1 ? `instr(${text}, ${bind(chars)}) > 0` : `${text} GLOB ${bind(`*[${chars}]*`)}`
+    // minBytes is computed from the needle's length (not user text): inlined as a number
+    return minBytes > 1 ? `octet_length(${text}) >= ${minBytes} AND ${test}` : test
+  }
+  switch (op) {
+    case 'contains': case 'startswith': case 'endswith': case '=~': {
+      const e = likeEscape(needle)
+      const pattern = op === 'contains' ? `%${e}%` : op === 'startswith' ? `${e}%` : op === 'endswith' ? `%${e}` : e
+      const specials = op === '=~' ? specialsFor(needle, LOWERS, UPPERS) : specialsFor(needle, LOWERS)
+      if (specials === '') return `(${like(pattern)})`
+      // a character maps to at most three (ﬃ → FFI), so the text has at least a third of the needle's length
+      return `(${like(pattern)} OR (${holds(specials, Math.ceil(needle.length / 3))} AND ${match()}))`
+    }
+    default: {
+      const cs = op.endsWith('_cs')
+      const base = cs ? op.slice(0, -3) : op
+      const term = cs ? needle : needle.toLowerCase()
+      const alnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c)
+      const other = cs ? '[^0-9A-Za-z]' : '[^0-9a-z]'
+      const left = base !== 'hassuffix' && alnum(term[0]!) ? ['', `*${other}`] : ['*']
+      const right = base !== 'hasprefix' && alnum(term[term.length - 1]!) ? ['', `${other}*`] : ['*']
+      const subject = cs ? text : `lower(${text})`
+      const globs = left.flatMap((l) => right.map((r) => `${subject} GLOB ${bind(`${l}${globEscape(term)}${r}`)}`))
+      const specials = cs ? '' : specialsFor(needle, FOLDS)
+      const substring = like(`%${likeEscape(needle)}%`)
+      const necessary = specials === '' ? substring : `(${substring} OR ${holds(specials, 1)})`
+      return `(${necessary} AND (CASE WHEN length(${text}) = octet_length(${text}) THEN (${globs.join(' OR ')}) ELSE ${match()} END))`
+    }
+  }
+}
 
 export const sqliteDialect: SqlDialect = {
   name: 'sqlite',
@@ -60,20 +128,7 @@ export const sqliteDialect: SqlDialect = {
     }
     // SQLite refuses LIKE patterns over 50,000 bytes
     if (!isAscii(needle) || needle.length > 10_000) return match()
-    // An ASCII needle: SQLite's LIKE folds ASCII case only. A LIKE match is a match for the
-    // evaluator too (the matched characters are ASCII, which JavaScript lowers the same way);
-    // on ASCII text a LIKE miss is a miss. Only non-ASCII text that LIKE misses asks kql_match().
-    const ascii = `length(${text}) = octet_length(${text})`
-    switch (op) {
-      case 'contains': case 'startswith': case 'endswith': case '=~': {
-        const pattern = op === 'contains' ? `%${likeEscape(needle)}%` : op === 'startswith' ? `${likeEscape(needle)}%` : op === 'endswith' ? `%${likeEscape(needle)}` : likeEscape(needle)
-        return `(CASE WHEN ${text} LIKE ${bind(pattern)} ESCAPE '\\' THEN 1 WHEN ${ascii} THEN 0 ELSE ${match()} END)`
-      }
-      default:
-        // has and its kin: on ASCII text the term (case folded) occurs as a substring, so a LIKE
-        // miss rules the row out before the function is called
-        return `(CASE WHEN ${ascii} AND NOT (${text} LIKE ${bind(`%${likeEscape(needle)}%`)} ESCAPE '\\') THEN 0 ELSE ${match()} END)`
-    }
+    return asciiNeedle(op, text, needle, bind, match)
   },
   inIgnoreCase: (text, needles, bind) => `(kql_lower(${text}) IN (${needles.map((n) => bind(n.toLowerCase())).join(', ')}))`,
   stringSortKey: (x) => `kql_utf16(${x})`,
