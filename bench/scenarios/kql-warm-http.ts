@@ -81,6 +81,8 @@ async function warmQuery(backend: BenchBackend): Promise<BenchRow> {
       met: ratio >= 0.6,
     }
   } finally {
+    // let autocannon's last in-flight requests finish before the servers close
+    await new Promise((resolve) => setTimeout(resolve, 1000))
     await bare.close()
     await closeBaseline()
     await dataset.close()
