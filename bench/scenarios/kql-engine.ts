@@ -15,7 +15,7 @@ import type { BenchRow, Scenario } from '../harness.js'
 import { type BenchBackend, DATASET_ROWS, type Dataset, openDataset, T0 } from './kql-dataset.js'
 import { BENCH_QUERIES, handSql } from './kql-queries.js'
 
-const RUNS = Number(process.env.PROVENANT_BENCH_RUNS ?? 5)
+const RUNS = Number(process.env.PROVENANT_BENCH_RUNS ?? 9)
 const COMPILE_ITERATIONS = 300
 
 function median(values: readonly number[]): number {

@@ -33,7 +33,7 @@ const schemaFor = (run: number): KqlSchema => ({
 // supplementary characters (UTF-16 vs code point order), private use, LIKE wildcards, quotes
 const STRINGS = [
   '', 'abc', 'ABC', 'Abc', 'a b', 'b-c', 'xyz', 'K', 'k', '\u212A', 'İ', 'i', 'ſ', 's', 'S', 'straße', 'STRASSE', 'ﬀ', 'FF',
-  '😀', '\uE000', 'ab😀c', 'über', 'ÜBER', 'a%b_c', "o'hara", 'line1 error', 'ERROR: disk', 'b', 'disk-error', 'Straße',
+  '😀', '\uE000', 'ab😀c', 'über', 'ÜBER', 'a%b_c', "o'hara", 'line1 error', 'ERROR: disk', 'b', 'disk-error', 'Straße', 'xİ', 'İm', 'TİME',
 ]
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
@@ -266,7 +266,7 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
     await fixture.load([{ sqlName: `t_${run}`, columns: T_COLUMNS, rows }, { sqlName: `u_${run}`, columns: U_COLUMNS, rows: [] }])
     const schema = schemaFor(run)
     const predicates = PREDICATES.filter(([needs]) => needs.length === 1 && needs[0] === 's').map(([, p]) => p)
-    for (const p of [...predicates, "s =~ 'K'", "s contains 'I'", "s startswith 'ss'", "s has 'S'", "s hasprefix 'K'", "s =~ 'st'"]) {
+    for (const p of [...predicates, "s =~ 'K'", "s contains 'I'", "s startswith 'ss'", "s has 'S'", "s hasprefix 'K'", "s =~ 'st'", "s endswith 'I'", "s contains 'Ik'", "s startswith 'i'", "s =~ 'SS'", "s contains 'kS'", "s contains 'im'", "s contains 'xi'", "s endswith 'xi'", "s contains 'tim'"]) {
       for (const text of [`T | where ${p} | project id`, `T | where not(${p}) | project id`]) {
         const expected = toWireRows(await compileQuery(text, schema, { dialect: 'sqlite', pushdown: false }).execute(fixture.sources.sqlite!, { now: NOW, rowCap: 1000 }))
         for (const backend of fixture.backends) {

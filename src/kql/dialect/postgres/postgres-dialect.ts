@@ -105,7 +105,8 @@ export const postgresDialect: SqlDialect = {
       case 'contains': case 'startswith': case 'endswith': {
         if (!isAscii(needle)) return undefined
         const n = bind(needle.toLowerCase())
-        const t = lowerForSearch(text)
+        // U+0130 lowers to i + U+0307: only a needle ending in i can match its i
+        const t = needle.toLowerCase().endsWith('i') ? lowerForSearch(text) : lowerAscii(text)
         if (op === 'contains') return `(strpos(${t}, ${n}) > 0)`
         return op === 'startswith' ? `(left(${t}, length(${n})) = ${n})` : `(right(${t}, length(${n})) = ${n})`
       }

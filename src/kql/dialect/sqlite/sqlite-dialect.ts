@@ -30,7 +30,11 @@ const FOLDS: readonly (readonly [string, string])[] = [['\u017F', 's'], ['\u212A
 /** The special characters that could stand for part of `needle` (lower-cased ASCII). */
 function specialsFor(needle: string, ...lists: readonly (readonly (readonly [string, string])[])[]): string {
   const lower = needle.toLowerCase()
-  return lists.flat().filter(([, ascii]) => lower.includes(ascii)).map(([c]) => c).join('')
+  return lists.flat().filter(([c, ascii]) => {
+    // U+0130 lowers to i + U+0307: that i can only be the needle's last character
+    if (c === '\u0130') return lower.endsWith(ascii)
+    return lower.includes(ascii)
+  }).map(([c]) => c).join('')
 }
 
 /** A GLOB pattern matching `s` literally. */
