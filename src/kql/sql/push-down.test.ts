@@ -123,6 +123,13 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
     assert.match(outline(plan('Readings | join kind=leftanti (Sites) on sensor', 'postgres')), /WHERE NOT EXISTS \(SELECT 1 FROM/)
   })
 
+  it('a statement under an in-memory operator reads only the columns that operator needs', () => {
+    assert.match(outline(plan('Readings | where n > 0 | make-series avg(value) on timestamp step 1h', 'sqlite')),
+      /^MakeSeries\(SQL\[SELECT t1\."timestamp" AS c0, NULL AS c1, t1\."value" AS c2, NULL AS c3, NULL AS c4 FROM "data_r" AS t1 WHERE \(t1\."n" > \?\)\]\)$/)
+    assert.match(outline(plan('Readings | where sensor matches regex "a" and n > 0 | project value', 'postgres')),
+      /^Project\(Filter\(SQL\[SELECT CAST\(NULL AS bigint\) AS c0, t1\."sensor" AS c1, t1\."value" AS c2, CAST\(NULL AS bigint\) AS c3, CAST\(NULL AS bigint\) AS c4 FROM/)
+  })
+
   it('operators with no exact SQL form run in memory over the statement below them', () => {
     assert.match(outline(plan('Readings | where n > 0 | extend len = strlen(sensor) | summarize count() by len', 'postgres')), /^Summarize\(Project\(SQL\[SELECT .* WHERE \(t1\."n" > \$1::bigint\)\]\)\)$/)
     assert.match(outline(plan('Readings | make-series avg(value) on timestamp step 1h', 'sqlite')), /^MakeSeries\(SQL\[/)

@@ -11,6 +11,7 @@
  * memory. Literals become bound parameters; identifiers are quoted by the dialect.
  */
 import type * as P from '../plan/plan.js'
+import { nodeExpressions } from '../plan/plan-walk.js'
 import type { KqlType } from '../types.js'
 import type { SqlDialect } from './sql-dialect.js'
 import { groupable, type SqlContext, type SqlScalar, translateExpr } from './sql-expressions.js'
@@ -44,12 +45,14 @@ const MARKER = /\u0000(\d+)\u0000/g
  * the input plan does in memory (up to row order where Kusto leaves it unspecified).
  */
 export function pushDown(plan: P.PlanNode, dialect: SqlDialect): P.PlanNode {
-  return new PushDown(dialect).rewrite(plan, true)
+  // the final result never shows hidden columns (_rowid, _ingested_at)
+  const visible = new Set(plan.columns.flatMap((c, i) => (c.hidden ? [] : [i])))
+  return new PushDown(dialect).rewrite(plan, visible)
 }
 
 class PushDown {
   private readonly blocks = new Map<P.PlanNode, Block | null>()
-  private readonly rewritten = new Map<P.PlanNode, P.PlanNode>()
+  private readonly rewritten = new Map<P.PlanNode, Map<string, P.PlanNode>>()
   private aliases = 0
   /** Every parameter of this rewrite: markers \0<n>\0 in SQL text point here (blocks are shared). */
   private readonly params: { readonly type: KqlType | 'now'; readonly value: unknown }[] = []
@@ -68,19 +71,26 @@ class PushDown {
     return `\u0000${this.params.length - 1}\u0000`
   }
 
-  rewrite(node: P.PlanNode, isRoot: boolean): P.PlanNode {
-    const done = this.rewritten.get(node)
+  /**
+   * `needed`: the columns of `node` its consumer reads (undefined: all). A statement selects NULL
+   * for the others, so an in-memory operator above it is not sent columns it never reads.
+   */
+  rewrite(node: P.PlanNode, needed: ReadonlySet<number> | undefined): P.PlanNode {
+    const key = needed === undefined ? '*' : [...needed].sort((a, b) => a - b).join(',')
+    let byNeed = this.rewritten.get(node)
+    const done = byNeed?.get(key)
     if (done) return done
     let out: P.PlanNode
     const block = this.block(node)
-    if (block) out = this.statement(node, block, isRoot)
-    else out = this.partialFilter(node) ?? this.withChildren(node)
-    this.rewritten.set(node, out)
+    if (block) out = this.statement(node, block, needed)
+    else out = this.partialFilter(node, needed) ?? this.withChildren(node, needed)
+    if (!byNeed) this.rewritten.set(node, (byNeed = new Map()))
+    byNeed.set(key, out)
     return out
   }
 
   /** A filter whose predicate is partly pushable: the pushable conjuncts go to SQL, the rest stays. */
-  private partialFilter(node: P.PlanNode): P.PlanNode | undefined {
+  private partialFilter(node: P.PlanNode, needed: ReadonlySet<number> | undefined): P.PlanNode | undefined {
     if (node.kind !== 'Filter' || !this.block(node.input)) return undefined
     const conjuncts = splitAnd(node.predicate)
     if (conjuncts.length < 2) return undefined
@@ -92,25 +102,26 @@ class PushDown {
     }
     if (pushable.length === 0) return undefined
     const inner: P.Filter = { ...node, predicate: joinAnd(pushable) }
-    return { ...node, input: this.rewrite(inner, false), predicate: joinAnd(rest) }
+    const predicate = joinAnd(rest)
+    return { ...node, input: this.rewrite(inner, union(needed, referenced([predicate]))), predicate }
   }
 
-  private withChildren(node: P.PlanNode): P.PlanNode {
+  private withChildren(node: P.PlanNode, needed: ReadonlySet<number> | undefined): P.PlanNode {
     switch (node.kind) {
       case 'TableScan': case 'Values': case 'Range': case 'ApplyInput': case 'SqlQuery':
         return node
       case 'Join': {
-        const left = this.rewrite(node.left, false)
-        const right = this.rewrite(node.right, false)
+        const left = this.rewrite(node.left, undefined)
+        const right = this.rewrite(node.right, undefined)
         return left === node.left && right === node.right ? node : { ...node, left, right }
       }
       case 'Union': {
-        const inputs = node.inputs.map((i) => this.rewrite(i, false))
+        const inputs = node.inputs.map((i) => this.rewrite(i, undefined))
         return inputs.every((x, i) => x === node.inputs[i]) ? node : { ...node, inputs }
       }
       default: {
         // mv-apply and partition subqueries read their ApplyInput: only their input is rewritten
-        const input = this.rewrite(node.input, false)
+        const input = this.rewrite(node.input, neededOfInput(node, needed))
         return input === node.input ? node : { ...node, input } as P.PlanNode
       }
     }
@@ -120,10 +131,10 @@ class PushDown {
   // Statement assembly
   // -------------------------------------------------------------------------------------------
 
-  private statement(node: P.PlanNode, block: Block, isRoot: boolean): P.SqlQuery {
-    // hidden columns (_rowid, _ingested_at) never reach the final result: the root reads none
-    const prune = isRoot && !block.distinct && block.groupBy === undefined
-    const select = block.cols.map((c, i) => (prune && node.columns[i]!.hidden ? this.dialect.nullOf(c.type) : c.sql))
+  private statement(node: P.PlanNode, block: Block, needed: ReadonlySet<number> | undefined): P.SqlQuery {
+    // columns nobody reads come back NULL (not under DISTINCT or GROUP BY, where they count)
+    const prune = needed !== undefined && !block.distinct && block.groupBy === undefined
+    const select = block.cols.map((c, i) => (prune && !needed.has(i) ? this.dialect.nullOf(c.type) : c.sql))
     const text = this.render(block, select)
     const { sql, params } = this.finish(text)
     const nullIsNaN = block.cols.flatMap((c, i) => (c.nullIsNaN ? [i] : []))
@@ -445,6 +456,50 @@ class PushDown {
     ]
     if (cols.some((c) => c.nullIsNaN && (leftMissing || rightMissing))) return undefined
     return { from: `${l.from} ${joinSql} ${r.from} ON ${condition}`, cols, where: [], orderBy: [], distinct: false }
+  }
+}
+
+/** Input columns an expression list reads (ColumnRefs, not looking into subquery plans). */
+function referenced(exprs: readonly P.Expr[]): Set<number> {
+  const out = new Set<number>()
+  const visit = (e: P.Expr): void => {
+    switch (e.kind) {
+      case 'ColumnRef': out.add(e.index); return
+      case 'Literal': case 'ScalarSubquery': return
+      case 'Call': case 'Window': e.args.forEach(visit); return
+      case 'Binary': visit(e.left); visit(e.right); return
+      case 'Unary': case 'Convert': visit(e.operand); return
+      case 'InList': visit(e.operand); e.items.forEach(visit); return
+      case 'InSubquery': visit(e.operand); return
+      case 'Between': visit(e.operand); visit(e.low); visit(e.high); return
+      case 'Member': visit(e.target); visit(e.key); return
+      case 'Pack': e.entries.forEach((x) => visit(x.value)); return
+    }
+  }
+  exprs.forEach(visit)
+  return out
+}
+
+function union(a: ReadonlySet<number> | undefined, b: ReadonlySet<number>): ReadonlySet<number> | undefined {
+  return a === undefined ? undefined : new Set([...a, ...b])
+}
+
+/**
+ * The input columns an in-memory operator reads, given the columns of its own output that are
+ * read (undefined: all). Operators that keep their input's column positions pass the need on;
+ * operators that compute new columns read only what their expressions name.
+ */
+function neededOfInput(node: P.PlanNode, needed: ReadonlySet<number> | undefined): ReadonlySet<number> | undefined {
+  switch (node.kind) {
+    case 'Filter': return union(needed, referenced([node.predicate]))
+    case 'Sort': case 'Top': return union(needed, referenced(node.keys.map((k) => k.expr)))
+    case 'Take': case 'Serialize': return needed
+    case 'Count': return new Set()
+    // every expression is still evaluated (assert() must see its real input), so all count
+    case 'Project': case 'Summarize': case 'MakeSeries': case 'TopNested': case 'SampleDistinct': case 'TopHitters': case 'Pivot':
+      return referenced(nodeExpressions(node))
+    default:
+      return undefined
   }
 }
 
