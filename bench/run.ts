@@ -5,8 +5,10 @@
 import { fileURLToPath } from 'node:url'
 import { printResult, type Scenario, writeSection } from './harness.js'
 import { authOverhead } from './scenarios/auth-overhead.js'
+import { kqlEngine } from './scenarios/kql-engine.js'
+import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead]
+const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS
