@@ -6,6 +6,7 @@ import type { AccessStore } from './access/access-store.js'
 import type { ChangeStore } from './changes/workspace-change.js'
 import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
+import type { LedgerStore } from './ledger/ledger-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'
@@ -13,6 +14,8 @@ export interface Stores {
   readonly config: ConfigStore
   readonly changes: ChangeStore
   readonly data: ConnectionDataStore
+  /** The activity log's records, heads, Merkle nodes and checkpoints (design §8). */
+  readonly ledger: LedgerStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

@@ -28,7 +28,7 @@ const signing = testKey()
 const T0 = Date.parse('2026-03-01T08:00:00.000Z')
 
 /** A container of `n` records with varied bodies, built through the real append path. */
-function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[] } {
+function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ranges: CompactRange[] } {
   const records: StoredRecord[] = []
   const ranges: CompactRange[] = [createCompactRange()]
   let tip = genesisTip(hasher)
@@ -41,7 +41,7 @@ function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[
         entityType: i % 2 === 0 ? 'batch' : null,
         entityId: `B-${i}`,
         actionType: 'update',
-        details: { n: i, note: i === 4 ? '' : `Entrée ${i} — ✓ "q", 😀`, nested: { list: [i, i / 4, true, null] } },
+        details: { n: i, note: i === 4 ? '' : `${note} ${i} — ✓ "q", 😀`, nested: { list: [i, i / 4, true, null] } },
       },
     }
     const r = appendBatch(hasher, tip, range, [entry], T0 + i * 1000)
@@ -75,7 +75,7 @@ function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>,
     recordCount: slice.length,
     checkpoints: (opts.checkpointSizes ?? [to]).map((size) => ({
       note: signCheckpoint({ origin, size, root: chain.ranges[size]!.root() }, signing.signer, signing.key, 1_772_400_000),
-      consistencyProof: size < to ? consistencyProof(nodes, size, to).map((b) => b.toString('hex')) : [],
+      consistencyProof: (size < to ? consistencyProof(nodes, size, to) : size > to ? consistencyProof(nodes, to, size) : []).map((b) => b.toString('hex')),
     })),
     verifierKeys: [signing.signer.vkey],
   }
@@ -184,10 +184,26 @@ for (const format of ['json', 'csv'] as const) {
       const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [6, 8, 10] })
       const v = await verdictOf(partial)
       assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize], [true, null, 8])
-      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\); 1 checkpoint ignored \(a checkpoint of size 10 lies outside the verified range\)$/)
+      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\)$/)
       // A forged prefix no longer reproduces the signed root.
       const forgedPrefix = partial.replace(/"peaks":\["([0-9a-f])/, (_m, c: string) => `"peaks":["${c === '0' ? '1' : '0'}`)
       const f = await verdictOf(format === 'csv' ? forgedPrefix.replace(/""peaks"":\[""([0-9a-f])/, (_m, c: string) => `""peaks"":[""${c === '0' ? '1' : '0'}`) : forgedPrefix)
+      assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
+    })
+
+    it('a checkpoint past the range covers it through a consistency proof from the range\'s end; a wrong proof is a split view', async () => {
+      const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10] })
+      const v = await verdictOf(partial)
+      assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize, v.facts.attestedSize], [true, null, 8, 8])
+      assert.match(v.verdict.Reason, /all records are covered by a signed checkpoint \(size 8\)$/)
+      const other = buildChain(10, 'another body')
+      const nodes = arrayNodes(other.records.map((r) => r.digest))
+      const wrong = consistencyProof(nodes, 8, 10).map((b) => b.toString('hex'))
+      const tampered = format === 'json'
+        ? partial.replace(/"consistencyProof":\[[^\]]*\]/, `"consistencyProof":${JSON.stringify(wrong)}`)
+        : partial.replace(/""consistencyProof"":\[[^\]]*\]/, `""consistencyProof"":${JSON.stringify(wrong).replace(/"/g, '""')}`)
+      assert.notEqual(tampered, partial)
+      const f = await verdictOf(tampered)
       assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
     })
 

@@ -455,6 +455,15 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
         ignored.push({ source: 'late', reason: err.message })
         continue
       }
+      if (cp.size > rangeEnd && l.proof !== undefined && merkleIntact && range.size === rangeEnd && range.size >= startSeq) {
+        // A checkpoint past the range's end (an export of part of a container): the proof must show
+        // the records up to the range's end are a prefix of the signed tree. It attests nothing past
+        // the range (those records are not in it), so it is not an anchor for truncation.
+        const a: Anchor = { size: cp.size, root: cp.root, source: `the export's checkpoint (size ${cp.size})`, signed: true, matched: null }
+        if (verifyConsistency(range.size, cp.size, range.root(), cp.root, l.proof)) coveredSize = Math.max(coveredSize, range.size)
+        else judge(a, false)
+        continue
+      }
       if (cp.size > rangeEnd || cp.size < startSeq - 1) {
         ignored.push({ source: 'late', reason: `a checkpoint of size ${cp.size} lies outside the verified range` })
         continue
