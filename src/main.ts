@@ -12,7 +12,9 @@ import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
-import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
+import { createActivityLog } from './domain/activity/activity-log.js'
+import { createLedgerService } from './domain/ledger/ledger-service.js'
+import { loadLedgerSigning } from './storage/ledger-key.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -57,24 +59,33 @@ export async function createServices(config: Config, options: RuntimeOptions = {
   try {
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
-    const configService = createConfigService({ stores, clock })
+    const ledger = createLedgerService({
+      stores,
+      clock,
+      signing: loadLedgerSigning({ keysDir: keysDirOf(config.dataDir), keyText: config.ledgerSigningKey, serverId: id, extraTrustedKeys: config.ledgerTrustedKeys ?? [] }),
+      onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
+    })
+    const activity = createActivityLog({ ledger })
+    const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const services: Services = {
       clock,
       stores,
-      access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock }),
+      access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
       config: configService,
       bus,
-      activity: createUnrecordedActivityLog(),
-      ingest: createIngestService({ stores, config: configService, bus, clock }),
+      activity,
+      ledger,
+      ingest: createIngestService({ stores, config: configService, bus, clock, activity }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
     }
     return {
       services,
       serverId: id,
       async close() {
+        await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
         await bus.close()
         await stores.close()

@@ -7,6 +7,7 @@ import type { AccessService } from './access/access-service.js'
 import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
+import type { LedgerService } from './ledger/ledger-service.js'
 import type { QueryService } from './queries/query-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
@@ -20,6 +21,8 @@ export interface Services {
   readonly config: ConfigService
   readonly bus: EventBus
   readonly activity: ActivityLog
+  /** The activity log's records: append, query, verify, export, proofs (spec 4.5, 4.7). */
+  readonly ledger: LedgerService
   readonly ingest: IngestService
   readonly queries: QueryService
 }

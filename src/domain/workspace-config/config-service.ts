@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
+import type { ActivityLog } from '../activity/activity-log.js'
 import { roleHas, type Role } from '../access/rights.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
@@ -37,6 +38,8 @@ export interface ApplyResult {
 export interface ConfigServiceDeps {
   readonly stores: Stores
   readonly clock: Clock
+  /** Applying configuration is a decision: recorded with the commit (spec 1). */
+  readonly activity: ActivityLog
   /** How long a process may serve a cached configuration before re-reading it (cross-process staleness bound). */
   readonly cacheMs?: number
 }
@@ -49,7 +52,7 @@ export function connectionTableName(workspaceId: string, lookup: string): string
 export type ConfigService = ReturnType<typeof createConfigService>
 
 export function createConfigService(deps: ConfigServiceDeps) {
-  const { stores, clock } = deps
+  const { stores, clock, activity } = deps
   const cacheMs = deps.cacheMs ?? 1000
   const cache = new Map<string, { value: CurrentConfig; readAt: number }>()
 
@@ -136,7 +139,7 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
    * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
    */
-  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string } = {}): Promise<ApplyResult> {
+  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string; via?: 'api' | 'portal' | 'cli' | 'mcp' | 'system' } = {}): Promise<ApplyResult> {
     if (!roleHas(actor.role, 'config:apply')) throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
     const next = validateConfig(document)
     if (next.workspace !== undefined && options.workspaceName !== undefined && next.workspace !== options.workspaceName) {
@@ -165,6 +168,11 @@ export function createConfigService(deps: ConfigServiceDeps) {
         actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
         summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
       })
+      await activity.recordDecision({
+        workspaceId, entityType: 'config', entityId: commit.id, actionType: 'applied',
+        actor: { id: actor.accountId, name: actor.accountName, via: options.via ?? 'portal' },
+        details: { seq, parentId: commit.parentId ?? null, message, changes: describeChanges(changes).slice(0, 200) },
+      }, tx)
       return { changes, commit }
     })
     if (result.commit) invalidate(workspaceId)

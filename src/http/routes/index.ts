@@ -4,10 +4,15 @@
  */
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
+import { activityLogRoutes } from './activity-log.js'
+import { auditLogRoutes } from './audit-logs.js'
 import { correctionRoutes } from './corrections.js'
 import { ingestRoutes } from './ingest.js'
 import { warmQueryRoutes } from './warm-queries.js'
 
 export function apiRoutes(services: Services): AnyRoute[] {
-  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services)]
+  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services),
+    ...activityLogRoutes(services),
+    ...auditLogRoutes(services),
+  ]
 }
