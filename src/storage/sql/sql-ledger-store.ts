@@ -149,11 +149,15 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
     async containers(workspaceId) {
       const where = workspaceId === undefined ? '' : ' WHERE workspace_id = ?'
       const params = workspaceId === undefined ? [] : [workspaceId, workspaceId]
+      // Containers the heads log names count too: one deleted with its head row is still verified
+      // (and reported TRUNCATED against the heads log).
+      const headsWhere = workspaceId === undefined ? '' : ' AND workspace_id = ?'
       const rows = await db.all<Row>(
         `SELECT workspace_id, container_id FROM ledger_heads${where}
          UNION SELECT DISTINCT workspace_id, container_id FROM ledger_records${where}
+         UNION SELECT DISTINCT workspace_id, entity_id FROM ledger_records WHERE container_id = ? AND entity_id IS NOT NULL${headsWhere}
          ORDER BY 1, 2`,
-        params,
+        [...params, HEADS_LOG_CONTAINER_ID, ...(workspaceId === undefined ? [] : [workspaceId])],
       )
       return rows.map((r) => ({ workspaceId: text(r['workspace_id']), containerId: text(r['container_id']) }))
     },
