@@ -319,6 +319,11 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   const merkleLimit = options.lateCheckpoints ? Number.POSITIVE_INFINITY : anchors.length === 0 ? 0 : anchors[anchors.length - 1]!.size
   const late: { note: string; proof: readonly Uint8Array[] | undefined; keys: readonly NoteVerifierKey[] }[] = []
 
+  // Anchors whose root did not match, waiting for the next record: a record edited together with
+  // its own digest changes the root at its size, but it is the next record's link that breaks
+  // (attack 4), and that explains the mismatch.
+  let pendingMismatches: Anchor[] = []
+
   compareAnchorsUpTo(0)
 
   function compareAnchorsUpTo(size: number): void {
@@ -326,7 +331,23 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       const a = anchors[nextAnchor++]!
       if (a.size !== range.size || !merkleIntact) continue // not comparable: an earlier break explains it
       const root = a.size === 0 ? EMPTY_ROOT : range.root()
-      judge(a, hashesEqual(root, a.root))
+      if (hashesEqual(root, a.root)) judge(a, true)
+      else {
+        a.matched = false
+        pendingMismatches.push(a)
+      }
+    }
+  }
+
+  /** Judges the waiting mismatches once record `seq` was checked (`linkBroken`: its link failed). */
+  function settleMismatches(seq: number, linkBroken: boolean): void {
+    if (pendingMismatches.length === 0) return
+    const waiting = pendingMismatches
+    pendingMismatches = []
+    for (const a of waiting) {
+      if (a.size + 1 === seq && linkBroken) continue // explained by the broken link right after it
+      if (a.size + 1 > seq) pendingMismatches.push(a)
+      else judge(a, false)
     }
   }
 
@@ -428,6 +449,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
         ? `record ${recordId} does not start from this container's genesis`
         : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`)
     }
+    settleMismatches(seq, linkBase !== null && !linkOk)
 
     if (seq === target) {
       targetHits++
@@ -487,6 +509,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       }
     }
     compareAnchorsUpTo(lastSeq)
+    settleMismatches(Number.POSITIVE_INFINITY, false)
     // Anchors beyond the stored records cannot be compared; they only attest size.
     nextAnchor = anchors.length
     judgeLate()
