@@ -9,7 +9,7 @@ import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { scopeContainer, platformContainer, headsContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
 import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import { ExportFormatError, verifyExport } from '../../domain/ledger/export-format.js'
+import { ExportFormatError, isExportValid, verifyExport } from '../../domain/ledger/export-format.js'
 import { NoteError, parseVerifierKey, type NoteVerifierKey } from '../../domain/ledger/signed-note.js'
 import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
@@ -176,7 +176,7 @@ export const verifyExportCommand: Command = {
       return
     }
     console.log(JSON.stringify({ ...result.verdict, Export: exportInfo }))
-    const ok = result.verdict.ChainValid && seal.status === 'valid' && recordCountMatches && result.facts.checkpointsIgnored.length === 0
+    const ok = isExportValid(checked)
     if (!ok) {
       const why = [
         !result.verdict.ChainValid ? `the chain does not verify (${result.verdict.Reason})` : null,

@@ -9,6 +9,8 @@ import {
   createExportWriter,
   CSV_COLUMNS,
   ExportFormatError,
+  exportSealText,
+  isExportValid,
   readExport,
   verifyExport,
   type ExportFormat,
@@ -17,6 +19,7 @@ import {
 import type { StoredRecord } from './ledger-types.js'
 import { arrayNodes, consistencyProof, createCompactRange, type CompactRange } from './merkle.js'
 import { formatRecordId } from './record-id.js'
+import { signNote } from './signed-note.js'
 import type { VerifyResult } from './verify-chain.js'
 
 const R = formatRecordId
@@ -54,7 +57,7 @@ function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ran
 }
 
 /** Writes an export of records[from-1 .. to-1] with checkpoints at the given sizes. */
-function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[] } = {}): string {
+function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean } = {}): string {
   const from = opts.from ?? 1
   const to = opts.to ?? chain.records.length
   const slice = chain.records.slice(from - 1, to)
@@ -79,9 +82,10 @@ function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>,
     })),
     verifierKeys: [signing.signer.vkey],
   }
+  const sealed = opts.seal ? { ...trailer, seal: signNote(exportSealText(header, trailer, slice.length), [signing.signer]) } : trailer
   let out = w.header(header)
   for (const r of slice) out += w.record(r)
-  return out + w.trailer(trailer)
+  return out + w.trailer(sealed)
 }
 
 async function verdictOf(text: string, opts: Parameters<typeof verifyExport>[1] = { trustedKeys: [signing.verifier] }): Promise<Extract<VerifyResult, { kind: 'verdict' }>> {
@@ -350,3 +354,34 @@ function parseCsvRow(row: string): string[] {
   }
   return cells
 }
+
+describe('export seal', () => {
+  const chain = buildChain(6)
+  for (const format of ['json', 'csv'] as const) {
+    it(`${format}: a sealed export is valid as a whole; any edit of header, trailer or seal makes it invalid`, async () => {
+      const text = writeExport(format, chain, { seal: true })
+      const good = await verifyExport([text], { trustedKeys: [signing.verifier] })
+      assert.deepEqual([good.seal.status, isExportValid(good)], ['valid', true])
+      const q = format === 'csv' ? '""' : '"'
+      const edits: [string, string][] = [
+        [`${q}exportedAt${q}:${q}2026`, `${q}exportedAt${q}:${q}2027`],
+        [`${q}filter${q}:{${q}startDate${q}:${q}2026`, `${q}filter${q}:{${q}startDate${q}:${q}2025`],
+        [`${q}verifierKeys${q}:[${q}provenant.test`, `${q}verifierKeys${q}:[${q}xprovenant.test`],
+        [`${q}recordCount${q}:6`, `${q}recordCount${q}:7`],
+      ]
+      for (const [from, to] of edits) {
+        assert.ok(text.includes(from), from)
+        const r = await verifyExport([text.replace(from, to)], { trustedKeys: [signing.verifier] })
+        assert.equal(isExportValid(r), false, from)
+        assert.notEqual(r.seal.status, 'valid', from)
+      }
+      const unsealed = await verifyExport([writeExport(format, chain)], { trustedKeys: [signing.verifier] })
+      assert.deepEqual([unsealed.seal.status, isExportValid(unsealed)], ['missing', false])
+      const otherKey = await verifyExport([text], { trustedKeys: [testKey('another server').verifier] })
+      assert.equal(otherKey.seal.status, 'untrusted')
+      assert.equal(isExportValid(otherKey), false)
+      const embedded = await verifyExport([text], { trustEmbeddedKeys: true })
+      assert.equal(embedded.seal.status, 'valid')
+    })
+  }
+})

@@ -75,20 +75,22 @@ export interface ExportTrailer {
   readonly checkpoints: readonly { readonly note: string; readonly consistencyProof: readonly string[] }[]
   /** Verifier keys of the service's checkpoint signing key(s). */
   readonly verifierKeys: readonly string[]
-  /** Signed note over the header and the record count (exportSealText), so no edit goes unnoticed. */
+  /** Signed note over the header, the rest of the trailer and the record count (exportSealText): no edit goes unnoticed. */
   readonly seal?: string
   /** The container's newest checkpoint at export time, whatever its size (informative). */
   readonly latestCheckpoint?: string | null
 }
 
 /**
- * The text the export seal signs: the format, the origin, the record count and the SHA-256 of the
- * header's canonical JSON. With the header pinned (first and last RecordID, their digests), the
- * chain pins every record in between, so a verified seal means no line of the file was changed.
+ * The text the export seal signs: the format, the origin, the number of records, and the SHA-256 of
+ * the canonical JSON of the header and of the trailer without its seal. With the header pinned
+ * (first and last RecordID, their digests), the chain pins every record in between, so a verified
+ * seal on a verified chain means no byte of the file's content was changed.
  */
-export function exportSealText(header: ExportHeader, recordCount: number): string {
-  const digest = createHash('sha256').update(canonicalJson(header), 'utf8').digest('base64')
-  return `${EXPORT_FORMAT_ID}\n${header.origin}\n${recordCount}\n${digest}\n`
+export function exportSealText(header: ExportHeader, trailer: ExportTrailer, recordCount: number): string {
+  const { seal: _seal, ...sealed } = trailer
+  const digest = (v: unknown) => createHash('sha256').update(canonicalJson(v), 'utf8').digest('base64')
+  return `${EXPORT_FORMAT_ID}\n${header.origin}\n${recordCount}\n${digest(header)}\n${digest(sealed)}\n`
 }
 
 /** What the seal check found: `valid`, or why not. */
@@ -632,10 +634,20 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
     verifier.addLateCheckpoint(cp.note, cp.consistencyProof.map((h) => Buffer.from(h, 'hex')), embedded)
   }
   const sealKeys = [...(options.trustedKeys ?? []), ...embedded]
-  return { result: verifier.finish(), header, trailer, recordsRead, recordCountMatches: recordsRead === trailer.recordCount, seal: checkSeal(trailer.seal, header, recordsRead, sealKeys) }
+  return { result: verifier.finish(), header, trailer, recordsRead, recordCountMatches: recordsRead === trailer.recordCount, seal: checkSeal(header, trailer, recordsRead, sealKeys) }
 }
 
-function checkSeal(seal: string | undefined, header: ExportHeader, recordsRead: number, keys: readonly NoteVerifierKey[]): { status: ExportSealStatus; message: string } {
+/**
+ * Whether an export verified as a whole: the chain, the seal, the record count, and every
+ * checkpoint in it (one that no longer verifies was altered). What `provenant verify-export`
+ * exits 0 on.
+ */
+export function isExportValid(r: VerifyExportResult): boolean {
+  return r.result.kind === 'verdict' && r.result.verdict.ChainValid && r.seal.status === 'valid' && r.recordCountMatches && r.result.facts.checkpointsIgnored.length === 0
+}
+
+function checkSeal(header: ExportHeader, trailer: ExportTrailer, recordsRead: number, keys: readonly NoteVerifierKey[]): { status: ExportSealStatus; message: string } {
+  const seal = trailer.seal
   if (seal === undefined) return { status: 'missing', message: 'the export carries no seal' }
   let text: string
   try {
@@ -646,8 +658,8 @@ function checkSeal(seal: string | undefined, header: ExportHeader, recordsRead: 
     if (err instanceof NoteError) return { status: 'invalid', message: `the seal does not verify: ${err.message}` }
     throw err
   }
-  if (text !== exportSealText(header, recordsRead)) {
-    return { status: 'invalid', message: 'the header or the number of records differs from what the seal signed: the file was altered' }
+  if (text !== exportSealText(header, trailer, recordsRead)) {
+    return { status: 'invalid', message: 'the header, the trailer or the number of records differs from what the seal signed: the file was altered' }
   }
   return { status: 'valid', message: 'the seal verifies: header and record count are as exported' }
 }

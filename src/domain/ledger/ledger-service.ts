@@ -22,7 +22,7 @@ import {
   type HeadsLogEntry,
 } from './checkpoint.js'
 import { canonicalRecordBody, containerIdForScope, createRecordHasher, PLATFORM_CONTAINER_ID, type RecordHasher } from './digest.js'
-import { buildExportHeader, createExportWriter, exportSealText, type ExportFormat, type ExportHeader, type ExportTrailer } from './export-format.js'
+import { buildExportHeader, createExportWriter, exportSealText, type ExportFormat, type ExportTrailer } from './export-format.js'
 import { createGroupCommitQueue } from './group-commit.js'
 import { LedgerContentionError, type LedgerSnapshot, type RecordFilter, type RecordPage, type StoredCheckpoint } from './ledger-store.js'
 import type { ContainerRef, StoredRecord } from './ledger-types.js'
@@ -440,14 +440,6 @@ export function createLedgerService(deps: LedgerServiceDeps) {
   // --- export ------------------------------------------------------------------------------------
 
   /**
-   * The export seal: a signed note over the header's canonical text and the record count, so an
-   * edit anywhere in the file (the header included) fails offline verification.
-   */
-  function sealExport(header: ExportHeader, recordCount: number): string {
-    return signNote(exportSealText(header, recordCount), [signing.signer])
-  }
-
-  /**
    * Streams an export (spec 4.5 `format=json|csv`): header, the records of the date range exactly
    * as stored, and a trailer with the container's newest checkpoint (plus an RFC 9162 proof tying
    * it to the last exported record), the verifier key and the seal. Everything comes from one read
@@ -519,13 +511,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
             if (!await write(writer.record(r))) return
           }
         }
-        const trailer: ExportTrailer = {
-          recordCount: count,
-          checkpoints,
-          verifierKeys: [signing.signer.vkey],
-          seal: sealExport(headerObject, count),
-          latestCheckpoint: latest?.note ?? null,
-        }
+        const unsealed: ExportTrailer = { recordCount: count, checkpoints, verifierKeys: [signing.signer.vkey], latestCheckpoint: latest?.note ?? null }
+        const trailer: ExportTrailer = { ...unsealed, seal: signNote(exportSealText(headerObject, unsealed, count), [signing.signer]) }
         if (!await write(writer.trailer(trailer))) return
         out.end()
       }).catch((error: unknown) => {
