@@ -38,8 +38,13 @@ export function loadLedgerSigning(options: LedgerKeyOptions): LedgerSigning {
     mkdirSync(options.keysDir, { recursive: true, mode: 0o700 })
     const file = join(options.keysDir, LEDGER_KEY_FILE)
     if (!existsSync(file)) {
-      writeFileSync(file, `${formatPrivateNoteKey(defaultLedgerKeyName(options.serverId), generateSigningKey())}\n`, { mode: 0o600, flag: 'wx' })
-      chmodSync(file, 0o600)
+      try {
+        // wx: when two processes start on a fresh data directory at once, one key wins and both use it.
+        writeFileSync(file, `${formatPrivateNoteKey(defaultLedgerKeyName(options.serverId), generateSigningKey())}\n`, { mode: 0o600, flag: 'wx' })
+        chmodSync(file, 0o600)
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'EEXIST') throw error
+      }
     }
     text = readFileSync(file, 'utf8').trim()
   }
