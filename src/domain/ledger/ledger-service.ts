@@ -239,10 +239,17 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     return results
   }
 
+  const stats = { flushes: 0, entries: 0, failedFlushes: 0, flushMs: 0 }
   const queue = createGroupCommitQueue<ContainerRef, QueueEntry, StoredRecord | null>({
     keyOf: containerKey,
     ...(deps.maxBatch !== undefined ? { maxBatch: deps.maxBatch } : {}),
-    ...(deps.onFlush ? { onFlush: deps.onFlush } : {}),
+    onFlush: (info) => {
+      stats.flushes++
+      stats.entries += info.entries
+      stats.flushMs += info.ms
+      if (info.error !== undefined) stats.failedFlushes++
+      deps.onFlush?.(info)
+    },
     async commit(groups) {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -535,6 +542,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     /** The verifier key auditors configure (C2SP vkey) and what it signs. */
     publicKey: () => ({ keyName: signing.signer.name, verifierKey: signing.signer.vkey, publicKey: Buffer.from(signing.signer.publicKey).toString('base64'), logName: signing.logName }),
     trustedKeys: () => signing.trustedKeys,
+    /** Group-commit counters since start: flushes, entries they carried, failures, time in flushes. */
+    stats: () => ({ ...stats }),
     /** Waits for every queued append and checkpoint, then refuses new ones. */
     close: () => queue.close(),
     drain: () => queue.drain(),

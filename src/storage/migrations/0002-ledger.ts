@@ -31,7 +31,8 @@ CREATE TABLE ledger_records (
 );
 CREATE UNIQUE INDEX ledger_records_seq ON ledger_records (workspace_id, container_id, seq);
 CREATE UNIQUE INDEX ledger_records_prev ON ledger_records (workspace_id, container_id, prev_digest);
-CREATE INDEX ledger_records_entity ON ledger_records (workspace_id, container_id, entity_id, seq);
+-- Finds the heads-log entries that name a container; only the heads log needs it, so only its rows pay for it.
+CREATE INDEX ledger_records_heads ON ledger_records (workspace_id, entity_id, seq) WHERE container_id = 'heads';
 
 -- The store's own claim of each container's tip, updated in the transaction of every append. It
 -- also holds the Merkle compact range (so a checkpoint costs O(log n)) and the newest checkpointed size.

@@ -273,8 +273,9 @@ export function createSnapshot(db: SqlDb): LedgerSnapshot {
     },
 
     async headsLog(workspaceId, containerId, limit) {
-      const base = 'FROM ledger_records WHERE workspace_id = ? AND container_id = ? AND entity_id = ?'
-      const params = [workspaceId, HEADS_LOG_CONTAINER_ID, containerId]
+      // container_id = 'heads' literally, so the planner picks the partial index ledger_records_heads.
+      const base = `FROM ledger_records WHERE workspace_id = ? AND container_id = '${HEADS_LOG_CONTAINER_ID}' AND entity_id = ?`
+      const params = [workspaceId, containerId]
       const count = toNumber((await db.get<Row>(`SELECT COUNT(*) AS n ${base}`, params))?.['n'] ?? 0)
       let rows: Row[]
       if (count <= limit) {
