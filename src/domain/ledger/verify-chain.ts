@@ -458,7 +458,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
 
     if (curDigests.length === 0 && merkleIntact && seq === range.size + 1 && seq <= merkleLimit) {
       // The stored digest is the leaf hash (digest.ts); a wrong-length one cannot match any root.
-      range.append(r.digest.length === 32 ? r.digest : Buffer.alloc(32))
+      range.push(r.digest.length === 32 ? r.digest : Buffer.alloc(32))
     }
     curDigests.push(r.digest)
   }

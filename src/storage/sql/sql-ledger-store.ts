@@ -24,14 +24,28 @@ import {
 import { createCompactRange, deserializeCompactRange, nodeHash } from '../../domain/ledger/merkle.js'
 import { type SqlDb, toNumber } from '../sql-db.js'
 
+/**
+ * One page of records in (seq, id) order after (afterSeq, afterId), up to toSeq, as raw rows
+ * `[id, seq, record_id, prev_digest, ts, user_id, body, digest]` (an engine's fastest read).
+ */
+export type RecordPageReader = (container: ContainerRef, afterSeq: number, afterId: number, toSeq: number, limit: number) => readonly (readonly unknown[])[]
+
 /** What the two engines do differently for the ledger. */
 export interface LedgerBackend {
   /** Takes the container's append lock inside the transaction `tx` is bound to (held until it ends). */
   lockContainer(tx: SqlDb, container: ContainerRef): Promise<void>
-  /** Runs `fn` with a handle bound to one read snapshot, released when `fn` settles. */
-  withSnapshot<T>(fn: (db: SqlDb) => Promise<T>): Promise<T>
+  /**
+   * Runs `fn` with a handle bound to one read snapshot, released when `fn` settles, and optionally
+   * a native page reader on the same snapshot (whole-chain verify reads millions of rows).
+   */
+  withSnapshot<T>(fn: (db: SqlDb, pages?: RecordPageReader) => Promise<T>): Promise<T>
   close(): Promise<void>
 }
+
+/** The records query every page reader runs (SQL shared by both engines). */
+export const RECORD_PAGE_SQL = `SELECT id, seq, record_id, prev_digest, ts, user_id, body, digest FROM ledger_records
+  WHERE workspace_id = ? AND container_id = ? AND (seq > ? OR (seq = ? AND id > ?)) AND seq <= ?
+  ORDER BY seq, id LIMIT ?`
 
 type Row = Record<string, unknown>
 
@@ -144,7 +158,7 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
       await db.run('UPDATE ledger_heads SET checkpoint_size = ? WHERE workspace_id = ? AND container_id = ? AND checkpoint_size < ?', [cp.size, container.workspaceId, container.containerId, cp.size])
     },
 
-    readSnapshot: (read) => backend.withSnapshot((snap) => read(createSnapshot(snap))),
+    readSnapshot: (read) => backend.withSnapshot((snap, pages) => read(createSnapshot(snap, pages))),
 
     async containers(workspaceId) {
       const where = workspaceId === undefined ? '' : ' WHERE workspace_id = ?'
@@ -184,8 +198,20 @@ function checkpointOf(r: Row): StoredCheckpoint {
   return { size: toNumber(r['size']), issuedAt: toNumber(r['issued_at']), note: text(r['note']) }
 }
 
-/** The read half, over a handle bound to one snapshot. */
-export function createSnapshot(db: SqlDb): LedgerSnapshot {
+function recordOfRaw(r: readonly unknown[]): StoredRecord {
+  return {
+    seq: toNumber(r[1]),
+    recordId: text(r[2]),
+    prevDigest: bytes(r[3]),
+    timestamp: text(r[4]),
+    userId: text(r[5]),
+    canonical: text(r[6]),
+    digest: bytes(r[7]),
+  }
+}
+
+/** The read half, over a handle bound to one snapshot (and the engine's page reader, if any). */
+export function createSnapshot(db: SqlDb, pages?: RecordPageReader): LedgerSnapshot {
   const key = (level: number, index: number) => `${level}/${index}`
 
   /** Record digests for seq in [from, to] (level-0 nodes), the first row per seq. */
@@ -223,12 +249,16 @@ export function createSnapshot(db: SqlDb): LedgerSnapshot {
       let afterSeq = fromSeq - 1
       let afterId = Number.MAX_SAFE_INTEGER // (fromSeq - 1, ∞): nothing of seq fromSeq - 1
       for (;;) {
-        const rows = await db.all<Row>(
-          `SELECT ${RECORD_COLUMNS} FROM ledger_records
-           WHERE workspace_id = ? AND container_id = ? AND (seq > ? OR (seq = ? AND id > ?)) AND seq <= ?
-           ORDER BY seq, id LIMIT ${PAGE}`,
-          [c.workspaceId, c.containerId, afterSeq, afterSeq, afterId, toSeq],
-        )
+        if (pages) {
+          const rows = pages(c, afterSeq, afterId, toSeq, PAGE)
+          for (const r of rows) yield recordOfRaw(r)
+          if (rows.length < PAGE) return
+          const last = rows[rows.length - 1]!
+          afterSeq = toNumber(last[1])
+          afterId = toNumber(last[0])
+          continue
+        }
+        const rows = await db.all<Row>(RECORD_PAGE_SQL, [c.workspaceId, c.containerId, afterSeq, afterSeq, afterId, toSeq, PAGE])
         for (const r of rows) yield recordOf(r)
         if (rows.length < PAGE) return
         const last = rows[rows.length - 1]!

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3'
 import type { SqlDb } from '../sql-db.js'
-import type { LedgerBackend } from '../sql/sql-ledger-store.js'
+import { RECORD_PAGE_SQL, type LedgerBackend, type RecordPageReader } from '../sql/sql-ledger-store.js'
 import { createSqliteDb, openSqliteDatabase } from './sqlite-db.js'
 
 /** Idle read connections kept for reuse. */
@@ -15,7 +15,7 @@ const MAX_IDLE_READERS = 4
 
 export function createSqliteLedgerBackend(writer: SqlDb): LedgerBackend {
   let file: string | undefined
-  const idle: { raw: Database.Database; db: SqlDb }[] = []
+  const idle: { raw: Database.Database; db: SqlDb; pages: RecordPageReader }[] = []
   let closed = false
 
   async function databaseFile(): Promise<string> {
@@ -28,11 +28,16 @@ export function createSqliteLedgerBackend(writer: SqlDb): LedgerBackend {
     return file
   }
 
-  async function reader(): Promise<{ raw: Database.Database; db: SqlDb }> {
+  interface Reader { raw: Database.Database; db: SqlDb; pages: RecordPageReader }
+
+  async function reader(): Promise<Reader> {
     const reused = idle.pop()
     if (reused) return reused
     const raw = openSqliteDatabase(await databaseFile(), { readonly: true })
-    return { raw, db: createSqliteDb(raw) }
+    // Rows as arrays: a whole-chain verify reads every record, and per-row objects were a third of its time.
+    const page = raw.prepare(RECORD_PAGE_SQL).raw(true)
+    const pages: RecordPageReader = (c, afterSeq, afterId, toSeq, limit) => page.all(c.workspaceId, c.containerId, afterSeq, afterSeq, afterId, toSeq, limit) as unknown[][]
+    return { raw, db: createSqliteDb(raw), pages }
   }
 
   return {
@@ -46,7 +51,7 @@ export function createSqliteLedgerBackend(writer: SqlDb): LedgerBackend {
       try {
         await r.db.exec('BEGIN')
         try {
-          return await fn(r.db)
+          return await fn(r.db, r.pages)
         } finally {
           try {
             if (r.raw.inTransaction) await r.db.exec('COMMIT')
