@@ -194,10 +194,9 @@ export function createLedgerService(deps: LedgerServiceDeps) {
 
   const origin = (c: ContainerRef): string => checkpointOrigin(signing.logName, c)
 
-  /** Signs and stores a checkpoint of `size` with `root`, inside the caller's transaction. */
-  async function checkpointIn(tx: Stores, c: ContainerRef, size: number, root: Uint8Array, now: number): Promise<void> {
-    const note = signCheckpoint({ origin: origin(c), size, root }, signing.signer, signing.key, Math.floor(now / 1000))
-    await tx.ledger.saveCheckpoint(c, { size, issuedAt: now, note })
+  /** A signed checkpoint of `size` with `root` (stored by the adapter in the append's transaction). */
+  function checkpointOf(c: ContainerRef, size: number, root: Uint8Array, now: number): StoredCheckpoint {
+    return { size, issuedAt: now, note: signCheckpoint({ origin: origin(c), size, root }, signing.signer, signing.key, Math.floor(now / 1000)) }
   }
 
   /**
@@ -214,15 +213,22 @@ export function createLedgerService(deps: LedgerServiceDeps) {
       const { key: container, entries } = groups.get(k)!
       const appends = entries.flatMap((e) => (e.kind === 'append' ? [e.entry] : []))
       const hasher = hasherFor(container)
-      const { result, before } = await tx.ledger.appendBatch(container, (head) => appendBatch(hasher, head.tip, head.range, appends, now))
+      let root: Uint8Array | null = null
+      const { result, checkpoint } = await tx.ledger.appendBatch(
+        container,
+        (head) => appendBatch(hasher, head.tip, head.range, appends, now),
+        (res, before) => {
+          const size = res.head.seq
+          if (size === 0 || (res.records.length === 0 && size === before.checkpointSize)) return null
+          root = res.range.root()
+          return checkpointOf(container, size, root, now)
+        },
+      )
       let i = 0
       results.set(k, entries.map((e) => (e.kind === 'append' ? result.records[i++]! : null)))
-      const size = result.head.seq
-      if (size > 0 && (result.records.length > 0 || size !== before.checkpointSize)) {
-        const root = result.range.root()
-        await checkpointIn(tx, container, size, root, now)
+      if (checkpoint !== null && root !== null) {
         const list = headsEntries.get(container.workspaceId) ?? []
-        list.push({ containerId: container.containerId, size, root })
+        list.push({ containerId: container.containerId, size: checkpoint.size, root })
         headsEntries.set(container.workspaceId, list)
       }
     }
@@ -233,8 +239,7 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         body: { ScopeKey: null, entityType: HEADS_LOG_ENTITY_TYPE, entityId: e.containerId, actionType: HEADS_LOG_ACTION_TYPE, details: { size: e.size, root: Buffer.from(e.root).toString('base64') } },
       }))
       const hasher = hasherFor(heads)
-      const { result } = await tx.ledger.appendBatch(heads, (head) => appendBatch(hasher, head.tip, head.range, entries, now))
-      await checkpointIn(tx, heads, result.head.seq, result.range.root(), now)
+      await tx.ledger.appendBatch(heads, (head) => appendBatch(hasher, head.tip, head.range, entries, now), (res) => checkpointOf(heads, res.head.seq, res.range.root(), now))
     }
     return results
   }

@@ -79,9 +79,16 @@ export interface LedgerStore {
    * head row), insert the returned records and the completed Merkle nodes, and upsert the head row.
    * Appends to one container are thereby serialised in the database, never in process memory, so
    * several processes cannot fork a chain (design §2, §8). `build` is pure and may throw: then
-   * nothing is written. Resolves with what `build` returned and the head state it started from.
+   * nothing is written. `checkpoint`, when given, is called with the result under the same lock
+   * and may return a checkpoint to store in the same transaction (the head row's checkpoint size
+   * then follows it). Resolves with what `build` and `checkpoint` returned and the head state the
+   * batch started from.
    */
-  appendBatch(container: ContainerRef, build: (head: HeadState) => AppendBatchResult): Promise<{ readonly result: AppendBatchResult; readonly before: HeadState }>
+  appendBatch(
+    container: ContainerRef,
+    build: (head: HeadState) => AppendBatchResult,
+    checkpoint?: (result: AppendBatchResult, before: HeadState) => StoredCheckpoint | null,
+  ): Promise<{ readonly result: AppendBatchResult; readonly before: HeadState; readonly checkpoint: StoredCheckpoint | null }>
 
   /** Stores a copy of a checkpoint this server signed and raises the head row's checkpoint size. */
   saveCheckpoint(container: ContainerRef, checkpoint: StoredCheckpoint): Promise<void>
