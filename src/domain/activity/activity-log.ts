@@ -54,6 +54,10 @@ export interface ActivityLog {
    * in the transaction: on PostgreSQL it holds the container's lock until the commit); without, it
    * is committed on its own. MUST resolve only after the record is durably committed (with `tx`:
    * it commits when `tx` does).
+   *
+   * NOTE: inside a `stores.transaction(...)` always pass its `tx`. Without it the record waits for
+   * the next group commit, which on SQLite waits for the writer the caller's transaction holds: the
+   * call would never return.
    */
   recordDecision(input: DecisionInput, tx?: Stores): Promise<void>
   /**
