@@ -62,6 +62,34 @@ async function measure(backend: 'sqlite' | 'postgres'): Promise<{ perSecond: num
   }
 }
 
+/** The ledger service alone (no HTTP, no auth, no call records): 32 writers appending to one container. */
+async function ledgerOnly(): Promise<{ perSecond: number; batch: number }> {
+  const bench = await startBenchRuntime('sqlite')
+  try {
+    const services = bench.runtime.services
+    const container = scopeContainer(bench.workspaceId, 'line-1')
+    const request = { userId: 'acc_bench', body: JSON.parse(BODY) as Record<string, unknown> }
+    const run = async (ms: number) => {
+      let n = 0
+      const until = performance.now() + ms
+      await Promise.all(Array.from({ length: 32 }, async () => {
+        while (performance.now() < until) {
+          await services.ledger.append(container, [request])
+          n++
+        }
+      }))
+      return n
+    }
+    await run(1000)
+    const before = services.ledger.stats()
+    const n = await run(SECONDS * 1000)
+    const after = services.ledger.stats()
+    return { perSecond: n / SECONDS, batch: (after.entries - before.entries) / Math.max(1, after.flushes - before.flushes) }
+  } finally {
+    await bench.close()
+  }
+}
+
 export const ledgerAppend: Scenario = {
   id: 'ledger-append',
   title: 'Activity log: durable appends through HTTP, 32 concurrent clients',
@@ -76,6 +104,15 @@ export const ledgerAppend: Scenario = {
       target: '≥ 5,000/s (design §12)',
       met: sqlite.perSecond >= 5000 && sqlite.chainValid,
     }]
+    const core = await ledgerOnly()
+    rows.push({
+      measure: 'the ledger service alone (no HTTP, no call records), 32 writers, one container, SQLite',
+      subject: `${formatRate(core.perSecond)} durable appends (${core.batch.toFixed(1)} per commit)`,
+      baseline: `${formatRate(baseline)} (as above)`,
+      ratio: core.perSecond / baseline,
+      target: 'informational',
+      met: undefined,
+    })
     if (await postgresReachable()) {
       const postgres = await measure('postgres')
       rows.push({
