@@ -80,6 +80,43 @@ function withoutUndefined(o: Record<string, unknown>): JsonObject {
   return out as JsonObject
 }
 
+/**
+ * Decision details as plain JSON, the way JSON.stringify would see them, so a record never fails
+ * (and takes its change's transaction down with it) over a value the canonical form refuses:
+ * undefined members are dropped (null in arrays), bigints become numbers when exact and decimal
+ * strings otherwise (datetime ticks), Dates ISO strings, bytes base64, non-finite numbers null,
+ * Maps and Sets objects and arrays. A cycle is a programming error and throws.
+ */
+export function jsonSafe(value: unknown, seen: object[] = []): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      return Number.isFinite(value) ? value : null
+    case 'bigint':
+      return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined
+  }
+  if (value === null) return null
+  const o = value as object
+  if (seen.includes(o)) throw new TypeError('decision details must not contain a cycle')
+  if (o instanceof Date) return Number.isNaN(o.getTime()) ? null : o.toISOString()
+  if (o instanceof Uint8Array) return Buffer.from(o).toString('base64')
+  const inner = [...seen, o]
+  if (Array.isArray(o) || o instanceof Set) return [...(o as Iterable<unknown>)].map((v) => jsonSafe(v, inner) ?? null)
+  const entries = o instanceof Map ? [...o].map(([k, v]) => [String(k), v] as const) : Object.entries(o)
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of entries) {
+    const safe = jsonSafe(v, inner)
+    if (safe !== undefined) out[k] = safe
+  }
+  return out
+}
+
 export function createActivityLog(deps: { readonly ledger: LedgerService }): ActivityLog {
   const { ledger } = deps
   return {
@@ -92,7 +129,7 @@ export function createActivityLog(deps: { readonly ledger: LedgerService }): Act
           entityType: input.entityType,
           entityId: input.entityId,
           actionType: input.actionType,
-          details: withoutUndefined({ ...input.details, actor: { name: input.actor.name, via: input.actor.via } }),
+          details: jsonSafe({ ...input.details, actor: { name: input.actor.name, via: input.actor.via } }) as JsonObject,
         },
       }
       if (tx) await ledger.appendInTransaction(tx, container, [request])
