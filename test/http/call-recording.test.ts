@@ -75,6 +75,24 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('an append and its call record share one commit: exactly one api-call record, status 200', async () => {
+      const editor = await server.token('editor')
+      const response = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'shared-commit', actionType: 'create' } })
+      assert.equal(response.status, 200, response.text)
+      const records = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === response.headers.get('x-request-id'))
+      assert.equal(records.length, 1)
+      assert.deepEqual([records[0]!.actionType, records[0]!.details['status']], ['POST /oi-api/provenance/events', 200])
+      const legacy = await server.api('POST', '/oi-api/audit-logs/shared-commit/events', { token: editor, body: { actionType: 'update' } })
+      assert.equal(legacy.status, 200)
+      const legacyRecords = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === legacy.headers.get('x-request-id'))
+      assert.deepEqual(legacyRecords.map((r) => [r.actionType, r.details['status']]), [['POST /oi-api/audit-logs/:lookup/events', 200]])
+      // A refused body is recorded with the status it got, and nothing is appended.
+      const refused = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'shared-commit', userId: 'x' } })
+      assert.equal(refused.status, 400)
+      const refusedRecords = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === refused.headers.get('x-request-id'))
+      assert.deepEqual(refusedRecords.map((r) => r.details['status']), [400])
+    })
+
     it('never records the token, the query string or the body', async () => {
       const secret = `s3cr3t-${Date.now()}`
       await server.api('GET', `/oi-api/provenance/events/query?scopeKey=line-1&entityType=${secret}`, { token: analyst })
@@ -145,6 +163,12 @@ for (const backend of BACKENDS) {
         const read = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })
         assert.equal(read.status, 503)
         assert.match(errorMessage(read), /the activity log could not record this call, so it was not completed/)
+        // An append shares its commit with its call record: both are refused, so nothing was appended.
+        const editor = await server.token('editor')
+        const append = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'during-outage' } })
+        assert.equal(append.status, 503)
+        const { total } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'scope:during-outage' }, {}, { limit: 1, offset: 0, order: 'desc' })
+        assert.equal(total, 0, 'the append was rolled back with its call record')
         const exported = await server.api('GET', '/oi-api/provenance/events/export?scopeKey=line-1', { token: analyst })
         assert.equal(exported.status, 503)
         assert.equal(exported.headers.get('content-disposition'), null)

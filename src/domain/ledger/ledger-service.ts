@@ -276,9 +276,16 @@ export function createLedgerService(deps: LedgerServiceDeps) {
 
   /** Appends through group commit; resolves with the stored records once their flush committed. */
   async function append(container: ContainerRef, requests: readonly AppendRequest[]): Promise<StoredRecord[]> {
-    const prepared = requests.map(prepare)
-    const records = await Promise.all(prepared.map((entry) => queue.submit(container, { kind: 'append', entry })))
-    return records as StoredRecord[]
+    return submit(container, requests.map(prepare))
+  }
+
+  /**
+   * Queues already prepared entries at once (synchronously) and resolves like `append`. With
+   * `prepareAppend`, this lets a caller refuse a bad body first and then queue the append and
+   * something that must share its commit (the call's own record) in the same turn.
+   */
+  function submit(container: ContainerRef, prepared: readonly AppendEntry[]): Promise<StoredRecord[]> {
+    return Promise.all(prepared.map((entry) => queue.submit(container, { kind: 'append', entry }))) as Promise<StoredRecord[]>
   }
 
   /**
@@ -537,6 +544,9 @@ export function createLedgerService(deps: LedgerServiceDeps) {
   return {
     origin,
     append,
+    /** Checks and canonicalises append requests (throws for a bad body) without queueing them. */
+    prepareAppend: (requests: readonly AppendRequest[]): readonly AppendEntry[] => requests.map(prepare),
+    submitPrepared: submit,
     appendInTransaction,
     query,
     verify,

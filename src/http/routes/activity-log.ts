@@ -9,6 +9,7 @@ import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
 import { LedgerRangeError, scopeKeyOf, viewOf, type LedgerService } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
 import type { Services } from '../../domain/services.js'
+import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
@@ -77,9 +78,13 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       rights: ['provenance:append'],
       body: appendBody,
       responses: { 200: { description: 'The stored record.', schema: recordSchema } },
-      handler: async ({ caller, body }) => {
+      handler: async ({ caller, body, request, reply }) => {
         const container = containerFor(caller, body.ScopeKey)
-        const [record] = await ledger.append(container, [{ userId: caller.accountId, body: { ...body } }])
+        const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...body } }])
+        // The append and this call's record share one group commit (record-call.ts).
+        const appended = ledger.submitPrepared(container, prepared)
+        recordCallAhead(request, reply, 200)
+        const [record] = await appended
         return currentRecord(viewOf(record!))
       },
     }),

@@ -10,6 +10,7 @@ import { InvalidInputError } from '../../domain/errors.js'
 import { viewOf, type LedgerService } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
 import type { Services } from '../../domain/services.js'
+import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
@@ -47,10 +48,13 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
         ...eventFields,
       }, { error: (issue) => (issue.code === 'unrecognized_keys' ? unexpectedKeysMessage(issue.keys) : issue.code === 'invalid_type' && issue.path?.length === 0 ? 'the body must be a JSON object' : undefined) }),
       responses: { 200: { description: 'The stored event.', schema: legacyRecordSchema } },
-      handler: async ({ caller, params, body }) => {
+      handler: async ({ caller, params, body, request, reply }) => {
         if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup) throw new InvalidInputError(`the body's ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
         const container = containerFor(caller, params.lookup)
-        const [record] = await ledger.append(container, [{ userId: caller.accountId, body: { ...body, ScopeKey: params.lookup } }])
+        const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...body, ScopeKey: params.lookup } }])
+        const appended = ledger.submitPrepared(container, prepared)
+        recordCallAhead(request, reply, 200)
+        const [record] = await appended
         return legacyRecord(viewOf(record!))
       },
     }),
