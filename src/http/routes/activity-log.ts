@@ -14,6 +14,7 @@ import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
   currentRecord,
+  filterText,
   dateRange,
   exportFileName,
   pagingQuery,
@@ -45,7 +46,7 @@ export function unexpectedKeysMessage(keys: readonly string[]): string {
   return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS}`
 }
 
-const optionalText = (name: string) => z.string({ error: `${name} must be a string` }).max(1000, `${name} is at most 1000 characters`).nullable().optional()
+const optionalText = (name: string) => z.string({ error: `${name} must be a string` }).max(1000, `${name} is at most 1000 characters`).refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`).nullable().optional()
 
 /** The fields of an event body besides ScopeKey (shared with the per-log shape). */
 export const eventFields = {
@@ -98,9 +99,9 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional().describe('The scope; omit it for the Platform-Config records.'),
-        entityType: z.string().optional(),
-        actionType: z.string().optional(),
-        userId: z.string().optional(),
+        entityType: filterText('entityType').optional(),
+        actionType: filterText('actionType').optional(),
+        userId: filterText('userId').optional(),
         ...pagingQuery,
         order: z.enum(['desc', 'asc'], { error: 'order is desc (newest first) or asc' }).default('desc').describe('desc (default): newest first; asc: oldest first.'),
       }),
@@ -139,7 +140,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       body: z.strictObject({
         ScopeKey: scopeKeySchema.nullable().optional().describe('The scope; omit it (or null) for the Platform-Config records.'),
         RecordID: recordIdSchema.nullable().optional(),
-        TrustedCheckpoint: z.string().max(10_000).nullable().optional().describe('A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).'),
+        TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000).nullable().optional().describe('A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).'),
       }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes ScopeKey, RecordID and TrustedCheckpoint` : undefined) }).optional(),
       responses: {
         200: { description: 'The verdict (spec 2.7).', schema: verdictSchema },

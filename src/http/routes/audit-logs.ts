@@ -15,6 +15,7 @@ import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
   dateRange,
+  filterText,
   exportFileName,
   legacyRecord,
   legacyRecordSchema,
@@ -69,8 +70,8 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       rights: ['provenance:read'],
       params: lookupParams,
       query: z.object({
-        actor: z.string().optional().describe('= userId.'),
-        action: z.string().optional().describe('= actionType.'),
+        actor: filterText('actor').optional().describe('= userId.'),
+        action: filterText('action').optional().describe('= actionType.'),
         ...pagingQuery,
       }),
       responses: {
@@ -101,7 +102,7 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       params: lookupParams,
       body: z.strictObject({
         RecordID: recordIdSchema.nullable().optional(),
-        TrustedCheckpoint: z.string().max(10_000).nullable().optional(),
+        TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000).nullable().optional(),
       }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes RecordID and TrustedCheckpoint` : undefined) }).optional(),
       responses: {
         200: { description: 'The verdict.', schema: legacyVerdictSchema },

@@ -21,6 +21,9 @@ export const QUERY_LIMIT_DEFAULT = 100
 export const QUERY_LIMIT_MAX = 1000
 export const QUERY_OFFSET_MAX = 1_000_000_000
 
+/** Text of a filter or field: PostgreSQL cannot hold U+0000, so it is a 400 on both backends. */
+export const filterText = (name: string, max = 1000) => z.string().max(max, `${name} is at most ${max} characters`).refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`)
+
 /** A ScopeKey: 1–200 characters, no control characters (it also names a log in the per-log paths). */
 export const scopeKeySchema = z.string()
   .min(1, 'ScopeKey must not be empty')
@@ -168,8 +171,8 @@ export const pagingQuery = {
     .describe(`Records per page: default ${QUERY_LIMIT_DEFAULT}, at most ${QUERY_LIMIT_MAX}.`),
   offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must not be negative').max(QUERY_OFFSET_MAX).default(0)
     .describe('Matching records to skip (default 0).'),
-  startDate: z.string().optional().describe('Records at or after this time (ISO 8601 date or date-time with zone).'),
-  endDate: z.string().optional().describe('Records before this time; a date alone includes that whole day.'),
+  startDate: filterText('startDate').optional().describe('Records at or after this time (ISO 8601 date or date-time with zone).'),
+  endDate: filterText('endDate').optional().describe('Records before this time; a date alone includes that whole day.'),
 }
 
 /** Export file names: the scope key reduced to safe characters. */

@@ -82,7 +82,8 @@ function recordOf(r: Row): StoredRecord {
 function indexedFields(canonical: string): [string | null, string | null, string | null] {
   try {
     const b = JSON.parse(canonical) as Record<string, unknown>
-    const s = (v: unknown) => (typeof v === 'string' ? v : null)
+    // PostgreSQL cannot store U+0000; these copies are only for look-ups, the body keeps the text.
+    const s = (v: unknown) => (typeof v === 'string' ? v.replaceAll('\u0000', '\uFFFD') : null)
     return [s(b['entityType']), s(b['entityId']), s(b['actionType'])]
   } catch {
     return [null, null, null]
