@@ -90,7 +90,7 @@ export interface LedgerStore {
     checkpoint?: (result: AppendBatchResult, before: HeadState) => StoredCheckpoint | null,
   ): Promise<{ readonly result: AppendBatchResult; readonly before: HeadState; readonly checkpoint: StoredCheckpoint | null }>
 
-  /** Stores a copy of a checkpoint this server signed and raises the head row's checkpoint size. */
+  /** Stores a copy of a checkpoint this server signed and makes its size the head row's newest checkpointed size. */
   saveCheckpoint(container: ContainerRef, checkpoint: StoredCheckpoint): Promise<void>
 
   /**
