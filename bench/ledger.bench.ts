@@ -79,7 +79,7 @@ rate('checkpoint: root + Ed25519 sign + cosign', 5_000, () => {
 })
 
 // --- build a chain through the real append path -------------------------------------------------
-const parsedBody = JSON.parse(bodyText) as AppendEntry['body']
+const parsedBody = JSON.parse(bodyText) as Extract<AppendEntry, { body: unknown }>['body']
 const records: StoredRecord[] = []
 let tip = genesisTip(hasher)
 let range = createCompactRange()

@@ -14,8 +14,10 @@ import { createCorrectionsService } from './domain/corrections/corrections-servi
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createSessionService } from './domain/sessions/session-service.js'
-import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
 import { createProposalServices } from './domain/proposals/index.js'
+import { createActivityLog } from './domain/activity/activity-log.js'
+import { createLedgerService } from './domain/ledger/ledger-service.js'
+import { loadLedgerSigning } from './storage/ledger-key.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -61,20 +63,27 @@ export async function createServices(config: Config, options: RuntimeOptions = {
   try {
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
-    const configService = createConfigService({ stores, clock })
+    const ledger = createLedgerService({
+      stores,
+      clock,
+      signing: loadLedgerSigning({ keysDir: keysDirOf(config.dataDir), keyText: config.ledgerSigningKey, serverId: id, extraTrustedKeys: config.ledgerTrustedKeys ?? [] }),
+      onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
+    })
+    const activity = createActivityLog({ ledger })
+    const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
-    const activity = createUnrecordedActivityLog()
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const services: Services = {
       clock,
       stores,
-      access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock }),
+      access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
       config: configService,
       bus,
       activity,
-      ingest: createIngestService({ stores, config: configService, bus, clock }),
+      ledger,
+      ingest: createIngestService({ stores, config: configService, bus, clock, activity }),
       queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
@@ -85,6 +94,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       services,
       serverId: id,
       async close() {
+        await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
         await bus.close()
         await stores.close()

@@ -10,9 +10,12 @@ import { applyCommand } from './commands/apply.js'
 import { ingestCommand } from './commands/ingest.js'
 import { serveCommand } from './commands/serve.js'
 import { tokenCommand } from './commands/token.js'
+import { verifyCommand, verifyExportCommand } from './commands/verify.js'
 import { workspaceCommand } from './commands/workspace.js'
 
-const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand, ingestCommand]
+const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand, ingestCommand,
+  verifyCommand, verifyExportCommand,
+]
 
 const COMMON = `Every command reads --data DIR (or PROVENANT_DATA_DIR; default ./data) and
 --database-url URL (or DATABASE_URL; PostgreSQL instead of the embedded SQLite).`

@@ -21,6 +21,10 @@ export interface Config {
   readonly allowedOrigins: readonly string[]
   /** Seed a demo workspace on first start. */
   readonly demo: boolean
+  /** The activity log's checkpoint signing key (Go signer-key text or PKCS#8 PEM), instead of `<data>/keys/activity-log.key`. */
+  readonly ledgerSigningKey?: string | undefined
+  /** Verifier keys (C2SP vkeys) of earlier checkpoint signing keys whose checkpoints still count. */
+  readonly ledgerTrustedKeys?: readonly string[]
 }
 
 export interface ConfigInput {
@@ -48,5 +52,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     jwtPrivateKeyPem: env['PROVENANT_JWT_PRIVATE_KEY'] || undefined,
     allowedOrigins: (env['PROVENANT_ALLOWED_ORIGINS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     demo: flags.demo ?? env['PROVENANT_DEMO'] === '1',
+    ledgerSigningKey: env['PROVENANT_LEDGER_SIGNING_KEY'] || undefined,
+    ledgerTrustedKeys: (env['PROVENANT_LEDGER_TRUSTED_KEYS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
   }
 }

@@ -9,6 +9,7 @@ import type { AdminService } from './access/admin-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
+import type { LedgerService } from './ledger/ledger-service.js'
 import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
@@ -23,6 +24,8 @@ export interface Services {
   readonly config: ConfigService
   readonly bus: EventBus
   readonly activity: ActivityLog
+  /** The activity log's records: append, query, verify, export, proofs (spec 4.5, 4.7). */
+  readonly ledger: LedgerService
   readonly ingest: IngestService
   readonly queries: QueryService
   readonly corrections: CorrectionsService

@@ -9,6 +9,7 @@ import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ProposalStore } from './proposals/proposal-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 import type { SessionStore } from './sessions/session-store.js'
+import type { LedgerStore } from './ledger/ledger-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'
@@ -19,6 +20,8 @@ export interface Stores {
   readonly corrections: CorrectionStore
   readonly proposals: ProposalStore
   readonly sessions: SessionStore
+  /** The activity log's records, heads, Merkle nodes and checkpoints (design §8). */
+  readonly ledger: LedgerStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

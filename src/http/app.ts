@@ -9,6 +9,8 @@ import type { Services } from '../domain/services.js'
 import { UnauthenticatedError } from '../domain/errors.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
+import { registerCallRecording } from './plugins/record-call.js'
+import { registerWellKnownRoutes } from './routes/well-known.js'
 import { requestIdOf } from './request-id.js'
 import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
 import { parseJsonBody } from './wire/json-body.js'
@@ -111,8 +113,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }
       if (request.caller.expiresAt !== undefined) reply.header('x-token-expires-at', new Date(request.caller.expiresAt).toISOString())
     })
+    registerCallRecording(api, { record: (workspaceId, call) => services.activity.recordCall(workspaceId, call) })
     registerRoutes(api, allRoutes)
   }, { prefix: '/oi-api' })
+  registerWellKnownRoutes(app, services)
 
   if (options.extend) await options.extend(app)
   return app

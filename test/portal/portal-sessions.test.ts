@@ -23,7 +23,10 @@ function recordDecisions(server: TestServer): DecisionInput[] {
   const seen: DecisionInput[] = []
   const services = server.services as { activity: ActivityLog }
   const real = services.activity
-  services.activity = { recordDecision: async (input, tx) => { seen.push(input); await real.recordDecision(input, tx) } }
+  services.activity = {
+    recordDecision: async (input, tx) => { seen.push(input); await real.recordDecision(input, tx) },
+    recordCall: (workspaceId, call) => real.recordCall(workspaceId, call),
+  }
   return seen
 }
 

@@ -54,6 +54,7 @@ export const applyCommand: Command = {
         ...(values.message ? { message: values.message } : {}),
         dryRun: values['dry-run'] ?? false,
         workspaceName: workspace.name,
+        via: 'cli',
       })
       if (result.changes.length === 0) {
         console.log('no changes: the configuration is already in force')

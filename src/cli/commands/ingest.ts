@@ -73,7 +73,7 @@ export const ingestCommand: Command = {
       const flush = async () => {
         if (batch.length === 0) return
         const lines = batch.map((r) => r.line)
-        const { result, problems: rejected } = await services.ingest.importRows(workspace.id, lookup, batch.map((r) => r.value), { fromText: format === 'csv', firstRowNumber: 1 })
+        const { result, problems: rejected } = await services.ingest.importRows(workspace.id, lookup, batch.map((r) => r.value), { fromText: format === 'csv', firstRowNumber: 1, actor: { id: 'cli', name: 'provenant CLI', via: 'cli' } })
         stored += result?.rowCount ?? 0
         problems.push(...rejected.map((p) => ({ row: lines[p.row - 1]!, message: p.message })))
         batch = []

@@ -5,6 +5,7 @@
  * every process sharing the database.
  */
 import type { Clock } from '../../shared/clock.js'
+import type { Actor, ActivityLog } from '../activity/activity-log.js'
 import { newId } from '../../shared/ids.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors.js'
 import type { Stores } from '../stores.js'
@@ -20,6 +21,8 @@ export interface AccessServiceDeps {
   /** The `aud` every token of this server carries (`urn:provenant:<server id>`). */
   readonly audience: string
   readonly clock: Clock
+  /** Token creation and revocation are decisions: each is recorded with the change (spec 1). */
+  readonly activity: ActivityLog
 }
 
 export interface CreateTokenInput {
@@ -32,7 +35,7 @@ export interface CreateTokenInput {
   readonly rights?: readonly string[]
   readonly scopes?: TokenScopes
   /** Who creates it (the owner in the portal; the operator's account or "cli" in the CLI). */
-  readonly createdBy: { readonly id: string; readonly name: string }
+  readonly createdBy: { readonly id: string; readonly name: string; readonly via?: Actor['via'] }
 }
 
 export interface CreatedToken {
@@ -47,7 +50,9 @@ const TOUCH_INTERVAL_MS = 60_000
 export type AccessService = ReturnType<typeof createAccessService>
 
 export function createAccessService(deps: AccessServiceDeps) {
-  const { stores, keyring, audience, clock } = deps
+  const { stores, keyring, audience, clock, activity } = deps
+  /** How an account acted when the caller did not say: the CLI acts as the account `cli`. */
+  const viaOf = (by: { id: string; via?: Actor['via'] }): Actor['via'] => by.via ?? (by.id === 'cli' ? 'cli' : 'portal')
   const lastTouched = new Map<string, number>()
   // Signature verification (Ed25519) is the costliest step of a request; a token whose exact text
   // verified before needs only its expiry re-checked. Revocation is still read from the store on
@@ -163,6 +168,11 @@ export function createAccessService(deps: AccessServiceDeps) {
         actorId: input.createdBy.id, actorName: input.createdBy.name, at: now, commitId: undefined,
         summary: `token "${name}" created for ${account.name}, expires ${new Date(record.expiresAt).toISOString()}`,
       })
+      await activity.recordDecision({
+        workspaceId: input.workspaceId, entityType: 'token', entityId: record.id, actionType: 'created',
+        actor: { id: input.createdBy.id, name: input.createdBy.name, via: viaOf(input.createdBy) },
+        details: { name, ownerId: account.id, owner: account.name, rights, scopes: { ...record.scopes }, expiresAt: new Date(record.expiresAt).toISOString() },
+      }, tx)
     })
     return { token, record }
   }
@@ -171,7 +181,7 @@ export function createAccessService(deps: AccessServiceDeps) {
    * Revokes a token at once (spec 5.8). Owners revoke their own tokens; revoking another
    * account's token needs `accounts:manage`.
    */
-  async function revokeToken(workspaceId: string, tokenId: string, by: { id: string; name: string; canRevokeOthers: boolean }): Promise<TokenRecord> {
+  async function revokeToken(workspaceId: string, tokenId: string, by: { id: string; name: string; canRevokeOthers: boolean; via?: Actor['via'] }): Promise<TokenRecord> {
     const token = await stores.access.tokenById(tokenId)
     if (!token || token.workspaceId !== workspaceId) throw new NotFoundError(`no token ${tokenId} in this workspace`)
     if (token.accountId !== by.id && !by.canRevokeOthers) throw new ForbiddenError('only the owner or an administrator can revoke this token')
@@ -183,6 +193,11 @@ export function createAccessService(deps: AccessServiceDeps) {
         workspaceId, kind: 'token', entityType: 'token', entityId: tokenId, action: 'revoked',
         actorId: by.id, actorName: by.name, at: now, commitId: undefined, summary: `token "${token.name}" revoked`,
       })
+      await activity.recordDecision({
+        workspaceId, entityType: 'token', entityId: tokenId, actionType: 'revoked',
+        actor: { id: by.id, name: by.name, via: viaOf(by) },
+        details: { name: token.name, ownerId: token.accountId, revokedAt: new Date(now).toISOString() },
+      }, tx)
     })
     return { ...token, revokedAt: now, revokedBy: by.id }
   }

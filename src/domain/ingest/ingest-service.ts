@@ -6,6 +6,7 @@
  * all-or-nothing; the CLI import and the pull connectors may keep the rows that fit.
  */
 import type { Clock } from '../../shared/clock.js'
+import { type Actor, type ActivityLog, SYSTEM_ACTOR } from '../activity/activity-log.js'
 import type { Caller } from '../access/caller.js'
 import { inScope } from '../access/caller.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError } from '../errors.js'
@@ -29,6 +30,8 @@ export interface IngestServiceDeps {
   readonly config: ConfigService
   readonly bus: EventBus
   readonly clock: Clock
+  /** Every committed batch is a decision: recorded in the same transaction (spec 1). */
+  readonly activity: ActivityLog
 }
 
 /** Rows per push request, and per committed batch of the CLI import and connectors. */
@@ -37,7 +40,7 @@ export const MAX_PUSH_ROWS = 50_000
 export type IngestService = ReturnType<typeof createIngestService>
 
 export function createIngestService(deps: IngestServiceDeps) {
-  const { stores, config, bus, clock } = deps
+  const { stores, config, bus, clock, activity } = deps
 
   async function connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }> {
     const current = await config.current(workspaceId)
@@ -49,9 +52,16 @@ export function createIngestService(deps: IngestServiceDeps) {
   }
 
   /** Commits typed rows and announces them; the caller has checked rights and the connection's kind. */
-  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[]): Promise<IngestResult> {
+  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[], actor: Actor): Promise<IngestResult> {
     const ingestedAt = clock.now()
-    const { firstRowId, lastRowId } = await stores.transaction((tx) => tx.data.insertRows(table, rows, ingestedAt))
+    const { firstRowId, lastRowId } = await stores.transaction(async (tx) => {
+      const ids = await tx.data.insertRows(table, rows, ingestedAt)
+      await activity.recordDecision({
+        workspaceId, entityType: 'data-connection', entityId: lookup, actionType: 'rows-ingested', actor,
+        details: { rowCount: rows.length, firstRowId: ids.firstRowId, lastRowId: ids.lastRowId, ingestedAt: new Date(ingestedAt).toISOString() },
+      }, tx)
+      return ids
+    })
     bus.publish({ kind: 'rows', workspaceId, connection: lookup, firstRowId, lastRowId, at: ingestedAt, rows })
     return { connection: lookup, rowCount: rows.length, firstRowId, lastRowId, ingestedAt }
   }
@@ -73,17 +83,17 @@ export function createIngestService(deps: IngestServiceDeps) {
     if (inputs.length > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${inputs.length} rows)`)
     const { rows, problems } = typeRows(table.columns, inputs)
     if (problems.length > 0) throw new InvalidInputError(problemsMessage(problems, inputs.length))
-    return commitRows(caller.workspaceId, lookup, table, rows)
+    return commitRows(caller.workspaceId, lookup, table, rows, { id: caller.accountId, name: caller.accountName, via: caller.via ?? 'api' })
   }
 
   /**
    * Imports what fits and reports the rest (CLI import, pull connectors). `fromText` for CSV
    * records. Returns the committed batch (if any row fit) and the problems.
    */
-  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number } = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
+  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number; actor?: Actor } = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
     const { table } = await connectionOf(workspaceId, lookup)
     const { rows, problems } = typeRows(table.columns, inputs, options)
-    const result = rows.length > 0 ? await commitRows(workspaceId, lookup, table, rows) : undefined
+    const result = rows.length > 0 ? await commitRows(workspaceId, lookup, table, rows, options.actor ?? SYSTEM_ACTOR) : undefined
     return { result, problems }
   }
 

@@ -13,17 +13,22 @@ import type { CompactRange, CompletedNode } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
 import type { JsonObject } from '../../shared/strict-json.js'
 
-/** One record to append: the server-set actor and the caller's body fields. */
-export interface AppendEntry {
-  readonly userId: string
-  readonly body: {
-    readonly ScopeKey?: string | null
-    readonly entityType?: string | null
-    readonly entityId?: string | null
-    readonly actionType?: string | null
-    readonly details?: JsonObject | null
+/**
+ * One record to append: the server-set actor and the caller's body fields, or the body's canonical
+ * text already made with canonicalRecordBody (so a bad body is refused before it joins a batch).
+ */
+export type AppendEntry =
+  | {
+    readonly userId: string
+    readonly body: {
+      readonly ScopeKey?: string | null
+      readonly entityType?: string | null
+      readonly entityId?: string | null
+      readonly actionType?: string | null
+      readonly details?: JsonObject | null
+    }
   }
-}
+  | { readonly userId: string; readonly canonical: string }
 
 export interface AppendBatchResult {
   /** In sequence order, exactly as they must be stored. */
@@ -50,7 +55,7 @@ export function appendBatch(hasher: RecordHasher, tip: ChainTip, range: CompactR
   // Canonicalise everything first so a bad entry fails the batch before any digest is made.
   const prepared = entries.map((e) => {
     if (typeof e.userId !== 'string' || e.userId.length === 0) throw new TypeError('userId must be a non-empty string')
-    return { userId: e.userId, canonical: canonicalRecordBody(e.body) }
+    return { userId: e.userId, canonical: 'canonical' in e ? e.canonical : canonicalRecordBody(e.body) }
   })
   const next = range.clone()
   const completed: CompletedNode[] = []

@@ -9,6 +9,8 @@ import {
   createExportWriter,
   CSV_COLUMNS,
   ExportFormatError,
+  exportSealText,
+  isExportValid,
   readExport,
   verifyExport,
   type ExportFormat,
@@ -17,6 +19,7 @@ import {
 import type { StoredRecord } from './ledger-types.js'
 import { arrayNodes, consistencyProof, createCompactRange, type CompactRange } from './merkle.js'
 import { formatRecordId } from './record-id.js'
+import { signNote } from './signed-note.js'
 import type { VerifyResult } from './verify-chain.js'
 
 const R = formatRecordId
@@ -28,7 +31,7 @@ const signing = testKey()
 const T0 = Date.parse('2026-03-01T08:00:00.000Z')
 
 /** A container of `n` records with varied bodies, built through the real append path. */
-function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[] } {
+function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ranges: CompactRange[] } {
   const records: StoredRecord[] = []
   const ranges: CompactRange[] = [createCompactRange()]
   let tip = genesisTip(hasher)
@@ -41,7 +44,7 @@ function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[
         entityType: i % 2 === 0 ? 'batch' : null,
         entityId: `B-${i}`,
         actionType: 'update',
-        details: { n: i, note: i === 4 ? '' : `Entrée ${i} — ✓ "q", 😀`, nested: { list: [i, i / 4, true, null] } },
+        details: { n: i, note: i === 4 ? '' : `${note} ${i} — ✓ "q", 😀`, nested: { list: [i, i / 4, true, null] } },
       },
     }
     const r = appendBatch(hasher, tip, range, [entry], T0 + i * 1000)
@@ -54,7 +57,7 @@ function buildChain(n: number): { records: StoredRecord[]; ranges: CompactRange[
 }
 
 /** Writes an export of records[from-1 .. to-1] with checkpoints at the given sizes. */
-function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[] } = {}): string {
+function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean } = {}): string {
   const from = opts.from ?? 1
   const to = opts.to ?? chain.records.length
   const slice = chain.records.slice(from - 1, to)
@@ -75,13 +78,14 @@ function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>,
     recordCount: slice.length,
     checkpoints: (opts.checkpointSizes ?? [to]).map((size) => ({
       note: signCheckpoint({ origin, size, root: chain.ranges[size]!.root() }, signing.signer, signing.key, 1_772_400_000),
-      consistencyProof: size < to ? consistencyProof(nodes, size, to).map((b) => b.toString('hex')) : [],
+      consistencyProof: (size < to ? consistencyProof(nodes, size, to) : size > to ? consistencyProof(nodes, to, size) : []).map((b) => b.toString('hex')),
     })),
     verifierKeys: [signing.signer.vkey],
   }
+  const sealed = opts.seal ? { ...trailer, seal: signNote(exportSealText(header, trailer, slice.length), [signing.signer]) } : trailer
   let out = w.header(header)
   for (const r of slice) out += w.record(r)
-  return out + w.trailer(trailer)
+  return out + w.trailer(sealed)
 }
 
 async function verdictOf(text: string, opts: Parameters<typeof verifyExport>[1] = { trustedKeys: [signing.verifier] }): Promise<Extract<VerifyResult, { kind: 'verdict' }>> {
@@ -184,10 +188,26 @@ for (const format of ['json', 'csv'] as const) {
       const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [6, 8, 10] })
       const v = await verdictOf(partial)
       assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize], [true, null, 8])
-      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\); 1 checkpoint ignored \(a checkpoint of size 10 lies outside the verified range\)$/)
+      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\)$/)
       // A forged prefix no longer reproduces the signed root.
       const forgedPrefix = partial.replace(/"peaks":\["([0-9a-f])/, (_m, c: string) => `"peaks":["${c === '0' ? '1' : '0'}`)
       const f = await verdictOf(format === 'csv' ? forgedPrefix.replace(/""peaks"":\[""([0-9a-f])/, (_m, c: string) => `""peaks"":[""${c === '0' ? '1' : '0'}`) : forgedPrefix)
+      assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
+    })
+
+    it('a checkpoint past the range covers it through a consistency proof from the range\'s end; a wrong proof is a split view', async () => {
+      const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10] })
+      const v = await verdictOf(partial)
+      assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize, v.facts.attestedSize], [true, null, 8, 8])
+      assert.match(v.verdict.Reason, /all records are covered by a signed checkpoint \(size 8\)$/)
+      const other = buildChain(10, 'another body')
+      const nodes = arrayNodes(other.records.map((r) => r.digest))
+      const wrong = consistencyProof(nodes, 8, 10).map((b) => b.toString('hex'))
+      const tampered = format === 'json'
+        ? partial.replace(/"consistencyProof":\[[^\]]*\]/, `"consistencyProof":${JSON.stringify(wrong)}`)
+        : partial.replace(/""consistencyProof"":\[[^\]]*\]/, `""consistencyProof"":${JSON.stringify(wrong).replace(/"/g, '""')}`)
+      assert.notEqual(tampered, partial)
+      const f = await verdictOf(tampered)
       assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
     })
 
@@ -334,3 +354,34 @@ function parseCsvRow(row: string): string[] {
   }
   return cells
 }
+
+describe('export seal', () => {
+  const chain = buildChain(6)
+  for (const format of ['json', 'csv'] as const) {
+    it(`${format}: a sealed export is valid as a whole; any edit of header, trailer or seal makes it invalid`, async () => {
+      const text = writeExport(format, chain, { seal: true })
+      const good = await verifyExport([text], { trustedKeys: [signing.verifier] })
+      assert.deepEqual([good.seal.status, isExportValid(good)], ['valid', true])
+      const q = format === 'csv' ? '""' : '"'
+      const edits: [string, string][] = [
+        [`${q}exportedAt${q}:${q}2026`, `${q}exportedAt${q}:${q}2027`],
+        [`${q}filter${q}:{${q}startDate${q}:${q}2026`, `${q}filter${q}:{${q}startDate${q}:${q}2025`],
+        [`${q}verifierKeys${q}:[${q}provenant.test`, `${q}verifierKeys${q}:[${q}xprovenant.test`],
+        [`${q}recordCount${q}:6`, `${q}recordCount${q}:7`],
+      ]
+      for (const [from, to] of edits) {
+        assert.ok(text.includes(from), from)
+        const r = await verifyExport([text.replace(from, to)], { trustedKeys: [signing.verifier] })
+        assert.equal(isExportValid(r), false, from)
+        assert.notEqual(r.seal.status, 'valid', from)
+      }
+      const unsealed = await verifyExport([writeExport(format, chain)], { trustedKeys: [signing.verifier] })
+      assert.deepEqual([unsealed.seal.status, isExportValid(unsealed)], ['missing', false])
+      const otherKey = await verifyExport([text], { trustedKeys: [testKey('another server').verifier] })
+      assert.equal(otherKey.seal.status, 'untrusted')
+      assert.equal(isExportValid(otherKey), false)
+      const embedded = await verifyExport([text], { trustEmbeddedKeys: true })
+      assert.equal(embedded.seal.status, 'valid')
+    })
+  }
+})

@@ -25,13 +25,14 @@
  * Exporters SHOULD include a checkpoint of exactly the last exported record's size (signing one
  * for that size if needed) so the whole file is covered by a signature.
  */
+import { createHash } from 'node:crypto'
 import { canonicalJson } from '../../shared/canonical-json.js'
 import { parseStrictJson, StrictJsonError, type JsonObject, type JsonValue } from '../../shared/strict-json.js'
 import { genesisDigest, RECORD_TAG } from './digest.js'
 import type { ContainerRef, StoredRecord } from './ledger-types.js'
 import { deserializeCompactRange, type CompactRange } from './merkle.js'
 import { parseRecordId } from './record-id.js'
-import { parseVerifierKey, type NoteVerifierKey } from './signed-note.js'
+import { NoteError, openNote, parseVerifierKey, SIG_TYPE_ED25519, type NoteVerifierKey } from './signed-note.js'
 import { createChainVerifier, type VerifyResult } from './verify-chain.js'
 
 export const EXPORT_FORMAT_ID = 'provenant/activity-log-export/v1'
@@ -66,11 +67,34 @@ export interface ExportHeader {
 
 export interface ExportTrailer {
   readonly recordCount: number
-  /** Signed checkpoint notes, each with a consistency proof (hex) from its size to `last` (empty when equal). */
+  /**
+   * Signed checkpoint notes, each with an RFC 9162 consistency proof (hex) between its size and the
+   * last exported record: from its size up to `last` when smaller, from `last` up to its size when
+   * larger (then it shows the exported records are a prefix of the signed tree), empty when equal.
+   */
   readonly checkpoints: readonly { readonly note: string; readonly consistencyProof: readonly string[] }[]
   /** Verifier keys of the service's checkpoint signing key(s). */
   readonly verifierKeys: readonly string[]
+  /** Signed note over the header, the rest of the trailer and the record count (exportSealText): no edit goes unnoticed. */
+  readonly seal?: string
+  /** The container's newest checkpoint at export time, whatever its size (informative). */
+  readonly latestCheckpoint?: string | null
 }
+
+/**
+ * The text the export seal signs: the format, the origin, the number of records, and the SHA-256 of
+ * the canonical JSON of the header and of the trailer without its seal. With the header pinned
+ * (first and last RecordID, their digests), the chain pins every record in between, so a verified
+ * seal on a verified chain means no byte of the file's content was changed.
+ */
+export function exportSealText(header: ExportHeader, trailer: ExportTrailer, recordCount: number): string {
+  const { seal: _seal, ...sealed } = trailer
+  const digest = (v: unknown) => createHash('sha256').update(canonicalJson(v), 'utf8').digest('base64')
+  return `${EXPORT_FORMAT_ID}\n${header.origin}\n${recordCount}\n${digest(header)}\n${digest(sealed)}\n`
+}
+
+/** What the seal check found: `valid`, or why not. */
+export type ExportSealStatus = 'valid' | 'missing' | 'invalid' | 'untrusted'
 
 /** The columns of the CSV format, in order. */
 export const CSV_COLUMNS = [
@@ -101,8 +125,10 @@ export function buildExportHeader(args: {
   /** The compact range before `first` (size first.seq - 1). Required when first.seq > 1. */
   readonly prefix: CompactRange | null
 }): ExportHeader {
-  if (args.first !== null && args.first.seq > 1 && (args.prefix === null || args.prefix.size !== args.first.seq - 1)) {
-    throw new RangeError('a range that does not start at 000000000001 needs the compact range of the records before it')
+  // Without the compact range before a partial range, a verifier can check the records' chain but
+  // cannot compare them with any checkpoint; a wrong-sized one is a bug.
+  if (args.first !== null && args.first.seq > 1 && args.prefix !== null && args.prefix.size !== args.first.seq - 1) {
+    throw new RangeError(`the compact range before ${args.first.recordId} must have size ${args.first.seq - 1}, got ${args.prefix.size}`)
   }
   return {
     format: EXPORT_FORMAT_ID,
@@ -477,6 +503,8 @@ function checkTrailer(v: unknown, line: number): ExportTrailer {
     }
   }
   if (!Array.isArray(t.verifierKeys) || !t.verifierKeys.every((k) => typeof k === 'string')) bad('verifierKeys must be strings')
+  if (t.seal !== undefined && typeof t.seal !== 'string') bad('seal must be a signed note')
+  if (t.latestCheckpoint !== undefined && t.latestCheckpoint !== null && typeof t.latestCheckpoint !== 'string') bad('latestCheckpoint must be a signed note or null')
   return t as unknown as ExportTrailer
 }
 
@@ -550,6 +578,8 @@ export interface VerifyExportResult {
   /** Records in the file, and whether that equals the trailer's count. */
   readonly recordsRead: number
   readonly recordCountMatches: boolean
+  /** The seal over header and record count: valid, missing, invalid (altered), or untrusted (no trusted key signed it). */
+  readonly seal: { readonly status: ExportSealStatus; readonly message: string }
 }
 
 /**
@@ -603,7 +633,35 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
   for (const cp of trailer.checkpoints) {
     verifier.addLateCheckpoint(cp.note, cp.consistencyProof.map((h) => Buffer.from(h, 'hex')), embedded)
   }
-  return { result: verifier.finish(), header, trailer, recordsRead, recordCountMatches: recordsRead === trailer.recordCount }
+  const sealKeys = [...(options.trustedKeys ?? []), ...embedded]
+  return { result: verifier.finish(), header, trailer, recordsRead, recordCountMatches: recordsRead === trailer.recordCount, seal: checkSeal(header, trailer, recordsRead, sealKeys) }
+}
+
+/**
+ * Whether an export verified as a whole: the chain, the seal, the record count, and every
+ * checkpoint in it (one that no longer verifies was altered). What `provenant verify-export`
+ * exits 0 on.
+ */
+export function isExportValid(r: VerifyExportResult): boolean {
+  return r.result.kind === 'verdict' && r.result.verdict.ChainValid && r.seal.status === 'valid' && r.recordCountMatches && r.result.facts.checkpointsIgnored.length === 0
+}
+
+function checkSeal(header: ExportHeader, trailer: ExportTrailer, recordsRead: number, keys: readonly NoteVerifierKey[]): { status: ExportSealStatus; message: string } {
+  const seal = trailer.seal
+  if (seal === undefined) return { status: 'missing', message: 'the export carries no seal' }
+  let text: string
+  try {
+    const opened = openNote(seal, keys.filter((k) => k.type === SIG_TYPE_ED25519))
+    text = opened.text
+  } catch (err) {
+    if (err instanceof NoteError && err.code === 'no-known-signature') return { status: 'untrusted', message: 'no trusted key signed the seal' }
+    if (err instanceof NoteError) return { status: 'invalid', message: `the seal does not verify: ${err.message}` }
+    throw err
+  }
+  if (text !== exportSealText(header, trailer, recordsRead)) {
+    return { status: 'invalid', message: 'the header, the trailer or the number of records differs from what the seal signed: the file was altered' }
+  }
+  return { status: 'valid', message: 'the seal verifies: header and record count are as exported' }
 }
 
 function seqOf(recordId: string): number {

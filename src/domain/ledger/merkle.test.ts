@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import {
@@ -283,5 +284,21 @@ describe('merkle: properties over random trees', () => {
     assert.throws(() => inclusionProof(nodes, 8, 8), /outside a tree of size 8/)
     assert.throws(() => consistencyProof(nodes, 5, 4), /larger than second/)
     assert.deepEqual(consistencyProof(nodes, 0, 8), [])
+  })
+})
+
+describe('compact range push', () => {
+  it('push gives the same peaks and roots as append, for every size up to 70', () => {
+    const a = createCompactRange()
+    const b = createCompactRange()
+    for (let i = 0; i < 70; i++) {
+      const leaf = createHash('sha256').update(`leaf ${i}`).digest()
+      a.append(leaf)
+      b.push(leaf)
+      assert.equal(b.size, a.size)
+      assert.deepEqual(b.peaks(), a.peaks())
+      assert.deepEqual(b.root(), a.root())
+    }
+    assert.throws(() => b.push(new Uint8Array(31)), /32 bytes/)
   })
 })

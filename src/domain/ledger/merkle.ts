@@ -281,6 +281,8 @@ export interface CompactRange {
   peaks(): readonly Buffer[]
   /** Appends one leaf hash; returns the perfect subtrees this completed (level 0 first). */
   append(leafHash: Uint8Array): CompletedNode[]
+  /** Appends one leaf hash without reporting nodes or copying it (the verifier's hot path; do not mutate the leaf afterwards). */
+  push(leafHash: Uint8Array): void
   /** MTH of the leaves appended so far. */
   root(): Buffer
   /** Peaks concatenated, for storage next to `size`. */
@@ -319,6 +321,17 @@ export function createCompactRange(size = 0, peaks: readonly Uint8Array[] = []):
       stack.push(h)
       n++
       return done
+    },
+    push(leaf) {
+      if (!isHash(leaf)) throw new RangeError('a leaf hash must be 32 bytes')
+      let h: Buffer = Buffer.isBuffer(leaf) ? leaf : Buffer.from(leaf)
+      let bits = n
+      while (odd(bits)) {
+        h = nodeHash(stack.pop()!, h)
+        bits = half(bits)
+      }
+      stack.push(h)
+      n++
     },
     root() {
       if (stack.length === 0) return EMPTY_ROOT

@@ -361,7 +361,24 @@ export function cosign(name: string, key: KeyObject, text: string, timestamp: nu
   const t = Buffer.alloc(8)
   t.writeBigUInt64BE(BigInt(timestamp))
   const sig = edSign(null, cosignatureMessage(timestamp, Buffer.from(text, 'utf8')), key)
-  return { name, keyId: noteKeyId(name, SIG_TYPE_COSIGNATURE_V1, rawPublicKey(key)), signature: Buffer.concat([t, sig]) }
+  return { name, keyId: cosignatureKeyId(name, key), signature: Buffer.concat([t, sig]) }
+}
+
+// Exporting the public key costs more than the signature; a checkpoint is cosigned per batch.
+const cosignKeyIds = new WeakMap<KeyObject, Map<string, number>>()
+
+function cosignatureKeyId(name: string, key: KeyObject): number {
+  let byName = cosignKeyIds.get(key)
+  if (byName === undefined) {
+    byName = new Map()
+    cosignKeyIds.set(key, byName)
+  }
+  let id = byName.get(name)
+  if (id === undefined) {
+    id = noteKeyId(name, SIG_TYPE_COSIGNATURE_V1, rawPublicKey(key))
+    byName.set(name, id)
+  }
+  return id
 }
 
 // --- helpers --------------------------------------------------------------------------------------

@@ -483,3 +483,78 @@ describe('verify-chain: further rules', () => {
     assert.match(v.Reason, /covered by a signed checkpoint \(size 9\)/)
   })
 })
+
+/**
+ * The service signs a checkpoint after every committed batch and records it in the heads log, so in
+ * a live store an anchor exists at (nearly) every size. The verdicts must stay those of the
+ * catalogue: an anchor mismatch that the next record's broken link explains is the edit, not a
+ * split view; a consistent rewrite is localised to the first size whose root changed.
+ */
+describe('attack catalogue with a checkpoint and heads-log entry after every record (per-batch checkpoints)', () => {
+  function dense(): LedgerFixture {
+    const fx = new LedgerFixture()
+    for (let i = 0; i < 10; i++) {
+      fx.append(1)
+      fx.checkpoint()
+    }
+    return fx
+  }
+  const verdict = (fx: LedgerFixture) => {
+    const v = fx.verdict()
+    return [v.ChainValid, v.BrokenAt, v.ForkDetected, v.code]
+  }
+
+  it('0: no tampering', () => assert.deepEqual(verdict(dense()), [true, null, false, 'OK']))
+
+  it('1: edit a body field of #5 → DIGEST_MISMATCH at 005', () => {
+    const fx = dense()
+    fx.row(5).canonical = fx.row(5).canonical.replace('"n":5', '"n":500')
+    assert.deepEqual(verdict(fx), [false, R(5), false, 'DIGEST_MISMATCH'])
+  })
+
+  it('4: edit #5 and recompute its digest → LINK_MISMATCH at 006, Valid(5) true (not a split view at 005)', () => {
+    const fx = dense()
+    fx.row(5).canonical = fx.row(5).canonical.replace('"n":5', '"n":500')
+    fx.rehash(5)
+    assert.deepEqual(verdict(fx), [false, R(6), false, 'LINK_MISMATCH'])
+    const r = fx.verify({ recordId: R(5) })
+    assert.ok(r.kind === 'verdict' && r.verdict.Valid === true && r.verdict.ChainValid === false)
+  })
+
+  it('4b: edit #5 and rewrite the suffix and head → SPLIT_VIEW localised at 005 by the anchor at size 4', () => {
+    const fx = dense()
+    fx.row(5).canonical = fx.row(5).canonical.replace('"n":5', '"n":500')
+    fx.rewriteFrom(5)
+    assert.deepEqual(verdict(fx), [false, R(5), true, 'SPLIT_VIEW'])
+  })
+
+  it('7: insert a forged record after #5 and renumber → FORK_DUP_PREV at 007', () => {
+    const fx = dense()
+    for (const r of fx.rows) if (r.seq >= 6) { r.seq += 1; r.recordId = R(r.seq) }
+    fx.insert(fx.forge(6, fx.row(5).digest))
+    fx.fixHead()
+    assert.deepEqual(verdict(fx), [false, R(7), true, 'FORK_DUP_PREV'])
+  })
+
+  it('8: swap the seq values of #4 and #5 → RECORD_ID_MISMATCH at 004', () => {
+    const fx = dense()
+    const a = fx.row(4)
+    const b = fx.row(5)
+    ;[a.seq, b.seq] = [b.seq, a.seq]
+    assert.deepEqual(verdict(fx), [false, R(4), false, 'RECORD_ID_MISMATCH'])
+  })
+
+  it('10: roll back to #6 and fix the head → TRUNCATED at 007 against the stored anchors', () => {
+    const fx = dense()
+    for (let s = 7; s <= 10; s++) fx.delete(s)
+    fx.fixHead()
+    assert.deepEqual(verdict(fx), [false, R(7), false, 'TRUNCATED'])
+  })
+
+  it('11: rewrite the whole chain consistently → SPLIT_VIEW at 001', () => {
+    const fx = dense()
+    fx.row(1).canonical = fx.row(1).canonical.replace('"n":1', '"n":100')
+    fx.rewriteFrom(1)
+    assert.deepEqual(verdict(fx), [false, R(1), true, 'SPLIT_VIEW'])
+  })
+})

@@ -319,6 +319,11 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   const merkleLimit = options.lateCheckpoints ? Number.POSITIVE_INFINITY : anchors.length === 0 ? 0 : anchors[anchors.length - 1]!.size
   const late: { note: string; proof: readonly Uint8Array[] | undefined; keys: readonly NoteVerifierKey[] }[] = []
 
+  // Anchors whose root did not match, waiting for the next record: a record edited together with
+  // its own digest changes the root at its size, but it is the next record's link that breaks
+  // (attack 4), and that explains the mismatch.
+  let pendingMismatches: Anchor[] = []
+
   compareAnchorsUpTo(0)
 
   function compareAnchorsUpTo(size: number): void {
@@ -326,7 +331,23 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       const a = anchors[nextAnchor++]!
       if (a.size !== range.size || !merkleIntact) continue // not comparable: an earlier break explains it
       const root = a.size === 0 ? EMPTY_ROOT : range.root()
-      judge(a, hashesEqual(root, a.root))
+      if (hashesEqual(root, a.root)) judge(a, true)
+      else {
+        a.matched = false
+        pendingMismatches.push(a)
+      }
+    }
+  }
+
+  /** Judges the waiting mismatches once record `seq` was checked (`linkBroken`: its link failed). */
+  function settleMismatches(seq: number, linkBroken: boolean): void {
+    if (pendingMismatches.length === 0) return
+    const waiting = pendingMismatches
+    pendingMismatches = []
+    for (const a of waiting) {
+      if (a.size + 1 === seq && linkBroken) continue // explained by the broken link right after it
+      if (a.size + 1 > seq) pendingMismatches.push(a)
+      else judge(a, false)
     }
   }
 
@@ -428,6 +449,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
         ? `record ${recordId} does not start from this container's genesis`
         : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`)
     }
+    settleMismatches(seq, linkBase !== null && !linkOk)
 
     if (seq === target) {
       targetHits++
@@ -436,7 +458,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
 
     if (curDigests.length === 0 && merkleIntact && seq === range.size + 1 && seq <= merkleLimit) {
       // The stored digest is the leaf hash (digest.ts); a wrong-length one cannot match any root.
-      range.append(r.digest.length === 32 ? r.digest : Buffer.alloc(32))
+      range.push(r.digest.length === 32 ? r.digest : Buffer.alloc(32))
     }
     curDigests.push(r.digest)
   }
@@ -453,6 +475,15 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       } catch (err) {
         if (!(err instanceof CheckpointError)) throw err
         ignored.push({ source: 'late', reason: err.message })
+        continue
+      }
+      if (cp.size > rangeEnd && l.proof !== undefined && merkleIntact && range.size === rangeEnd && range.size >= startSeq) {
+        // A checkpoint past the range's end (an export of part of a container): the proof must show
+        // the records up to the range's end are a prefix of the signed tree. It attests nothing past
+        // the range (those records are not in it), so it is not an anchor for truncation.
+        const a: Anchor = { size: cp.size, root: cp.root, source: `the export's checkpoint (size ${cp.size})`, signed: true, matched: null }
+        if (verifyConsistency(range.size, cp.size, range.root(), cp.root, l.proof)) coveredSize = Math.max(coveredSize, range.size)
+        else judge(a, false)
         continue
       }
       if (cp.size > rangeEnd || cp.size < startSeq - 1) {
@@ -478,6 +509,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       }
     }
     compareAnchorsUpTo(lastSeq)
+    settleMismatches(Number.POSITIVE_INFINITY, false)
     // Anchors beyond the stored records cannot be compared; they only attest size.
     nextAnchor = anchors.length
     judgeLate()

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
+import type { ActivityLog, Actor } from '../activity/activity-log.js'
 import { roleHas, type Role } from '../access/rights.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
@@ -37,6 +38,8 @@ export interface ApplyResult {
 export interface ConfigServiceDeps {
   readonly stores: Stores
   readonly clock: Clock
+  /** Applying configuration is a decision: recorded with the commit (spec 1). */
+  readonly activity: ActivityLog
   /** How long a process may serve a cached configuration before re-reading it (cross-process staleness bound). */
   readonly cacheMs?: number
 }
@@ -49,7 +52,7 @@ export function connectionTableName(workspaceId: string, lookup: string): string
 export type ConfigService = ReturnType<typeof createConfigService>
 
 export function createConfigService(deps: ConfigServiceDeps) {
-  const { stores, clock } = deps
+  const { stores, clock, activity } = deps
   const cacheMs = deps.cacheMs ?? 1000
   const cache = new Map<string, { value: CurrentConfig; readAt: number }>()
 
@@ -142,7 +145,7 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * refuses warm query changes by an actor who cannot approve them, plans and runs the table changes
    * and records the commit and its change row. Nothing is written for a dry run or an empty diff.
    */
-  async function commitIn(tx: Stores, workspaceId: string, actor: ConfigActor, next: WorkspaceConfig, options: { message?: string; dryRun?: boolean }): Promise<ApplyResult> {
+  async function commitIn(tx: Stores, workspaceId: string, actor: ConfigActor, next: WorkspaceConfig, options: { message?: string; dryRun?: boolean; via?: Actor['via'] }): Promise<ApplyResult> {
     await tx.config.lockHistory(workspaceId)
     const previous = await readCurrent(workspaceId, tx)
     const changes = diffConfig(previous.document, next)
@@ -166,6 +169,11 @@ export function createConfigService(deps: ConfigServiceDeps) {
       actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
       summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
     })
+    await activity.recordDecision({
+      workspaceId, entityType: 'config', entityId: commit.id, actionType: 'applied',
+      actor: { id: actor.accountId, name: actor.accountName, via: options.via ?? 'portal' },
+      details: { seq, parentId: commit.parentId ?? null, message: commit.message, changes: describeChanges(changes).slice(0, 200) },
+    }, tx)
     tx.afterCommit(() => invalidate(workspaceId))
     return { changes, commit }
   }
@@ -175,7 +183,7 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
    * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
    */
-  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string } = {}): Promise<ApplyResult> {
+  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string; via?: Actor['via'] } = {}): Promise<ApplyResult> {
     if (!roleHas(actor.role, 'config:apply')) throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
     const next = validateConfig(document)
     if (next.workspace !== undefined && options.workspaceName !== undefined && next.workspace !== options.workspaceName) {
@@ -189,7 +197,7 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * in the same transaction as its status change and its change row). The actor is the commit's
    * author and becomes the approver, at this time, of every warm query the commit adds or changes.
    */
-  function commitInTransaction(tx: Stores, workspaceId: string, actor: ConfigActor, document: unknown, options: { message: string }): Promise<ApplyResult> {
+  function commitInTransaction(tx: Stores, workspaceId: string, actor: ConfigActor, document: unknown, options: { message: string; via?: Actor['via'] }): Promise<ApplyResult> {
     return commitIn(tx, workspaceId, actor, validateConfig(document), options)
   }
 

@@ -5,7 +5,8 @@
  * reply (SSE, WebSocket, MCP) skip Fastify's onSend, so they call recordHijackedCall() themselves
  * just before hijacking.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { envelope } from '../error-envelope.js'
 
 export interface CallRecord {
   readonly method: string
@@ -29,9 +30,24 @@ export interface CallRecorder {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the /oi-api context; undefined until call recording is wired. */
+    /** Set by the /oi-api context (registerCallRecording). */
     callRecorder?: CallRecorder
+    /** A call record submitted ahead of the reply (recordCallAhead): its status and outcome. */
+    callAhead?: { readonly status: number; readonly committed: Promise<boolean> }
   }
+}
+
+/**
+ * Submits the call's record now, with the status the reply will have if the work the handler has
+ * just queued commits, so both share one group commit (an append costs one commit instead of two).
+ * Call it in the same synchronous stretch as the queued work. If the reply ends up with another
+ * status, or this record was not committed, onSend records the call as usual; `durationMs` is then
+ * measured up to this point, not up to the reply.
+ */
+export function recordCallAhead(request: FastifyRequest, reply: FastifyReply, status: number): void {
+  if (!request.callRecorder || !request.caller) return
+  const committed = request.callRecorder.record(request.caller.workspaceId, callRecordOf(request, reply, status)).then(() => true, () => false)
+  request.callAhead = { status, committed }
 }
 
 export function callRecordOf(request: FastifyRequest, reply: FastifyReply, status: number, via?: CallRecord['via']): CallRecord {
@@ -53,4 +69,38 @@ export function callRecordOf(request: FastifyRequest, reply: FastifyReply, statu
 export async function recordHijackedCall(request: FastifyRequest, reply: FastifyReply, status: number, via?: CallRecord['via']): Promise<void> {
   if (!request.callRecorder || !request.caller) return
   await request.callRecorder.record(request.caller.workspaceId, callRecordOf(request, reply, status, via))
+}
+
+/**
+ * Installs call recording on the /oi-api context: every reply of an authenticated call waits in
+ * onSend until its `api-call` record is committed. Calls without a valid token are not recorded in
+ * any workspace's log (no workspace is known); the server log has them.
+ *
+ * NOTE: this must stay an onSend hook. onResponse runs after the reply was written, which would let
+ * a call go unrecorded (design §5). When the record cannot be committed, the reply is replaced by a
+ * 503 envelope and the original payload (a stream, say) is discarded unsent.
+ */
+export function registerCallRecording(api: FastifyInstance, recorder: CallRecorder): void {
+  api.addHook('onRequest', async (request) => {
+    request.callRecorder = recorder
+  })
+  api.addHook('onSend', async (request, reply, payload) => {
+    const caller = request.caller
+    if (!caller) return payload
+    if (request.callAhead && request.callAhead.status === reply.statusCode && await request.callAhead.committed) return payload
+    try {
+      await recorder.record(caller.workspaceId, callRecordOf(request, reply, reply.statusCode))
+      return payload
+    } catch (error) {
+      request.log.error({ err: error }, 'the api-call record could not be committed; the call is answered 503')
+      const stream = payload as { destroy?: (error?: Error) => void } | null
+      if (stream && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy()
+      reply.code(503)
+      reply.removeHeader('content-disposition')
+      reply.removeHeader('content-length')
+      reply.header('content-type', 'application/json; charset=utf-8')
+      const message = error instanceof Error && error.name === 'UnavailableError' ? error.message : 'the activity log could not record this call, so it was not completed; retry shortly'
+      return JSON.stringify(envelope(message))
+    }
+  })
 }

@@ -5,6 +5,8 @@
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
 import { changeStreamRoutes } from './change-stream.js'
+import { activityLogRoutes } from './activity-log.js'
+import { auditLogRoutes } from './audit-logs.js'
 import { correctionRoutes } from './corrections.js'
 import { ingestRoutes } from './ingest.js'
 import { legacyAmendmentLogRoutes } from './legacy-amendment-logs.js'
@@ -20,6 +22,8 @@ export function apiRoutes(services: Services, options: ApiRouteOptions = { publi
     ...ingestRoutes(services.ingest),
     ...correctionRoutes(services),
     ...legacyAmendmentLogRoutes(services),
+    ...activityLogRoutes(services),
+    ...auditLogRoutes(services),
     ...changeStreamRoutes(services),
     ...mcpRoutes(services, options),
   ]

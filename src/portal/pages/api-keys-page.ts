@@ -222,13 +222,7 @@ export function apiKeyRoutes(): PortalRoute[] {
             expires: form.expires === 'custom' ? form.customExpires : form.expires,
             rights: [...form.rights],
             scopes,
-            createdBy: { id: session.account.id, name: session.account.name },
-          })
-          const r = created.record
-          await deps.services.activity.recordDecision({
-            workspaceId: session.workspace.id, entityType: 'token', entityId: r.id, actionType: 'created',
-            actor: { id: session.account.id, name: session.account.name, via: 'portal' },
-            details: { name: r.name, owner: session.account.name, expiresAt: new Date(r.expiresAt).toISOString(), rights: r.rights, scopes: r.scopes },
+            createdBy: { id: session.account.id, name: session.account.name, via: 'portal' },
           })
           return render(ctx, { form: emptyForm(apiRightsOf(session.role)), created }, 200)
         } catch (error) {
@@ -251,12 +245,7 @@ export function apiKeyRoutes(): PortalRoute[] {
         }
         // revokeToken refuses another account's token unless the role may manage accounts (403).
         const token = await deps.services.access.revokeToken(session.workspace.id, id, {
-          id: session.account.id, name: session.account.name, canRevokeOthers: roleHas(session.role, 'accounts:manage'),
-        })
-        await deps.services.activity.recordDecision({
-          workspaceId: session.workspace.id, entityType: 'token', entityId: token.id, actionType: 'revoked',
-          actor: { id: session.account.id, name: session.account.name, via: 'portal' },
-          details: { name: token.name, ownerId: token.accountId },
+          id: session.account.id, name: session.account.name, canRevokeOthers: roleHas(session.role, 'accounts:manage'), via: 'portal',
         })
         return { redirect: `/portal/api-keys?revoked=${encodeURIComponent(token.id)}` }
       },

@@ -3,9 +3,11 @@
  * Every migration, in order. A capability adds its module here.
  */
 import { foundation } from './0001-foundation.js'
+import { ledger } from './0002-ledger.js'
 import { proposals } from './0005-proposals.js'
+import { portal } from './0006-portal.js'
 import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
-import { portal } from './0006-portal.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, proposals, portal, corrections]
+
+export const MIGRATIONS: readonly Migration[] = [foundation, ledger, proposals, portal, corrections]

@@ -13,6 +13,9 @@ import { createSqlConnectionDataStore } from './sql-connection-data-store.js'
 import { createSqlCorrectionStore } from './sql-correction-store.js'
 import { createSqlProposalStore } from './sql-proposal-store.js'
 import { createSqlSessionStore } from './sql-session-store.js'
+import { createSqlLedgerStore, type LedgerBackend } from './sql-ledger-store.js'
+import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
+import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb
@@ -24,10 +27,11 @@ export interface SqlStoresOptions {
 }
 
 export function createSqlStores(db: SqlDb, options: SqlStoresOptions = {}): SqlStores {
-  return bind(db, undefined, options)
+  const ledgerBackend = db.dialect === 'sqlite' ? createSqliteLedgerBackend(db) : createPostgresLedgerBackend(db)
+  return bind(db, undefined, options, ledgerBackend)
 }
 
-function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStoresOptions): SqlStores {
+function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStoresOptions, ledgerBackend: LedgerBackend): SqlStores {
   const changeStore = createSqlChangeStore(db)
   const stores: SqlStores = {
     backend: db.dialect,
@@ -47,10 +51,11 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     corrections: createSqlCorrectionStore(db),
     proposals: createSqlProposalStore(db),
     sessions: createSqlSessionStore(db),
+    ledger: createSqlLedgerStore(db, ledgerBackend),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []
-      const result = await db.transaction((txDb) => fn(bind(txDb, callbacks, options)))
+      const result = await db.transaction((txDb) => fn(bind(txDb, callbacks, options, ledgerBackend)))
       for (const callback of callbacks) callback()
       return result
     },
@@ -58,7 +63,10 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
       if (pending) pending.push(fn)
       else fn()
     },
-    close: () => db.close(),
+    close: async () => {
+      await ledgerBackend.close()
+      await db.close()
+    },
   }
   return stores
 }
