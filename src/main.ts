@@ -74,11 +74,12 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const dialect = stores.backend
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
+    const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
     const services: Services = {
       clock,
       stores,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
-      admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
+      admin,
       config: configService,
       bus,
       activity,
@@ -87,8 +88,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
-      // Getters: the session service uses the same admin and activity services as everything else.
-      sessions: createSessionService({ stores, clock, get admin() { return services.admin }, get activity() { return services.activity } }),
+      sessions: createSessionService({ stores, clock, admin, activity }),
     }
     return {
       services,

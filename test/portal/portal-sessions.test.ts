@@ -18,15 +18,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 
-/** Passes every decision on to the real activity log and keeps a copy to assert on. */
+/**
+ * Passes every decision on to the real activity log and keeps a copy to assert on. The method is
+ * wrapped on the activity log object itself, so every service holding it (the access service, the
+ * session service) goes through the wrapper.
+ */
 function recordDecisions(server: TestServer): DecisionInput[] {
   const seen: DecisionInput[] = []
-  const services = server.services as { activity: ActivityLog }
-  const real = services.activity
-  services.activity = {
-    recordDecision: async (input, tx) => { seen.push(input); await real.recordDecision(input, tx) },
-    recordCall: (workspaceId, call) => real.recordCall(workspaceId, call),
-  }
+  const activity = server.services.activity as { recordDecision: ActivityLog['recordDecision'] }
+  const original = activity.recordDecision.bind(activity)
+  activity.recordDecision = async (input, tx) => { seen.push(input); await original(input, tx) }
   return seen
 }
 
