@@ -119,33 +119,33 @@ for (const backend of BACKENDS) {
         const r = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&limit=5', { token: viewer })
         assert.equal(r.status, 200, r.text)
         assert.deepEqual([r.body.ScopeKey, r.body.totalCount, r.body.limit, r.body.offset, r.body.order], ['q', 13, 5, 0, 'desc'])
-        assert.deepEqual(r.body.events.map((e: { RecordID: string }) => e.RecordID), [R(13), R(12), R(11), R(10), R(9)])
+        assert.deepEqual(r.body.results.map((e: { RecordID: string }) => e.RecordID), [R(13), R(12), R(11), R(10), R(9)])
         const page = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&limit=5&offset=10&order=asc', { token: viewer })
-        assert.deepEqual(page.body.events.map((e: { RecordID: string }) => e.RecordID), [R(11), R(12), R(13)])
+        assert.deepEqual(page.body.results.map((e: { RecordID: string }) => e.RecordID), [R(11), R(12), R(13)])
         assert.equal(page.body.totalCount, 13)
         const defaults = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q', { token: viewer })
-        assert.deepEqual([defaults.body.limit, defaults.body.offset, defaults.body.events.length], [100, 0, 13])
+        assert.deepEqual([defaults.body.limit, defaults.body.offset, defaults.body.results.length], [100, 0, 13])
       })
 
       it('filters by entityType, actionType and userId (exact), combined', async () => {
         const byType = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&entityType=lot', { token: viewer })
-        assert.deepEqual(byType.body.events.map((e: { entityId: string }) => e.entityId), ['L-1'])
+        assert.deepEqual(byType.body.results.map((e: { entityId: string }) => e.entityId), ['L-1'])
         const byAction = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&actionType=release&entityType=batch', { token: viewer })
         assert.equal(byAction.body.totalCount, 6)
-        assert.ok(byAction.body.events.every((e: { actionType: string }) => e.actionType === 'release'))
+        assert.ok(byAction.body.results.every((e: { actionType: string }) => e.actionType === 'release'))
         const byUser = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&userId=${server.accounts.approver.id}`, { token: viewer })
-        assert.deepEqual(byUser.body.events.map((e: { actionType: string }) => e.actionType), ['hold'])
+        assert.deepEqual(byUser.body.results.map((e: { actionType: string }) => e.actionType), ['hold'])
         const none = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&entityType=Batch', { token: viewer })
         assert.equal(none.body.totalCount, 0, 'exact, case-sensitive matches')
       })
 
       it('filters by startDate (inclusive) and endDate (exclusive; a date alone includes that day)', async () => {
-        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&order=asc', { token: viewer })).body.events as { RecordID: string; timestamp: string }[]
+        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&order=asc', { token: viewer })).body.results as { RecordID: string; timestamp: string }[]
         const pivot = all[6]!.timestamp
         const from = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&startDate=${encodeURIComponent(pivot)}&order=asc`, { token: viewer })
-        assert.deepEqual(from.body.events.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp >= pivot).map((e) => e.timestamp))
+        assert.deepEqual(from.body.results.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp >= pivot).map((e) => e.timestamp))
         const to = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&endDate=${encodeURIComponent(pivot)}&order=asc`, { token: viewer })
-        assert.deepEqual(to.body.events.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp < pivot).map((e) => e.timestamp))
+        assert.deepEqual(to.body.results.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp < pivot).map((e) => e.timestamp))
         const day = pivot.slice(0, 10)
         const wholeDay = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&startDate=${day}&endDate=${day}`, { token: viewer })
         assert.equal(wholeDay.body.totalCount, 13)
@@ -180,9 +180,9 @@ for (const backend of BACKENDS) {
         const r = await server.api('GET', '/oi-api/provenance/events/query?limit=1000', { token: viewer })
         assert.equal(r.status, 200)
         assert.equal(r.body.ScopeKey, null)
-        const types = new Set(r.body.events.map((e: { entityType: string }) => e.entityType))
+        const types = new Set(r.body.results.map((e: { entityType: string }) => e.entityType))
         assert.ok(types.has('api-call') && types.has('token'), [...types].join(','))
-        assert.ok(r.body.events.every((e: { ScopeKey: string | null }) => e.ScopeKey === null))
+        assert.ok(r.body.results.every((e: { ScopeKey: string | null }) => e.ScopeKey === null))
       })
     })
 
@@ -293,7 +293,7 @@ for (const backend of BACKENDS) {
 
       it('inclusion proofs verify against the signed root (RFC 9162 §2.1.3.2); 404 past the tip, 400 for a bad size', async () => {
         const cp = await server.api('GET', '/oi-api/provenance/checkpoints/latest?scopeKey=p', { token: viewer })
-        const records = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=p&order=asc', { token: viewer })).body.events as { RecordID: string; digest: string }[]
+        const records = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=p&order=asc', { token: viewer })).body.results as { RecordID: string; digest: string }[]
         for (const rec of records) {
           const r = await server.api('GET', `/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=${rec.RecordID}`, { token: viewer })
           assert.equal(r.status, 200, r.text)
@@ -359,7 +359,7 @@ for (const backend of BACKENDS) {
       }
 
       it('a date range exports that part, tied by proof to the newest checkpoint; an empty range is an empty export', async () => {
-        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=x&order=asc', { token: viewer })).body.events as { timestamp: string }[]
+        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=x&order=asc', { token: viewer })).body.results as { timestamp: string }[]
         const r = await server.api('GET', `/oi-api/provenance/events/export?scopeKey=x&startDate=${encodeURIComponent(all[2]!.timestamp)}&endDate=${encodeURIComponent(all[4]!.timestamp)}`, { token: viewer })
         assert.equal(r.status, 200)
         const key = parseVerifierKey((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json() as { verifierKey: string }).verifierKey)
@@ -413,9 +413,9 @@ for (const backend of BACKENDS) {
     it('query filters by actor and action, newest first', async () => {
       const q = await server.api('GET', `/oi-api/audit-logs/line-9/events/query?actor=${server.accounts.editor.id}&action=release`, { token: editor })
       assert.equal(q.status, 200, q.text)
-      assert.deepEqual([q.body.lookup, q.body.totalCount, q.body.events[0].RecordID], ['line-9', 1, R(2)])
+      assert.deepEqual([q.body.lookup, q.body.totalCount, q.body.results[0].RecordID], ['line-9', 1, R(2)])
       const all = await server.api('GET', '/oi-api/audit-logs/line-9/events/query', { token: editor })
-      assert.deepEqual(all.body.events.map((e: { RecordID: string }) => e.RecordID), [R(2), R(1)])
+      assert.deepEqual(all.body.results.map((e: { RecordID: string }) => e.RecordID), [R(2), R(1)])
       const bad = await server.api('GET', '/oi-api/audit-logs/line-9/events/query?limit=0', { token: editor })
       assert.equal(bad.status, 400)
     })

@@ -150,22 +150,22 @@ for (const backend of BACKENDS) {
       const reader = await server.token('analyst')
       const list = (query: string) => server.api('GET', `${AMENDMENTS}?scopeKey=batch-7&${query}`, { token: reader })
       const all = await list('limit=1000')
-      assert.ok(all.body.total >= 9)
+      assert.ok(all.body.totalCount >= 9)
       assert.deepEqual(all.body.results.map((c: { createdAt: string }) => c.createdAt), [...all.body.results.map((c: { createdAt: string }) => c.createdAt)].sort().reverse(), 'newest first')
       const pending = await list('status=pending')
       assert.ok(pending.body.results.every((c: { status: string }) => c.status === 'pending'))
-      assert.equal(pending.body.total, pending.body.results.length)
+      assert.equal(pending.body.totalCount, pending.body.results.length)
       const byEntity = await list('entityId=LR-7')
       assert.deepEqual(byEntity.body.results.map((c: { reasonCategory: string }) => c.reasonCategory).sort(), ['data-entry-error', 'recalculation'])
-      assert.equal((await list('reasonCategory=recalculation')).body.total, 1)
-      assert.equal((await list(`amendedBy=${encodeURIComponent(server.accounts.approver.name)}`)).body.total, 1)
-      assert.equal((await list(`amendedBy=${server.accounts.approver.id}`)).body.total, 1)
-      assert.equal((await list('entityType=nothing')).body.total, 0)
+      assert.equal((await list('reasonCategory=recalculation')).body.totalCount, 1)
+      assert.equal((await list(`amendedBy=${encodeURIComponent(server.accounts.approver.name)}`)).body.totalCount, 1)
+      assert.equal((await list(`amendedBy=${server.accounts.approver.id}`)).body.totalCount, 1)
+      assert.equal((await list('entityType=nothing')).body.totalCount, 0)
       const page = await list('limit=2&offset=1')
       assert.deepEqual(page.body.results.map((c: { id: string }) => c.id), all.body.results.slice(1, 3).map((c: { id: string }) => c.id))
-      assert.equal(page.body.total, all.body.total)
-      assert.equal((await list(`startDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.total, 0)
-      assert.equal((await list(`endDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.total, all.body.total)
+      assert.equal(page.body.totalCount, all.body.totalCount)
+      assert.equal((await list(`startDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.totalCount, 0)
+      assert.equal((await list(`endDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.totalCount, all.body.totalCount)
       for (const [query, message] of [['limit=0', /limit must be at least 1/], ['limit=1001', /limit may be at most 1000/], ['limit=abc', /limit/], ['offset=-1', /offset may not be negative/], ['status=done', /status/], ['startDate=yesterday', /startDate must be an ISO 8601 time/]] as const) {
         const response = await list(query)
         assert.equal(response.status, 400, query)
@@ -208,6 +208,25 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('every create, approve and reject is a record of the scope\'s activity log, and the chain verifies', async () => {
+      const id = (await create(correction({ entityId: 'LR-LOG' }))).body.id
+      await approve(id)
+      const rejected = (await create(correction({ entityId: 'LR-LOG' }))).body.id
+      await reject(rejected, { reason: 'duplicate' })
+      const reader = await server.token('analyst')
+      const log = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=batch-7&entityType=lab-result&order=asc&limit=1000', { token: reader })
+      assert.equal(log.status, 200, log.text)
+      const mine = log.body.results.filter((r: { entityId: string }) => r.entityId === 'LR-LOG')
+      assert.deepEqual(mine.map((r: { actionType: string; details: { correctionId: string } }) => [r.actionType, r.details.correctionId]), [
+        ['correction-created', id], ['correction-approved', id], ['correction-created', rejected], ['correction-rejected', rejected],
+      ])
+      assert.deepEqual(mine.map((r: { userId: string }) => r.userId), [server.accounts.editor.id, server.accounts.approver.id, server.accounts.editor.id, server.accounts.approver.id])
+      assert.deepEqual(mine[0].details.before, { ph: 7.9 }, 'the original value is in the log')
+      const verdict = await server.api('POST', '/oi-api/provenance/events/verify', { token: reader, body: { ScopeKey: 'batch-7' } })
+      assert.equal(verdict.status, 200, verdict.text)
+      assert.deepEqual([verdict.body.Valid, verdict.body.ChainValid, verdict.body.Empty], [null, true, false])
+    })
+
     it('the earlier per-log shape is a second view of the same corrections (deprecated)', async () => {
       const legacy = '/oi-api/amendment-logs/batch-7'
       const created = await server.api('POST', `${legacy}/amendments`, { token: editor, body: { entityType: 'lab-result', entityId: 'LR-1', reasonCategory: 'transcription-error', reason: 'second look', before: { ph: 7.1 }, after: { ph: 7.2 } } })
@@ -218,7 +237,7 @@ for (const backend of BACKENDS) {
       const old = await server.api('GET', `${legacy}/chain?entityId=LR-1`, { token: editor })
       assert.deepEqual(current.body.results.map((c: { chainIndex: number }) => c.chainIndex), [1, 2])
       assert.deepEqual(old.body.results.map((c: { chainIndex: number }) => c.chainIndex), [2, 1], 'the earlier shape lists newest first')
-      assert.equal((await server.api('GET', `${legacy}/amendments/query?entityId=LR-1`, { token: editor })).body.total, 2)
+      assert.equal((await server.api('GET', `${legacy}/amendments/query?entityId=LR-1`, { token: editor })).body.totalCount, 2)
       assert.equal((await server.api('GET', `${legacy}/reason-categories`, { token: editor })).body.reasonCategories.length, 6)
       assert.equal((await server.api('POST', `${legacy}/amendments/${created.body.id}/reject`, { token: approver, body: { reason: 'no' } })).body.status, 'rejected')
       assert.equal((await server.api('POST', '/oi-api/amendment-logs/batch-8/amendments', { token: editor, body: { ...correction(), ScopeKey: 'batch-7' } })).status, 400)

@@ -114,7 +114,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
             limit: z.number().int(),
             offset: z.number().int(),
             order: z.enum(['desc', 'asc']),
-            events: z.array(recordSchema),
+            results: z.array(recordSchema),
           }),
         },
       },
@@ -126,7 +126,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
           ...(query.userId !== undefined ? { userId: query.userId } : {}),
           ...dateRange(query.startDate, query.endDate),
         }, { limit: query.limit, offset: query.offset, order: query.order })
-        return { ScopeKey: query.scopeKey ?? null, totalCount: total, limit: query.limit, offset: query.offset, order: query.order, events: records.map(currentRecord) }
+        return { ScopeKey: query.scopeKey ?? null, totalCount: total, limit: query.limit, offset: query.offset, order: query.order, results: records.map(currentRecord) }
       },
     }),
     defineRoute({

@@ -77,7 +77,7 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       responses: {
         200: {
           description: 'One page of events, newest first, and the total count.',
-          schema: z.object({ lookup: z.string(), totalCount: z.number().int(), limit: z.number().int(), offset: z.number().int(), events: z.array(legacyRecordSchema) }),
+          schema: z.object({ lookup: z.string(), totalCount: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(legacyRecordSchema) }),
         },
       },
       handler: async ({ caller, params, query }) => {
@@ -87,7 +87,7 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
           ...(query.action !== undefined ? { actionType: query.action } : {}),
           ...dateRange(query.startDate, query.endDate),
         }, { limit: query.limit, offset: query.offset, order: 'desc' })
-        return { lookup: params.lookup, totalCount: total, limit: query.limit, offset: query.offset, events: records.map(legacyRecord) }
+        return { lookup: params.lookup, totalCount: total, limit: query.limit, offset: query.offset, results: records.map(legacyRecord) }
       },
     }),
     defineRoute({

@@ -67,7 +67,7 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       responses: { 200: { description: 'A page of corrections.', schema: listResponse } },
       handler: async ({ caller, query }) => {
         const { items, total } = await corrections.list(caller, listFilter(query))
-        return { results: items.map(toWireCorrection), total, limit: query.limit, offset: query.offset }
+        return { results: items.map(toWireCorrection), totalCount: total, limit: query.limit, offset: query.offset }
       },
     }),
     defineRoute({

@@ -49,7 +49,7 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       responses: { 200: { description: 'A page of corrections, newest first.', schema: listResponse } },
       handler: async ({ caller, params, query }) => {
         const { items, total } = await corrections.list(caller, listFilter({ ...query, scopeKey: params.lookup }))
-        return { results: items.map(toWireCorrection), total, limit: query.limit, offset: query.offset }
+        return { results: items.map(toWireCorrection), totalCount: total, limit: query.limit, offset: query.offset }
       },
     }),
     defineRoute({

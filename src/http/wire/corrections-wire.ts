@@ -97,7 +97,7 @@ export const listQuery = z.object({
 
 export const listResponse = z.object({
   results: z.array(correctionSchema).describe('Newest first.'),
-  total: z.number().int().describe('Corrections matching the filters.'),
+  totalCount: z.number().int().describe('Corrections matching the filters.'),
   limit: z.number().int(),
   offset: z.number().int(),
 })
