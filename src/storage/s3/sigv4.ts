@@ -119,13 +119,13 @@ export interface PresignInput extends SigningScope {
 export function presignUrl(input: PresignInput): string {
   if (!Number.isInteger(input.expiresSeconds) || input.expiresSeconds < 1 || input.expiresSeconds > 604_800) throw new Error('SigV4: expiry must be 1 to 604800 seconds')
   const date = amzDate(input.time)
-  const params: [string, string][] = [
+  const params: (readonly [string, string])[] = [
     ['X-Amz-Algorithm', ALGORITHM],
     ['X-Amz-Credential', `${input.credentials.accessKeyId}/${date.slice(0, 8)}/${input.region}/${input.service}/aws4_request`],
     ['X-Amz-Date', date],
     ['X-Amz-Expires', String(input.expiresSeconds)],
     ['X-Amz-SignedHeaders', 'host'],
-    ...(input.credentials.sessionToken ? [['X-Amz-Security-Token', input.credentials.sessionToken] as [string, string]] : []),
+    ...(input.credentials.sessionToken ? [['X-Amz-Security-Token', input.credentials.sessionToken] as const] : []),
     ...(input.query ?? []),
   ]
   const query = canonicalQuery(params)
