@@ -3,6 +3,7 @@
  * Every migration, in order. A capability adds its module here.
  */
 import { foundation } from './0001-foundation.js'
+import { exportsMigration } from './0003-exports.js'
 import type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation]
+export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration]
