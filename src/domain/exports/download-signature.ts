@@ -7,6 +7,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
+/** Where our signed download URLs point: `<public URL>/oi-api/downloads/files/<file id>?expires=…&signature=…`. */
+export const DOWNLOAD_PATH_PREFIX = '/oi-api/downloads/files/'
+
 export type DownloadCheck = 'valid' | 'altered' | 'expired'
 
 export interface DownloadSigner {
