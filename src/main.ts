@@ -12,6 +12,9 @@ import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
+import { createExportService } from './domain/exports/export-service.js'
+import { openExportStorage } from './storage/exports/open-export-storage.js'
+import { registerDownloadRoute } from './http/routes/exports.js'
 import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
@@ -70,11 +73,14 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       activity: createUnrecordedActivityLog(),
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      // The activity log is read through `services` so the export service uses whichever log is wired above.
+      exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity: { recordDecision: (input, tx) => services.activity.recordDecision(input, tx) }, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
     return {
       services,
       serverId: id,
       async close() {
+        await services.exports.stopSweeper()
         await executor.close()
         await bus.close()
         await stores.close()
@@ -98,6 +104,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     logger,
   })
+  registerDownloadRoute(app, services.exports)
+  services.exports.startSweeper()
   return {
     config,
     services,

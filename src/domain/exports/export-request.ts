@@ -37,7 +37,7 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
  */
 export function parseIsoTime(text: string): bigint | string {
   const m = ISO_RE.exec(text)
-  if (!m) return 'not an ISO 8601 time; write e.g. 2026-01-01T00:00:00Z or 2026-01-01T02:00:00+02:00'
+  if (!m) return 'is not an ISO 8601 time; write e.g. 2026-01-01T00:00:00Z or 2026-01-01T02:00:00+02:00'
   const fraction = m[7] ?? ''
   if (fraction.length > 7) return 'has more than 7 fraction digits (the precision is 100 ns)'
   const ticks = makeDateTime({

@@ -5,9 +5,10 @@
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
 import { correctionRoutes } from './corrections.js'
+import { exportRoutes } from './exports.js'
 import { ingestRoutes } from './ingest.js'
 import { warmQueryRoutes } from './warm-queries.js'
 
 export function apiRoutes(services: Services): AnyRoute[] {
-  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services)]
+  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services), ...exportRoutes(services.exports)]
 }
