@@ -6,13 +6,14 @@
  * sweeper, scopes, rights and the capability switch.
  */
 import assert from 'node:assert/strict'
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { parse } from 'csv-parse/sync'
 import type { DecisionInput } from '../../src/domain/activity/activity-log.js'
 import { manualClock } from '../../src/shared/clock.js'
-import { BACKENDS } from '../support/backends.js'
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 import { applyAsAdmin, pushRows } from '../support/fixtures.js'
 import { type ApiResponse, errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -534,6 +535,39 @@ for (const backend of BACKENDS) {
         }
         assert.equal((await fetchFile(issued.body.downloadUrl)).status, 200)
       })
+    })
+  })
+
+  describe(`${backend}: the export sweeper runs at start`, () => {
+    it('a restarted server deletes files that expired while it was down', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'provenant-sweep-'))
+      const database: TestDatabase | undefined = backend === 'postgres' ? await createTestDatabase() : undefined
+      const shared = { dataDir, ...(database ? { databaseUrl: database.url } : {}) }
+      try {
+        const clock = manualClock(Date.parse('2026-03-01T12:00:00Z'))
+        const first = await startTestServer(backend, { clock, ...shared })
+        await applyAsAdmin(first, CONFIG)
+        await pushRows(first, 'sensors', SENSOR_ROWS)
+        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', { token: await first.token('analyst'), body: { format: 'csv', ...WINDOW } })
+        assert.equal(response.status, 200, response.text)
+        const id = new URL(response.body.downloadUrl).pathname.split('/').pop()!
+        const file = join(first.config.exportDir, first.workspace.id, `${id}.csv`)
+        await first.stop()
+        assert.ok(existsSync(file))
+        clock.set(Date.parse(response.body.expiresAt) + 60_000)
+        const second = await startTestServer(backend, { clock, ...shared })
+        try {
+          const swept = async () => !existsSync(file) && (await second.services.stores.exports.fileById(id)) === undefined
+          for (let i = 0; i < 100 && !(await swept()); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+          assert.ok(!existsSync(file), 'the start-up sweep deleted the expired file')
+          assert.equal(await second.services.stores.exports.fileById(id), undefined)
+        } finally {
+          await second.stop()
+        }
+      } finally {
+        await database?.drop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
     })
   })
 }
