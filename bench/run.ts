@@ -5,8 +5,9 @@
 import { fileURLToPath } from 'node:url'
 import { printResult, type Scenario, writeSection } from './harness.js'
 import { authOverhead } from './scenarios/auth-overhead.js'
+import { exportScenario } from './scenarios/export.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead]
+const SCENARIOS: readonly Scenario[] = [authOverhead, exportScenario]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS

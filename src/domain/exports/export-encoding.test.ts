@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { parse } from 'csv-parse/sync'
 import fc from 'fast-check'
-import { createRowEncoder, csvField, type ExportColumn, guardFormula } from './export-encoding.js'
+import { formatDateTime } from '../../kql/values.js'
+import { createRowEncoder, csvField, type ExportColumn, guardFormula, isoDateTime } from './export-encoding.js'
 
 const COLUMNS: ExportColumn[] = [
   { name: 'timestamp', type: 'datetime' },
@@ -60,6 +61,15 @@ describe('CSV encoding (RFC 4180)', () => {
       const parsed = parse(csvOf(columns, rows), { columns: true, relax_column_count: false, bom: false }) as Record<string, string>[]
       assert.deepEqual(parsed, rows.map(([a, b, n]) => ({ a: guardFormula(a), b: guardFormula(b), n: String(n) })))
     }))
+  })
+})
+
+describe('isoDateTime', () => {
+  it('writes exactly what formatDateTime writes, for every datetime (property)', () => {
+    fc.assert(fc.property(fc.bigInt({ min: -62135596800n * 10_000_000n, max: 253402300799n * 10_000_000n + 9_999_999n }), (ticks) => {
+      assert.equal(isoDateTime(ticks), formatDateTime(ticks))
+    }), { numRuns: 2000 })
+    for (const ticks of [0n, 1n, 9_999_999n, 10_000_000n, 864_000_000_000n - 1n, T, T + 1n, T + 5_000_000n]) assert.equal(isoDateTime(ticks), formatDateTime(ticks))
   })
 })
 

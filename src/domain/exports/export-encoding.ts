@@ -14,7 +14,7 @@
  * characters except a negative number. JSONL is not guarded (no spreadsheet reads it).
  */
 import type { KqlType, KqlValue } from '../../kql/types.js'
-import { formatDateTime, formatTimespan, toWireValue } from '../../kql/values.js'
+import { civilFromDays, formatDateTime, formatTimespan, TICKS_PER_SECOND, toWireValue } from '../../kql/values.js'
 import type { ExportFormat } from './export-request.js'
 
 export interface ExportColumn {
@@ -43,6 +43,29 @@ export function csvField(text: string): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
+const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n))
+let cachedDay = Number.NaN
+let cachedPrefix = ''
+
+/**
+ * formatDateTime's text, faster for the common case (an export formats every row's timestamp):
+ * one bigint division, the date part cached per day, the time of day in plain numbers.
+ */
+export function isoDateTime(ticks: bigint): string {
+  if (ticks < 0n) return formatDateTime(ticks)
+  const seconds = Number(ticks / TICKS_PER_SECOND)
+  const fraction = Number(ticks - BigInt(seconds) * TICKS_PER_SECOND)
+  const day = Math.floor(seconds / 86_400)
+  if (day !== cachedDay) {
+    const { year, month, day: dayOfMonth } = civilFromDays(day)
+    cachedPrefix = `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(dayOfMonth)}T`
+    cachedDay = day
+  }
+  const secondOfDay = seconds - day * 86_400
+  const text = `${cachedPrefix}${pad2(Math.floor(secondOfDay / 3600))}:${pad2(Math.floor(secondOfDay / 60) % 60)}:${pad2(secondOfDay % 60)}`
+  return fraction === 0 ? `${text}Z` : `${text}.${String(fraction).padStart(7, '0').replace(/0+$/, '')}Z`
+}
+
 function nonFinite(n: number): string {
   return Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity'
 }
@@ -56,7 +79,7 @@ export function csvText(type: KqlType, value: KqlValue | undefined): string {
     case 'guid':
       return String(value)
     case 'datetime':
-      return typeof value === 'bigint' ? formatDateTime(value) : String(value)
+      return typeof value === 'bigint' ? isoDateTime(value) : String(value)
     case 'timespan':
       return typeof value === 'bigint' ? formatTimespan(value) : String(value)
     case 'real':
@@ -92,7 +115,10 @@ export function createRowEncoder(format: ExportFormat, columns: readonly ExportC
       let line = '{'
       for (let i = 0; i < columns.length; i++) {
         const value = values[i]
-        line += (i > 0 ? ',' : '') + keys[i]! + (value === undefined || value === null ? 'null' : JSON.stringify(toWireValue(columns[i]!.type, value)))
+        const type = columns[i]!.type
+        line += (i > 0 ? ',' : '') + keys[i]! + (value === undefined || value === null ? 'null'
+          : type === 'datetime' && typeof value === 'bigint' ? `"${isoDateTime(value)}"`
+          : JSON.stringify(toWireValue(type, value)))
       }
       return `${line}}\n`
     },

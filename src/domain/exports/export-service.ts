@@ -170,7 +170,8 @@ export function createExportService(deps: ExportServiceDeps) {
       const own = new Map(source.table.columns.map((c, i) => [c.name, { index: i, type: c.type }]))
       encoders.push(createRowEncoder(format, columns.map((c) => ({ name: c.name, type: own.get(c.name)?.type ?? c.type }))))
       const picks = columns.map((c) => (c.name === p.connectionColumn ? -1 : own.get(c.name)?.index ?? -2))
-      projections.push((values) => picks.map((i) => (i === -1 ? source.lookup : i === -2 ? undefined : values[i])))
+      const identity = picks.length === source.table.columns.length && picks.every((pick, i) => pick === i)
+      projections.push(identity ? (values) => values as unknown[] : (values) => picks.map((i) => (i === -1 ? source.lookup : i === -2 ? undefined : values[i])))
     }
     const header = createRowEncoder(format, columns).header
     return { header, encoders, projections }
