@@ -10,6 +10,7 @@ import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
 import type { Services } from './domain/services.js'
+import { createCorrectionsService } from './domain/corrections/corrections-service.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createExportService } from './domain/exports/export-service.js'
@@ -62,6 +63,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const configService = createConfigService({ stores, clock })
     const dialect = stores.backend
+    const activity = createUnrecordedActivityLog()
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
     const services: Services = {
       clock,
@@ -70,10 +72,11 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       admin: createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) }),
       config: configService,
       bus,
-      activity: createUnrecordedActivityLog(),
+      activity,
       ingest: createIngestService({ stores, config: configService, bus, clock }),
       queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
-      // The activity log is read through `services` so the export service uses whichever log is wired above.
+      corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
+      // Read through `services` at call time, so whichever activity log is wired there receives the export records.
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity: { recordDecision: (input, tx) => services.activity.recordDecision(input, tx) }, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
     return {

@@ -6,6 +6,7 @@ import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
 import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
+import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { QueryService } from './queries/query-service.js'
@@ -23,5 +24,6 @@ export interface Services {
   readonly activity: ActivityLog
   readonly ingest: IngestService
   readonly queries: QueryService
+  readonly corrections: CorrectionsService
   readonly exports: ExportService
 }

@@ -4,6 +4,7 @@
  */
 import type { AccessStore } from './access/access-store.js'
 import type { ChangeStore } from './changes/workspace-change.js'
+import type { CorrectionStore } from './corrections/correction.js'
 import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
@@ -14,6 +15,7 @@ export interface Stores {
   readonly config: ConfigStore
   readonly changes: ChangeStore
   readonly data: ConnectionDataStore
+  readonly corrections: CorrectionStore
   readonly exports: ExportStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls

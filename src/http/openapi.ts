@@ -66,7 +66,7 @@ function operation(route: AnyRoute): JsonSchema {
     ...(route.deprecated ? { deprecated: true } : {}),
     parameters: [...parametersOf(route.params, 'path', route.openapiPath?.match(/\{([^}]+)\}$/)?.[1]), ...parametersOf(route.query, 'query')],
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
       : route.rawBody
         ? {
             requestBody: {

@@ -88,8 +88,11 @@ function describeIssues(where: string, error: z.ZodError): string {
 
 function validate<T>(where: string, schema: z.ZodType<T> | undefined, value: unknown): T {
   if (!schema) return value as T
-  const input = normaliseKeys(value, objectKeys(schema))
-  const result = schema.safeParse(input ?? (where === 'body' ? undefined : {}))
+  // A missing body or query is validated as an empty object, so the messages name the fields
+  // that are required ("reason is required") rather than the missing body.
+  const missing = value === undefined || value === null
+  const input = missing ? (where === 'body' && schema.safeParse(undefined).success ? undefined : {}) : normaliseKeys(value, objectKeys(schema))
+  const result = schema.safeParse(input)
   if (!result.success) throw new InvalidInputError(describeIssues(where, result.error))
   return result.data
 }

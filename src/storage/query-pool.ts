@@ -107,15 +107,17 @@ export function createQueryPool(init: WorkerInit, size = Math.max(1, Math.min(4,
       if (slot.current || queue.length === 0) continue
       const pending = queue.shift()!
       slot.current = pending
-      slot.timer = setTimeout(() => {
-        if (slot.current !== pending) return
-        slot.current = undefined
-        replace(slot) // terminating the thread really stops the query
-        pending.reject(new QueryTimeoutError(pending.task.timeoutMs))
-        dispatch()
-      }, pending.task.timeoutMs)
       slot.ready.then(() => {
-        if (slot.current === pending) slot.worker.postMessage(pending.task)
+        if (slot.current !== pending) return
+        // The cap counts the query's own run, not a replacement worker's start-up.
+        slot.timer = setTimeout(() => {
+          if (slot.current !== pending) return
+          slot.current = undefined
+          replace(slot) // terminating the thread really stops the query
+          pending.reject(new QueryTimeoutError(pending.task.timeoutMs))
+          dispatch()
+        }, pending.task.timeoutMs)
+        slot.worker.postMessage(pending.task)
       }, (error: Error) => {
         if (slot.current === pending) fail(slot, error)
       })

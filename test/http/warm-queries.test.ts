@@ -121,19 +121,17 @@ for (const backend of BACKENDS) {
     })
 
     it('stops a query at the time cap with a 400 naming the cap, while other requests keep being answered', async () => {
-      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 10_000, timeoutSeconds: 0.5 } } }))
+      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 10_000, timeoutSeconds: 2 } } }))
       try {
-        const started = Date.now()
-        const slow = adhoc('range x from 1 to 3000000 step 1 | extend y = strcat("a", x) | summarize dcount(y)')
-        await new Promise((resolve) => setTimeout(resolve, 100))
+        let slowDone = false
+        const slow = adhoc('range x from 1 to 4000000 step 1 | extend y = strcat("a", x) | summarize dcount(y)').finally(() => { slowDone = true })
+        await new Promise((resolve) => setTimeout(resolve, 50))
         const quick = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })
-        const quickAt = Date.now()
         assert.equal(quick.status, 200)
+        assert.equal(slowDone, false, 'another request was answered while the slow query ran')
         const response = await slow
         assert.equal(response.status, 400)
-        assert.match(errorMessage(response), /longer than the 0\.5 s time cap and was stopped/)
-        assert.ok(quickAt < started + 450, `another request was answered while the slow one ran (${quickAt - started} ms)`)
-        assert.ok(Date.now() - started < 3000, 'the slow query was really stopped')
+        assert.match(errorMessage(response), /longer than the 2 s time cap and was stopped/)
         const after = await adhoc('print answer = 42')
         assert.deepEqual(after.body.results, [{ answer: 42 }], 'the pool recovered')
       } finally {

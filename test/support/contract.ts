@@ -48,8 +48,9 @@ export class ContractChecker {
   check(method: string, path: string, status: number, contentType: string | null, body: unknown): void {
     if (!contentType?.includes('application/json')) return
     const candidates = this.#operations.filter((o) => o.method === method && o.pattern.test(path))
-    // Prefer the most specific template (fewest wildcard characters).
-    const operation = candidates.sort((a, b) => b.pattern.source.length - a.pattern.source.length)[0]
+    // Prefer the most specific template, as the router does: fewest parameters, then the longest.
+    const params = (o: Operation) => (o.pattern.source.match(/\(/g) ?? []).length
+    const operation = candidates.sort((a, b) => params(a) - params(b) || b.pattern.source.length - a.pattern.source.length)[0]
     if (!operation) return // not an operation of the description (e.g. unknown route → 404 envelope below)
     const declared = operation.responses[String(status)]
     if (!declared) throw new Error(`contract: ${method} ${path} answered ${status}, which its OpenAPI operation does not declare`)

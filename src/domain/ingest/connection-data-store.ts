@@ -22,7 +22,8 @@ export interface ConnectionDataStore {
   insertRows(table: ConnectionTable, rows: readonly TypedRow[], ingestedAt: number): Promise<{ firstRowId: number; lastRowId: number }>
   /** Rows with a row id in (afterRowId, upToRowId], oldest first. */
   rowsAfter(table: ConnectionTable, afterRowId: number, limit: number, upToRowId?: number): Promise<StoredRow[]>
-  row(table: ConnectionTable, rowId: number): Promise<StoredRow | undefined>
+  /** One row; with `forUpdate` (inside a transaction) it stays locked until commit (PostgreSQL; SQLite's transaction already holds the write lock). */
+  row(table: ConnectionTable, rowId: number, options?: { forUpdate?: boolean }): Promise<StoredRow | undefined>
   /** Sets some columns of one row; returns false when the row does not exist. */
   updateRow(table: ConnectionTable, rowId: number, values: ReadonlyMap<string, KqlValue>): Promise<boolean>
 }

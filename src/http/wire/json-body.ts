@@ -7,8 +7,9 @@
 import { InvalidInputError } from '../../domain/errors.js'
 import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 
+/** An empty body parses to undefined: each route says whether it needs one. */
 export function parseJsonBody(body: Uint8Array | string): unknown {
-  if (body.length === 0 || (typeof body === 'string' && body.trim() === '')) throw new InvalidInputError('the request body is empty; send a JSON object')
+  if (body.length === 0 || (typeof body === 'string' && body.trim() === '')) return undefined
   try {
     return parseStrictJson(body)
   } catch (error) {

@@ -4,6 +4,7 @@
  */
 import { foundation } from './0001-foundation.js'
 import { exportsMigration } from './0003-exports.js'
+import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration]
+export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration, corrections]

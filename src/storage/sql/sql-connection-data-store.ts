@@ -54,8 +54,9 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         : await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? AND _rowid <= ? ORDER BY _rowid LIMIT ?`, [afterRowId, upToRowId, limit], { exactIntegers: true })
       return rows.map((r) => storedRow(table, r))
     },
-    async row(table, rowId) {
-      const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?`, [rowId], { exactIntegers: true })
+    async row(table, rowId, options) {
+      const lock = options?.forUpdate && db.dialect === 'postgres' ? ' FOR UPDATE' : ''
+      const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?${lock}`, [rowId], { exactIntegers: true })
       return rows[0] && storedRow(table, rows[0])
     },
     async updateRow(table, rowId, values: ReadonlyMap<string, KqlValue>) {

@@ -1,0 +1,283 @@
+/**
+ * @module
+ * The corrections log (spec 2.8–2.10, 3, 4.6, 4.7; design §8). A correction documents an edit with
+ * a reason category, a reason, and the values before and after; the original is never lost. It is
+ * `pending` when the workspace requires approval for it, else `applied` at once; a second person
+ * approves (two-person rule) or rejects it with a reason. Every step is recorded in the scope's
+ * activity-log container and announced as a workspace change, in the same transaction.
+ *
+ * Corrections of data rows (`entityType` = `row:<connection lookup>`, `entityId` = row id) check
+ * `before` against the row's current values and, when applied, update the row that queries and
+ * exports return — in the same transaction as the status change and the log append.
+ */
+import type { KqlValue } from '../../kql/types.js'
+import type { Clock } from '../../shared/clock.js'
+import { deepEqual } from '../../shared/deep-equal.js'
+import { newId } from '../../shared/ids.js'
+import type { JsonValue } from '../../shared/strict-json.js'
+import type { Caller } from '../access/caller.js'
+import { inScope } from '../access/caller.js'
+import { connectionAllowed } from '../access/scope-rules.js'
+import type { ActivityLog } from '../activity/activity-log.js'
+import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
+import { toColumnValue } from '../ingest/row-validation.js'
+import type { Stores } from '../stores.js'
+import type { WorkspaceConfig, WorkspaceSettings } from '../workspace-config/config-document.js'
+import type { ConfigService } from '../workspace-config/config-service.js'
+import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { Correction, CorrectionFilter, CorrectionStatus } from './correction.js'
+
+export interface CreateCorrectionInput {
+  readonly scopeKey: string
+  readonly entityType: string
+  readonly entityId: string
+  readonly reasonCategory: string
+  readonly reason: string
+  readonly before: JsonValue
+  readonly after: JsonValue
+  readonly effectiveAt?: string | undefined
+}
+
+export interface CorrectionsServiceDeps {
+  readonly stores: Stores
+  readonly config: ConfigService
+  readonly activity: ActivityLog
+  readonly clock: Clock
+}
+
+/** How a decision was taken: over the API, or in the portal as an electronic signature. */
+export type DecisionChannel = 'api' | 'portal'
+
+const ROW_PREFIX = 'row:'
+const MAX_TEXT = 2000
+
+/** Whether the workspace settings require approval for this correction. */
+export function approvalRequiredFor(settings: WorkspaceSettings['amendments'], reasonCategory: string, entityType: string): boolean {
+  if (!settings.approvalRequired) return false
+  const only = settings.approvalRequiredFor
+  if (!only || (only.reasonCategories === undefined && only.entityTypes === undefined)) return true
+  const byCategory = only.reasonCategories?.includes(reasonCategory) ?? false
+  const byType = only.entityTypes?.some((t) => t === entityType || (t.endsWith('*') && entityType.startsWith(t.slice(0, -1)))) ?? false
+  return byCategory || byType
+}
+
+function text(field: string, value: string, max = 200): string {
+  const trimmed = value.trim()
+  if (trimmed === '') throw new InvalidInputError(`${field} is required and may not be blank`)
+  if (trimmed.length > max) throw new InvalidInputError(`${field} may have at most ${max} characters`)
+  return trimmed
+}
+
+function sameValue(a: KqlValue, b: KqlValue): boolean {
+  if (typeof a === 'number' && typeof b === 'number') return a === b || (Number.isNaN(a) && Number.isNaN(b))
+  return typeof a === 'object' || typeof b === 'object' ? deepEqual(a, b) : a === b
+}
+
+export type CorrectionsService = ReturnType<typeof createCorrectionsService>
+
+export function createCorrectionsService(deps: CorrectionsServiceDeps) {
+  const { stores, config, activity, clock } = deps
+
+  function checkScope(caller: Caller, scopeKey: string): void {
+    if (!inScope(caller.scopes, 'scopeKeys', scopeKey)) throw new ForbiddenError(`this token is restricted to other scopes than "${scopeKey}"`)
+  }
+
+  interface RowTarget {
+    readonly table: ConnectionTable
+    readonly rowId: number
+    /** Typed new values of the corrected columns. */
+    readonly after: ReadonlyMap<string, KqlValue>
+    /** Typed expected current values. */
+    readonly before: ReadonlyMap<string, KqlValue>
+  }
+
+  /** Resolves and checks a `row:<lookup>` correction's target and values (outside any transaction). */
+  async function rowTarget(caller: Caller, document: WorkspaceConfig, input: CreateCorrectionInput): Promise<RowTarget | undefined> {
+    if (!input.entityType.startsWith(ROW_PREFIX)) return undefined
+    const lookup = input.entityType.slice(ROW_PREFIX.length)
+    if (!document.connections.some((c) => c.lookup === lookup)) throw new InvalidInputError(`entityType ${input.entityType}: no data connection "${lookup}" in this workspace`)
+    if (!connectionAllowed(caller.scopes, document, lookup)) throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
+    if (!/^[1-9]\d{0,15}$/.test(input.entityId)) throw new InvalidInputError(`entityId must be the row id (a positive whole number) of a row of ${lookup}, not "${input.entityId}"`)
+    const table = (await stores.config.connectionTables(caller.workspaceId)).find((t) => t.lookup === lookup)
+    if (!table) throw new InvalidInputError(`data connection "${lookup}" has no table yet`)
+    const objectOf = (name: 'before' | 'after', value: JsonValue): Record<string, JsonValue> => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0) {
+        throw new InvalidInputError(`${name} must be an object of the corrected columns and their values, e.g. {"temperature": 21.5}`)
+      }
+      return value as Record<string, JsonValue>
+    }
+    const after = objectOf('after', input.after)
+    const before = objectOf('before', input.before)
+    const keys = Object.keys(after).sort()
+    if (!deepEqual(keys, Object.keys(before).sort())) throw new InvalidInputError(`before and after must name the same columns (after has ${keys.join(', ')})`)
+    const typed = (values: Record<string, JsonValue>, name: string) => new Map(keys.map((column) => {
+      const declared = table.columns.find((c) => c.name === column)
+      if (!declared) throw new InvalidInputError(`${name}.${column}: ${lookup} has no column "${column}" (columns: ${table.columns.map((c) => c.name).join(', ')})`)
+      try {
+        const value = toColumnValue(declared.type, values[column])
+        if (column === 'timestamp' && value === null) throw new Error('the timestamp cannot be null')
+        return [column, value] as const
+      } catch (error) {
+        throw new InvalidInputError(`${name}.${column}: ${(error as Error).message}`)
+      }
+    }))
+    return { table, rowId: Number(input.entityId), after: typed(after, 'after'), before: typed(before, 'before') }
+  }
+
+  /** Checks the row still holds `before` and, when `apply`, writes `after` (inside the transaction). */
+  async function applyToRow(tx: Stores, target: RowTarget, apply: boolean): Promise<void> {
+    const row = await tx.data.row(target.table, target.rowId, { forUpdate: true })
+    if (!row) throw new NotFoundError(`no row ${target.rowId} in data connection ${target.table.lookup}`)
+    for (const [column, expected] of target.before) {
+      const current = row.values[target.table.columns.findIndex((c) => c.name === column)] ?? null
+      if (!sameValue(current, expected)) {
+        throw new InvalidInputError(`row ${target.rowId} of ${target.table.lookup} no longer holds the "before" value of ${column} (someone corrected it meanwhile); read the row again and resend`)
+      }
+    }
+    if (apply) await tx.data.updateRow(target.table, target.rowId, target.after)
+  }
+
+  async function targetOf(caller: Caller, correction: Correction, document: WorkspaceConfig): Promise<RowTarget | undefined> {
+    return rowTarget(caller, document, { ...correction })
+  }
+
+  function record(tx: Stores, caller: Caller, correction: Correction, actionType: string, details: Record<string, unknown>, channel: DecisionChannel) {
+    return activity.recordDecision({
+      workspaceId: caller.workspaceId,
+      scopeKey: correction.scopeKey,
+      entityType: correction.entityType,
+      entityId: correction.entityId,
+      actionType,
+      actor: { id: caller.accountId, name: caller.accountName, via: caller.via === 'mcp' ? 'mcp' : channel },
+      details: { correctionId: correction.id, chainIndex: correction.chainIndex, reasonCategory: correction.reasonCategory, reason: correction.reason, before: correction.before, after: correction.after, ...details },
+    }, tx)
+  }
+
+  function announce(tx: Stores, caller: Caller, correction: Correction, action: string, at: number) {
+    return tx.changes.append({
+      workspaceId: caller.workspaceId, kind: 'correction', entityType: 'correction', entityId: correction.id, action,
+      actorId: caller.accountId, actorName: caller.accountName, at, commitId: undefined,
+      summary: `correction ${correction.id} of ${correction.entityType} ${correction.entityId} in scope ${correction.scopeKey} ${action}`,
+    })
+  }
+
+  async function create(caller: Caller, input: CreateCorrectionInput): Promise<Correction> {
+    const scopeKey = text('ScopeKey', input.scopeKey)
+    checkScope(caller, scopeKey)
+    const entityType = text('entityType', input.entityType)
+    const entityId = text('entityId', input.entityId)
+    const reason = text('reason', input.reason, MAX_TEXT)
+    const { document } = await config.current(caller.workspaceId)
+    const categories = document.reasonCategories.map((c) => c.id)
+    if (!categories.includes(input.reasonCategory)) {
+      throw new InvalidInputError(`reasonCategory "${input.reasonCategory}" is not in this workspace's list; use one of ${categories.join(', ')}`)
+    }
+    let effectiveAt: string | undefined
+    if (input.effectiveAt !== undefined) {
+      const ms = Date.parse(input.effectiveAt)
+      if (!/^\d{4}-\d{2}-\d{2}/.test(input.effectiveAt) || Number.isNaN(ms)) throw new InvalidInputError(`effectiveAt must be an ISO 8601 time, not "${input.effectiveAt}"`)
+      effectiveAt = new Date(ms).toISOString()
+    }
+    const normalised = { ...input, scopeKey, entityType, entityId, reason }
+    const target = await rowTarget(caller, document, normalised)
+    const approvalRequired = approvalRequiredFor(document.settings.amendments, input.reasonCategory, entityType)
+    return stores.transaction(async (tx) => {
+      const chainIndex = await tx.corrections.nextChainIndex(caller.workspaceId, scopeKey, entityType, entityId)
+      const previous = chainIndex > 1 ? await tx.corrections.latestOf(caller.workspaceId, scopeKey, entityType, entityId) : undefined
+      if (target) await applyToRow(tx, target, !approvalRequired)
+      const at = clock.now()
+      const correction: Correction = {
+        id: newId('amd'), workspaceId: caller.workspaceId, scopeKey, entityType, entityId, chainIndex, previousId: previous?.id,
+        reasonCategory: input.reasonCategory, reason, before: input.before, after: input.after,
+        amendedBy: { id: caller.accountId, name: caller.accountName },
+        status: approvalRequired ? 'pending' : 'applied', approvalRequired, createdAt: at, effectiveAt,
+        decidedAt: undefined, decidedBy: undefined, rejectionReason: undefined, decidedVia: undefined,
+      }
+      await tx.corrections.insert(correction)
+      await record(tx, caller, correction, 'correction-created', { status: correction.status, approvalRequired, ...(effectiveAt ? { effectiveAt } : {}) }, 'api')
+      await announce(tx, caller, correction, correction.status === 'applied' ? 'applied' : 'created', at)
+      return correction
+    })
+  }
+
+  async function pendingOf(caller: Caller, scopeKey: string, id: string): Promise<Correction> {
+    checkScope(caller, scopeKey)
+    const correction = await stores.corrections.byId(caller.workspaceId, id)
+    if (!correction || correction.scopeKey !== scopeKey) throw new NotFoundError(`no correction ${id} in scope "${scopeKey}"`)
+    if (correction.status !== 'pending') throw new InvalidInputError(`correction ${id} is ${correction.status}, not pending; only a pending correction can be approved or rejected`)
+    return correction
+  }
+
+  /** Approves a pending correction and applies it (spec 3). Two-person rule: the approver is not the author. */
+  async function approve(caller: Caller, scopeKey: string, id: string, options: { channel?: DecisionChannel; comment?: string } = {}): Promise<Correction> {
+    const correction = await pendingOf(caller, scopeKey, id)
+    const { document } = await config.current(caller.workspaceId)
+    if (document.settings.amendments.twoPersonApproval && correction.amendedBy.id === caller.accountId) {
+      throw new ForbiddenError(`two-person approval is on: ${caller.accountName} wrote correction ${id} and cannot also approve it; another approver must`)
+    }
+    const target = await targetOf(caller, correction, document)
+    const channel = options.channel ?? 'api'
+    return stores.transaction(async (tx) => {
+      if (target) await applyToRow(tx, target, true)
+      const at = clock.now()
+      const by = { id: caller.accountId, name: caller.accountName }
+      if (!await tx.corrections.decide(caller.workspaceId, id, { status: 'applied', at, by, reason: options.comment?.trim() || undefined, via: channel })) {
+        throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
+      }
+      const decided: Correction = { ...correction, status: 'applied', decidedAt: at, decidedBy: by, decidedVia: channel }
+      await record(tx, caller, decided, 'correction-approved', {
+        status: 'applied', approvedBy: by.name, ...(options.comment ? { comment: options.comment } : {}),
+        ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'approved' } } : {}),
+      }, channel)
+      await announce(tx, caller, decided, 'approved', at)
+      return decided
+    })
+  }
+
+  /** Rejects a pending correction with a reason (spec 3); the entity keeps its values. */
+  async function reject(caller: Caller, scopeKey: string, id: string, reason: string, options: { channel?: DecisionChannel } = {}): Promise<Correction> {
+    const why = text('reason', reason ?? '', MAX_TEXT)
+    const correction = await pendingOf(caller, scopeKey, id)
+    const channel = options.channel ?? 'api'
+    return stores.transaction(async (tx) => {
+      const at = clock.now()
+      const by = { id: caller.accountId, name: caller.accountName }
+      if (!await tx.corrections.decide(caller.workspaceId, id, { status: 'rejected', at, by, reason: why, via: channel })) {
+        throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
+      }
+      const decided: Correction = { ...correction, status: 'rejected', decidedAt: at, decidedBy: by, rejectionReason: why, decidedVia: channel }
+      await record(tx, caller, decided, 'correction-rejected', {
+        status: 'rejected', rejectedBy: by.name, rejectionReason: why,
+        ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'rejected' } } : {}),
+      }, channel)
+      await announce(tx, caller, decided, 'rejected', at)
+      return decided
+    })
+  }
+
+  async function list(caller: Caller, filter: Omit<CorrectionFilter, 'workspaceId'>): Promise<{ items: Correction[]; total: number }> {
+    checkScope(caller, filter.scopeKey)
+    return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId })
+  }
+
+  /** The chain of one entity, oldest first by chain link (spec 4.6); the legacy shape reverses it. */
+  async function chain(caller: Caller, scopeKey: string, entityId: string, entityType?: string): Promise<Correction[]> {
+    checkScope(caller, scopeKey)
+    if (entityType !== undefined) return stores.corrections.chainOf(caller.workspaceId, scopeKey, entityType, entityId)
+    const { items } = await stores.corrections.query({ workspaceId: caller.workspaceId, scopeKey, entityId, limit: 100_000, offset: 0 })
+    const types = [...new Set(items.map((c) => c.entityType))].sort()
+    const chains = await Promise.all(types.map((t) => stores.corrections.chainOf(caller.workspaceId, scopeKey, t, entityId)))
+    return chains.flat()
+  }
+
+  async function get(caller: Caller, scopeKey: string, id: string): Promise<Correction> {
+    checkScope(caller, scopeKey)
+    const correction = await stores.corrections.byId(caller.workspaceId, id)
+    if (!correction || correction.scopeKey !== scopeKey) throw new NotFoundError(`no correction ${id} in scope "${scopeKey}"`)
+    return correction
+  }
+
+  return { create, approve, reject, list, chain, get }
+}
+
+export type { Correction, CorrectionStatus }

@@ -1,0 +1,109 @@
+/**
+ * @module
+ * Corrections on the wire (spec 2.8): field names as the spec spells them (`ScopeKey`,
+ * `entityType`, `reasonCategory`, `amendedBy`, `status`), the rest camelCase; times ISO 8601.
+ */
+import { z } from 'zod'
+import type { Correction } from '../../domain/corrections/correction.js'
+import { CORRECTION_STATUSES } from '../../domain/corrections/correction.js'
+import { InvalidInputError } from '../../domain/errors.js'
+
+export const correctionSchema = z.object({
+  id: z.string(),
+  ScopeKey: z.string(),
+  entityType: z.string(),
+  entityId: z.string(),
+  reasonCategory: z.string(),
+  reason: z.string(),
+  before: z.unknown().describe('The values before the correction (for data rows: the corrected columns).'),
+  after: z.unknown().describe('The values after the correction.'),
+  amendedBy: z.string().describe('Name of the account that wrote the correction (server-set).'),
+  amendedById: z.string(),
+  status: z.enum(CORRECTION_STATUSES),
+  approvalRequired: z.boolean(),
+  createdAt: z.string(),
+  effectiveAt: z.string().optional().describe('The time the corrected fact refers to, when given.'),
+  chainIndex: z.number().int().describe('Position in the entity\'s correction chain (1 = first).'),
+  previousId: z.string().optional().describe('The previous correction of the same entity in this scope.'),
+  decidedAt: z.string().optional(),
+  approvedBy: z.string().optional(),
+  rejectedBy: z.string().optional(),
+  rejectionReason: z.string().optional(),
+  decidedVia: z.enum(['api', 'portal']).optional().describe('`portal` decisions are electronic signatures (password re-entered).'),
+})
+
+export type WireCorrection = z.infer<typeof correctionSchema>
+
+export function toWireCorrection(c: Correction): WireCorrection {
+  return {
+    id: c.id,
+    ScopeKey: c.scopeKey,
+    entityType: c.entityType,
+    entityId: c.entityId,
+    reasonCategory: c.reasonCategory,
+    reason: c.reason,
+    before: c.before,
+    after: c.after,
+    amendedBy: c.amendedBy.name,
+    amendedById: c.amendedBy.id,
+    status: c.status,
+    approvalRequired: c.approvalRequired,
+    createdAt: new Date(c.createdAt).toISOString(),
+    ...(c.effectiveAt ? { effectiveAt: c.effectiveAt } : {}),
+    chainIndex: c.chainIndex,
+    ...(c.previousId ? { previousId: c.previousId } : {}),
+    ...(c.decidedAt !== undefined ? { decidedAt: new Date(c.decidedAt).toISOString() } : {}),
+    ...(c.status === 'applied' && c.decidedBy ? { approvedBy: c.decidedBy.name } : {}),
+    ...(c.status === 'rejected' && c.decidedBy ? { rejectedBy: c.decidedBy.name } : {}),
+    ...(c.rejectionReason ? { rejectionReason: c.rejectionReason } : {}),
+    ...(c.decidedVia ? { decidedVia: c.decidedVia } : {}),
+  }
+}
+
+const present = (name: string) => z.custom<unknown>((v) => v !== undefined, { message: `${name} is required (use null for "no value")` })
+
+/** Fields the server sets; a body that tries to set them is refused. */
+const SERVER_SET = ['id', 'amendedBy', 'amendedById', 'status', 'createdAt', 'decidedAt', 'approvedBy', 'rejectedBy', 'chainIndex', 'previousId', 'approvalRequired']
+
+export function refuseServerSetFields(body: unknown): void {
+  if (body === null || typeof body !== 'object') return
+  const set = Object.keys(body).filter((k) => SERVER_SET.some((s) => s.toLowerCase() === k.toLowerCase()))
+  if (set.length) throw new InvalidInputError(`${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set by the server and cannot be sent`)
+}
+
+export const createCorrectionBody = z.object({
+  ScopeKey: z.string({ error: 'ScopeKey is required' }).describe('The scope the correction belongs to.'),
+  entityType: z.string({ error: 'entityType is required' }).describe('What is corrected; `row:<connection lookup>` corrects a data row.'),
+  entityId: z.string({ error: 'entityId is required' }).describe('Which one; for data rows, the row id.'),
+  reasonCategory: z.string({ error: 'reasonCategory is required' }),
+  reason: z.string({ error: 'reason is required' }),
+  before: present('before'),
+  after: present('after'),
+  effectiveAt: z.string().optional(),
+})
+
+export const listQuery = z.object({
+  scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required'),
+  entityId: z.string().optional(),
+  entityType: z.string().optional(),
+  reasonCategory: z.string().optional(),
+  amendedBy: z.string().optional(),
+  status: z.enum(CORRECTION_STATUSES).optional(),
+  startDate: z.iso.datetime({ offset: true, error: 'startDate must be an ISO 8601 time' }).optional(),
+  endDate: z.iso.datetime({ offset: true, error: 'endDate must be an ISO 8601 time' }).optional(),
+  limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit may be at most 1000').default(100),
+  offset: z.coerce.number({ error: 'offset must be a number' }).int('offset must be a whole number').min(0, 'offset may not be negative').default(0),
+})
+
+export const listResponse = z.object({
+  results: z.array(correctionSchema).describe('Newest first.'),
+  total: z.number().int().describe('Corrections matching the filters.'),
+  limit: z.number().int(),
+  offset: z.number().int(),
+})
+
+export const chainResponse = z.object({
+  ScopeKey: z.string(),
+  entityId: z.string(),
+  results: z.array(correctionSchema),
+})
