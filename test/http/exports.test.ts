@@ -336,15 +336,25 @@ for (const backend of BACKENDS) {
         ])
       })
 
-      it('corrected rows export their corrected values', async () => {
-        const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
-        const [row] = await server.services.stores.data.rowsAfter(table, 0, 10)
-        const s1 = (await server.services.stores.data.rowsAfter(table, row!.rowId, 10)).find((r) => r.values[1] === 's1')!
-        // A correction updates the row in place (the original stays in the correction chain).
-        assert.equal(await server.services.stores.data.updateRow(table, s1.rowId, new Map([['value', 1.75]])), true)
+      it('corrected rows export their corrected values (through the corrections log)', async () => {
+        const [editor, approver] = [await server.token('editor'), await server.token('approver')]
+        const rows = await server.api('POST', '/oi-api/warm-queries', { token: editor, body: { Query: 'Sensors | where sensor == "s1" | project _rowid, value' } })
+        const rowId = (rows.body.results as { _rowid: number }[])[0]!._rowid
+        const correct = async (from: number, to: number) => {
+          const created = await server.api('POST', '/oi-api/provenance/amendments', {
+            token: editor,
+            body: { ScopeKey: 'line-1', entityType: 'row:sensors', entityId: String(rowId), reasonCategory: 'recalculation', reason: `recalculated to ${to}`, before: { value: from }, after: { value: to } },
+          })
+          assert.equal(created.status, 200, created.text)
+          const approved = await server.api('POST', `/oi-api/provenance/amendments/${created.body.id}/approve?scopeKey=line-1`, { token: approver })
+          assert.equal(approved.body.status, 'applied', approved.text)
+        }
+        await correct(1, 1.75)
         const { text } = await exported('data-connections/sensors', { format: 'csv', ...WINDOW })
         assert.match(text, /\r\n2026-01-01T00:01:00Z,s1,1.75\r\n/)
-        await server.services.stores.data.updateRow(table, s1.rowId, new Map([['value', 1]]))
+        const surface = await exported('surfaces/plant', { format: 'jsonl', ...WINDOW })
+        assert.equal(jsonLines(surface.text).find((r) => r['sensor'] === 's1')?.['value'], 1.75)
+        await correct(1.75, 1)
       })
     })
 
