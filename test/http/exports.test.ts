@@ -580,4 +580,31 @@ for (const backend of BACKENDS) {
       }
     })
   })
+
+  describe(`${backend}: two processes sharing the database and the export directory`, () => {
+    it('a link issued by one process is served by the other; the other refuses it altered', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'provenant-pair-'))
+      const database: TestDatabase | undefined = backend === 'postgres' ? await createTestDatabase() : undefined
+      const shared = { dataDir, ...(database ? { databaseUrl: database.url } : {}) }
+      const first = await startTestServer(backend, shared)
+      const second = await startTestServer(backend, shared)
+      try {
+        await applyAsAdmin(first, CONFIG)
+        await pushRows(first, 'sensors', SENSOR_ROWS)
+        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', { token: await first.token('analyst'), body: { format: 'csv', ...WINDOW } })
+        assert.equal(response.status, 200, response.text)
+        const url = new URL(response.body.downloadUrl)
+        const fromSecond = await fetch(`${second.baseUrl}${url.pathname}${url.search}`)
+        assert.equal(fromSecond.status, 200)
+        assert.match(await fromSecond.text(), /^timestamp,sensor,value\r\n2026-01-01T00:00:00Z,s0,0\r\n/)
+        const altered = await fetch(`${second.baseUrl}${url.pathname}${url.search.replace(/expires=\d/, (m) => `expires=${(Number(m.at(-1)) + 1) % 10 || 1}`)}`)
+        assert.equal(altered.status, 403)
+      } finally {
+        await second.stop()
+        await first.stop()
+        await database?.drop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+  })
 }
