@@ -17,6 +17,7 @@ import { createExportService } from './domain/exports/export-service.js'
 import { openExportStorage } from './storage/exports/open-export-storage.js'
 import { registerDownloadRoute } from './http/routes/exports.js'
 import { createUnrecordedActivityLog } from './domain/activity/unrecorded-activity-log.js'
+import { createProposalServices } from './domain/proposals/index.js'
 import { openEventBus } from './storage/open-event-bus.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -65,6 +66,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const dialect = stores.backend
     const activity = createUnrecordedActivityLog()
     const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
+    const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const services: Services = {
       clock,
       stores,
@@ -74,8 +76,9 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       bus,
       activity,
       ingest: createIngestService({ stores, config: configService, bus, clock }),
-      queries: createQueryService({ stores, config: configService, executor, clock, dialect }),
+      queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
+      ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       // Read through `services` at call time, so whichever activity log is wired there receives the export records.
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity: { recordDecision: (input, tx) => services.activity.recordDecision(input, tx) }, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
@@ -102,7 +105,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger = options.logger ?? createLogger(config.logLevel)
   const app = await buildApp({
     services,
-    routes: apiRoutes(services),
+    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,

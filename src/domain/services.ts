@@ -9,6 +9,7 @@ import type { AdminService } from './access/admin-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
+import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
@@ -25,5 +26,9 @@ export interface Services {
   readonly ingest: IngestService
   readonly queries: QueryService
   readonly corrections: CorrectionsService
+  /** Filing and reading proposals (MCP, portal). */
+  readonly proposals: ProposalService
+  /** Accepting and rejecting proposals: given to the portal only, never to the API or MCP. */
+  readonly proposalReview: ProposalReview
   readonly exports: ExportService
 }

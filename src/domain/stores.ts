@@ -6,6 +6,7 @@ import type { AccessStore } from './access/access-store.js'
 import type { ChangeStore } from './changes/workspace-change.js'
 import type { CorrectionStore } from './corrections/correction.js'
 import type { ConnectionDataStore } from './ingest/connection-data-store.js'
+import type { ProposalStore } from './proposals/proposal-store.js'
 import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 
@@ -16,6 +17,7 @@ export interface Stores {
   readonly changes: ChangeStore
   readonly data: ConnectionDataStore
   readonly corrections: CorrectionStore
+  readonly proposals: ProposalStore
   readonly exports: ExportStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls

@@ -7,7 +7,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Services } from '../domain/services.js'
 import { UnauthenticatedError } from '../domain/errors.js'
-import { registerErrorEnvelope, sendError } from './error-envelope.js'
+import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { requestIdOf } from './request-id.js'
 import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
@@ -40,6 +40,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Errors raised by the router before any hook runs (a malformed URL, an over-long path
+    // parameter) answer in the envelope like everything else.
+    // Malformed requests Node rejects before Fastify sees them (oversized headers, bad syntax): the
+    // envelope with 400, and the connection closed.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy()
+      const message = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are larger than the server accepts' : 'the request is not valid HTTP'
+      const body = JSON.stringify(envelope(message))
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    },
+    frameworkErrors: (error, _request, reply) => {
+      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : `the request URL is malformed (${error.message})`
+      return sendError(reply, 400, message)
+    },
   })
 
   app.addHook('onRequest', async (request, reply) => {
@@ -88,6 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (api) => {
     api.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
+      if (/%00/.test(request.url)) return sendError(reply, 400, 'the URL may not contain the NUL character (%00)')
       try {
         request.caller = await services.access.authenticate(request.headers.authorization)
       } catch (error) {

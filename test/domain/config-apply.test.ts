@@ -123,6 +123,17 @@ for (const backend of BACKENDS) {
       )
     })
 
+    it('serialises concurrent applies: each becomes its own commit, none fails', async () => {
+      const before = (await server.services.config.history(ws())).length
+      const base = (await server.services.config.current(ws())).document
+      const results = await Promise.all(['one', 'two', 'three'].map((id) =>
+        server.services.config.apply(ws(), admin, { ...base, reasonCategories: [...base.reasonCategories, { id: `concurrent-${id}` }] })))
+      assert.equal(results.filter((r) => r.commit).length, 3)
+      const history = await server.services.config.history(ws())
+      assert.equal(history.length, before + 3)
+      assert.deepEqual(history.slice(0, 3).map((c) => c.seq), [before + 3, before + 2, before + 1])
+    })
+
     it('keeps the commit history newest first with author, parent, message and changes', async () => {
       const history = await server.services.config.history(ws())
       assert.deepEqual(history.map((c) => c.seq), [...history.map((c) => c.seq)].sort((a, b) => b - a))

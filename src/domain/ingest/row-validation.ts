@@ -30,7 +30,10 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
   if (value === null || value === undefined || (fromText && value === '' && type !== 'string')) return type === 'string' ? '' : null
   switch (type) {
     case 'string':
-      if (typeof value === 'string') return value
+      if (typeof value === 'string') {
+        if (value.includes('\u0000')) throw new CellError('text may not contain the NUL character (\\u0000)')
+        return value
+      }
       throw new CellError(`expected a string, got ${describe(value)}`)
     case 'bool':
       if (typeof value === 'boolean') return value

@@ -127,12 +127,12 @@ export function createQueryService(deps: QueryServiceDeps) {
   }
 
   /** Compiles without running (portal preview, MCP): throws InvalidInputError for bad KQL. */
-  async function check(caller: Caller, text: string): Promise<{ tables: readonly string[] }> {
+  async function check(caller: Caller, text: string): Promise<{ tables: readonly string[]; columns: CompiledQuery['columns'] }> {
     const current = await config.current(caller.workspaceId)
     const schema = await schemaOf(caller.workspaceId, current)
     const plan = compile(text, schema)
     checkScopes(caller, current, schema, plan)
-    return { tables: plan.tables }
+    return { tables: plan.tables, columns: plan.columns }
   }
 
   return { runWarm, runAdhoc, check, findWarmQuery }

@@ -136,45 +136,70 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
    * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
    */
+  /**
+   * The one path to a configuration commit, inside `tx`: takes the workspace's commit lock (so two
+   * applies or acceptances never race for the same sequence number), diffs against the head,
+   * refuses warm query changes by an actor who cannot approve them, plans and runs the table changes
+   * and records the commit and its change row. Nothing is written for a dry run or an empty diff.
+   */
+  async function commitIn(tx: Stores, workspaceId: string, actor: ConfigActor, next: WorkspaceConfig, options: { message?: string; dryRun?: boolean }): Promise<ApplyResult> {
+    await tx.config.lockHistory(workspaceId)
+    const previous = await readCurrent(workspaceId, tx)
+    const changes = diffConfig(previous.document, next)
+    if (changes.some((c) => c.entity === 'warmQuery') && !roleHas(actor.role, 'warm-queries:approve')) {
+      throw new ForbiddenError(`changing warm queries makes ${actor.accountName} their approver, and the ${actor.role} role cannot approve warm queries; ask an approver to apply it or file a proposal`)
+    }
+    const steps = await planTables(tx, workspaceId, next)
+    if (options.dryRun || changes.length === 0) return { changes, commit: undefined }
+    for (const step of steps) await step()
+    const at = clock.now()
+    const seq = previous.seq + 1
+    const commit: ConfigCommit = {
+      id: commitId(workspaceId, seq, previous.commitId, next, actor.accountId, at),
+      workspaceId, seq, parentId: previous.commitId, authorId: actor.accountId, authorName: actor.accountName,
+      message: options.message?.trim().slice(0, 500) || describeChanges(changes).join('; ').slice(0, 500),
+      createdAt: at, document: next, approvals: approvalsFor(previous, next, changes, actor, at), changes,
+    }
+    await tx.config.insertCommit(commit)
+    await tx.changes.append({
+      workspaceId, kind: 'config', entityType: 'config', entityId: commit.id, action: 'committed',
+      actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
+      summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
+    })
+    tx.afterCommit(() => invalidate(workspaceId))
+    return { changes, commit }
+  }
+
+  /**
+   * Validates `document` and commits it. Throws InvalidInputError (with every problem and its path)
+   * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
+   * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
+   */
   async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string } = {}): Promise<ApplyResult> {
     if (!roleHas(actor.role, 'config:apply')) throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
     const next = validateConfig(document)
     if (next.workspace !== undefined && options.workspaceName !== undefined && next.workspace !== options.workspaceName) {
       throw new InvalidInputError(`workspace: the document is for workspace "${next.workspace}", not "${options.workspaceName}"`)
     }
-    const result = await stores.transaction(async (tx) => {
-      const previous = await readCurrent(workspaceId, tx)
-      const changes = diffConfig(previous.document, next)
-      if (changes.some((c) => c.entity === 'warmQuery') && !roleHas(actor.role, 'warm-queries:approve')) {
-        throw new ForbiddenError(`changing warm queries makes the applier their approver, and the ${actor.role} role cannot approve; ask an approver to apply it or file a proposal`)
-      }
-      const steps = await planTables(tx, workspaceId, next)
-      if (options.dryRun || changes.length === 0) return { changes, commit: undefined }
-      for (const step of steps) await step()
-      const at = clock.now()
-      const message = options.message?.trim() || describeChanges(changes).join('; ').slice(0, 500)
-      const seq = previous.seq + 1
-      const commit: ConfigCommit = {
-        id: commitId(workspaceId, seq, previous.commitId, next, actor.accountId, at),
-        workspaceId, seq, parentId: previous.commitId, authorId: actor.accountId, authorName: actor.accountName,
-        message, createdAt: at, document: next, approvals: approvalsFor(previous, next, changes, actor, at), changes,
-      }
-      await tx.config.insertCommit(commit)
-      await tx.changes.append({
-        workspaceId, kind: 'config', entityType: 'config', entityId: commit.id, action: 'committed',
-        actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
-        summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
-      })
-      return { changes, commit }
-    })
-    if (result.commit) invalidate(workspaceId)
-    return result
+    return stores.transaction((tx) => commitIn(tx, workspaceId, actor, next, options))
+  }
+
+  /**
+   * Commits `document` inside the caller's transaction `tx` (issue 8: an accepted proposal commits
+   * in the same transaction as its status change and its change row). The actor is the commit's
+   * author and becomes the approver, at this time, of every warm query the commit adds or changes.
+   */
+  function commitInTransaction(tx: Stores, workspaceId: string, actor: ConfigActor, document: unknown, options: { message: string }): Promise<ApplyResult> {
+    return commitIn(tx, workspaceId, actor, validateConfig(document), options)
   }
 
   return {
     current,
     invalidate,
     apply,
+    commitInTransaction,
+    /** The configuration in force as `tx` sees it (uncached), for decisions taken in a transaction. */
+    currentIn: (tx: Stores, workspaceId: string) => readCurrent(workspaceId, tx),
     history: (workspaceId: string, limit = 50) => stores.config.listCommits(workspaceId, limit),
   }
 }

@@ -46,6 +46,8 @@ export interface ConfigStore {
   /** Newest first. */
   listCommits(workspaceId: string, limit: number): Promise<ConfigCommit[]>
   commitById(workspaceId: string, id: string): Promise<ConfigCommit | undefined>
+  /** Serialises configuration commits of one workspace until the transaction ends (a row lock). */
+  lockHistory(workspaceId: string): Promise<void>
   /** MUST fail when a commit with the same (workspace, seq) exists: two applies never both win. */
   insertCommit(commit: ConfigCommit): Promise<void>
 

@@ -4,12 +4,25 @@
  */
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
+import { changeStreamRoutes } from './change-stream.js'
 import { correctionRoutes } from './corrections.js'
 import { exportRoutes } from './exports.js'
 import { ingestRoutes } from './ingest.js'
 import { legacyAmendmentLogRoutes } from './legacy-amendment-logs.js'
+import { mcpRoutes, type McpRouteOptions } from './mcp.js'
 import { warmQueryRoutes } from './warm-queries.js'
 
-export function apiRoutes(services: Services): AnyRoute[] {
-  return [...warmQueryRoutes(services.queries), ...ingestRoutes(services.ingest), ...correctionRoutes(services), ...legacyAmendmentLogRoutes(services), ...exportRoutes(services.exports)]
+/** Settings routes need besides the services (the MCP endpoint's origin allow-list and links). */
+export type ApiRouteOptions = McpRouteOptions
+
+export function apiRoutes(services: Services, options: ApiRouteOptions = { publicUrl: 'http://127.0.0.1' }): AnyRoute[] {
+  return [
+    ...warmQueryRoutes(services.queries),
+    ...ingestRoutes(services.ingest),
+    ...correctionRoutes(services),
+    ...legacyAmendmentLogRoutes(services),
+    ...changeStreamRoutes(services),
+    ...mcpRoutes(services, options),
+    ...exportRoutes(services.exports),
+  ]
 }

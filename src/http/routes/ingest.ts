@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { IngestService } from '../../domain/ingest/ingest-service.js'
 import { InvalidInputError } from '../../domain/errors.js'
 import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
+import { refuseNulCharacters } from '../wire/json-body.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
 const rowObject = z.record(z.string(), z.unknown()).describe('Column name → value (datetime as ISO 8601 text, timespan as "hh:mm:ss", dynamic as any JSON)')
@@ -19,7 +20,9 @@ export function parseNdjson(text: string): unknown[] {
     const line = lines[i]!.trim()
     if (line === '') continue
     try {
-      rows.push(parseStrictJson(line))
+      const row = parseStrictJson(line)
+      refuseNulCharacters(row, `line ${i + 1}`)
+      rows.push(row)
     } catch (error) {
       if (error instanceof StrictJsonError) throw new InvalidInputError(`line ${i + 1} is not valid JSON: ${error.message}`)
       throw error

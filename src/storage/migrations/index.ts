@@ -4,7 +4,8 @@
  */
 import { foundation } from './0001-foundation.js'
 import { exportsMigration } from './0003-exports.js'
+import { proposals } from './0005-proposals.js'
 import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration, corrections]
+export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration, proposals, corrections]

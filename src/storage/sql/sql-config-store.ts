@@ -8,6 +8,7 @@ import type { ColumnConfig } from '../../domain/workspace-config/config-document
 import type { ConfigCommit, ConfigStore, ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import { columnDdlType } from '../column-types.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql-db.js'
+import { reserveCounter } from './sql-change-store.js'
 
 type Row = Record<string, unknown>
 
@@ -43,6 +44,9 @@ export function createSqlConfigStore(db: SqlDb): ConfigStore {
     async commitById(workspaceId, id) {
       const r = await db.get<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? AND id = ?`, [workspaceId, id])
       return r && commitOf(r)
+    },
+    async lockHistory(workspaceId) {
+      await reserveCounter(db, workspaceId, 'config-commits')
     },
     async insertCommit(c) {
       await db.run(
