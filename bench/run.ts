@@ -6,8 +6,10 @@ import { fileURLToPath } from 'node:url'
 import { printResult, type Scenario, writeSection } from './harness.js'
 import { authOverhead } from './scenarios/auth-overhead.js'
 import { exportScenario } from './scenarios/export.js'
+import { kqlEngine } from './scenarios/kql-engine.js'
+import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead, exportScenario]
+const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, exportScenario]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS

@@ -13,6 +13,7 @@ import type { Services } from './domain/services.js'
 import { createCorrectionsService } from './domain/corrections/corrections-service.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
+import { createSessionService } from './domain/sessions/session-service.js'
 import { createExportService } from './domain/exports/export-service.js'
 import { openExportStorage } from './storage/exports/open-export-storage.js'
 import { registerDownloadRoute } from './http/routes/exports.js'
@@ -23,6 +24,7 @@ import { createConfigService } from './domain/workspace-config/config-service.js
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
 import { createLogger } from './logging.js'
+import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { openStores, sqliteFileOf } from './storage/open-stores.js'
 import { createQueryPool } from './storage/query-pool.js'
@@ -79,6 +81,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
+      // Getters: the session service uses the same admin and activity services as everything else.
+      sessions: createSessionService({ stores, clock, get admin() { return services.admin }, get activity() { return services.activity } }),
       // Read through `services` at call time, so whichever activity log is wired there receives the export records.
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity: { recordDecision: (input, tx) => services.activity.recordDecision(input, tx) }, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
@@ -109,6 +113,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
+    extend: async (instance) => {
+      await registerPortal(instance, { services, publicUrl: config.publicUrl, version: VERSION })
+    },
   })
   registerDownloadRoute(app, services.exports)
   services.exports.startSweeper()

@@ -11,6 +11,7 @@ import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
+import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
@@ -30,5 +31,6 @@ export interface Services {
   readonly proposals: ProposalService
   /** Accepting and rejecting proposals: given to the portal only, never to the API or MCP. */
   readonly proposalReview: ProposalReview
+  readonly sessions: SessionService
   readonly exports: ExportService
 }

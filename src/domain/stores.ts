@@ -9,6 +9,7 @@ import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ProposalStore } from './proposals/proposal-store.js'
 import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
+import type { SessionStore } from './sessions/session-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'
@@ -18,6 +19,7 @@ export interface Stores {
   readonly data: ConnectionDataStore
   readonly corrections: CorrectionStore
   readonly proposals: ProposalStore
+  readonly sessions: SessionStore
   readonly exports: ExportStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls

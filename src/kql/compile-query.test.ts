@@ -42,11 +42,13 @@ function recordingSource(rows: KqlValue[][] = ROWS): SqlSource & { calls: { sql:
 
 const run = { now: T0 + 10n * HOUR, rowCap: 1000 }
 const compile = (q: string) => compileQuery(q, schema, { dialect: 'sqlite' })
+/** The whole-table path: every table read with one plain SELECT, everything else in memory. */
+const compileInMemory = (q: string) => compileQuery(q, schema, { dialect: 'sqlite', pushdown: false })
 
 describe('compileQuery / execute', () => {
-  it('reads a table with one plain SELECT of its quoted physical columns and no parameters', async () => {
+  it('without pushdown, reads a table with one plain SELECT of its quoted physical columns and no parameters', async () => {
     const source = recordingSource()
-    const q = compile('Readings | where Temperature > 21 | project Device, Temperature')
+    const q = compileInMemory('Readings | where Temperature > 21 | project Device, Temperature')
     assert.deepEqual(q.columns, [{ name: 'Device', type: 'string' }, { name: 'Temperature', type: 'real' }])
     assert.deepEqual(q.tables, ['Readings'])
     const result = await q.execute(source, run)
@@ -60,13 +62,13 @@ describe('compileQuery / execute', () => {
 
   it('quotes hostile identifiers by doubling embedded quotes', async () => {
     const source = recordingSource([[1]])
-    await compile("Odd | project ['a\"b']").execute(source, run)
+    await compileInMemory("Odd | project ['a\"b']").execute(source, run)
     assert.equal(source.calls[0]!.sql, 'SELECT "a""b" FROM "we""ird table"')
   })
 
   it('fetches a table once per run even when the query reads it twice', async () => {
     const source = recordingSource()
-    const result = await compile('Readings | join kind=inner (Readings | project Device, T2 = Temperature) on Device | count').execute(source, run)
+    const result = await compileInMemory('Readings | join kind=inner (Readings | project Device, T2 = Temperature) on Device | count').execute(source, run)
     assert.equal(source.calls.length, 1)
     assert.deepEqual(result.rows, [[5]])
   })

@@ -13,6 +13,8 @@ import { DEFAULT_SEED, seededRandom } from './exec/random.js'
 import { KqlError } from './kql-error.js'
 import type { PlanColumn, PlanNode } from './plan/plan.js'
 import type { KqlColumn, KqlSchema } from './schema.js'
+import { DIALECTS } from './sql/dialects.js'
+import { pushDown } from './sql/push-down.js'
 import type { Script } from './syntax/ast.js'
 import { parseQuery } from './syntax/parser.js'
 import type { DynamicValue, KqlType, KqlValue } from './types.js'
@@ -25,9 +27,12 @@ export interface CompileInternals {
   readonly library?: FunctionLibrary
 }
 
-/** A compiled query that also exposes its plan (for SQL pushdown and tests). */
+/** A compiled query that also exposes its plans (for tests and benchmarks). */
 export interface CompiledPlanQuery extends CompiledQuery {
+  /** The bound plan (what the query means). */
   readonly plan: PlanNode
+  /** The plan that runs: `plan` with the parts the dialect answers exactly replaced by SqlQuery nodes. */
+  readonly executable: PlanNode
 }
 
 /**
@@ -47,6 +52,14 @@ export function compileQuery(text: string, schema: KqlSchema, options: CompileOp
     throw asKqlError(error)
   }
   const plan = bound.plan
+  const dialect = DIALECTS[options.dialect]
+  const push = (p: PlanNode): PlanNode => (options.pushdown === false || !dialect ? p : pushDown(p, dialect))
+  let executable: PlanNode
+  try {
+    executable = push(plan)
+  } catch (error) {
+    throw asKqlError(error)
+  }
   const columns: KqlColumn[] = plan.columns.map((c) => ({ name: c.name, type: c.type }))
   const visualization = bound.visualization
   const dynamicSchema = bound.pending.length > 0
@@ -55,6 +68,7 @@ export function compileQuery(text: string, schema: KqlSchema, options: CompileOp
     columns,
     tables: bound.tables,
     plan,
+    executable,
     ...(visualization ? { visualization } : {}),
     ...(dynamicSchema ? { dynamicSchema } : {}),
     async execute(source: SqlSource | undefined, exec: ExecuteOptions): Promise<QueryResult> {
@@ -72,7 +86,7 @@ export function compileQuery(text: string, schema: KqlSchema, options: CompileOp
           discovered.set(next.key, await discover(next, await runner.run(next.input), ctx))
           final = bindScript(script, text, schema, library, discovered)
         }
-        rows = await runner.run(final.plan)
+        rows = await runner.run(final === bound ? executable : push(final.plan))
       } catch (error) {
         // cancellation and database failures are not query errors: pass them through unchanged
         if (exec.signal?.aborted && error === exec.signal.reason) throw error

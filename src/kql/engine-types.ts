@@ -10,6 +10,11 @@ export type SqlDialectName = 'sqlite' | 'postgres'
 export interface CompileOptions {
   /** The SQL dialect the workspace tables live in. */
   readonly dialect: SqlDialectName
+  /**
+   * Push what the dialect can answer exactly into SQL (default true). false reads whole tables and
+   * evaluates everything in memory (the reference the pushdown is tested against).
+   */
+  readonly pushdown?: boolean
 }
 
 /**
@@ -20,6 +25,10 @@ export interface SqlSource {
   /**
    * Runs one read-only SELECT with positional parameters and returns its rows, each decoded into
    * the engine's value model for the given column types (use the dialect's decodeValue()).
+   * Parameters are the dialect's driver values (bigint for 64-bit integers). When the database
+   * refuses the data rather than failing (PostgreSQL data exceptions, SQLSTATE class 22, and the
+   * SQLite functions' refusals), it MUST reject with SqlRefusalError: the engine then evaluates
+   * that part in memory.
    */
   query(sql: string, params: readonly unknown[], columns: readonly KqlColumn[]): Promise<KqlValue[][]> | KqlValue[][]
 }

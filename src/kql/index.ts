@@ -6,7 +6,7 @@
  * faithfully, SQL + bound parameters; the rest runs in the engine's own evaluator over the rows
  * that SQL returned (docs/decisions.md, "KQL execution").
  */
-export { KqlError, type KqlErrorKind, type SourcePosition } from './kql-error.js'
+export { KqlError, SqlRefusalError, type KqlErrorKind, type SourcePosition } from './kql-error.js'
 export type { KqlType, KqlValue, DynamicValue } from './types.js'
 export type { KqlColumn, KqlTable, KqlSchema } from './schema.js'
 export { EMPTY_SCHEMA } from './schema.js'
@@ -16,5 +16,5 @@ export type {
 } from './engine-types.js'
 export { compileQuery, type CompiledPlanQuery } from './compile-query.js'
 export { toWireRows, type WireRows } from './wire-rows.js'
-export type { PlanNode, PlanColumn, Expr as PlanExpr } from './plan/plan.js'
+export type { PlanNode, PlanColumn, Expr as PlanExpr, SqlQuery, SqlParam } from './plan/plan.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'

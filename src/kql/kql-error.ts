@@ -53,3 +53,16 @@ export function positionAt(text: string, offset: number): SourcePosition {
   }
   return { line, column: end - lineStart + 1, offset: end }
 }
+
+/**
+ * The database refused the data of a pushed-down statement where the in-memory evaluator would
+ * not fail (a NaN SQLite cannot hold, an integer or float overflow, a zero divisor): the engine
+ * then evaluates that part of the plan in memory instead. SqlSource implementations throw it
+ * (storage maps PostgreSQL's data exceptions, SQLSTATE class 22, to it).
+ */
+export class SqlRefusalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'SqlRefusalError'
+  }
+}

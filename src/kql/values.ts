@@ -137,8 +137,8 @@ const SLASH_RE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{
 // RFC 822 / 1123 / 850: "Sat, 8 Nov 2014 15:05:02 GMT", "Saturday, 08-Nov-14 15:05:02 GMT", "8 Nov 14 15:05 +0100"
 const RFC_RE = /^(?:[A-Za-z]+,?\s+)?(\d{1,2})[\s-]([A-Za-z]{3})[A-Za-z]*[\s-](\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(Z|UT|UTC|GMT|[+-]\d{4}|[A-Z]{3})?$/
 const US_RE = /^([A-Za-z]{3})[A-Za-z]*\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/
-// US numeric form, as .NET's invariant culture reads it: "02/17/2016 08:40:01" (month first)
-const US_NUMERIC_RE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(AM|PM|am|pm)?)?\s*(Z|UTC|GMT)?$/
+// US numeric form, as .NET's invariant culture reads it, month first: "02/17/2016 08:40:01", "12-02-2022"
+const US_NUMERIC_RE = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(AM|PM|am|pm)?)?\s*(Z|UTC|GMT)?$/
 
 function offsetTicks(zone: string | undefined): bigint {
   if (!zone || /^(z|utc|gmt|ut)$/i.test(zone)) return 0n
@@ -155,7 +155,7 @@ function fractionTicksOf(digits: string | undefined): number {
 
 /**
  * Parses the datetime texts Kusto's `datetime()` / `todatetime()` accept (ISO 8601 with or without
- * `T`, zone `Z` or an offset; `yyyy/mm/dd`; `mm/dd/yyyy [hh:mm[:ss]]`; RFC 822/850/1123).
+ * `T`, zone `Z` or an offset; `yyyy/mm/dd`; `mm/dd/yyyy [hh:mm[:ss]]` and `mm-dd-yyyy`; RFC 822/850/1123).
  * Returns ticks or null.
  */
 export function parseDateTime(text: string): bigint | null {

@@ -1432,6 +1432,8 @@ class Binder {
       return this.bindAggregate(e, aggregate, ctx.agg)
     }
     if (!scalar) {
+      // the geospatial family is documented; the ones not implemented are named as such
+      if (/^geo_[a-z0-9_]+$/.test(name)) throw this.err(e.start, `the geospatial function '${name}' is not supported`, 'unsupported')
       const candidates = [...this.lib.scalarNames(), ...(ctx.agg ? this.lib.aggregateNames() : []), ...ctx.scope.names(), 'not', 'toscalar', 'pack_all', 'column_ifexists', ...WINDOW_FUNCTIONS]
       throw this.err(e.start, `unknown function '${name}'${didYouMean(name, candidates)}`)
     }

@@ -445,26 +445,18 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
   const lt = textOf('string')
   const negated = op.startsWith('!')
   const base = negated ? op.slice(1) : op
-  const constant = rightExpr.kind === 'Literal' ? ((rightExpr.value ?? '') as string) : undefined
+  if (rightExpr.kind === 'Literal') {
+    // one matcher per constant: the same function the SQLite dialect registers (kql_match), so a
+    // pushed-down filter answers exactly as this evaluator does
+    const f = stringMatcher(base, (rightExpr.value ?? '') as string)
+    return negated ? (row, i, rows) => !f(lt(L(row, i, rows))) : (row, i, rows) => f(lt(L(row, i, rows)))
+  }
   let test: (text: string, needle: string) => boolean
   switch (base) {
-    case 'contains': {
-      if (constant !== undefined) {
-        const lower = constant.toLowerCase()
-        return wrap((t) => t.toLowerCase().includes(lower))
-      }
-      test = (t, n) => t.toLowerCase().includes(n.toLowerCase())
-      break
-    }
+    case 'contains': test = (t, n) => t.toLowerCase().includes(n.toLowerCase()); break
     case 'contains_cs': test = (t, n) => t.includes(n); break
-    case 'has':
-    case 'has_cs': {
-      const cs = base === 'has_cs'
-      const re = constant !== undefined ? hasTermRegex(constant, cs) : undefined
-      if (re) return wrap((t) => re.test(t))
-      test = cs ? hasCs : has
-      break
-    }
+    case 'has': test = has; break
+    case 'has_cs': test = hasCs; break
     case 'hasprefix': test = (t, n) => hasPrefix(t, n, false); break
     case 'hasprefix_cs': test = (t, n) => hasPrefix(t, n, true); break
     case 'hassuffix': test = (t, n) => hasSuffix(t, n, false); break
@@ -476,28 +468,16 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
     case 'like':
     case 'like_cs': {
       const cs = base === 'like_cs'
-      if (constant !== undefined) {
-        const re = likePattern(constant, cs)
-        return wrap((t) => re.test(t))
-      }
       test = (t, n) => likePattern(n, cs).test(t)
       break
     }
-    case 'matches regex': {
-      if (constant !== undefined) {
-        const re = compileRegex(constant, '', 'matches regex')
-        return wrap((t) => {
-          re.lastIndex = 0
-          return re.test(t)
-        })
-      }
+    case 'matches regex':
       test = (t, n) => {
         const re = compileRegex(n, '', 'matches regex')
         re.lastIndex = 0
         return re.test(t)
       }
       break
-    }
     default:
       throw new KqlError('semantic', `unknown operator '${op}'`)
   }
@@ -506,9 +486,55 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
     const r = fixed(lt(L(row, i, rows)), lt(R(row, i, rows)))
     return negated ? !r : r
   }
+}
 
-  function wrap(f: (text: string) => boolean): CompiledExpr {
-    return negated ? (row, i, rows) => !f(lt(L(row, i, rows))) : (row, i, rows) => f(lt(L(row, i, rows)))
+/**
+ * The test of a string operator (without its `!`) against a constant right-hand side. Shared by
+ * this evaluator and the SQLite functions of pushed-down filters, so both answer the same.
+ */
+export function stringMatcher(base: string, needle: string): (text: string) => boolean {
+  switch (base) {
+    case 'contains': {
+      const lower = needle.toLowerCase()
+      return (t) => t.toLowerCase().includes(lower)
+    }
+    case 'contains_cs': return (t) => t.includes(needle)
+    case 'has':
+    case 'has_cs': {
+      const cs = base === 'has_cs'
+      const re = hasTermRegex(needle, cs)
+      if (re) return (t) => re.test(t)
+      return cs ? (t) => hasCs(t, needle) : (t) => has(t, needle)
+    }
+    case 'hasprefix': return (t) => hasPrefix(t, needle, false)
+    case 'hasprefix_cs': return (t) => hasPrefix(t, needle, true)
+    case 'hassuffix': return (t) => hasSuffix(t, needle, false)
+    case 'hassuffix_cs': return (t) => hasSuffix(t, needle, true)
+    case 'startswith': {
+      const lower = needle.toLowerCase()
+      return (t) => t.toLowerCase().startsWith(lower)
+    }
+    case 'startswith_cs': return (t) => t.startsWith(needle)
+    case 'endswith': {
+      const lower = needle.toLowerCase()
+      return (t) => t.toLowerCase().endsWith(lower)
+    }
+    case 'endswith_cs': return (t) => t.endsWith(needle)
+    case 'like':
+    case 'like_cs': {
+      const re = likePattern(needle, base === 'like_cs')
+      return (t) => re.test(t)
+    }
+    case 'matches regex': {
+      const re = compileRegex(needle, '', 'matches regex')
+      return (t) => {
+        re.lastIndex = 0
+        return re.test(t)
+      }
+    }
+    case '=~': return (t) => equalsIgnoreCase(t, needle)
+    default:
+      throw new KqlError('semantic', `unknown operator '${base}'`)
   }
 }
 

@@ -8,7 +8,7 @@
 import type { SqlSource } from '../engine-types.js'
 import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
-import { KqlError } from '../kql-error.js'
+import { KqlError, SqlRefusalError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
@@ -198,6 +198,7 @@ class Executor {
       case 'BagUnpack': return this.bagUnpack(node)
       case 'Pivot': return this.pivot(node)
       case 'Partition': return this.partition(node)
+      case 'SqlQuery': return this.sqlQuery(node)
       case 'Materialize': {
         let p = this.materialized.get(node.id)
         if (!p) {
@@ -230,6 +231,39 @@ class Executor {
         }
       })()
       this.scans.set(sql, rows)
+    }
+    return rows
+  }
+
+  /**
+   * A pushed-down statement. The same statement with the same parameters in one run is sent once.
+   * When the database refuses the data (SqlRefusalError: a NaN SQLite cannot hold, an overflow),
+   * the subtree it replaces runs in memory instead, so the answer never depends on the pushdown.
+   */
+  private sqlQuery(node: P.SqlQuery): Promise<Row[]> {
+    const source = this.options.source
+    if (!source) return Promise.reject(new KqlError('runtime', 'the query reads a workspace table, but no data source was given'))
+    const now = this.options.ctx.now
+    const params = node.params.map((p) => ('now' in p ? now : p.value))
+    const key = `${node.sql}\u0000${params.map((p) => `${typeof p}:${String(p)}`).join('\u0000')}`
+    let rows = this.scans.get(key)
+    if (!rows) {
+      const columns: KqlColumn[] = node.columns.map((c) => ({ name: c.name, type: c.type }))
+      rows = (async () => {
+        let out: Row[]
+        try {
+          out = await source.query(node.sql, params, columns)
+        } catch (error) {
+          if (error instanceof SqlRefusalError) return this.run(node.fallback)
+          if (error !== null && typeof error === 'object') SOURCE_FAILURES.add(error)
+          throw error
+        }
+        if (node.nullIsNaN.length > 0) {
+          for (const r of out as KqlValue[][]) for (const c of node.nullIsNaN) if (r[c] === null) r[c] = NaN
+        }
+        return out
+      })()
+      this.scans.set(key, rows)
     }
     return rows
   }

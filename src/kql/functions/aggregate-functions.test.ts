@@ -71,6 +71,11 @@ describe('count, sum, avg, min, max', () => {
     assert.deepEqual([r.names, r.values], [['countif_'], [5]])
     assert.deepEqual(agg('count', [], []).values, [0])
   })
+  it('count(x) counts every row, nulls included, and is named count_x (summarize documentation)', () => {
+    assert.deepEqual(agg('count', [col('y', 'real')], [[null], [5]]), { names: ['count_y'], types: ['long'], values: [2] })
+    assert.deepEqual(agg('count', [col('x')], []).values, [0])
+    assert.deepEqual(agg('count', [{ type: 'bool', text: 'x > 0', column: 'b' }], [[true], [false], [null]]), { names: ['count_'], types: ['long'], values: [1] })
+  })
   it('sum and sumif (kusto-loco case)', () => {
     const r = agg('sumif', [col('v'), pred], [[1, true], [2, false], [4, true], [8, true]])
     assert.deepEqual([r.names, r.types, r.values], [['sumif_v'], ['long'], [13]])
@@ -92,6 +97,13 @@ describe('count, sum, avg, min, max', () => {
     assert.deepEqual([r.names, r.types, r.values], [['avg_Value'], ['real'], [2.5]])
     assert.deepEqual(agg('avgif', [col('x'), pred], [[1, true], [100, false], [3, true]]).values, [2])
     assert.deepEqual(agg('avg', [col('t', 'timespan')], [[10n], [20n]]).values, [15n])
+  })
+  it('avg of no (non-null) values is NaN: 0 / 0 (summarize documentation, default values)', () => {
+    assert.ok(Number.isNaN(agg('avg', [col('x')], []).values[0]))
+    assert.ok(Number.isNaN(agg('avg', [col('x', 'real')], [[null], [null]]).values[0]))
+    assert.ok(Number.isNaN(agg('avgif', [col('x'), pred], [[1, false]]).values[0]))
+    assert.deepEqual(agg('avg', [col('y', 'real')], [[null], [5], [5], [5]]).values, [5])
+    assert.deepEqual(agg('avg', [col('t', 'timespan')], []).values, [null])
   })
   it('min, max, minif, maxif ignore nulls and keep the type', () => {
     assert.deepEqual(agg('max', [col('x')], [[3], [null], [7], [5]]), { names: ['max_x'], types: ['long'], values: [7] })

@@ -232,15 +232,16 @@ function defineAggregate(spec: SimpleSpec): AggregateFunction {
 const count = defineAggregate({
   name: 'count',
   arity: [0, 1],
-  check: (args) => checkPredicate('count', args, 0),
-  output: () => one('count_', 'long'),
+  // count(x) with a bool is the obsolete spelling of countif(x) (named count_); any other argument
+  // counts every row, nulls included, and is named count_<x> (summarize documentation, "The
+  // standard count function includes null values in its count": count(y) = 2 over [null, 5]).
+  output: (args) => one(args.length === 1 && args[0]!.type !== 'bool' ? prefixed('count', args[0]) : 'count_', 'long'),
   create: (args) => {
-    // count(predicate) is Kusto's obsolete spelling of countif(predicate)
     let n = 0
-    const counted = args.length === 1
+    const predicate = args.length === 1 && args[0]!.type === 'bool'
     return {
       add(values) {
-        if (!counted || values[0] === true) n++
+        if (!predicate || values[0] === true) n++
       },
       result: () => [n],
     }
@@ -332,7 +333,8 @@ function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
             n++
           }
         },
-        result: () => [n === 0 ? null : sum / n],
+        // no (non-null) values: 0 / 0, so NaN (summarize documentation, aggregates default values)
+        result: () => [n === 0 ? NaN : sum / n],
       }
     },
   })

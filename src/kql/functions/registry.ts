@@ -9,6 +9,7 @@ import { datetimeFunctions } from './datetime-functions.js'
 import { dynamicFunctions } from './dynamic-functions.js'
 import { encodingFunctions } from './encoding-functions.js'
 import type { AggregateFunction, ScalarFunction } from './function-types.js'
+import { geoFunctions } from './geo-functions.js'
 import { hashFunctions } from './hash-functions.js'
 import { ipFunctions } from './ip-functions.js'
 import { mathFunctions } from './math-functions.js'
@@ -30,7 +31,7 @@ function index<T extends { readonly name: string; readonly aliases?: readonly st
 
 const SCALARS = index<ScalarFunction>([
   stringFunctions, conversionFunctions, encodingFunctions, ipFunctions, hashFunctions, conditionalFunctions,
-  datetimeFunctions, mathFunctions, dynamicFunctions, seriesFunctions,
+  datetimeFunctions, mathFunctions, dynamicFunctions, seriesFunctions, geoFunctions,
 ])
 const AGGREGATES = index<AggregateFunction>([aggregateFunctions])
 

@@ -16,6 +16,8 @@ export function childNodes(node: PlanNode): PlanNode[] {
       return [...node.inputs]
     case 'MvApply': case 'Partition':
       return [node.input, node.subquery]
+    case 'SqlQuery':
+      return [node.fallback]
     default:
       return [node.input]
   }

@@ -232,6 +232,7 @@ export type PlanNode =
   | Pivot
   | Partition
   | Materialize
+  | SqlQuery
 
 /**
  * Reads a workspace table. `sqlColumns[i]` is the physical column of `columns[i]`; the first
@@ -630,6 +631,26 @@ export interface Materialize {
   readonly columns: readonly PlanColumn[]
   readonly input: PlanNode
   readonly id: number
+}
+
+/** A bound parameter of a pushed-down statement: a literal's driver value, or now() of the run. */
+export type SqlParam = { readonly value: unknown } | { readonly now: true }
+
+/**
+ * A part of the plan that the database runs as one SQL statement (sql/push-down.ts). Its rows are
+ * the `columns` of the subtree it replaces, decoded by type. `fallback` is that subtree: the
+ * evaluator runs it in memory when the database refuses the data (SqlRefusalError), so a pushed
+ * query never answers differently from the in-memory evaluator.
+ */
+export interface SqlQuery {
+  readonly kind: 'SqlQuery'
+  readonly columns: readonly PlanColumn[]
+  /** One SELECT with the dialect's placeholders; identifiers quoted, literals never in the text. */
+  readonly sql: string
+  readonly params: readonly SqlParam[]
+  /** Output columns whose NULL stands for NaN (SQLite's AVG of no values: SQLite has no NaN). */
+  readonly nullIsNaN: readonly number[]
+  readonly fallback: PlanNode
 }
 
 /** Every node kind, for `Record<PlanNodeKind, ...>` exhaustiveness checks. */

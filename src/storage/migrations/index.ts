@@ -7,5 +7,6 @@ import { exportsMigration } from './0003-exports.js'
 import { proposals } from './0005-proposals.js'
 import { corrections } from './0008-corrections.js'
 import type { Migration } from './migration.js'
+import { portal } from './0006-portal.js'
 
-export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration, proposals, corrections]
+export const MIGRATIONS: readonly Migration[] = [foundation, exportsMigration, proposals, portal, corrections]

@@ -12,6 +12,7 @@ import { createSqlConfigStore } from './sql-config-store.js'
 import { createSqlConnectionDataStore } from './sql-connection-data-store.js'
 import { createSqlCorrectionStore } from './sql-correction-store.js'
 import { createSqlProposalStore } from './sql-proposal-store.js'
+import { createSqlSessionStore } from './sql-session-store.js'
 import { createSqlExportStore } from './sql-export-store.js'
 
 export interface SqlStores extends Stores {
@@ -46,6 +47,7 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     data: createSqlConnectionDataStore(db),
     corrections: createSqlCorrectionStore(db),
     proposals: createSqlProposalStore(db),
+    sessions: createSqlSessionStore(db),
     exports: createSqlExportStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)

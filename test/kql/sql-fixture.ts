@@ -1,0 +1,93 @@
+/**
+ * @module
+ * Real databases for the engine's SQL tests: a temporary SQLite file and (when reachable) a fresh
+ * PostgreSQL database, holding tables in the production layout (column-types.ts, column-codec.ts)
+ * and read through the production SqlSource code (storage/query-source.ts) on read-only
+ * connections with the engine's SQL functions registered.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import type { KqlColumn, KqlValue, SqlSource } from '../../src/kql/index.js'
+import { encodeValue } from '../../src/storage/column-codec.js'
+import { columnDdlType } from '../../src/storage/column-types.js'
+import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
+import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
+import { BACKENDS, createTestDatabase, type Backend, type TestDatabase } from '../support/backends.js'
+
+export interface FixtureTable {
+  readonly sqlName: string
+  readonly columns: readonly KqlColumn[]
+  readonly rows: readonly (readonly KqlValue[])[]
+}
+
+export interface SqlFixture {
+  readonly backends: readonly Backend[]
+  readonly sources: Readonly<Partial<Record<Backend, SqlSource>>>
+  /** Creates (or replaces) tables on every backend, with `_rowid` as the first, hidden column. */
+  load(tables: readonly FixtureTable[]): Promise<void>
+  close(): Promise<void>
+}
+
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
+
+export async function openSqlFixture(): Promise<SqlFixture> {
+  const dir = mkdtempSync(join(tmpdir(), 'provenant-kql-sql-'))
+  const file = join(dir, 'data.db')
+  const writer = new Database(file)
+  writer.pragma('journal_mode = WAL')
+  writer.pragma('synchronous = OFF')
+  const reader = new Database(file, { readonly: true, fileMustExist: true })
+  reader.pragma('query_only = ON')
+  registerKqlFunctions(reader)
+  const sources: Partial<Record<Backend, SqlSource>> = { sqlite: createSqliteQuerySource(reader) }
+  let database: TestDatabase | undefined
+  let admin: pg.Client | undefined
+  let pgSource: (SqlSource & { close(): Promise<void> }) | undefined
+  if (BACKENDS.includes('postgres')) {
+    database = await createTestDatabase()
+    admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+    // throwaway test data: commits need not wait for the disk
+    await admin.query('SET synchronous_commit = off')
+    const client = new pg.Client({ connectionString: database.url, types: pgTypes as unknown as pg.CustomTypesConfig })
+    await client.connect()
+    pgSource = createPostgresQuerySource(client, { timeoutMs: () => 30_000 })
+    sources.postgres = pgSource
+  }
+  return {
+    backends: Object.keys(sources) as Backend[],
+    sources,
+    async load(tables) {
+      for (const t of tables) {
+        const defs = (dialect: 'sqlite' | 'postgres'): string =>
+          [`_rowid ${dialect === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGINT PRIMARY KEY'}`, ...t.columns.map((c) => `${quote(c.name)} ${columnDdlType(dialect, c.type)}`)].join(', ')
+        const names = ['_rowid', ...t.columns.map((c) => quote(c.name))].join(', ')
+        writer.exec(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('sqlite')})`)
+        const insert = writer.prepare(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES (${['?', ...t.columns.map(() => '?')].join(', ')})`)
+        writer.transaction(() => {
+          t.rows.forEach((row, i) => insert.run(i + 1, ...t.columns.map((c, k) => encodeValue('sqlite', c.type, row[k] ?? null) as never)))
+        })()
+        if (admin) {
+          await admin.query(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('postgres')})`)
+          if (t.rows.length > 0) {
+            const width = t.columns.length + 1
+            const values = t.rows.map((_, r) => `(${Array.from({ length: width }, (_, k) => `$${r * width + k + 1}`).join(', ')})`).join(', ')
+            const params = t.rows.flatMap((row, i) => [i + 1, ...t.columns.map((c, k) => encodeValue('postgres', c.type, row[k] ?? null))])
+            await admin.query(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES ${values}`, params)
+          }
+        }
+      }
+    },
+    async close() {
+      reader.close()
+      writer.close()
+      rmSync(dir, { recursive: true, force: true })
+      await pgSource?.close()
+      await admin?.end()
+      await database?.drop()
+    },
+  }
+}
