@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -190,6 +190,13 @@ for (const backend of BACKENDS) {
       assert.ok(await server.services.exports.sweep() >= 1)
       assert.ok(!bucket.objects.has(key))
       assert.ok(bucket.log.includes(`DELETE ${key}`))
+      // A part staged by a process that stopped mid-export is deleted once an hour old.
+      const part = join(server.config.exportDir, 'staging', 'exp_strayparta.csv.part')
+      writeFileSync(part, 'left behind')
+      const twoHoursAgo = (Date.now() - 7_200_000) / 1000
+      utimesSync(part, twoHoursAgo, twoHoursAgo)
+      await server.services.exports.sweep()
+      assert.ok(!existsSync(part))
     })
 
     it('a refused upload fails the export with a 500 and leaves nothing behind', async () => {

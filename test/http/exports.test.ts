@@ -6,7 +6,7 @@
  * sweeper, scopes, rights and the capability switch.
  */
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -474,6 +474,32 @@ for (const backend of BACKENDS) {
         assert.ok(existsSync(pathOf(idOf(young), 'jsonl')))
         assert.equal((await fetchFile(young.body.downloadUrl)).status, 200)
         assert.ok(!readdirSync(join(server.config.exportDir, server.workspace.id)).some((f) => f.endsWith('.part')))
+      })
+
+      it('deletes files a stopped process left without a record once they are an hour old, and nothing else', async () => {
+        const folder = join(server.config.exportDir, server.workspace.id)
+        const live = await post('data-connections/sensors', { format: 'csv', ...WINDOW })
+        const liveFile = join(folder, `${new URL(live.body.downloadUrl).pathname.split('/').pop()!}.csv`)
+        const hoursAgo = (hours: number) => (Date.now() - hours * 3_600_000) / 1000
+        const stray = (name: string, ageHours: number) => {
+          const path = join(folder, name)
+          writeFileSync(path, 'left behind')
+          utimesSync(path, hoursAgo(ageHours), hoursAgo(ageHours))
+          return path
+        }
+        const oldPart = stray('exp_strayparta.csv.part', 2)
+        const oldUnrecorded = stray('exp_strayfileb.jsonl', 2)
+        const freshPart = stray('exp_straypartc.csv.part', 0)
+        const notOurs = stray('notes.txt', 2)
+        utimesSync(liveFile, hoursAgo(2), hoursAgo(2)) // recorded and unexpired: old mtime or not, it stays
+        await server.services.exports.sweep()
+        assert.ok(!existsSync(oldPart) && !existsSync(oldUnrecorded), 'old strays deleted')
+        assert.ok(existsSync(freshPart), 'a part as young as a running export stays')
+        assert.ok(existsSync(notOurs), 'files this storage did not name are left alone')
+        assert.ok(existsSync(liveFile))
+        assert.equal((await fetchFile(live.body.downloadUrl)).status, 200)
+        rmSync(freshPart)
+        rmSync(notOurs)
       })
     })
 

@@ -31,6 +31,14 @@ export interface OpenedFile {
   close(): Promise<void>
 }
 
+/** A file in storage, found by scanning it, that may have no record. */
+export interface StrayFile {
+  readonly fileId: string
+  /** False for an unfinished part: never served, always deletable once old. */
+  readonly finished: boolean
+  remove(): Promise<void>
+}
+
 export interface ExportFileStorage {
   readonly kind: ExportStorageKind
   /** Starts writing a new file under `objectKey`. */
@@ -44,4 +52,6 @@ export interface ExportFileStorage {
   open(file: ExportFileRecord): Promise<OpenedFile | undefined>
   /** Deletes the file (and any unfinished part of it); a file already gone is not an error. */
   remove(file: ExportFileRecord): Promise<void>
+  /** Files and parts in local storage last modified before `before` (ms, file-system clock). */
+  strays(before: number): Promise<readonly StrayFile[]>
 }

@@ -63,6 +63,9 @@ const EXTENSIONS = { csv: 'csv', jsonl: 'jsonl' } as const satisfies Record<Expo
  * expiry check just before the deadline can still open the file. */
 export const SWEEP_GRACE_MS = 60_000
 
+/** A file without a record this old (far longer than any export takes) was left by a stopped process. */
+export const STRAY_AGE_MS = 60 * 60_000
+
 export interface ExportServiceDeps {
   readonly stores: Stores
   readonly config: ConfigService
@@ -231,7 +234,9 @@ export function createExportService(deps: ExportServiceDeps) {
     const workspaceId = caller.workspaceId
     const fileId = newId('exp')
     const startedAt = clock.now()
-    const record: ExportFileRecord = {
+    // The record is committed once the file is complete, with the decision record. A process that
+    // stops before that leaves a file without a record, which the sweeper finds in storage (strays).
+    let record: ExportFileRecord = {
       id: fileId,
       workspaceId,
       accountId: caller.accountId,
@@ -245,8 +250,6 @@ export function createExportService(deps: ExportServiceDeps) {
       expiresAt: startedAt + DOWNLOAD_URL_LIFETIME_MS,
       completedAt: undefined,
     }
-    // The record comes first: whatever happens to this process, the sweeper finds the file.
-    await stores.exports.insertFile(record)
     let writer: ExportFileWriter | undefined
     try {
       writer = await files.create(record.objectKey, contentType)
@@ -268,6 +271,7 @@ export function createExportService(deps: ExportServiceDeps) {
       const facts = await writer.finish()
       const issuedAt = clock.now()
       const link = files.link(record, contentType, issuedAt)
+      record = { ...record, ...facts, completedAt: issuedAt, expiresAt: link.expiresAt }
       const result: ExportResult = {
         fileId,
         downloadUrl: link.url,
@@ -281,7 +285,7 @@ export function createExportService(deps: ExportServiceDeps) {
         truncated,
       }
       await stores.transaction(async (tx) => {
-        await tx.exports.completeFile(fileId, { ...facts, completedAt: issuedAt, expiresAt: link.expiresAt })
+        await tx.exports.insertFile(record)
         await activity.recordDecision({
           workspaceId,
           entityType: 'export',
@@ -312,7 +316,6 @@ export function createExportService(deps: ExportServiceDeps) {
     } catch (error) {
       await writer?.abort()
       await files.remove(record).catch(() => {})
-      await stores.exports.deleteFile(fileId).catch(() => {})
       throw error
     }
   }
@@ -335,7 +338,11 @@ export function createExportService(deps: ExportServiceDeps) {
     return { fileName: record.fileName, contentType: CONTENT_TYPES[record.format], etag: `"${record.sha256.slice(0, 32)}"`, file }
   }
 
-  /** Deletes files whose links expired more than SWEEP_GRACE_MS ago; returns how many. */
+  /**
+   * Deletes files whose links expired more than SWEEP_GRACE_MS ago, and strays: files without a
+   * record (left by a process that stopped mid-export) last modified more than STRAY_AGE_MS ago
+   * by the file system's clock. Returns how many files were deleted.
+   */
   async function sweep(): Promise<number> {
     const cutoff = clock.now() - SWEEP_GRACE_MS
     let removed = 0
@@ -345,8 +352,14 @@ export function createExportService(deps: ExportServiceDeps) {
         await files.remove(file)
         if (await stores.exports.deleteFile(file.id)) removed++
       }
-      if (expired.length < 100) return removed
+      if (expired.length < 100) break
     }
+    for (const stray of await files.strays(Date.now() - STRAY_AGE_MS)) {
+      if (stray.finished && await stores.exports.fileById(stray.fileId)) continue
+      await stray.remove()
+      removed++
+    }
+    return removed
   }
 
   let timer: NodeJS.Timeout | undefined

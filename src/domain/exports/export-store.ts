@@ -61,9 +61,8 @@ export interface ExportStore {
   /** Up to `limit` rows of `table` in the window from `start` on (inclusive or not), in order. */
   readWindow(table: ConnectionTable, window: ExportWindow, start: WindowKey, inclusive: boolean, limit: number): Promise<WindowRow[]>
 
+  /** Records a complete file (inside the transaction that records the export). */
   insertFile(record: ExportFileRecord): Promise<void>
-  /** Marks the file complete; `expiresAt` becomes its link's expiry (the sweeper's deadline). */
-  completeFile(id: string, facts: { readonly sizeBytes: number; readonly sha256: string; readonly completedAt: number; readonly expiresAt: number }): Promise<void>
   fileById(id: string): Promise<ExportFileRecord | undefined>
   /** Records whose expiry is at or before `before`, oldest first. */
   expiredFiles(before: number, limit: number): Promise<ExportFileRecord[]>

@@ -6,15 +6,15 @@
  * with the same 15-minute lifetime; the bucket serves Range requests itself and refuses the URL
  * once expired or altered (S3's own 403). The sweeper deletes expired objects with a signed DELETE.
  */
-import { randomBytes } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import http from 'node:http'
 import https from 'node:https'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { ExportFileStorage } from '../../domain/exports/export-file-storage.js'
 import { DOWNLOAD_URL_LIFETIME_MS } from '../../domain/exports/export-request.js'
 import type { Clock } from '../../shared/clock.js'
+import { findStrays } from './directory-file-storage.js'
 import { createPartFile } from './part-file.js'
 import { type AwsCredentials, EMPTY_SHA256, presignUrl, signHeaders, uriEncode } from '../s3/sigv4.js'
 
@@ -82,7 +82,7 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
     kind: 's3',
     async create(objectKey, contentType) {
       await mkdir(options.stagingDir, { recursive: true, mode: 0o700 })
-      const staged = join(options.stagingDir, `${randomBytes(12).toString('hex')}.part`)
+      const staged = join(options.stagingDir, `${basename(objectKey)}.part`)
       const part = await createPartFile(staged)
       return {
         write: (text) => part.write(text),
@@ -113,6 +113,9 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
       return { url, expiresAt: time + DOWNLOAD_URL_LIFETIME_MS }
     },
     open: async () => undefined,
+    // Only unfinished local parts: an object uploaded by a process that stopped before recording it
+    // stays in the bucket (a lifecycle rule on the prefix removes such rare leftovers).
+    strays: (before) => findStrays(options.stagingDir, before, false),
     async remove(file) {
       const response = await signedRequest('DELETE', file.objectKey, {}, EMPTY_SHA256)
       if (response.status !== 204 && response.status !== 200 && response.status !== 404) throw s3Error(`the deletion of ${file.objectKey}`, response)

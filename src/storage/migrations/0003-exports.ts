@@ -2,7 +2,8 @@
  * @module
  * Export files (issue 7): one row per file written for a cold-data export, so every process can
  * serve a download (the row names the file and its download name) and the sweeper can find what
- * expired. The row is written before the file and deleted with it.
+ * expired. The row is committed with the export's decision record once the file is complete, and
+ * deleted with the file.
  */
 import type { Migration } from './migration.js'
 

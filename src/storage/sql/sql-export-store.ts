@@ -90,9 +90,6 @@ export function createSqlExportStore(db: SqlDb): ExportStore {
         [f.id, f.workspaceId, f.accountId, f.storage, f.objectKey, f.format, f.fileName, f.sizeBytes, f.sha256, f.createdAt, f.expiresAt, f.completedAt ?? null],
       )
     },
-    async completeFile(id, facts) {
-      await db.run('UPDATE export_files SET size_bytes = ?, sha256 = ?, completed_at = ?, expires_at = ? WHERE id = ?', [facts.sizeBytes, facts.sha256, facts.completedAt, facts.expiresAt, id])
-    },
     async fileById(id) {
       const row = await db.get<Row>('SELECT * FROM export_files WHERE id = ?', [id])
       return row && fileOf(row)
