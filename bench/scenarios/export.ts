@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
@@ -173,6 +173,7 @@ export const exportScenario: Scenario = {
   id: 'export',
   title: 'Cold-data export: a 25,000-row window at pageSize 5000 (5 pages) vs the database\'s command-line CSV output',
   async run() {
+    const loadBefore = loadavg()[0]!
     const results: Measured[] = [await measure('sqlite', undefined)]
     const database = spawnSync('psql', ['--version']).status === 0 ? await postgresDatabase() : undefined
     if (database) {
@@ -205,7 +206,7 @@ export const exportScenario: Scenario = {
       notes: [
         `Subject: the sum of the five \`POST /oi-api/downloads/data-connections/{lookup}\` calls (pages 1–5, pageSize 5000) over loopback HTTP, i.e. server time plus well under a millisecond of transport per call: bearer check, validation, the capped count, keyset reads of the window, encoding, streaming to a file with fsync, and the export record. Median of ${ROUNDS} rounds after a warm-up round; the table has ${WINDOW_ROWS + OUTSIDE_ROWS} rows, ${WINDOW_ROWS} of them in the window (columns timestamp, sensor, value; one CSV page is ${Math.round((results[0]?.csvBytes ?? 0) / 1024)} KiB).`,
           'Baseline: the command-line tool writing the same five pages of the same rows (same ORDER BY and LIMIT/OFFSET, timestamps formatted as ISO text) from the same database to files, each page a new process (process start-up included, as the server pays its own per-request costs); the one-run figure is a single process writing all 25,000 rows.',
-        'The machine is shared with other work (2 cores); figures vary from run to run by up to ±30%.',
+        `The machine is shared with other work (2 cores; 1-minute load average ${loadBefore.toFixed(1)} at the start of this run, ${loadavg()[0]!.toFixed(1)} at the end), so figures vary from run to run; the command-line baseline is measured in the same run to show the conditions.`,
       ],
     }
   },
