@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url'
 import { printResult, type Scenario, writeSection } from './harness.js'
 import { authOverhead } from './scenarios/auth-overhead.js'
 import { callRecording } from './scenarios/call-recording.js'
+import { exportScenario } from './scenarios/export.js'
 import { kqlEngine } from './scenarios/kql-engine.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 import { ledgerAppend } from './scenarios/ledger-append.js'
 import { ledgerVerify } from './scenarios/ledger-verify.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, ledgerAppend, callRecording, ledgerVerify]
+const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, ledgerAppend, callRecording, ledgerVerify, exportScenario]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS

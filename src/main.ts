@@ -14,6 +14,9 @@ import { createCorrectionsService } from './domain/corrections/corrections-servi
 import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import { createExportService } from './domain/exports/export-service.js'
+import { openExportStorage } from './storage/exports/open-export-storage.js'
+import { registerDownloadRoute } from './http/routes/exports.js'
 import { createProposalServices } from './domain/proposals/index.js'
 import { createActivityLog } from './domain/activity/activity-log.js'
 import { createLedgerService } from './domain/ledger/ledger-service.js'
@@ -89,11 +92,13 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       sessions: createSessionService({ stores, clock, admin, activity }),
+      exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
     return {
       services,
       serverId: id,
       async close() {
+        await services.exports.stopSweeper()
         await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
         await bus.close()
@@ -121,6 +126,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await registerPortal(instance, { services, publicUrl: config.publicUrl, version: VERSION })
     },
   })
+  registerDownloadRoute(app, services.exports)
+  services.exports.startSweeper()
   return {
     config,
     services,

@@ -3,7 +3,7 @@
  * Server configuration from command-line flags and environment variables (flags win). Every
  * setting is listed in the README's configuration table.
  */
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 
 export interface Config {
   /** Data directory: SQLite files, keys, exports (default ./data). */
@@ -25,6 +25,45 @@ export interface Config {
   readonly ledgerSigningKey?: string | undefined
   /** Verifier keys (C2SP vkeys) of earlier checkpoint signing keys whose checkpoints still count. */
   readonly ledgerTrustedKeys?: readonly string[]
+  /** Export files: a directory every process shares (default <data>/exports). */
+  readonly exportDir: string
+  /** An S3-compatible bucket for export files instead of the directory (downloads are then presigned bucket URLs). */
+  readonly exportBucket: ExportBucketConfig | undefined
+  /** HMAC key of download URLs (base64 or hex, >= 32 bytes); a key file in the export directory otherwise. */
+  readonly downloadUrlKey: string | undefined
+}
+
+export interface ExportBucketConfig {
+  readonly bucket: string
+  readonly region: string
+  readonly endpoint: string | undefined
+  readonly pathStyle: boolean
+  readonly prefix: string
+  readonly accessKeyId: string
+  readonly secretAccessKey: string
+  readonly sessionToken: string | undefined
+}
+
+/** PROVENANT_EXPORT_S3_*: undefined unless a bucket is named; credentials fall back to AWS_*. */
+function exportBucketOf(env: NodeJS.ProcessEnv): ExportBucketConfig | undefined {
+  const bucket = env['PROVENANT_EXPORT_S3_BUCKET']
+  if (!bucket) return undefined
+  const accessKeyId = env['PROVENANT_EXPORT_S3_ACCESS_KEY_ID'] ?? env['AWS_ACCESS_KEY_ID']
+  const secretAccessKey = env['PROVENANT_EXPORT_S3_SECRET_ACCESS_KEY'] ?? env['AWS_SECRET_ACCESS_KEY']
+  if (!accessKeyId || !secretAccessKey) throw new Error('PROVENANT_EXPORT_S3_BUCKET is set but no credentials are: set PROVENANT_EXPORT_S3_ACCESS_KEY_ID and PROVENANT_EXPORT_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)')
+  const endpoint = env['PROVENANT_EXPORT_S3_ENDPOINT'] || undefined
+  if (endpoint && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error(`PROVENANT_EXPORT_S3_ENDPOINT must be scheme://host[:port], not "${endpoint}"`)
+  const pathStyle = env['PROVENANT_EXPORT_S3_PATH_STYLE']
+  return {
+    bucket,
+    region: env['PROVENANT_EXPORT_S3_REGION'] ?? env['AWS_REGION'] ?? 'us-east-1',
+    endpoint: endpoint?.replace(/\/$/, ''),
+    pathStyle: pathStyle === undefined ? endpoint !== undefined : pathStyle === '1' || pathStyle === 'true',
+    prefix: env['PROVENANT_EXPORT_S3_PREFIX'] ?? '',
+    accessKeyId,
+    secretAccessKey,
+    sessionToken: env['PROVENANT_EXPORT_S3_SESSION_TOKEN'] ?? env['AWS_SESSION_TOKEN'] ?? undefined,
+  }
 }
 
 export interface ConfigInput {
@@ -42,8 +81,9 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
   const port = Number(portText)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}"`)
   const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host
+  const dataDir = resolve(flags.data ?? env['PROVENANT_DATA_DIR'] ?? './data')
   return {
-    dataDir: resolve(flags.data ?? env['PROVENANT_DATA_DIR'] ?? './data'),
+    dataDir,
     databaseUrl: flags.databaseUrl ?? (env['DATABASE_URL'] || undefined),
     host,
     port,
@@ -54,5 +94,8 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     demo: flags.demo ?? env['PROVENANT_DEMO'] === '1',
     ledgerSigningKey: env['PROVENANT_LEDGER_SIGNING_KEY'] || undefined,
     ledgerTrustedKeys: (env['PROVENANT_LEDGER_TRUSTED_KEYS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    exportDir: resolve(env['PROVENANT_EXPORT_DIR'] ?? join(dataDir, 'exports')),
+    exportBucket: exportBucketOf(env),
+    downloadUrlKey: env['PROVENANT_DOWNLOAD_URL_KEY'] || undefined,
   }
 }

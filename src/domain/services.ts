@@ -7,6 +7,7 @@ import type { AccessService } from './access/access-service.js'
 import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
+import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { LedgerService } from './ledger/ledger-service.js'
@@ -34,4 +35,5 @@ export interface Services {
   /** Accepting and rejecting proposals: given to the portal only, never to the API or MCP. */
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
+  readonly exports: ExportService
 }

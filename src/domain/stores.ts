@@ -7,6 +7,7 @@ import type { ChangeStore } from './changes/workspace-change.js'
 import type { CorrectionStore } from './corrections/correction.js'
 import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { ProposalStore } from './proposals/proposal-store.js'
+import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 import type { SessionStore } from './sessions/session-store.js'
 import type { LedgerStore } from './ledger/ledger-store.js'
@@ -22,6 +23,7 @@ export interface Stores {
   readonly sessions: SessionStore
   /** The activity log's records, heads, Merkle nodes and checkpoints (design §8). */
   readonly ledger: LedgerStore
+  readonly exports: ExportStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

@@ -65,6 +65,8 @@ export interface StartOptions {
   readonly databaseUrl?: string
   readonly dataDir?: string
   readonly workspaceName?: string
+  /** Overrides of the loaded configuration (e.g. an export bucket). */
+  readonly config?: Partial<Config>
 }
 
 export async function startTestServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
@@ -73,7 +75,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   const databaseUrl = backend === 'postgres' ? (options.databaseUrl ?? database!.url) : undefined
   const logLines: string[] = []
   const logger = pino({ level: 'info' }, { write: (line: string) => { logLines.push(line) } })
-  const config = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
+  const config = { ...loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), ...options.config }
   const runtime = await createRuntime(config, { logger, scryptCost: TEST_SCRYPT, ...(options.clock ? { clock: options.clock } : {}) })
   const address = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   const services = runtime.services

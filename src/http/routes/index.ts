@@ -8,6 +8,7 @@ import { changeStreamRoutes } from './change-stream.js'
 import { activityLogRoutes } from './activity-log.js'
 import { auditLogRoutes } from './audit-logs.js'
 import { correctionRoutes } from './corrections.js'
+import { exportRoutes } from './exports.js'
 import { ingestRoutes } from './ingest.js'
 import { legacyAmendmentLogRoutes } from './legacy-amendment-logs.js'
 import { mcpRoutes, type McpRouteOptions } from './mcp.js'
@@ -26,5 +27,6 @@ export function apiRoutes(services: Services, options: ApiRouteOptions = { publi
     ...auditLogRoutes(services),
     ...changeStreamRoutes(services),
     ...mcpRoutes(services, options),
+    ...exportRoutes(services.exports),
   ]
 }

@@ -16,6 +16,7 @@ import { createSqlSessionStore } from './sql-session-store.js'
 import { createSqlLedgerStore, type LedgerBackend } from './sql-ledger-store.js'
 import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
 import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
+import { createSqlExportStore } from './sql-export-store.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb
@@ -52,6 +53,7 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     proposals: createSqlProposalStore(db),
     sessions: createSqlSessionStore(db),
     ledger: createSqlLedgerStore(db, ledgerBackend),
+    exports: createSqlExportStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []
