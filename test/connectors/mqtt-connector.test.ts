@@ -1,0 +1,117 @@
+/**
+ * Pull connector `mqtt` (issue 6, item 2) against a real Mosquitto started by the test: JSON
+ * payloads become rows (topic and arrival time in their columns), unfit payloads are counted and
+ * recorded without stopping the connector, and messages published while the server is down arrive
+ * once each after a restart (QoS 1, persistent session, PUBACK after commit).
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import mqtt from 'mqtt'
+import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { BACKENDS, createTestDatabase } from '../support/backends.js'
+import { eventually } from '../support/eventually.js'
+import { applyAsAdmin } from '../support/fixtures.js'
+import { startMosquitto, type TestBroker } from '../support/mosquitto.js'
+import { type StartOptions, startTestServer, type TestServer } from '../support/test-server.js'
+
+const FAST = { backoff: { initialMs: 200, maxMs: 1000 }, leaseRetryMs: 200 } as const
+
+function lineConfig(url: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    connections: [{
+      lookup: 'line', kind: 'mqtt', table: 'Line',
+      columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'seq', type: 'long' }, { name: 'temp', type: 'real' }, { name: 'topic', type: 'string' }],
+      settings: { url, topics: ['plant/+/temp'], topicColumn: 'topic', timeColumn: 'timestamp', ...overrides },
+    }],
+  }
+}
+
+async function publish(url: string, messages: readonly { topic: string; payload: string }[]): Promise<void> {
+  const client = await mqtt.connectAsync(url, { clientId: `test-publisher-${Math.random().toString(16).slice(2)}` })
+  try {
+    for (const m of messages) await client.publishAsync(m.topic, m.payload, { qos: 1 })
+  } finally {
+    await client.endAsync()
+  }
+}
+
+const reading = (seq: number, device = 'd1') => ({ topic: `plant/${device}/temp`, payload: JSON.stringify({ seq, temp: 20 + seq / 10, extra: 'ignored' }) })
+
+async function rows(server: TestServer): Promise<{ seq: number; topic: string }[]> {
+  const response = await server.api('POST', '/oi-api/warm-queries', { token: await server.token('analyst'), body: { Query: 'Line | project seq, topic | order by seq asc' } })
+  assert.equal(response.status, 200, response.text)
+  return response.body.results
+}
+
+async function status(server: TestServer) {
+  return (await server.services.connectors.status(server.workspace.id))[0]
+}
+
+for (const backend of BACKENDS) {
+  describe(`${backend}: mqtt pull connector`, () => {
+    let broker: TestBroker
+    before(async () => { broker = await startMosquitto() })
+    after(() => broker.stop())
+
+    it('turns JSON payloads into rows and delivers messages published while stopped once each after a restart', async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'provenant-conn-'))
+      const database = backend === 'postgres' ? await createTestDatabase() : undefined
+      const options: StartOptions = { dataDir, connectors: FAST, ...(database ? { databaseUrl: database.url } : {}) }
+      try {
+        let server = await startTestServer(backend, options)
+        await applyAsAdmin(server, lineConfig(broker.url))
+        await eventually(() => status(server), (s) => s?.state === 'running', 'the subscription')
+        await publish(broker.url, [
+          reading(1), reading(2, 'd2'),
+          { topic: 'plant/d1/temp', payload: 'not json' },
+          { topic: 'plant/d1/temp', payload: JSON.stringify([{ seq: 3, temp: 1 }, { seq: 4, temp: 2 }]) },
+          { topic: 'other/topic', payload: JSON.stringify({ seq: 99 }) },
+        ])
+        const first = await eventually(() => rows(server), (r) => r.length >= 4, 'the first messages')
+        assert.deepEqual(first, [
+          { seq: 1, topic: 'plant/d1/temp' }, { seq: 2, topic: 'plant/d2/temp' }, { seq: 3, topic: 'plant/d1/temp' }, { seq: 4, topic: 'plant/d1/temp' },
+        ])
+        const counted = await eventually(() => status(server), (s) => s?.rowsRejected === 1, 'the rejected payload counted')
+        assert.equal(counted!.rowsIngested, 4)
+        assert.equal(counted!.state, 'running')
+        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'data-connection' }, { limit: 1000, offset: 0, order: 'asc' })
+        const rejected = records.filter((r) => r.actionType === 'rows-rejected')
+        assert.equal(rejected.length, 1)
+        assert.deepEqual((rejected[0]!.details as { samples: string[] }).samples, ['message on plant/d1/temp: the payload is not JSON'])
+        await server.stop()
+
+        await publish(broker.url, [reading(5), reading(6), reading(7, 'd3')]) // while the server is down
+        server = await startTestServer(backend, options)
+        try {
+          const seqs = (r: { seq: number }[]) => r.map((x) => x.seq)
+          assert.deepEqual(seqs(await eventually(() => rows(server), (r) => r.length >= 7, 'the messages published while stopped')), [1, 2, 3, 4, 5, 6, 7])
+          await publish(broker.url, [reading(8)])
+          assert.deepEqual(seqs(await eventually(() => rows(server), (r) => r.length >= 8, 'a live message after the restart')), [1, 2, 3, 4, 5, 6, 7, 8])
+          assert.equal((await status(server))!.rowsIngested, 8)
+        } finally {
+          await server.stop()
+        }
+      } finally {
+        await database?.drop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+
+    it('backs off while the broker is unreachable and records the failure once', async () => {
+      const server = await startTestServer(backend, { connectors: FAST })
+      try {
+        await applyAsAdmin(server, lineConfig('mqtt://127.0.0.1:1'))
+        const failing = await eventually(() => status(server), (s) => s?.state === 'backoff', 'the backoff state')
+        assert.match(failing!.lastError!, /ECONNREFUSED|connect/i)
+        await eventually(() => status(server), (s) => (s?.lastErrorAt ?? 0) > failing!.lastErrorAt!, 'a second failed attempt')
+        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'data-connection' }, { limit: 1000, offset: 0, order: 'asc' })
+        assert.equal(records.filter((r) => r.actionType === 'connector-failed').length, 1)
+      } finally {
+        await server.stop()
+      }
+    })
+  })
+}
