@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
+import { runCli } from '../support/cli.js'
 import { eventually } from '../support/eventually.js'
 import { applyAsAdmin } from '../support/fixtures.js'
 import { type StartOptions, startTestServer, type TestServer } from '../support/test-server.js'
@@ -125,6 +126,14 @@ for (const backend of BACKENDS) {
         assert.equal(failed[0]!['kind'], 'postgres')
         assert.equal(failed[0]!['retrying'], true)
         assert.match(String(failed[0]!['error']), /ECONNREFUSED|connect/i)
+
+        // Admins see it on the command line, from the same database.
+        const store = server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : ['--data', server.config.dataDir]
+        const cli = await runCli(['connection', 'status', '--workspace', server.workspace.name, ...store])
+        assert.equal(cli.code, 0, cli.stderr)
+        const line = cli.stdout.split('\n').find((l) => l.startsWith('plant '))
+        assert.ok(line, cli.stdout)
+        assert.match(line, /^plant\s+postgres\s+backoff\s.*ECONNREFUSED/)
 
         await applyAsAdmin(server, plantConfig(sourceName))
         const running = await eventually(() => server.services.connectors.status(server.workspace.id), (s) => s[0]?.state === 'running', 'recovery')
