@@ -112,6 +112,39 @@ for (const backend of BACKENDS) {
       }
     })
 
+    if (backend === 'postgres') {
+      it('runs a connector in one process only; another takes over when the holder\'s session dies', async () => {
+        const database = await createTestDatabase()
+        const admin = new pg.Client({ connectionString: database.url })
+        await admin.connect()
+        const leaseSessions = async () => (await admin.query<{ pid: number }>("SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = 'provenant-connector-lease' AND l.granted")).rows.map((r) => r.pid)
+        const first = await startTestServer(backend, { databaseUrl: database.url, connectors: FAST })
+        const second = await startTestServer(backend, { databaseUrl: database.url, connectors: FAST })
+        try {
+          await client.query('TRUNCATE readings RESTART IDENTITY')
+          await insert(4, '2026-02-01T00:00:00Z')
+          await applyAsAdmin(first, plantConfig(sourceName))
+          assert.deepEqual(await eventually(() => sourceIds(second), (ids) => ids.length >= 4, 'the rows'), [1, 2, 3, 4])
+          const holders = await leaseSessions()
+          assert.equal(holders.length, 1, 'exactly one process holds the connector')
+
+          // 1. the holder's database session dies (as when its process is killed)
+          await admin.query('SELECT pg_terminate_backend($1)', [holders[0]])
+          await insert(3, '2026-02-01T00:01:00Z')
+          // 2. a process takes the connector over and carries on from the stored cursor
+          assert.deepEqual(await eventually(() => sourceIds(first), (ids) => ids.length >= 7, 'the takeover'), range(1, 7))
+          const after = await eventually(leaseSessions, (pids) => pids.length === 1 && pids[0] !== holders[0], 'a new lease holder')
+          assert.equal(after.length, 1)
+          assert.deepEqual(await sourceIds(first), range(1, 7), 'no row stored twice')
+        } finally {
+          await first.stop()
+          await second.stop()
+          await admin.end()
+          await database.drop()
+        }
+      })
+    }
+
     it('backs off from a dead port, shows the error, and records the failure once; recovers when fixed', async () => {
       const server = await startTestServer(backend, { connectors: FAST })
       try {
