@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import mqtt from 'mqtt'
+import { defaultClientId, messageDigest } from '../../src/connectors/mqtt-connector.js'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { BACKENDS, createTestDatabase } from '../support/backends.js'
 import { eventually } from '../support/eventually.js'
@@ -94,9 +95,57 @@ for (const backend of BACKENDS) {
         } finally {
           await server.stop()
         }
+        // Every committed message was acknowledged: resuming the connector's session delivers
+        // nothing before a marker published now.
+        const received: string[] = []
+        const session = await mqtt.connectAsync(broker.url, { clientId: defaultClientId(server.runtime.serverId, server.workspace.id, 'line'), clean: false })
+        try {
+          session.on('message', (topic) => received.push(topic))
+          await publish(broker.url, [{ topic: 'plant/marker/temp', payload: '{}' }])
+          await eventually(async () => received.length, (n) => n >= 1, 'the marker')
+          assert.deepEqual(received, ['plant/marker/temp'])
+        } finally {
+          await session.endAsync()
+        }
       } finally {
         await database?.drop()
         rmSync(dataDir, { recursive: true, force: true })
+      }
+    })
+
+    it('does not store again a batch the broker redelivers after a crash between commit and PUBACK', async () => {
+      const server = await startTestServer(backend, { connectors: FAST })
+      const config = (mqttOn: boolean) => ({ ...lineConfig(broker.url, { topics: ['crash/+/temp'] }), settings: { capabilities: { connectors: { push: true, postgres: true, mqtt: mqttOn } } } })
+      try {
+        await applyAsAdmin(server, config(true))
+        await eventually(() => status(server), (s) => s?.state === 'running', 'the subscription')
+        await applyAsAdmin(server, config(false))
+        await eventually(() => status(server), (s) => s?.state === 'stopped', 'the connector stopped')
+
+        // 1. the connector's session receives a message and never acknowledges it (the crash) …
+        const session = await mqtt.connectAsync(broker.url, { clientId: defaultClientId(server.runtime.serverId, server.workspace.id, 'line'), clean: false })
+        let delivered = 0
+        session.handleMessage = (_packet, callback) => {
+          delivered++
+          callback(new Error('crashed before PUBACK'))
+        }
+        const message = { topic: 'crash/d1/temp', payload: JSON.stringify({ seq: 42, temp: 1 }) }
+        await publish(broker.url, [message])
+        await eventually(async () => delivered, (n) => n >= 1, 'the delivery')
+        session.end(true)
+        // 2. … after its rows and cursor were committed, exactly as the connector commits them
+        await server.services.ingest.importRows(server.workspace.id, 'line', [{ seq: 42, temp: 1, topic: message.topic, timestamp: '2026-01-01T00:00:00Z' }], {
+          inTransaction: (tx, batch) => tx.connectors.advance(server.workspace.id, 'line', 'mqtt', { rowsIngested: batch.rowCount, rowsRejected: 0, cursor: JSON.stringify({ recent: [messageDigest(message.topic, Buffer.from(message.payload))] }) }, Date.now()),
+        })
+
+        // 3. the restarted connector gets the redelivery (DUP) and acknowledges it without storing it
+        await applyAsAdmin(server, config(true))
+        await eventually(() => status(server), (s) => s?.state === 'running', 'the restart')
+        await publish(broker.url, [{ topic: 'crash/d1/temp', payload: JSON.stringify({ seq: 43, temp: 2 }) }])
+        const seqs = await eventually(() => rows(server), (r) => r.some((x) => x.seq === 43), 'the next message')
+        assert.deepEqual(seqs.map((x) => x.seq), [42, 43])
+      } finally {
+        await server.stop()
       }
     })
 
