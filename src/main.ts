@@ -37,6 +37,10 @@ import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases 
 import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
 import { postgresConnector } from './connectors/postgres-connector.js'
 import { mqttConnector } from './connectors/mqtt-connector.js'
+import { scrub } from './shared/secret-scrubber.js'
+import { createCredentialsService } from './domain/credentials/credentials-service.js'
+import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
+import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
 
 export interface RuntimeOptions {
   readonly clock?: Clock
@@ -51,12 +55,18 @@ export interface Runtime {
   readonly services: Services
   readonly app: FastifyInstance
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
   close(): Promise<void>
 }
 
 export interface ServicesHandle {
   readonly services: Services
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
+  /** The master keys of connection credentials (key rotation). */
+  readonly masterKeys: LoadedKeyring
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -71,6 +81,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     throw error
   })
   try {
+    const masterKeys = loadMasterKeyring({ dataDir: config.dataDir, env: { PROVENANT_MASTER_KEY: config.masterKey, PROVENANT_MASTER_KEY_PREVIOUS: config.masterKeyPrevious } })
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const ledger = createLedgerService({
@@ -100,11 +111,14 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       sessions: createSessionService({ stores, clock, admin, activity }),
       connectors: createConnectorStatusService({ stores, config: configService }),
+      credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
     return {
       services,
       serverId: id,
+      credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
+      masterKeys,
       async close() {
         await services.exports.stopSweeper()
         await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
@@ -136,15 +150,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   })
   registerDownloadRoute(app, services.exports)
   services.exports.startSweeper()
-  // Until the credential vault is merged, connectors run without credentials.
-  const reveal: RevealCredentials = async () => undefined
+  // The vault decrypts inside the connector only; every revealed value joins the scrubber.
+  const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
   const supervisor = createConnectorSupervisor({
     stores: services.stores, ingest: services.ingest, bus: services.bus, activity: services.activity, clock: services.clock,
     serverId: id,
     factories: { postgres: postgresConnector, mqtt: mqttConnector },
     leases: config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases,
     reveal,
-    scrub: (text) => text,
+    scrub,
     log: logger,
     ...options.connectors,
   })
@@ -157,6 +171,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     app,
     serverId: id,
+    credentialVault: handle.credentialVault,
     async close() {
       await supervisor.stop()
       await app.close()

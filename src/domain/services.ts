@@ -17,6 +17,7 @@ import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
+import type { CredentialsService } from './credentials/credentials-service.js'
 
 export interface Services {
   readonly clock: Clock
@@ -39,4 +40,6 @@ export interface Services {
   readonly exports: ExportService
   /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
   readonly connectors: ConnectorStatusService
+  /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */
+  readonly credentials: CredentialsService
 }

@@ -12,6 +12,7 @@ import type { ConfigStore } from './workspace-config/config-store.js'
 import type { SessionStore } from './sessions/session-store.js'
 import type { LedgerStore } from './ledger/ledger-store.js'
 import type { ConnectorStatusStore } from './connectors/connector-status.js'
+import type { CredentialStore } from './credentials/credential-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'
@@ -27,6 +28,8 @@ export interface Stores {
   readonly exports: ExportStore
   /** Pull connectors' status and cursors (issue 6, item 2). */
   readonly connectors: ConnectorStatusStore
+  /** Connection credentials, sealed (design §11). */
+  readonly credentials: CredentialStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

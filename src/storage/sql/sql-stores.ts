@@ -18,6 +18,7 @@ import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend
 import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
 import { createSqlExportStore } from './sql-export-store.js'
 import { createSqlConnectorStatusStore } from './sql-connector-status-store.js'
+import { createSqlCredentialStore } from './sql-credential-store.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb
@@ -56,6 +57,7 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     ledger: createSqlLedgerStore(db, ledgerBackend),
     exports: createSqlExportStore(db),
     connectors: createSqlConnectorStatusStore(db),
+    credentials: createSqlCredentialStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []
