@@ -163,4 +163,39 @@ for (const backend of BACKENDS) {
       }
     })
   })
+
+  describe(`${backend}: mqtt pull connector with a password file (credentials from the vault)`, () => {
+    const password = `pw-${Math.random().toString(36).slice(2)}-unique-secret`
+    let broker: TestBroker
+    before(async () => { broker = await startMosquitto({ users: { ingest: password } }) })
+    after(() => broker.stop())
+
+    it('is refused without credentials, connects once they are set, and never shows the password', async () => {
+      const server = await startTestServer(backend, { connectors: FAST })
+      try {
+        await applyAsAdmin(server, lineConfig(broker.url))
+        const refused = await eventually(() => status(server), (s) => s?.state === 'backoff', 'the refusal')
+        assert.match(refused!.lastError!, /not authori[sz]ed|refused/i)
+
+        const admin = server.accounts.admin
+        await server.services.credentials.set({ id: admin.id, name: admin.name, via: 'cli' }, server.workspace.id, 'line', { username: 'ingest', password })
+        await eventually(() => status(server), (s) => s?.state === 'running', 'the connection with credentials')
+        const authenticated = await mqtt.connectAsync(broker.url, { username: 'ingest', password })
+        try {
+          await authenticated.publishAsync('plant/d9/temp', JSON.stringify({ seq: 1, temp: 3 }), { qos: 1 })
+        } finally {
+          await authenticated.endAsync()
+        }
+        assert.deepEqual(await eventually(() => rows(server), (r) => r.length >= 1, 'the message'), [{ seq: 1, topic: 'plant/d9/temp' }])
+
+        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), {}, { limit: 1000, offset: 0, order: 'asc' })
+        const recovered = records.filter((r) => r.entityType === 'data-connection' && r.actionType === 'connector-recovered')
+        assert.equal(recovered.length, 1)
+        const everything = [JSON.stringify(records.map((r) => r.details)), JSON.stringify(await server.services.connectors.status(server.workspace.id)), ...server.logLines]
+        assert.equal(everything.filter((text) => text.includes(password)).length, 0)
+      } finally {
+        await server.stop()
+      }
+    })
+  })
 }

@@ -168,9 +168,18 @@ for (const backend of BACKENDS) {
         assert.ok(line, cli.stdout)
         assert.match(line, /^plant\s+postgres\s+backoff\s.*ECONNREFUSED/)
 
-        await applyAsAdmin(server, plantConfig(sourceName))
+        // Credentials from the vault: a connection string wins over host, port and database.
+        const secret = `pw-${Math.random().toString(36).slice(2)}-unique`
+        const url = new URL(source.url)
+        url.password = secret
+        const admin = server.accounts.admin
+        await server.services.credentials.set({ id: admin.id, name: admin.name, via: 'cli' }, server.workspace.id, 'plant', { connectionString: url.toString() })
         const running = await eventually(() => server.services.connectors.status(server.workspace.id), (s) => s[0]?.state === 'running', 'recovery')
         assert.equal(running[0]!.lastError, undefined)
+        assert.equal((await decisions(server, 'connector-recovered')).length, 1)
+        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), {}, { limit: 1000, offset: 0, order: 'asc' })
+        const everything = [JSON.stringify(records.map((r) => r.details)), JSON.stringify(running), ...server.logLines]
+        assert.equal(everything.filter((text) => text.includes(secret)).length, 0)
       } finally {
         await server.stop()
       }

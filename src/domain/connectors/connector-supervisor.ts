@@ -207,6 +207,11 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
         this.#wake?.()
         void this.#current?.stop().catch(() => {})
       })
+      // A connector that was failing before this runner (a new configuration, new credentials, a
+      // restart, another process) is still failing: its recovery is the next transition recorded.
+      const before = await stores.connectors.get(this.workspaceId, this.connection.lookup)
+      // (The stored error is cleared only on recovery, so it survives a `stopped` in between.)
+      if (before?.lastError !== undefined) this.#failing = true
       while (!this.#stopping && !leaseLost) {
         let failure: unknown
         try {
