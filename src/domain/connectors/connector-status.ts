@@ -6,7 +6,7 @@
  */
 
 /**
- * - `starting`: connecting to the source (first start, or after a backoff pause)
+ * - `starting`: connecting to the source (a retry after failures keeps showing `backoff`)
  * - `running`:  connected; the last poll or message batch succeeded
  * - `backoff`:  the last attempt failed; the next one is scheduled (exponential backoff)
  * - `failed`:   the connection's settings cannot work (e.g. a missing setting); waits for a new configuration

@@ -215,7 +215,8 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
       while (!this.#stopping && !leaseLost) {
         let failure: unknown
         try {
-          await this.#status({ state: 'starting', lastRunAt: clock.now() })
+          // A retry keeps showing `backoff` (or `failed`) with its error until it works or fails anew.
+          await this.#status(this.#failing ? { lastRunAt: clock.now() } : { state: 'starting', lastRunAt: clock.now() })
           const credentials = await deps.reveal(this.workspaceId, this.connection.lookup)
           const stored = await stores.connectors.get(this.workspaceId, this.connection.lookup)
           this.#current = deps.factories[this.kind](this.#context(credentials, stored?.cursor))
