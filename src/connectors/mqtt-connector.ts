@@ -37,6 +37,9 @@ export const mqttSettingsSchema = z.strictObject({
 
 export type MqttSettings = z.output<typeof mqttSettingsSchema>
 
+/** Longest wait for the broker when disconnecting. */
+const END_TIMEOUT_MS = 5000
+
 /** Digests of recently committed messages kept in the cursor (a few batches' worth). */
 const RECENT_DIGESTS = 1500
 
@@ -156,6 +159,24 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
     firstTimer = idleTimer = undefined
   }
 
+  /**
+   * Disconnects politely when connected (DISCONNECT keeps the persistent session), at once
+   * otherwise; never waits more than END_TIMEOUT_MS (a socket still connecting may never answer).
+   */
+  function endClient(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        client.stream?.destroy()
+        resolve()
+      }, END_TIMEOUT_MS)
+      timer.unref()
+      client.end(!client.connected, {}, () => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+  }
+
   function ack(messageId: number | undefined): void {
     if (messageId === undefined || !client.connected) return
     // mqtt.js has no public PUBACK call; its own handlers send it exactly like this.
@@ -233,7 +254,7 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
       if (failed) return done.catch(() => {})
       stopping = true
       await flush().catch(() => {})
-      await new Promise<void>((resolve) => client.end(false, {}, () => resolve()))
+      await endClient()
       settle?.resolve()
       await done.catch(() => {})
     },

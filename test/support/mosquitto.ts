@@ -66,11 +66,15 @@ export async function startMosquitto(options: { users?: Readonly<Record<string, 
   const child = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   child.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  // A test process that dies must not leave its broker behind.
+  const killOnExit = () => child.kill('SIGKILL')
+  process.once('exit', killOnExit)
   await waitForPort(port, child, () => err)
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,
     async stop() {
+      process.off('exit', killOnExit)
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve))
         child.kill('SIGTERM')

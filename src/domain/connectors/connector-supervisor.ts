@@ -101,6 +101,20 @@ export interface ConnectorSupervisor {
 /** Rejected-row decisions are sampled: at most one per connector in this interval. */
 const REJECTION_RECORD_INTERVAL_MS = 60_000
 
+/** How long stopping a connector (its in-flight batch included) may take. */
+const STOP_TIMEOUT_MS = 15_000
+
+/** True when `promise` settles within `ms`. */
+async function within(ms: number, promise: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 function connectorActor(lookup: string): Actor {
   return { id: 'system', name: `connector ${lookup}`, via: 'system' }
 }
@@ -149,8 +163,12 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
     async stop(): Promise<void> {
       this.#stopping = true
       this.#wake?.()
-      await this.#current?.stop().catch(() => {})
-      await this.loop
+      // A connector that cannot finish its batch in time must not hold the server's shutdown.
+      const stopped = await within(STOP_TIMEOUT_MS, (async () => {
+        await this.#current?.stop().catch(() => {})
+        await this.loop
+      })())
+      if (!stopped) deps.log?.warn({ connection: this.connection.lookup }, `connector did not stop within ${STOP_TIMEOUT_MS} ms; leaving it behind`)
     }
 
     #sleep(ms: number): Promise<void> {
