@@ -148,14 +148,17 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
 
   /**
    * Re-seals every stored credential under the keyring's current key, one transaction per
-   * workspace, each with a `master-key`/`rotated` decision (key ids and counts, never key material).
+   * workspace, each with a `master-key`/`rotated` decision (key ids and counts, never key material);
+   * workspaces in `alsoRecordIn` get the decision even when they hold no credentials (a rotation is
+   * visible in every workspace's activity log).
    */
-  async function resealAll(actor: Actor): Promise<RotationResult> {
+  async function resealAll(actor: Actor, alsoRecordIn: readonly string[] = []): Promise<RotationResult> {
     const key = keyring.current()
     const resealed: Record<string, number> = {}
     const unreadable: { workspaceId: string; lookup: string; keyId: string }[] = []
     let alreadyCurrent = 0
-    for (const workspaceId of await stores.credentials.workspacesWithCredentials()) {
+    const workspaceIds = [...new Set([...await stores.credentials.workspacesWithCredentials(), ...alsoRecordIn])].sort()
+    for (const workspaceId of workspaceIds) {
       await stores.transaction(async (tx) => {
         let count = 0
         const fromKeys = new Set<string>()
@@ -175,7 +178,6 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
           }
         }
         resealed[workspaceId] = count
-        if (count === 0) return
         await activity.recordDecision({
           workspaceId, entityType: MASTER_KEY_ENTITY_TYPE, entityId: key.id, actionType: 'rotated', actor,
           details: { keyId: key.id, fromKeyIds: [...fromKeys].sort(), resealed: count },
