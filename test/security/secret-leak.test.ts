@@ -1,0 +1,211 @@
+/**
+ * The secret-planting test (issue 6 item 1, design §11): a unique random secret is planted as
+ * connection credentials through the CLI (stdin) and through the service; then every operation of
+ * the OpenAPI description, the description itself, the activity log's export in both shapes, a
+ * data export, error paths and the CLI status command are exercised, and every response body,
+ * every log line, the export files and the raw database (SQLite: the db, -wal and -shm files;
+ * PostgreSQL: every table's rows as text) are searched for the secrets and their base64, base64url
+ * and hex forms. Zero hits.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
+import { BACKENDS } from '../support/backends.js'
+import { runCli } from '../support/cli.js'
+import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
+import { startTestServer, type TestServer } from '../support/test-server.js'
+
+/** A secret and the forms it could leak in. */
+function formsOf(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8')
+  return [secret, bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex'), encodeURIComponent(secret)]
+}
+
+function send(baseUrl: string, method: string, path: string, headers: Record<string, string>, payload?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, baseUrl), { method, agent: false, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
+      const chunks: Buffer[] = []
+      const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', done)
+      // An event stream never ends by itself: what it replays in a moment is its answer.
+      if (String(res.headers['content-type'] ?? '').includes('text/event-stream')) setTimeout(() => { res.destroy(); done() }, 700)
+    })
+    req.on('error', reject)
+    req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${path}`)))
+    if (payload !== undefined) req.write(payload)
+    req.end()
+  })
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name)
+    return statSync(full).isDirectory() ? filesUnder(full) : [full]
+  })
+}
+
+/**
+ * TODO(connectors): the hook for "a failing connector". The connectors helper starts a pull
+ * connector (postgres / mqtt) for `lookup` whose credentials are the planted secret, against a
+ * source that refuses them (wrong password / unreachable), waits until its error is recorded (status
+ * visible to admins, activity-log decision), and returns the texts it produced (status answers, the
+ * error as shown) for the search. Until then: the vault reveals the credentials exactly as a
+ * connector would, which registers them with the scrubber.
+ */
+async function exerciseFailingConnector(server: TestServer, lookup: string): Promise<string[]> {
+  const values = await server.runtime.credentialVault.reveal(server.workspace.id, lookup)
+  assert.ok(values, `credentials of ${lookup} are set`)
+  return []
+}
+
+for (const backend of BACKENDS) {
+  describe(`${backend}: a planted secret appears nowhere (design §11)`, () => {
+    let server: TestServer
+    let token: string
+    const viaCli = `cli-S3cr3t-${randomBytes(18).toString('base64url')}`
+    const viaService = `svc-S3cr3t-${randomBytes(18).toString('base64url')}`
+    const needles = [...formsOf(viaCli), ...formsOf(viaService)]
+    const texts: { where: string; text: string }[] = []
+    const collect = (where: string, text: string) => texts.push({ where, text })
+
+    before(async () => {
+      server = await startTestServer(backend)
+      await applyAsAdmin(server, sensorConfig())
+      await pushRows(server, 'sensors', sensorRows(10))
+      token = await server.token('admin')
+      const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
+      const planted = await runCli(['connection', 'set-credentials', 'sensors', ...store], { stdin: JSON.stringify({ user: 'svc-reader', password: viaCli, dsn: `postgres://svc-reader:${encodeURIComponent(viaCli)}@127.0.0.1:1/src` }) })
+      assert.equal(planted.code, 0, planted.stderr)
+      collect('CLI set-credentials', planted.stdout + planted.stderr)
+      await server.services.credentials.set({ id: server.accounts.admin.id, name: server.accounts.admin.name, via: 'portal' }, server.workspace.id, 'meters', { username: 'meter', password: viaService })
+    })
+    after(() => server.stop())
+
+    it('plants both secrets (the vault opens them)', async () => {
+      assert.equal((await server.runtime.credentialVault.reveal(server.workspace.id, 'sensors'))?.['password'], viaCli)
+      assert.equal((await server.runtime.credentialVault.reveal(server.workspace.id, 'meters'))?.['password'], viaService)
+      for (const text of await exerciseFailingConnector(server, 'sensors')) collect('failing connector', text)
+    })
+
+    it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths and the CLI status', async () => {
+      const description = await send(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` })
+      assert.equal(description.status, 200)
+      collect('GET /oi-api/openapi', description.text)
+      const doc = JSON.parse(description.text) as { paths: Record<string, Record<string, unknown>> }
+      const fill = (path: string) => path.replace(/\{lookup\}|\{connection\}/g, 'sensors').replace(/\{surface\}/g, 'hall').replace(/\{[^}]+\}/g, 'x').replace('/warm-queries/*', '/warm-queries/plant/hall/avg')
+      let operations = 0
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const method of Object.keys(methods).map((m) => m.toUpperCase())) {
+          const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream' }
+          let body: string | undefined
+          if (method !== 'GET' && method !== 'HEAD') {
+            headers['content-type'] = 'application/json'
+            body = path.endsWith('/mcp') ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) : '{}'
+          }
+          const target = fill(path)
+          const response = await send(server.baseUrl, method, target, path.includes('eac-changes') ? { ...headers, 'last-event-id': '0' } : headers, body)
+          assert.ok(response.status < 500, `${method} ${target}: ${response.status} ${response.text.slice(0, 200)}`)
+          collect(`${method} ${target}`, response.text)
+          operations++
+        }
+      }
+      assert.ok(operations >= 20, `${operations} operations called`)
+
+      // the activity log (where the credential decisions are), in both shapes and formats
+      await server.api('POST', '/oi-api/provenance/events', { token, body: { ScopeKey: 'x', entityType: 'note', entityId: 'n1', actionType: 'noted' }, unchecked: true })
+      for (const path of ['/oi-api/provenance/events/export?format=json', '/oi-api/provenance/events/export?format=csv', '/oi-api/provenance/events/export?scopeKey=x&format=csv', '/oi-api/audit-logs/x/events/export?format=json', '/oi-api/audit-logs/x/events/export?format=csv']) {
+        const response = await send(server.baseUrl, 'GET', path, { authorization: `Bearer ${token}` })
+        assert.equal(response.status, 200, `${path}: ${response.text.slice(0, 200)}`)
+        collect(`GET ${path}`, response.text)
+      }
+      const platform = texts.find((t) => t.where === 'GET /oi-api/provenance/events/export?format=json')!.text
+      assert.match(platform, /credentials-set/, 'the credential decisions are in the exported activity log')
+
+      // a data export in both formats, downloaded
+      for (const format of ['csv', 'jsonl']) {
+        const created = await server.api('POST', '/oi-api/downloads/data-connections/sensors', { token, body: { format, from: '2025-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' } })
+        assert.equal(created.status, 200, created.text)
+        const url = new URL((created.body as { downloadUrl: string }).downloadUrl)
+        const file = await send(server.baseUrl, 'GET', `${url.pathname}${url.search}`, {})
+        assert.equal(file.status, 200)
+        collect(`export ${format}`, file.text)
+      }
+
+      // error paths: no token, a bad token, unknown connection, a broken query
+      for (const [method, path, headers, body] of [
+        ['GET', '/oi-api/openapi', {}, undefined],
+        ['GET', '/oi-api/openapi', { authorization: `Bearer ${token}x` }, undefined],
+        ['POST', '/oi-api/ingest/data-connections/nope', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[{"timestamp":"2026-01-01T00:00:00Z"}]'],
+        ['POST', '/oi-api/warm-queries', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{"Query":"Sensors | where"}'],
+        ['GET', '/oi-api/no-such-route', { authorization: `Bearer ${token}` }, undefined],
+      ] as const) {
+        const response = await send(server.baseUrl, method, path, headers, body)
+        assert.ok(response.status >= 400 && response.status < 500, `${method} ${path}: ${response.status}`)
+        collect(`error ${method} ${path}`, response.text)
+      }
+
+      // the CLI's status command
+      const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
+      const status = await runCli(['connection', 'credentials', ...store])
+      assert.equal(status.code, 0, status.stderr)
+      assert.match(status.stdout, /sensors\s+set\s+dsn,password,user/)
+      collect('CLI credentials', status.stdout + status.stderr)
+    })
+
+    it('finds none of the secrets in any response, log line, export file or raw database file', async () => {
+      for (const [i, line] of server.logLines.entries()) collect(`log line ${i}`, line)
+      for (const file of filesUnder(server.config.exportDir)) collect(`export file ${file}`, readFileSync(file, 'latin1'))
+      const raw: { where: string; bytes: Buffer }[] = []
+      if (backend === 'sqlite') {
+        for (const suffix of ['', '-wal', '-shm']) {
+          const file = join(server.config.dataDir, `provenant.db${suffix}`)
+          if (existsSync(file)) raw.push({ where: file, bytes: readFileSync(file) })
+        }
+        assert.ok(raw.length >= 1)
+      } else {
+        const client = new pg.Client({ connectionString: server.config.databaseUrl })
+        await client.connect()
+        try {
+          const tables = (await client.query<{ schemaname: string; tablename: string }>("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")).rows
+          assert.ok(tables.some((t) => t.tablename === 'connection_credentials'))
+          for (const t of tables) {
+            const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${t.schemaname}"."${t.tablename}" t`)
+            raw.push({ where: `table ${t.tablename}`, bytes: Buffer.from(rows.rows.map((r) => r.row).join('\n')) })
+          }
+        } finally {
+          await client.end()
+        }
+      }
+      const hits: string[] = []
+      for (const { where, text } of texts) for (const needle of needles) if (text.includes(needle)) hits.push(`${where}: ${needle.slice(0, 12)}…`)
+      for (const { where, bytes } of raw) for (const needle of needles) if (bytes.includes(Buffer.from(needle))) hits.push(`${where}: ${needle.slice(0, 12)}…`)
+      assert.deepEqual(hits, [])
+      // the search is real: it searched a good deal, and it finds a planted value where one is
+      assert.ok(texts.length > 40, `${texts.length} texts searched`)
+      assert.ok(server.logLines.length > 10)
+      assert.ok(raw.reduce((n, r) => n + r.bytes.length, 0) > 10_000)
+      const control = server.accounts.admin.name
+      assert.ok(raw.some((r) => r.bytes.includes(Buffer.from(control))), `the raw search finds ${control}, which is stored in clear`)
+      assert.ok(texts.some((t) => t.text.includes('"password"') || t.text.includes('password,')), 'the key names (not secret) do show up')
+    })
+
+    it('an error message or log line that quotes a revealed secret is scrubbed (value-based redaction)', async () => {
+      // What a connector's driver error does: quote the secret in its message. Here a 404 that names
+      // the unknown connection from the path carries it.
+      const response = await send(server.baseUrl, 'POST', `/oi-api/ingest/data-connections/${viaCli}`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[]')
+      assert.equal(response.status, 404)
+      assert.match(response.text, /\[REDACTED\]/)
+      assert.equal(response.text.includes(viaCli), false, response.text)
+      server.runtime.app.log.error({ err: new Error(`connect ECONNREFUSED postgres://svc-reader:${viaCli}@127.0.0.1:1/src`) }, `connector sensors failed with ${viaService}`)
+      const last = server.logLines.at(-1)!
+      assert.match(last, /connector sensors failed with \[REDACTED\]/)
+      assert.equal(last.includes(viaCli) || last.includes(viaService), false, last)
+    })
+  })
+}
