@@ -14,7 +14,7 @@ import { UsageError } from '../../src/cli/cli-support.js'
 import { masterKeyId } from '../../src/domain/credentials/credential-cipher.js'
 import { masterKeyFileOf } from '../../src/storage/master-key.js'
 import { BACKENDS } from '../support/backends.js'
-import { runCli } from '../support/cli.js'
+import { runCli, runCliInProcess as cli } from '../support/cli.js'
 import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
 import { openRawDatabase } from '../support/raw-database.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -90,14 +90,15 @@ for (const backend of BACKENDS) {
     })
 
     it('credentials shows status (keys, who, master key) but never values; clear-credentials removes them', async () => {
-      const [status, one] = await Promise.all([runCli(['connection', 'credentials', ...store]), runCli(['connection', 'credentials', 'sensors', ...store])])
+      const status = await cli(['connection', 'credentials', ...store])
+      const one = await cli(['connection', 'credentials', 'sensors', ...store])
       assert.equal(status.code, 0, status.stderr)
       assert.match(status.stdout, /meters\s+set\s+password,username\s+\S+\s+provenant CLI\s+[0-9a-f]{8}/)
       assert.match(status.stdout, /sensors\s+set\s+password,user\s/)
       assert.equal(one.code, 0, one.stderr)
       assert.match(one.stdout, /^CONNECTION.*\n-.*\nsensors\s+set\s+password,user\s+\S+\s+provenant CLI\s+[0-9a-f]{8}\n$/)
       assert.equal(`${status.stdout}${one.stdout}`.includes(secret), false)
-      const cleared = await runCli(['connection', 'clear-credentials', 'meters', ...store])
+      const cleared = await cli(['connection', 'clear-credentials', 'meters', ...store])
       assert.equal(cleared.code, 0, cleared.stderr)
       assert.match(cleared.stdout, /credentials of connection meters cleared/)
       assert.equal(await vault().reveal(server.workspace.id, 'meters'), undefined)
@@ -106,7 +107,7 @@ for (const backend of BACKENDS) {
 
     it('keys rotate re-seals every credential under a new key the running server uses at once; --retire-old drops the older keys', async () => {
       const before = await server.services.credentials.status(server.workspace.id, 'sensors')
-      const rotated = await runCli(['keys', 'rotate', ...store])
+      const rotated = await cli(['keys', 'rotate', ...store])
       assert.equal(rotated.code, 0, rotated.stderr)
       const after = await server.services.credentials.status(server.workspace.id, 'sensors')
       assert.notEqual(after.keyId, before.keyId)
@@ -116,7 +117,7 @@ for (const backend of BACKENDS) {
       assert.equal((await vault().reveal(server.workspace.id, 'sensors'))?.['password'], secret)
       // set by the running server after the rotation: sealed under the new key
       assert.equal((await server.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, server.workspace.id, 'meters', { token: 'tttt-1' })).keyId, after.keyId)
-      const retire = await runCli(['keys', 'rotate', '--retire-old', ...store])
+      const retire = await cli(['keys', 'rotate', '--retire-old', ...store])
       assert.equal(retire.code, 0, retire.stderr)
       // a rotation with --retire-old is a whole one: yet another new key, everything re-sealed, both older keys gone
       assert.match(retire.stdout, /re-sealed 2 credential\(s\) under master key [0-9a-f]{8}; 0 already under it/)
@@ -146,7 +147,7 @@ for (const backend of BACKENDS) {
         const envStore = ['--data', envServer.config.dataDir, ...(envServer.config.databaseUrl ? ['--database-url', envServer.config.databaseUrl] : [])]
         const set = await envServer.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, envServer.workspace.id, 'sensors', { password: secret })
         assert.equal(set.keyId, masterKeyId(k1))
-        const rotated = await runCli(['keys', 'rotate', '--retire-old', ...envStore], { env: { PROVENANT_MASTER_KEY: k2.toString('base64'), PROVENANT_MASTER_KEY_PREVIOUS: k1.toString('base64') } })
+        const rotated = await cli(['keys', 'rotate', '--retire-old', ...envStore], { PROVENANT_MASTER_KEY: k2.toString('base64'), PROVENANT_MASTER_KEY_PREVIOUS: k1.toString('base64') })
         assert.equal(rotated.code, 0, rotated.stderr)
         assert.match(rotated.stdout, /re-sealed 1 credential/)
         assert.match(rotated.stdout, /PROVENANT_MASTER_KEY_PREVIOUS can be removed/)

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { BACKENDS } from '../support/backends.js'
-import { runCli } from '../support/cli.js'
+import { runCli, runCliInProcess } from '../support/cli.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -152,7 +152,7 @@ for (const backend of BACKENDS) {
 
       // the CLI's status command
       const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
-      const status = await runCli(['connection', 'credentials', ...store])
+      const status = await runCliInProcess(['connection', 'credentials', ...store])
       assert.equal(status.code, 0, status.stderr)
       assert.match(status.stdout, /sensors\s+set\s+dsn,password,user/)
       collect('CLI credentials', status.stdout + status.stderr)
