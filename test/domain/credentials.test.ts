@@ -102,6 +102,11 @@ for (const backend of BACKENDS) {
         await raw.close()
       }
       assert.equal((await server.runtime.credentialVault.reveal(ws(), 'sensors'))?.['password'], secret)
+      // a rotation's re-seal never overwrites a sealing it did not read (a concurrent set wins)
+      const current = (await server.services.stores.credentials.get(ws(), 'sensors'))!
+      const stale = { ...current.sealed, nonce: Buffer.alloc(12) }
+      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', stale, current.sealed), false)
+      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', current.sealed, current.sealed), true)
     })
 
     it('replacing and clearing are decisions too; cleared credentials are gone from the vault', async () => {
