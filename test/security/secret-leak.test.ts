@@ -2,10 +2,10 @@
  * The secret-planting test (issue 6 item 1, design §11): a unique random secret is planted as
  * connection credentials through the CLI (stdin) and through the service; then every operation of
  * the OpenAPI description, the description itself, the activity log's export in both shapes, a
- * data export, error paths and the CLI status command are exercised, and every response body,
- * every log line, the export files and the raw database (SQLite: the db, -wal and -shm files;
- * PostgreSQL: every table's rows as text) are searched for the secrets and their base64, base64url
- * and hex forms. Zero hits.
+ * data export, error paths, every portal page an administrator reaches and the CLI status command
+ * are exercised, and every response body, every log line, the export files and the raw database
+ * (SQLite: the db, -wal and -shm files; PostgreSQL: every table's rows as text) are searched for the
+ * secrets and their base64, base64url, hex and URL-encoded forms. Zero hits.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -18,6 +18,7 @@ import { BACKENDS } from '../support/backends.js'
 import { runCli, runCliInProcess } from '../support/cli.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
+import { signedIn } from '../portal/portal-client.js'
 
 /** A secret and the forms it could leak in. */
 function formsOf(secret: string): string[] {
@@ -93,7 +94,7 @@ for (const backend of BACKENDS) {
       for (const text of await exerciseFailingConnector(server, 'sensors')) collect('failing connector', text)
     })
 
-    it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths and the CLI status', async () => {
+    it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths, the portal pages and the CLI status', async () => {
       const description = await send(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` })
       assert.equal(description.status, 200)
       collect('GET /oi-api/openapi', description.text)
@@ -149,6 +150,24 @@ for (const backend of BACKENDS) {
         assert.ok(response.status >= 400 && response.status < 500, `${method} ${path}: ${response.status}`)
         collect(`error ${method} ${path}`, response.text)
       }
+
+      // every portal page an administrator can reach by following links (GET only)
+      const portal = await signedIn(server, 'admin')
+      const seen = new Set<string>()
+      const queue = ['/portal/']
+      while (queue.length && seen.size < 60) {
+        const path = queue.shift()!
+        if (seen.has(path)) continue
+        seen.add(path)
+        const page = await portal.get(path)
+        assert.ok(page.status < 500, `${path}: ${page.status}`)
+        collect(`portal ${path}`, page.text)
+        for (const [, href] of page.text.matchAll(/href="(\/portal\/[^"#]*)"/g)) {
+          const link = href!.replace(/&amp;/g, '&')
+          if (!seen.has(link) && !/sign-out/.test(link)) queue.push(link)
+        }
+      }
+      assert.ok(seen.size >= 3, `${seen.size} portal pages`)
 
       // the CLI's status command
       const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
