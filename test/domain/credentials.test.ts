@@ -31,6 +31,10 @@ for (const backend of BACKENDS) {
 
     it('refuses a connection that is not configured (404) and bad values (400) without echoing any value', async () => {
       await assert.rejects(credentials().set(actor, ws(), 'nope', { password: secret }), NotFoundError)
+      for (const lookup of ['', 'a\u0000b', 'x'.repeat(65), '../sensors']) {
+        await assert.rejects(credentials().status(ws(), lookup), NotFoundError)
+        await assert.rejects(credentials().clear(actor, ws(), lookup), NotFoundError)
+      }
       const bad: [unknown, RegExp][] = [
         [{}, /at least one key/],
         [[secret], /JSON object/],

@@ -11,6 +11,7 @@ import { registerSecret } from '../../shared/secret-scrubber.js'
 import type { ActivityLog, Actor } from '../activity/activity-log.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
+import { LOOKUP_RE } from '../workspace-config/config-document.js'
 import { type MasterKeyring, openValues, sealValues } from './credential-cipher.js'
 import type { StoredCredential } from './credential-store.js'
 
@@ -81,6 +82,11 @@ function statusOf(lookup: string, record: StoredCredential | undefined): Credent
   }
 }
 
+/** A lookup that cannot name a connection is refused before any storage is touched (404, not a driver error). */
+function checkLookup(lookup: string): void {
+  if (typeof lookup !== 'string' || !LOOKUP_RE.test(lookup)) throw new NotFoundError(`no connection ${JSON.stringify(String(lookup).slice(0, 64))}: a lookup is 1-64 letters, digits, dots, dashes or underscores`)
+}
+
 export function createCredentialsService(deps: CredentialsServiceDeps) {
   const { stores, clock, activity, keyring } = deps
 
@@ -93,6 +99,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
 
   /** Seals and stores `values` for a configured connection, replacing any earlier ones. */
   async function set(actor: Actor, workspaceId: string, lookup: string, values: Readonly<Record<string, string>>): Promise<CredentialStatus> {
+    checkLookup(lookup)
     const checked = validateCredentialValues(values)
     // From here on this process scrubs the values from its log lines and error messages too.
     for (const value of Object.values(checked)) registerSecret(value)
@@ -121,6 +128,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
 
   /** Removes a connection's credentials (also of a connection no longer configured). False when there were none. */
   async function clear(actor: Actor, workspaceId: string, lookup: string): Promise<boolean> {
+    checkLookup(lookup)
     const now = clock.now()
     return stores.transaction(async (tx) => {
       const before = await tx.credentials.get(workspaceId, lookup)
@@ -139,6 +147,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
   }
 
   async function status(workspaceId: string, lookup: string): Promise<CredentialStatus> {
+    checkLookup(lookup)
     return statusOf(lookup, await stores.credentials.get(workspaceId, lookup))
   }
 
