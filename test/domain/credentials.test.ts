@@ -60,7 +60,7 @@ for (const backend of BACKENDS) {
       assert.equal(status.updatedBy, actor.name)
       assert.match(status.keyId!, /^[0-9a-f]{8}$/)
       assert.deepEqual(await credentials().status(ws(), 'sensors'), status)
-      assert.deepEqual(await credentials().list(ws()), [status])
+      assert.deepEqual(await credentials().list(ws()), [status, { connection: 'meters', set: false, keys: [] }])
       assert.equal(JSON.stringify(status).includes(secret), false)
       const revealed = await server.runtime.credentialVault.reveal(ws(), 'sensors')
       assert.deepEqual({ ...revealed }, { user: 'reader', password: secret })
@@ -128,6 +128,17 @@ for (const backend of BACKENDS) {
       } finally {
         await raw.close()
       }
+    })
+
+    it('credentials outlive removing their connection from the configuration: list marks them, clear removes them, set is refused', async () => {
+      await credentials().set(actor, ws(), 'meters', { token: `t-${randomBytes(8).toString('hex')}` })
+      const config = sensorConfig() as { connections: { lookup: string }[]; surfaces: { lookup: string }[] }
+      await applyAsAdmin(server, { ...config, connections: config.connections.filter((c) => c.lookup !== 'meters'), surfaces: config.surfaces.filter((x) => x.lookup !== 'yard') })
+      const listed = await credentials().list(ws())
+      assert.deepEqual(listed.map((s) => [s.connection, s.set, s.configured]), [['sensors', false, undefined], ['meters', true, false]])
+      await assert.rejects(credentials().set(actor, ws(), 'meters', { token: 'abcdefgh' }), NotFoundError)
+      assert.equal(await credentials().clear(actor, ws(), 'meters'), true)
+      assert.deepEqual((await credentials().list(ws())).map((s) => s.connection), ['sensors'])
     })
   })
 }

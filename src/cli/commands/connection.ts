@@ -74,7 +74,7 @@ export function parseCredentialText(text: string): Record<string, string> {
 }
 
 function describeStatus(s: CredentialStatus): string[] {
-  return [s.connection, s.set ? 'set' : 'not set', s.keys.join(',') || '-', s.updatedAt ?? '-', s.updatedBy ?? '-', s.keyId ?? '-']
+  return [s.connection, `${s.set ? 'set' : 'not set'}${s.configured === false ? ' (connection no longer configured)' : ''}`, s.keys.join(',') || '-', s.updatedAt ?? '-', s.updatedBy ?? '-', s.keyId ?? '-']
 }
 
 export const connectionCommand: Command = {

@@ -32,6 +32,8 @@ export interface CredentialStatus {
   readonly updatedBy?: string
   /** The master key id the values are sealed under (not secret). */
   readonly keyId?: string
+  /** Present (false) only in `list` for credentials kept for a lookup no longer in the configuration. */
+  readonly configured?: false
 }
 
 export interface RotationResult {
@@ -151,8 +153,19 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
     return statusOf(lookup, await stores.credentials.get(workspaceId, lookup))
   }
 
+  /**
+   * Every configured connection with its status (set or not), in configuration order, then any
+   * lookup that still holds credentials but is no longer configured (`configured: false`).
+   */
   async function list(workspaceId: string): Promise<CredentialStatus[]> {
-    return (await stores.credentials.list(workspaceId)).map((r) => statusOf(r.lookup, r))
+    const [head, stored] = await Promise.all([stores.config.head(workspaceId), stores.credentials.list(workspaceId)])
+    const byLookup = new Map(stored.map((r) => [r.lookup, r]))
+    const configured = (head?.document.connections ?? []).map((c) => c.lookup)
+    const known = new Set(configured)
+    return [
+      ...configured.map((lookup) => statusOf(lookup, byLookup.get(lookup))),
+      ...stored.filter((r) => !known.has(r.lookup)).map((r) => ({ ...statusOf(r.lookup, r), configured: false as const })),
+    ]
   }
 
   /**
