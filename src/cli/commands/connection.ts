@@ -1,7 +1,8 @@
 /**
  * @module
- * `provenant connection set-credentials | clear-credentials | credentials`: an operator's way to
- * give a connection its credentials (design §11). Values come from standard input or a file, NEVER
+ * `provenant connection set-credentials | clear-credentials | credentials | status`: an operator's
+ * way to give a connection its credentials (design §11), and the pull connectors' status
+ * (connection-status.ts). Values come from standard input or a file, NEVER
  * from the command line, where they would sit in the process list and the shell history; an option
  * that looks like a value is refused without repeating it. Nothing here ever prints a value.
  */
@@ -9,6 +10,7 @@ import { readFileSync } from 'node:fs'
 import type { Actor } from '../../domain/activity/activity-log.js'
 import type { CredentialStatus } from '../../domain/credentials/credentials-service.js'
 import { type Command, configFrom, parse, readStdin, resolveWorkspace, STORE_OPTIONS, table, UsageError, withServices } from '../cli-support.js'
+import { CONNECTION_STATUS_USAGE, connectionStatus } from './connection-status.js'
 
 const CLI_ACTOR: Actor = { id: 'cli', name: 'provenant CLI', via: 'cli' }
 
@@ -79,7 +81,7 @@ function describeStatus(s: CredentialStatus): string[] {
 
 export const connectionCommand: Command = {
   name: 'connection',
-  summary: 'set, clear and show the credentials of a connection (values never shown)',
+  summary: 'credentials of a connection (set, clear, show; values never shown) and pull connectors\' status',
   usage: `provenant connection set-credentials LOOKUP [--file PATH] [--workspace W] < credentials
 provenant connection clear-credentials LOOKUP [--workspace W]
 provenant connection credentials [LOOKUP] [--workspace W]
@@ -88,13 +90,16 @@ provenant connection credentials [LOOKUP] [--workspace W]
   key=value lines from standard input, or from --file PATH; never from the command line.
   The values replace any earlier ones and are stored encrypted under the master key
   (PROVENANT_MASTER_KEY or <data>/master.key; see provenant keys).
-  credentials shows whether they are set, their key names, who set them and when.`,
+  credentials shows whether they are set, their key names, who set them and when.
+
+${CONNECTION_STATUS_USAGE}`,
   async run(argv) {
+    if (argv[0] === 'status') return connectionStatus(argv.slice(1))
     refuseValuesOnArgv(argv)
     const { values, positionals } = parse(argv, OPTIONS)
     const [action, lookup] = positionals
     if (action !== 'set-credentials' && action !== 'clear-credentials' && action !== 'credentials') {
-      throw new UsageError(`unknown action "${(action ?? '').slice(0, 40)}"; use set-credentials, clear-credentials or credentials`)
+      throw new UsageError(`unknown action "${(action ?? '').slice(0, 40)}"; use set-credentials, clear-credentials, credentials or status`)
     }
     if (action !== 'credentials' && !lookup) throw new UsageError(`connection ${action} needs the connection LOOKUP`)
     if (action !== 'set-credentials' && values.file !== undefined) throw new UsageError('--file is for set-credentials only')
