@@ -1,11 +1,12 @@
 /**
  * The secret-planting test (issue 6 item 1, design §11): a unique random secret is planted as
- * connection credentials through the CLI (stdin) and through the service; then every operation of
- * the OpenAPI description, the description itself, the activity log's export in both shapes, a
- * data export, error paths, every portal page an administrator reaches and the CLI status command
- * are exercised, and every response body, every log line, the export files and the raw database
- * (SQLite: the db, -wal and -shm files; PostgreSQL: every table's rows as text) are searched for the
- * secrets and their base64, base64url, hex and URL-encoded forms. Zero hits.
+ * connection credentials through the CLI (stdin) and through the service, and a pull connector
+ * fails with them against a source that refuses it. Then every operation of the OpenAPI
+ * description, the description itself, the activity log's export in both shapes, a data export,
+ * error paths, every portal page an administrator reaches and the CLI status commands are
+ * exercised, and every response body, every log line, the export files and the raw database
+ * (SQLite: the db, -wal and -shm files; PostgreSQL: every table's rows as text) are searched for
+ * the secrets and their base64, base64url, hex and URL-encoded forms. Zero hits.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -17,6 +18,8 @@ import pg from 'pg'
 import { BACKENDS } from '../support/backends.js'
 import { runCli, runCliInProcess } from '../support/cli.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
+import { eventually } from '../support/eventually.js'
+import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 import { signedIn } from '../portal/portal-client.js'
 
@@ -51,18 +54,34 @@ function filesUnder(dir: string): string[] {
   })
 }
 
+/** A pull connection whose source refuses every attempt (port 1): its connector fails and retries. */
+const FAILING_SOURCE = {
+  lookup: 'plant-db', kind: 'postgres', table: 'PlantDb',
+  columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'value', type: 'real' }],
+  settings: { host: '127.0.0.1', port: 1, database: 'src', user: 'svc-reader', query: 'SELECT now() AS "timestamp", 1.0 AS value', cursorColumn: 'timestamp', intervalSeconds: 0.1 },
+}
+
 /**
- * TODO(connectors): the hook for "a failing connector". The connectors helper starts a pull
- * connector (postgres / mqtt) for `lookup` whose credentials are the planted secret, against a
- * source that refuses them (wrong password / unreachable), waits until its error is recorded (status
- * visible to admins, activity-log decision), and returns the texts it produced (status answers, the
- * error as shown) for the search. Until then: the vault reveals the credentials exactly as a
- * connector would, which registers them with the scrubber.
+ * "A failing connector": waits until the connector of `lookup` has failed at least twice since
+ * `since` (so it has run with the planted credentials, which it reads from the vault on every
+ * attempt), and returns what it shows: its status as admins see it (service and CLI) and its
+ * activity-log decisions.
  */
-async function exerciseFailingConnector(server: TestServer, lookup: string): Promise<string[]> {
-  const values = await server.runtime.credentialVault.reveal(server.workspace.id, lookup)
-  assert.ok(values, `credentials of ${lookup} are set`)
-  return []
+async function exerciseFailingConnector(server: TestServer, lookup: string, since: number): Promise<string[]> {
+  const status = await eventually(() => server.services.connectors.status(server.workspace.id), (all) => {
+    const one = all.find((c) => c.lookup === lookup)
+    return one?.state === 'backoff' && (one.lastErrorAt ?? 0) > since
+  }, 'the failing connector')
+  const again = await eventually(() => server.services.connectors.status(server.workspace.id), (all) => (all.find((c) => c.lookup === lookup)?.lastErrorAt ?? 0) > (status.find((c) => c.lookup === lookup)!.lastErrorAt ?? 0), 'a second failed attempt')
+  const failing = again.find((c) => c.lookup === lookup)!
+  assert.match(failing.lastError ?? '', /ECONNREFUSED|connect/i)
+  const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
+  const cli = await runCliInProcess(['connection', 'status', '--json', ...store])
+  assert.equal(cli.code, 0, cli.stderr)
+  assert.match(cli.stdout, /"state": "backoff"/)
+  const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'data-connection' }, { limit: 1000, offset: 0, order: 'asc' })
+  assert.ok(records.some((r) => r.actionType === 'connector-failed' && r.entityId === lookup), 'the failure is recorded')
+  return [JSON.stringify(again), cli.stdout, cli.stderr, JSON.stringify(records)]
 }
 
 for (const backend of BACKENDS) {
@@ -74,24 +93,27 @@ for (const backend of BACKENDS) {
     const needles = [...formsOf(viaCli), ...formsOf(viaService)]
     const texts: { where: string; text: string }[] = []
     const collect = (where: string, text: string) => texts.push({ where, text })
+    let plantedAt = 0
 
     before(async () => {
-      server = await startTestServer(backend)
-      await applyAsAdmin(server, sensorConfig())
+      server = await startTestServer(backend, { connectors: { backoff: { initialMs: 100, maxMs: 300 }, leaseRetryMs: 200 } })
+      const config = sensorConfig() as { connections: unknown[] }
+      await applyAsAdmin(server, { ...config, connections: [...config.connections, FAILING_SOURCE] })
       await pushRows(server, 'sensors', sensorRows(10))
       token = await server.token('admin')
       const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
-      const planted = await runCli(['connection', 'set-credentials', 'sensors', ...store], { stdin: JSON.stringify({ user: 'svc-reader', password: viaCli, dsn: `postgres://svc-reader:${encodeURIComponent(viaCli)}@127.0.0.1:1/src` }) })
+      plantedAt = Date.now()
+      const planted = await runCli(['connection', 'set-credentials', 'plant-db', ...store], { stdin: JSON.stringify({ user: 'svc-reader', password: viaCli, connectionString: `postgres://svc-reader:${encodeURIComponent(viaCli)}@127.0.0.1:1/src` }) })
       assert.equal(planted.code, 0, planted.stderr)
       collect('CLI set-credentials', planted.stdout + planted.stderr)
       await server.services.credentials.set({ id: server.accounts.admin.id, name: server.accounts.admin.name, via: 'portal' }, server.workspace.id, 'meters', { username: 'meter', password: viaService })
     })
     after(() => server.stop())
 
-    it('plants both secrets (the vault opens them)', async () => {
-      assert.equal((await server.runtime.credentialVault.reveal(server.workspace.id, 'sensors'))?.['password'], viaCli)
+    it('plants both secrets (the vault opens them) and runs a connector that fails with them', async () => {
+      assert.equal((await server.runtime.credentialVault.reveal(server.workspace.id, 'plant-db'))?.['password'], viaCli)
       assert.equal((await server.runtime.credentialVault.reveal(server.workspace.id, 'meters'))?.['password'], viaService)
-      for (const text of await exerciseFailingConnector(server, 'sensors')) collect('failing connector', text)
+      for (const text of await exerciseFailingConnector(server, 'plant-db', plantedAt)) collect('failing connector', text)
     })
 
     it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths, the portal pages and the CLI status', async () => {
@@ -173,7 +195,7 @@ for (const backend of BACKENDS) {
       const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
       const status = await runCliInProcess(['connection', 'credentials', ...store])
       assert.equal(status.code, 0, status.stderr)
-      assert.match(status.stdout, /sensors\s+set\s+dsn,password,user/)
+      assert.match(status.stdout, /plant-db\s+set\s+connectionString,password,user/)
       collect('CLI credentials', status.stdout + status.stderr)
     })
 
