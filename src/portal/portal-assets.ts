@@ -163,7 +163,9 @@ table.before-after td.now { background: #e6f4ea; }
 .sign-form h4 { margin: .2rem 0 0; }
 .button-row { display: flex; gap: .75rem; flex-wrap: wrap; }
 .sign-form button.danger { padding: .45rem 1.1rem; font-size: 1rem; }
-.filters { display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: flex-end; background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
+.nowrap { white-space: nowrap; }
+tr.broken, tbody tr.broken:nth-child(even) { background: #fdeceb; box-shadow: inset 4px 0 0 var(--danger); }
+.filters { width: fit-content; max-width: 100%; display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: flex-end; background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
 .filters label { font-size: .9rem; }
 .filters input[type="text"] { width: 11rem; }
 .log-actions { display: flex; flex-wrap: wrap; gap: 1rem 2rem; align-items: flex-end; justify-content: space-between; margin: .5rem 0 1rem; }

@@ -59,7 +59,7 @@ function rangeOf(filter: Filter): { from?: string; to?: string } {
   const day = (name: string, value: string, end: boolean): string | undefined => {
     if (value === '') return undefined
     const ms = DAY.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN
-    if (Number.isNaN(ms)) throw new InvalidInputError(`the ${name} date must be a day like 2026-01-31, not "${value}"`)
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw new InvalidInputError(`the ${name} date must be a day like 2026-01-31, not "${value}"`)
     return new Date(end ? ms + 86_400_000 : ms).toISOString()
   }
   const from = day('from', filter.from, false)
@@ -103,14 +103,14 @@ function detailsSummary(details: unknown): string {
   return compact.length > 90 ? `${compact.slice(0, 90)}…` : compact
 }
 
-function recordRow(view: LedgerRecordView, names: ReadonlyMap<string, string>, now: number): Html {
+function recordRow(view: LedgerRecordView, names: ReadonlyMap<string, string>, now: number, brokenAt: string | null): Html {
   const r = view.record
   const at = Date.parse(r.timestamp)
-  return html`<tr>
+  return html`<tr${r.recordId === brokenAt ? html` class="broken" title="The chain breaks here"` : ''}>
   <th scope="row" class="mono">${r.recordId}</th>
   <td><time datetime="${r.timestamp}">${r.timestamp.replace('T', ' ').replace('Z', '')}</time><div class="muted small">${relativeText(at, now)}</div></td>
   <td>${view.entityType ?? ''}<div class="muted small mono">${view.entityId ?? ''}</div></td>
-  <td>${view.actionType ?? ''}</td>
+  <td class="nowrap">${view.actionType ?? ''}</td>
   <td>${whoOf(view, names)}</td>
   <td><details><summary>${detailsSummary(view.details)}</summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
 </tr>`
@@ -204,7 +204,7 @@ ${records.length === 0 ? html`<p class="muted">${total === 0 && !filter.entityTy
 <p class="muted">Records ${first}–${first + records.length - 1} of ${total}, newest first. Times are UTC.</p>
 <div class="table-wrap"><table aria-labelledby="records-title">
 <thead><tr><th scope="col">RecordID</th><th scope="col">Time</th><th scope="col">Entity</th><th scope="col">Action</th><th scope="col">User</th><th scope="col">Details</th></tr></thead>
-<tbody>${records.map((r) => recordRow(r, names, now))}</tbody></table></div>`}
+<tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`}
 ${pages > 1 ? html`<nav class="pager" aria-label="Pages">${filter.page > 1 ? html`<a href="${linkOf(filter, { page: filter.page - 1 })}">← Newer</a>` : ''}<span>Page ${filter.page} of ${pages}</span>${filter.page < pages ? html`<a href="${linkOf(filter, { page: filter.page + 1 })}">Older →</a>` : ''}</nav>` : ''}
 
 <details class="panel api-help"><summary>The same export for programs (API, bearer token)</summary>
