@@ -241,6 +241,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal(await page.locator('#verdict h2').innerText(), 'The chain is broken at record 000000000003')
       assert.match(await page.locator('#verdict').innerText(), /BrokenAt 000000000003\s+The first bad link is record 000000000003/)
       assert.match(await page.locator('#verdict').innerText(), /ChainValid false/)
+      assert.equal(await page.locator('tr.broken th').innerText(), '000000000003', 'the record where it breaks is marked')
       await shoot(page, 'activity-log-broken')
 
       // Verifying is itself recorded.
