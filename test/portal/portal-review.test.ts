@@ -69,7 +69,7 @@ for (const [index, backend] of BACKENDS.entries()) {
     })
 
     it('accepts a proposal made through MCP (the acceptor becomes the approver) and rejects another with a reason', async () => {
-      const peak = await proposeThroughMcp(server, 'analyst', 'Operators want the peak per sensor on the hall dashboard.', { entity: 'warmQuery', action: 'create', lookup: 'peak-by-sensor', query: 'Sensors | summarize peak = max(value) by sensor', description: 'Peak per sensor' })
+      const peak = await proposeThroughMcp(server, 'analyst', 'Operators want the peak per sensor on the hall dashboard.', { entity: 'warmQuery', action: 'create', lookup: 'peak-by-sensor', query: 'Sensors | summarize peak = max(value) by sensor | order by sensor asc', description: 'Peak per sensor' })
       const change = await proposeThroughMcp(server, 'analyst', 'Order the averages by value instead.', { entity: 'warmQuery', action: 'update', lookup: 'avg-by-sensor', query: 'Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc' })
       const own = await proposeThroughMcp(server, 'approver', 'A count per sensor for the shift report.', { entity: 'warmQuery', action: 'create', lookup: 'count-by-sensor', query: 'Sensors | summarize n = count() by sensor' })
 
@@ -80,7 +80,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.match(await card(peak).getByRole('heading', { level: 3 }).innerText(), /^Proposal by analyst@acme/)
       assert.match(await card(peak).innerText(), /through an AI client \(MCP\)/)
       assert.equal(await card(peak).locator('.rationale').innerText(), 'Operators want the peak per sensor on the hall dashboard.')
-      assert.deepEqual(await card(peak).locator('pre.diff span').allInnerTexts(), ['+ warm query peak-by-sensor', '+   description: Peak per sensor', '+   query: Sensors | summarize peak = max(value) by sensor'])
+      assert.deepEqual(await card(peak).locator('pre.diff span').allInnerTexts(), ['+ warm query peak-by-sensor', '+   description: Peak per sensor', '+   query: Sensors | summarize peak = max(value) by sensor | order by sensor asc'])
       assert.deepEqual(await card(change).locator('pre.diff .diff-del').allInnerTexts(), ['-   query: Sensors | summarize avg_value = avg(value) by sensor | order by sensor asc'])
       assert.deepEqual(await card(change).locator('pre.diff .diff-add').allInnerTexts(), ['+   query: Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc'])
       // The author's own proposal: no accept button, and the reason in words.
