@@ -123,6 +123,30 @@ for (const backend of BACKENDS) {
       assert.deepEqual(records.map((r) => [r.entityId, (r.details as { format: string }).format, (r.details as { actor: { name: string } }).actor.name]), [['scope:lab', 'csv', 'analyst@acme'], ['platform-config', 'json', 'analyst@acme']])
     })
 
+    it('pages a log 50 records at a time, newest first, and filters by user and day', async () => {
+      const token = await server.token('editor')
+      for (let i = 1; i <= 60; i++) {
+        const appended = await server.api('POST', '/oi-api/provenance/events', { token, body: { ScopeKey: 'paging', entityType: 'batch', entityId: `B-${i}`, actionType: 'released' } })
+        assert.equal(appended.status, 200, appended.text)
+      }
+      const viewer = await signedIn(server, 'viewer')
+      const rowIds = (text: string) => [...text.matchAll(/<th scope="row" class="mono">(\d{12})<\/th>/g)].map((m) => m[1])
+      const first = await viewer.get('/portal/activity?scope=paging')
+      assert.equal(first.status, 200)
+      assert.deepEqual(rowIds(first.text), Array.from({ length: 50 }, (_, i) => String(60 - i).padStart(12, '0')))
+      assert.match(first.text, /Records 1–50 of 60, newest first/)
+      assert.match(first.text, /<a href="\/portal\/activity\?scope=paging&amp;page=2">Older →<\/a>/)
+      const second = await viewer.get('/portal/activity?scope=paging&page=2')
+      assert.deepEqual(rowIds(second.text), Array.from({ length: 10 }, (_, i) => String(10 - i).padStart(12, '0')))
+      const byEditor = await viewer.get(`/portal/activity?scope=paging&userId=${server.accounts.editor.id}&entityType=batch&actionType=released`)
+      assert.match(byEditor.text, /Records 1–50 of 60/)
+      const byOther = await viewer.get(`/portal/activity?scope=paging&userId=${server.accounts.admin.id}`)
+      assert.match(byOther.text, /No records match these filters\./)
+      const today = new Date().toISOString().slice(0, 10)
+      assert.match((await viewer.get(`/portal/activity?scope=paging&from=${today}&to=${today}`)).text, /Records 1–50 of 60/)
+      assert.match((await viewer.get('/portal/activity?scope=paging&to=2020-01-01')).text, /No records match these filters\./)
+    })
+
     it('counts wrong signature passwords toward the sign-in throttle: then even the right one signs nothing', async () => {
       const admin = await signedIn(server, 'admin')
       for (let i = 0; i < 5; i++) {
