@@ -32,6 +32,12 @@ import { openStores, sqliteFileOf } from './storage/open-stores.js'
 import { createQueryPool } from './storage/query-pool.js'
 import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
+import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
+import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
+import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
+import { postgresConnector } from './connectors/postgres-connector.js'
+import { mqttConnector } from './connectors/mqtt-connector.js'
+import { scrub } from './shared/secret-scrubber.js'
 import { createCredentialsService } from './domain/credentials/credentials-service.js'
 import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
 import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
@@ -40,6 +46,8 @@ export interface RuntimeOptions {
   readonly clock?: Clock
   readonly logger?: Logger
   readonly scryptCost?: ScryptCost
+  /** Pull connectors: restart backoff and lease retry (tests shorten them). */
+  readonly connectors?: { readonly backoff?: { initialMs: number; maxMs: number }; readonly leaseRetryMs?: number; readonly rescanMs?: number }
 }
 
 export interface Runtime {
@@ -102,6 +110,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       sessions: createSessionService({ stores, clock, admin, activity }),
+      connectors: createConnectorStatusService({ stores, config: configService }),
       credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
@@ -141,6 +150,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   })
   registerDownloadRoute(app, services.exports)
   services.exports.startSweeper()
+  // The vault decrypts inside the connector only; every revealed value joins the scrubber.
+  const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
+  const supervisor = createConnectorSupervisor({
+    stores: services.stores, ingest: services.ingest, bus: services.bus, activity: services.activity, clock: services.clock,
+    serverId: id,
+    factories: { postgres: postgresConnector, mqtt: mqttConnector },
+    leases: config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases,
+    reveal,
+    scrub,
+    log: logger,
+    ...options.connectors,
+  })
+  // Connectors start once the server listens, and stop first on close (their in-flight batches finish).
+  app.addHook('onListen', async () => {
+    await supervisor.start()
+  })
   return {
     config,
     services,
@@ -148,6 +173,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     serverId: id,
     credentialVault: handle.credentialVault,
     async close() {
+      await supervisor.stop()
       await app.close()
       await handle.close()
     },

@@ -8,6 +8,7 @@ import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { ExportService } from './exports/export-service.js'
+import type { ConnectorStatusService } from './connectors/connector-status-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { LedgerService } from './ledger/ledger-service.js'
@@ -37,6 +38,8 @@ export interface Services {
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
   readonly exports: ExportService
+  /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
+  readonly connectors: ConnectorStatusService
   /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */
   readonly credentials: CredentialsService
 }

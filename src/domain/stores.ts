@@ -11,6 +11,7 @@ import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 import type { SessionStore } from './sessions/session-store.js'
 import type { LedgerStore } from './ledger/ledger-store.js'
+import type { ConnectorStatusStore } from './connectors/connector-status.js'
 import type { CredentialStore } from './credentials/credential-store.js'
 
 export interface Stores {
@@ -25,6 +26,8 @@ export interface Stores {
   /** The activity log's records, heads, Merkle nodes and checkpoints (design §8). */
   readonly ledger: LedgerStore
   readonly exports: ExportStore
+  /** Pull connectors' status and cursors (issue 6, item 2). */
+  readonly connectors: ConnectorStatusStore
   /** Connection credentials, sealed (design §11). */
   readonly credentials: CredentialStore
   /**
