@@ -30,7 +30,7 @@ export const NAV: readonly NavEntry[] = [
   { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.' },
   { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.' },
   { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.' },
-  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status and write-only credentials.', comingWith: 'connectors and credentials' }, // issue 6
+  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status (last run, rows, last error) and write-only credentials.' },
 ]
 
 export function navFor(session: PortalSession): NavEntry[] {

@@ -164,6 +164,19 @@ table.before-after td.now { background: #e6f4ea; }
 .button-row { display: flex; gap: .75rem; flex-wrap: wrap; }
 .sign-form button.danger { padding: .45rem 1.1rem; font-size: 1rem; }
 .nowrap { white-space: nowrap; }
+.badge.state-running { color: var(--ok); border-color: var(--ok); background: #e9f5ec; }
+.badge.state-starting, .badge.state-backoff { color: #7a4b00; border-color: var(--warn); background: #fff6e0; }
+.badge.state-failed { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
+.badge.state-stopped { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
+.error-text { color: var(--danger); font-size: .9rem; word-break: break-word; }
+.credential-forms { display: grid; grid-template-columns: repeat(auto-fill, minmax(26rem, 1fr)); gap: 1rem; }
+.credentials { margin: 0; }
+.credentials p { margin: .2rem 0 .6rem; }
+table.cred-rows { width: 100%; background: none; margin-bottom: .6rem; }
+table.cred-rows th, table.cred-rows td { border: 0; padding: .2rem .3rem .2rem 0; background: none; }
+table.cred-rows thead th { background: none; font-size: .85rem; }
+table.cred-rows input { max-width: none; }
+.clear-form { margin: .6rem 0 0; }
 tr.broken, tbody tr.broken:nth-child(even) { background: #fdeceb; box-shadow: inset 4px 0 0 var(--danger); }
 .filters { width: fit-content; max-width: 100%; display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: flex-end; background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
 .filters label { font-size: .9rem; }

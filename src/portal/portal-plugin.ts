@@ -15,6 +15,7 @@ import { type Html, html } from './html.js'
 import { renderBarePage, renderLayout } from './layout.js'
 import { apiKeyRoutes } from './pages/api-keys-page.js'
 import { activityRoutes } from './pages/activity-page.js'
+import { connectionRoutes } from './pages/connections-page.js'
 import { correctionRoutes } from './pages/corrections-page.js'
 import { overviewRoutes } from './pages/overview-page.js'
 import { proposalRoutes } from './pages/proposals-page.js'
@@ -49,7 +50,7 @@ const SIGN_IN_NONCE_SECONDS = 3600
 
 /** Routes every page module contributes; the second pass adds its pages here. */
 function pageRoutes(): PortalRoute[] {
-  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...comingSoonRoutes()]
+  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...connectionRoutes(), ...comingSoonRoutes()]
 }
 
 /** A local path under /portal to return to after sign-in; anything else (other hosts, //x) is refused. */
