@@ -5,6 +5,7 @@
  * cookies naming a server-side session (HttpOnly, SameSite=Strict, Secure when the public URL is
  * https); the portal never reads a bearer token, from the URL or anywhere else.
  */
+import { scrub } from '../shared/secret-scrubber.js'
 import { timingSafeEqual, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { roleHas } from '../domain/access/rights.js'
@@ -141,7 +142,7 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
       if (error instanceof DomainError) {
         if (error.kind === 'unauthenticated') return signInRedirect(request, reply)
         const status = STATUS[error.kind]
-        return sendPage(reply, status, await errorPage(request, status, error.message))
+        return sendPage(reply, status, await errorPage(request, status, scrub(error.message)))
       }
       const status = (error as { statusCode?: number }).statusCode
       if (status !== undefined && status >= 400 && status < 500) {
