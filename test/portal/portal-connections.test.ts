@@ -115,6 +115,18 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.waitForURL(/\?cleared=plant$/)
       assert.equal(await row('plant').locator('.badge').last().innerText(), 'not set')
       assert.equal((await server.services.credentials.status(server.workspace.id, 'plant')).set, false)
+
+      // Credentials of a connection removed from the configuration are listed so they can be cleared.
+      const admin = server.accounts.admin
+      await server.services.credentials.set({ id: admin.id, name: admin.name, via: 'cli' }, server.workspace.id, 'historian', { password: SECRET })
+      const current = await server.services.config.current(server.workspace.id)
+      await applyAsAdmin(server, { ...current.document, connections: current.document.connections.filter((c) => c.lookup !== 'historian') })
+      await page.goto(`${server.baseUrl}/portal/connections`)
+      assert.match(await page.locator('tr[data-orphaned="historian"]').innerText(), /historian\s+set\s+keys: password/)
+      assert.ok(!(await page.content()).includes(SECRET))
+      await page.getByRole('button', { name: 'Clear credentials of historian' }).click()
+      await page.waitForURL(/\?cleared=historian$/)
+      assert.equal(await page.locator('tr[data-orphaned]').count(), 0)
     })
 
     it('is an admin\'s page only: others get 403 for the page and for a forged form', async () => {

@@ -77,7 +77,10 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const workspaceId = session.workspace.id
   const current = await services.config.current(workspaceId)
   const connectors = new Map((await services.connectors.status(workspaceId)).map((s) => [s.lookup, s]))
-  const credentials = new Map((await services.credentials.list(workspaceId)).map((c) => [c.connection, c]))
+  const listed = await services.credentials.list(workspaceId)
+  const credentials = new Map(listed.map((c) => [c.connection, c]))
+  // Credentials kept for a lookup the configuration no longer has: shown so they can be cleared.
+  const orphaned = listed.filter((c) => c.configured === false && c.set)
   const connections = current.document.connections
   // A push connection receives rows through the API and reads no credentials.
   const withForms = connections.filter((c) => c.kind !== 'push' || credentials.get(c.lookup)?.set)
@@ -106,7 +109,13 @@ ${connections.length === 0 ? html`<p class="muted">This workspace has no connect
   })}</tbody></table></div>
 <h2>Credentials</h2>
 <p class="muted">For the connections whose connector pulls from a source (push connections need none; one that still holds credentials is listed so they can be cleared).</p>
-<div class="credential-forms">${withForms.map((c) => credentialsForm(ctx, c.lookup, c.kind, credentials.get(c.lookup), notice))}</div>`}`, status)
+<div class="credential-forms">${withForms.map((c) => credentialsForm(ctx, c.lookup, c.kind, credentials.get(c.lookup), notice))}</div>`}
+${orphaned.length ? html`<h2 id="orphaned-title">Credentials of removed connections</h2>
+<p class="muted">These lookups are no longer in the configuration but still hold credentials (a connection added again under the same lookup would use them). Clear what is no longer needed.</p>
+<div class="table-wrap"><table aria-labelledby="orphaned-title">
+<thead><tr><th scope="col">Lookup</th><th scope="col">Credentials</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+<tbody>${orphaned.map((c) => html`<tr data-orphaned="${c.connection}"><th scope="row">${c.connection}</th><td>${credentialsCell(c, now)}</td>
+<td><form method="post" action="/portal/connections/${c.connection}/credentials/clear"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button type="submit" class="danger" aria-label="Clear credentials of ${c.connection}">Clear credentials</button></form></td></tr>`)}</tbody></table></div>` : ''}`, status)
 }
 
 export function connectionRoutes(): PortalRoute[] {
