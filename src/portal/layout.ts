@@ -27,10 +27,10 @@ export const NAV: readonly NavEntry[] = [
   { key: 'overview', label: 'Overview', href: '/portal/', rights: [], blurb: 'Your workspace, role and what you can do here.' },
   { key: 'warm-queries', label: 'Warm queries', href: '/portal/warm-queries', rights: ['warm-queries:read'], blurb: 'Approved queries with their approver: read the KQL, run a preview, see a chart.' },
   { key: 'api-keys', label: 'API keys', href: '/portal/api-keys', rights: [], blurb: 'Create tokens for the API with an expiry, rights and scopes; revoke them at once.' },
-  { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.', comingWith: 'proposals' }, // issue 8
-  { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.', comingWith: 'corrections' }, // issue 5
-  { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.', comingWith: 'the activity log' }, // issue 4
-  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status and write-only credentials.', comingWith: 'connectors and credentials' }, // issue 6
+  { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.' },
+  { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.' },
+  { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.' },
+  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status (last run, rows, last error) and write-only credentials.' },
 ]
 
 export function navFor(session: PortalSession): NavEntry[] {

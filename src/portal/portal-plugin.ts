@@ -15,7 +15,11 @@ import { parseCookies, serializeCookie } from './cookies.js'
 import { type Html, html } from './html.js'
 import { renderBarePage, renderLayout } from './layout.js'
 import { apiKeyRoutes } from './pages/api-keys-page.js'
+import { activityRoutes } from './pages/activity-page.js'
+import { connectionRoutes } from './pages/connections-page.js'
+import { correctionRoutes } from './pages/corrections-page.js'
 import { overviewRoutes } from './pages/overview-page.js'
+import { proposalRoutes } from './pages/proposals-page.js'
 import { comingSoonRoutes } from './pages/page.js'
 import { renderSignIn } from './pages/sign-in-page.js'
 import { warmQueryRoutes } from './pages/warm-queries-page.js'
@@ -47,7 +51,7 @@ const SIGN_IN_NONCE_SECONDS = 3600
 
 /** Routes every page module contributes; the second pass adds its pages here. */
 function pageRoutes(): PortalRoute[] {
-  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...comingSoonRoutes()]
+  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...connectionRoutes(), ...comingSoonRoutes()]
 }
 
 /** A local path under /portal to return to after sign-in; anything else (other hosts, //x) is refused. */
@@ -232,6 +236,9 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
         }
         const outcome = await handler(ctx)
         if ('redirect' in outcome) return reply.redirect(outcome.redirect, 303)
+        if ('download' in outcome) {
+          return reply.type(outcome.contentType).header('content-disposition', `attachment; filename="${outcome.fileName.replace(/[^A-Za-z0-9._-]/g, '_')}"`).send(outcome.download)
+        }
         return sendPage(reply, outcome.status ?? 200, outcome.page)
       }
     }
