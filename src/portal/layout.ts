@@ -19,8 +19,6 @@ export interface NavEntry {
   readonly rights: readonly Right[]
   /** One line for the overview page. */
   readonly blurb: string
-  /** Set while the page is a placeholder (filled in the portal's second pass): the capability it waits for. */
-  readonly comingWith?: string
 }
 
 export const NAV: readonly NavEntry[] = [
@@ -77,7 +75,7 @@ export function renderLayout(input: LayoutInput): Html {
 </header>
 <div class="frame">
   <nav class="sidenav" aria-label="Portal">
-    <ul>${navFor(session).map((entry) => html`<li><a href="${entry.href}"${entry.key === input.active ? html` aria-current="page"` : ''}>${entry.label}${entry.comingWith ? html`<span class="soon">soon</span>` : ''}</a></li>`)}</ul>
+    <ul>${navFor(session).map((entry) => html`<li><a href="${entry.href}"${entry.key === input.active ? html` aria-current="page"` : ''}>${entry.label}</a></li>`)}</ul>
   </nav>
   <main id="main" tabindex="-1">
 ${input.body}

@@ -43,7 +43,6 @@ a:hover { color: var(--brand-dark); }
 .sidenav a { display: block; padding: .55rem 1.5rem; color: var(--ink); text-decoration: none; border-left: 4px solid transparent; }
 .sidenav a:hover { background: #eef3f9; }
 .sidenav a[aria-current="page"] { border-left-color: var(--brand); background: #e8f0fa; font-weight: 600; color: var(--brand-dark); }
-.sidenav .soon { font-size: .75rem; color: var(--muted); margin-left: .3rem; }
 main { flex: 1; padding: 1.5rem 2rem 3rem; max-width: 78rem; min-width: 0; }
 h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.2rem; margin: 1.75rem 0 .5rem; }
@@ -131,7 +130,6 @@ pre code { background: none; padding: 0; }
 .signin h1 { margin-bottom: 1rem; display: flex; align-items: center; gap: .6rem; }
 .signin input { max-width: none; }
 .signin button { width: 100%; margin-top: .5rem; }
-.soon-panel { max-width: 50rem; }
 .inline-form { display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; margin: 0 0 1rem; }
 .count { display: inline-block; min-width: 1.6rem; text-align: center; background: #e3e8ef; border-radius: 1rem; padding: 0 .5rem; font-size: .85rem; font-weight: 600; margin-left: .35rem; vertical-align: middle; }
 .small { font-size: .85rem; }

@@ -20,7 +20,6 @@ import { connectionRoutes } from './pages/connections-page.js'
 import { correctionRoutes } from './pages/corrections-page.js'
 import { overviewRoutes } from './pages/overview-page.js'
 import { proposalRoutes } from './pages/proposals-page.js'
-import { comingSoonRoutes } from './pages/page.js'
 import { renderSignIn } from './pages/sign-in-page.js'
 import { warmQueryRoutes } from './pages/warm-queries-page.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
@@ -51,7 +50,7 @@ const SIGN_IN_NONCE_SECONDS = 3600
 
 /** Routes every page module contributes; the second pass adds its pages here. */
 function pageRoutes(): PortalRoute[] {
-  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...connectionRoutes(), ...comingSoonRoutes()]
+  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...connectionRoutes()]
 }
 
 /** A local path under /portal to return to after sign-in; anything else (other hosts, //x) is refused. */
