@@ -60,6 +60,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // Node decodes only the chunked framing; a body announced as gzip (or any other coding) would be
+    // read as if it were plain. Refused rather than misread (RFC 9112 §6.1).
+    const coding = request.headers['transfer-encoding']
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      return sendError(reply, 400, `unsupported Transfer-Encoding ${JSON.stringify(coding.slice(0, 100))}; send the body plain or chunked`)
+    }
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
@@ -105,6 +111,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     api.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
       if (/%00/.test(request.url)) return sendError(reply, 400, 'the URL may not contain the NUL character (%00)')
+      // Node keeps the first of several Authorization headers and drops the rest; a proxy may pick
+      // another one. Two credentials are ambiguous, so neither is used.
+      if (request.raw.rawHeaders.filter((_, i, all) => i % 2 === 0 && all[i]!.toLowerCase() === 'authorization').length > 1) {
+        return sendError(reply, 401, 'malformed Authorization header; send exactly one "Authorization: Bearer <token>"')
+      }
       try {
         request.caller = await services.access.authenticate(request.headers.authorization)
       } catch (error) {
