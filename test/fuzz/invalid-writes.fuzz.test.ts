@@ -6,7 +6,7 @@
  * ids — and every table of the database (both backends) is compared before and after. What may
  * legitimately change while refusals are answered (call records and what derives from them) is left
  * out by test/support/table-snapshot.ts, which says why; the chains are verified instead.
- * PROVENANT_FUZZ_RUNS raises the number of generated cases per operation (default 6).
+ * PROVENANT_FUZZ_RUNS raises the number of generated cases per operation (default 4).
  */
 import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
@@ -19,7 +19,7 @@ import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
 import { snapshotDifferences, snapshotTables, type TableSnapshot } from '../support/table-snapshot.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 6)
+const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 4)
 const WINDOW = { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }
 
 interface Answer { status: number; text: string; contentType: string }

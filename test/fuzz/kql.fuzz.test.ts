@@ -4,7 +4,7 @@
  * tokens — sent to the ad-hoc query endpoint on both backends. The answer is a 200, or a 400 in the
  * envelope whose KQL message names a line and column (run-time limits name none); never a 5xx, never
  * a hang (each request has 30 s). Queries are read-only: every table is compared before and after.
- * PROVENANT_FUZZ_RUNS scales the number of queries (default 6 → 150 queries per backend).
+ * PROVENANT_FUZZ_RUNS scales the number of queries (default 4 → 100 queries per backend).
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -15,7 +15,7 @@ import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
 import { snapshotDifferences, snapshotTables, type TableSnapshot } from '../support/table-snapshot.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const QUERIES = 25 * Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 6)
+const QUERIES = 25 * Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 4)
 
 const column = fc.constantFrom('timestamp', 'sensor', 'value', 'kwh', '_rowid', 'nope', "['value']", '["sen\'sor"]', "['x\"; DROP TABLE tokens; --']", '$left', 'Sensors')
 const stringLiteral = fc.oneof(

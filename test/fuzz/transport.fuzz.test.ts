@@ -19,7 +19,7 @@ import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 6)
+const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 4)
 /** The status of a body over the limit (docs/decisions.md: spec statuses only). */
 const OVERSIZED_STATUS = 400
 
