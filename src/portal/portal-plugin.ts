@@ -52,6 +52,9 @@ function pageRoutes(): PortalRoute[] {
 /** A local path under /portal to return to after sign-in; anything else (other hosts, //x) is refused. */
 export function safeNext(next: string | null | undefined): string {
   if (!next || !/^\/portal(\/|$|\?)/.test(next) || next.includes('\\') || next.includes('//') || next.length > 2000) return '/portal/'
+  // Only printable ASCII (a CR or LF in a Location header was a 500), and no dot segments, which a
+  // browser resolves out of /portal.
+  if (!/^[\x21-\x7e]*$/.test(next) || /\/\.\.?(\/|$|\?|#)|%2e/i.test(next)) return '/portal/'
   return next
 }
 
