@@ -10,6 +10,8 @@ import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { PortalClient, signedIn } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
+import { openRawDatabase } from '../support/raw-database.js'
+import { snapshotTables } from '../support/table-snapshot.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 import { VERSION } from '../../src/version.js'
@@ -108,6 +110,22 @@ for (const backend of BACKENDS) {
         })
         assert.match(answer, /^HTTP\/1.1 401/, answer.slice(0, 200))
         assert.match(answer, /send exactly one \\"Authorization: Bearer <token>\\"/)
+      }
+    })
+
+    it('secrets at rest: neither a token\'s text nor a session cookie is in any table', async () => {
+      const client = await signedIn(server, 'analyst')
+      const cookie = [...client.cookies.entries()].find(([name]) => name.includes('session'))![1]
+      const fresh = await server.token('analyst')
+      const db = await openRawDatabase(server)
+      try {
+        const everything = JSON.stringify(await snapshotTables(db))
+        assert.ok(everything.includes('portal_sessions'), 'the snapshot was read')
+        assert.ok(!everything.includes(fresh.split('.')[2]!), 'a token signature is stored')
+        assert.ok(!everything.includes(cookie), 'a session cookie is stored as is')
+        assert.ok((await db.all('SELECT id_hash FROM portal_sessions')).length > 0, 'sessions are stored by hash')
+      } finally {
+        await db.close()
       }
     })
 
