@@ -126,6 +126,17 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('RecordIDs are exactly 12 digits: traversal and SQL in a RecordID are 400s before any look-up', async () => {
+      for (const recordId of ['../000000000001', '000000000001/..', '%2e%2e%2f000000000001', "000000000001' OR '1'='1", '000000000001;--', '00000000000１', ' 000000000001', '0x0000000001']) {
+        const verify = await server.api('POST', '/oi-api/provenance/events/verify', { token, body: { ScopeKey: 'seed', RecordID: recordId } })
+        assert.equal(verify.status, 400, `verify ${recordId}: ${verify.text}`)
+        const proof = await server.api('GET', `/oi-api/provenance/proofs/inclusion?scopeKey=seed&RecordID=${encodeURIComponent(recordId)}`, { token })
+        assert.equal(proof.status, 400, `inclusion ${recordId}: ${proof.text}`)
+      }
+      const honest = await server.api('POST', '/oi-api/provenance/events/verify', { token, body: { ScopeKey: 'seed', RecordID: '000000000001' } })
+      assert.equal(honest.body.Valid, true, honest.text)
+    })
+
     it('a ScopeKey that looks like a path or SQL is a name of its own: it reaches no other chain', async () => {
       // (The correction made in `seed` adds its own record there; only the appended events are counted.)
       const events = async (key: string) => (await server.api('GET', `/oi-api/audit-logs/${encodeURIComponent(key)}/events/query?action=created`, { token })).body.results as { lookup: string }[]
