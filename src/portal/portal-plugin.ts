@@ -8,7 +8,7 @@
 import { timingSafeEqual, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { roleHas } from '../domain/access/rights.js'
-import { DomainError, type ErrorKind } from '../domain/errors.js'
+import { DomainError, type ErrorKind, InvalidInputError } from '../domain/errors.js'
 import type { PortalSession } from '../domain/sessions/session-service.js'
 import { parseCookies, serializeCookie } from './cookies.js'
 import { type Html, html } from './html.js'
@@ -122,12 +122,16 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
 
   await app.register(async (portal) => {
     portal.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+      // No field holds U+0000 (PostgreSQL text cannot): refused like the API does, never a 500.
+      if (/%00|\u0000/.test(body as string)) return done(new InvalidInputError('a form field may not contain the NUL character'))
       done(null, new URLSearchParams(body as string))
     })
 
     portal.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value)
       reply.header('cache-control', 'no-store')
+      // As on the API: a NUL in the URL reaches no handler (it was a 500 on PostgreSQL).
+      if (/%00/.test(request.url)) return sendPage(reply, 400, await errorPage(request, 400, 'The address may not contain the NUL character (%00).'))
       // Assets need no session: skip the database read for them.
       if (request.url.startsWith('/portal/assets/')) return
       const secret = parseCookies(request.headers.cookie).get(SESSION_COOKIE)

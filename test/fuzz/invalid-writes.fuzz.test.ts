@@ -220,7 +220,8 @@ for (const backend of BACKENDS) {
           const answer = await client.post('/portal/api-keys', csrf === 'valid' ? fields : csrf === 'forged' ? { ...fields, _csrf: 'A'.repeat(43) } : fields, csrf === 'none' ? { omitCsrf: true } : {})
           portalOk('token create', answer.status)
           assert.ok(answer.status >= 400, `token form accepted (${answer.status}) with ${JSON.stringify(form).slice(0, 200)}`)
-          if (csrf !== 'valid') assert.equal(answer.status, 403)
+          // Without this session's CSRF token: 403; a NUL in a field is refused first, as unreadable (400).
+          if (csrf !== 'valid') assert.equal(answer.status, JSON.stringify(form).includes('\\u0000') ? 400 : 403)
           if (answer.text.includes('name="_csrf"')) await client.get('/portal/api-keys')
         },
       ), { numRuns: RUNS * 2 })
