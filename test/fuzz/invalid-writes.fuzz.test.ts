@@ -173,6 +173,15 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('ingest as NDJSON: raw invalid UTF-8 is refused, never stored as U+FFFD', async () => {
+      const line = (sensor: Buffer) => Buffer.concat([Buffer.from('{"timestamp":"2026-04-01T00:00:00Z","sensor":"'), sensor, Buffer.from('","value":1}\n')])
+      await fc.assert(fc.asyncProperty(fc.constantFrom(...INVALID_UTF8), fc.constantFrom('application/x-ndjson', 'text/plain', 'text/csv'), async (bytes, contentType) => {
+        const answer = await send(server.baseUrl, 'POST', '/oi-api/ingest/data-connections/sensors', { 'content-type': contentType, authorization: `Bearer ${admin}` }, Buffer.concat([line(Buffer.from('ok')), line(Buffer.from(bytes))]))
+        assertRefused(`NDJSON with ${Buffer.from(bytes).toString('hex')} as ${contentType}`, answer)
+        assert.match(answer.text, /not valid UTF-8 \(at byte \d+\)/)
+      }), { numRuns: RUNS * 2 })
+    })
+
     it('path traversal and injection in lookups, ScopeKeys and ids reach no other record', async () => {
       for (const write of writes.filter((w) => w.template.includes('{'))) {
         // A ScopeKey is a name, not a path: `../seed` is a key of its own (test/security/injection.test.ts
