@@ -121,10 +121,18 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
   }
 
   await app.register(async (portal) => {
-    portal.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
-      // No field holds U+0000 (PostgreSQL text cannot): refused like the API does, never a 500.
-      if (/%00|\u0000/.test(body as string)) return done(new InvalidInputError('a form field may not contain the NUL character'))
-      done(null, new URLSearchParams(body as string))
+    portal.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, raw, done) => {
+      // Strict UTF-8, raw or percent-encoded (URLSearchParams would quietly turn bad bytes into
+      // U+FFFD), and no field holds U+0000 (PostgreSQL text cannot): refused like the API does.
+      let body: string
+      try {
+        body = new TextDecoder('utf-8', { fatal: true }).decode(raw as Buffer)
+        for (const part of body.split('&')) decodeURIComponent(part.replace(/\+/g, ' '))
+      } catch {
+        return done(new InvalidInputError('the form is not valid UTF-8'))
+      }
+      if (/%00|\u0000/.test(body)) return done(new InvalidInputError('a form field may not contain the NUL character'))
+      done(null, new URLSearchParams(body))
     })
 
     portal.addHook('onRequest', async (request, reply) => {

@@ -33,7 +33,7 @@ for (const backend of BACKENDS) {
       }
     })
 
-    it('a NUL in a portal URL or form field is a 400 page, never a 500, and changes nothing', async () => {
+    it('a NUL in a portal URL or form field, or a form that is not UTF-8, is a 400 page, never a 500, and changes nothing', async () => {
       const client = await signedIn(server, 'admin')
       const tokens = (await server.services.access.listTokens(server.workspace.id, server.accounts.admin.id)).length
       const answers = [
@@ -47,6 +47,12 @@ for (const backend of BACKENDS) {
       for (const answer of answers) {
         assert.equal(answer.status, 400, answer.text.slice(0, 200))
         assert.match(answer.headers.get('content-type') ?? '', /text\/html/)
+      }
+      // Bytes that are not UTF-8, percent-encoded or raw, are refused too (never stored as U+FFFD).
+      for (const body of [`name=a%FFb&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`, Buffer.concat([Buffer.from('name=a'), Buffer.from([0xc0, 0xaf]), Buffer.from(`&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`)])]) {
+        const response = await fetch(`${server.baseUrl}/portal/api-keys`, { method: 'POST', headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
+        assert.equal(response.status, 400)
+        assert.match(await response.text(), /not valid UTF-8/)
       }
       assert.equal((await server.services.access.listTokens(server.workspace.id, server.accounts.admin.id)).length, tokens)
       assert.equal((await client.get('/portal/')).status, 200, 'still signed in')
