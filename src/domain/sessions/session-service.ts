@@ -114,7 +114,10 @@ export function createSessionService(deps: SessionServiceDeps) {
     }
   }
 
-  async function signIn(attempt: SignInAttempt): Promise<SignInOutcome> {
+  async function signIn(typed: SignInAttempt): Promise<SignInOutcome> {
+    // No account name holds U+0000 (PostgreSQL text cannot): a typed one is a wrong name like any
+    // other, never a query error (it was a 500 on PostgreSQL).
+    const attempt = { ...typed, accountName: typed.accountName.replace(/\u0000/g, '\uFFFD') }
     const now = clock.now()
     const keys = throttleKeys(attempt.accountName, attempt.clientAddress)
     const window = Math.max(loginLimits.account.windowMs, loginLimits.address.windowMs)
