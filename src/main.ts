@@ -32,6 +32,9 @@ import { openStores, sqliteFileOf } from './storage/open-stores.js'
 import { createQueryPool } from './storage/query-pool.js'
 import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
+import { createCredentialsService } from './domain/credentials/credentials-service.js'
+import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
+import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
 
 export interface RuntimeOptions {
   readonly clock?: Clock
@@ -44,12 +47,18 @@ export interface Runtime {
   readonly services: Services
   readonly app: FastifyInstance
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
   close(): Promise<void>
 }
 
 export interface ServicesHandle {
   readonly services: Services
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
+  /** The master keys of connection credentials (key rotation). */
+  readonly masterKeys: LoadedKeyring
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -64,6 +73,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     throw error
   })
   try {
+    const masterKeys = loadMasterKeyring({ dataDir: config.dataDir, env: { PROVENANT_MASTER_KEY: config.masterKey, PROVENANT_MASTER_KEY_PREVIOUS: config.masterKeyPrevious } })
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const ledger = createLedgerService({
@@ -92,11 +102,14 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       sessions: createSessionService({ stores, clock, admin, activity }),
+      credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
     }
     return {
       services,
       serverId: id,
+      credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
+      masterKeys,
       async close() {
         await services.exports.stopSweeper()
         await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
@@ -133,6 +146,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     services,
     app,
     serverId: id,
+    credentialVault: handle.credentialVault,
     async close() {
       await app.close()
       await handle.close()

@@ -16,6 +16,7 @@ import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { ConfigService } from './workspace-config/config-service.js'
+import type { CredentialsService } from './credentials/credentials-service.js'
 
 export interface Services {
   readonly clock: Clock
@@ -36,4 +37,6 @@ export interface Services {
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
   readonly exports: ExportService
+  /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */
+  readonly credentials: CredentialsService
 }
