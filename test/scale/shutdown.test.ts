@@ -13,7 +13,10 @@ import { BACKENDS } from '../support/backends.js'
 import { call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 
-/** Sends the headers and the first half of the body, and the rest only when `finish()` is called. */
+/**
+ * Sends the headers (with `Expect: 100-continue`: the server's `100 Continue` proves it has the
+ * request) and the first half of the body; the rest only when `finish()` is called.
+ */
 function slowRequest(url: string, path: string, token: string, body: string, contentType = 'application/json') {
   const cut = Math.floor(body.length / 2)
   let resolveResponse!: (value: { status: number; text: string }) => void
@@ -21,7 +24,7 @@ function slowRequest(url: string, path: string, token: string, body: string, con
   const response = new Promise<{ status: number; text: string }>((resolve, reject) => { resolveResponse = resolve; rejectResponse = reject })
   const req = request(`${url}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': Buffer.byteLength(body), connection: 'close' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': Buffer.byteLength(body), connection: 'close', expect: '100-continue' },
   }, (res) => {
     let text = ''
     res.setEncoding('utf8')
@@ -30,9 +33,29 @@ function slowRequest(url: string, path: string, token: string, body: string, con
     res.on('error', rejectResponse)
   })
   req.on('error', rejectResponse)
+  const received = new Promise<void>((resolve, reject) => {
+    req.once('continue', () => {
+      req.write(body.slice(0, cut))
+      resolve()
+    })
+    req.once('error', reject)
+  })
   req.flushHeaders()
-  req.write(body.slice(0, cut))
-  return { response, finish: () => req.end(body.slice(cut)) }
+  return { received, response, finish: () => req.end(body.slice(cut)) }
+}
+
+/** Resolves once the server no longer accepts connections (refused, or a 503 on a kept-alive one). */
+async function stoppedAccepting(url: string): Promise<string> {
+  for (;;) {
+    try {
+      const response = await fetch(`${url}/healthz`)
+      await response.arrayBuffer()
+      if (response.status === 503) return '503'
+    } catch {
+      return 'refused'
+    }
+    await sleep(50)
+  }
 }
 
 /** Opens the change stream and collects its text until the server ends it. */
@@ -78,12 +101,11 @@ for (const backend of BACKENDS) {
         slowRequest(server.url, '/oi-api/ingest/data-connections/sensors', editor, JSON.stringify(rows)),
         slowRequest(server.url, '/oi-api/provenance/amendments', editor, JSON.stringify({ ScopeKey: 'line-1', entityType: 'lab-result', entityId: 'LR-1', reasonCategory: 'data-entry-error', reason: 'typo', before: { ph: 7.9 }, after: { ph: 7.1 } })),
       ]
-      // Headers and half of each body have reached the server (loopback) before the signal.
-      await sleep(300)
+      // Every request is in the server's hands (its 100 Continue came back) before the signal.
+      await Promise.all(inFlight.map((r) => r.received))
       server.child.kill('SIGTERM')
-      await sleep(300)
-      // A new connection is no longer accepted once the server has stopped listening.
-      await assert.rejects(fetch(`${server.url}/healthz`))
+      // New requests are refused while the in-flight ones are still waiting for their bodies.
+      assert.match(await stoppedAccepting(server.url), /^(refused|503)$/)
       for (const r of inFlight) r.finish()
       const answers = await Promise.all(inFlight.map((r) => r.response))
       for (const answer of answers) assert.equal(answer.status, 200, answer.text)
@@ -120,7 +142,7 @@ for (const backend of BACKENDS) {
       const stuck = slowRequest(server.url, '/oi-api/provenance/events', deployment.tokens.editor, JSON.stringify({ ScopeKey: 'line-2', entityType: 'batch', entityId: 'never-finished', actionType: 'created' }))
       const appended = await call(server.url, 'POST', '/oi-api/provenance/events', deployment.tokens.editor, { ScopeKey: 'line-2', entityType: 'batch', entityId: 'answered', actionType: 'created' })
       assert.equal(appended.status, 200, appended.text)
-      await sleep(300)
+      await stuck.received
       server.child.kill('SIGTERM')
       await assert.rejects(stuck.response)
       assert.deepEqual(await server.exited, { code: 0, signal: null }, server.output())
