@@ -155,8 +155,13 @@ for (const backend of BACKENDS) {
       let server = await startChildServer(deployment)
       let sent = 0
       for (let round = 1; round <= ROUNDS; round++) {
+        const total = () => acked.appends.length + acked.batches.length + acked.corrections.length
+        const before = total()
         const running = load(server.url, token, round, acked, random)
-        await sleep(400 + Math.floor(random() * 1600))
+        // Kill at a random moment once the load is under way (however slow the machine is).
+        const deadline = Date.now() + 30_000
+        while (total() < before + 5 && Date.now() < deadline) await sleep(10)
+        await sleep(Math.floor(random() * 1500))
         const killed = await server.kill('SIGKILL')
         assert.equal(killed.signal, 'SIGKILL', `round ${round} (seed ${seed})`)
         sent += await running
