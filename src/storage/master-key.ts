@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { type MasterKey, type MasterKeyring, masterKeyId, staticKeyring } from '../domain/credentials/credential-cipher.js'
+import { registerSecret } from '../shared/secret-scrubber.js'
 
 export const MASTER_KEY_FILE = 'master.key'
 export const MASTER_KEY_ENV = 'PROVENANT_MASTER_KEY'
@@ -66,12 +67,21 @@ function checkMode(file: string): void {
   }
 }
 
+/** Master keys are secrets too: scrubbed from log lines and error answers like credential values. */
+function scrubbed(keys: Buffer[]): Buffer[] {
+  for (const key of keys) {
+    registerSecret(key.toString('base64'))
+    registerSecret(key.toString('hex'))
+  }
+  return keys
+}
+
 /** Keys of a key file, newest first. */
 function readKeyFile(file: string): Buffer[] {
   checkMode(file)
   const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
   if (lines.length === 0) throw new MasterKeyError(`the master key file ${file} holds no key`)
-  return lines.map((line, i) => parseMasterKey(line, `line ${i + 1} of ${file}`)).reverse()
+  return scrubbed(lines.map((line, i) => parseMasterKey(line, `line ${i + 1} of ${file}`)).reverse())
 }
 
 /** Writes the key file atomically (temporary file, then rename), mode 0600; keys newest first. */
@@ -119,7 +129,7 @@ export function loadMasterKeyring(options: MasterKeyOptions): LoadedKeyring {
     const keys = [parseMasterKey(fromEnv, MASTER_KEY_ENV)]
     const previous = (env[MASTER_KEY_PREVIOUS_ENV] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
     previous.forEach((p, i) => keys.push(parseMasterKey(p, `${MASTER_KEY_PREVIOUS_ENV} (key ${i + 1})`)))
-    return { ...staticKeyring(keys), source: { kind: 'env' } }
+    return { ...staticKeyring(scrubbed(keys)), source: { kind: 'env' } }
   }
   const file = masterKeyFileOf(options.dataDir)
   if (!existsSync(file)) {

@@ -117,7 +117,7 @@ for (const backend of BACKENDS) {
         const database = await createTestDatabase()
         const admin = new pg.Client({ connectionString: database.url })
         await admin.connect()
-        const leaseSessions = async () => (await admin.query<{ pid: number }>("SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = 'provenant-connector-lease' AND l.granted")).rows.map((r) => r.pid)
+        const leaseSessions = async () => (await admin.query<{ pid: number }>("SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = 'provenant-connector-lease' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows.map((r) => r.pid)
         const first = await startTestServer(backend, { databaseUrl: database.url, connectors: FAST })
         const second = await startTestServer(backend, { databaseUrl: database.url, connectors: FAST })
         try {

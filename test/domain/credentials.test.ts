@@ -31,6 +31,10 @@ for (const backend of BACKENDS) {
 
     it('refuses a connection that is not configured (404) and bad values (400) without echoing any value', async () => {
       await assert.rejects(credentials().set(actor, ws(), 'nope', { password: secret }), NotFoundError)
+      for (const lookup of ['', 'a\u0000b', 'x'.repeat(65), '../sensors']) {
+        await assert.rejects(credentials().status(ws(), lookup), NotFoundError)
+        await assert.rejects(credentials().clear(actor, ws(), lookup), NotFoundError)
+      }
       const bad: [unknown, RegExp][] = [
         [{}, /at least one key/],
         [[secret], /JSON object/],
@@ -56,7 +60,7 @@ for (const backend of BACKENDS) {
       assert.equal(status.updatedBy, actor.name)
       assert.match(status.keyId!, /^[0-9a-f]{8}$/)
       assert.deepEqual(await credentials().status(ws(), 'sensors'), status)
-      assert.deepEqual(await credentials().list(ws()), [status])
+      assert.deepEqual(await credentials().list(ws()), [status, { connection: 'meters', set: false, keys: [] }])
       assert.equal(JSON.stringify(status).includes(secret), false)
       const revealed = await server.runtime.credentialVault.reveal(ws(), 'sensors')
       assert.deepEqual({ ...revealed }, { user: 'reader', password: secret })
@@ -102,6 +106,11 @@ for (const backend of BACKENDS) {
         await raw.close()
       }
       assert.equal((await server.runtime.credentialVault.reveal(ws(), 'sensors'))?.['password'], secret)
+      // a rotation's re-seal never overwrites a sealing it did not read (a concurrent set wins)
+      const current = (await server.services.stores.credentials.get(ws(), 'sensors'))!
+      const stale = { ...current.sealed, nonce: Buffer.alloc(12) }
+      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', stale, current.sealed), false)
+      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', current.sealed, current.sealed), true)
     })
 
     it('replacing and clearing are decisions too; cleared credentials are gone from the vault', async () => {
@@ -119,6 +128,17 @@ for (const backend of BACKENDS) {
       } finally {
         await raw.close()
       }
+    })
+
+    it('credentials outlive removing their connection from the configuration: list marks them, clear removes them, set is refused', async () => {
+      await credentials().set(actor, ws(), 'meters', { token: `t-${randomBytes(8).toString('hex')}` })
+      const config = sensorConfig() as { connections: { lookup: string }[]; surfaces: { lookup: string }[] }
+      await applyAsAdmin(server, { ...config, connections: config.connections.filter((c) => c.lookup !== 'meters'), surfaces: config.surfaces.filter((x) => x.lookup !== 'yard') })
+      const listed = await credentials().list(ws())
+      assert.deepEqual(listed.map((s) => [s.connection, s.set, s.configured]), [['sensors', false, undefined], ['meters', true, false]])
+      await assert.rejects(credentials().set(actor, ws(), 'meters', { token: 'abcdefgh' }), NotFoundError)
+      assert.equal(await credentials().clear(actor, ws(), 'meters'), true)
+      assert.deepEqual((await credentials().list(ws())).map((s) => s.connection), ['sensors'])
     })
   })
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
 import { masterKeyId, openValues, sealValues } from '../../src/domain/credentials/credential-cipher.js'
+import { scrub } from '../../src/shared/secret-scrubber.js'
 import { addKeyToFile, loadMasterKeyring, MasterKeyError, masterKeyFileOf, retireOldKeysInFile } from '../../src/storage/master-key.js'
 
 describe('master keys (design §11)', () => {
@@ -48,6 +49,7 @@ describe('master keys (design §11)', () => {
       assert.deepEqual(ring.ids(), [masterKeyId(key), masterKeyId(old)])
       assert.deepEqual(ring.source, { kind: 'env' })
     }
+    assert.equal(scrub(`env PROVENANT_MASTER_KEY=${key.toString('base64')} old=${old.toString('hex')}`), 'env PROVENANT_MASTER_KEY=[REDACTED] old=[REDACTED]')
     assert.throws(() => statSync(masterKeyFileOf(dir)))
   })
 

@@ -11,6 +11,7 @@ import { registerSecret } from '../../shared/secret-scrubber.js'
 import type { ActivityLog, Actor } from '../activity/activity-log.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
+import { LOOKUP_RE } from '../workspace-config/config-document.js'
 import { type MasterKeyring, openValues, sealValues } from './credential-cipher.js'
 import type { StoredCredential } from './credential-store.js'
 
@@ -31,6 +32,8 @@ export interface CredentialStatus {
   readonly updatedBy?: string
   /** The master key id the values are sealed under (not secret). */
   readonly keyId?: string
+  /** Present (false) only in `list` for credentials kept for a lookup no longer in the configuration. */
+  readonly configured?: false
 }
 
 export interface RotationResult {
@@ -81,6 +84,11 @@ function statusOf(lookup: string, record: StoredCredential | undefined): Credent
   }
 }
 
+/** A lookup that cannot name a connection is refused before any storage is touched (404, not a driver error). */
+function checkLookup(lookup: string): void {
+  if (typeof lookup !== 'string' || !LOOKUP_RE.test(lookup)) throw new NotFoundError(`no connection ${JSON.stringify(String(lookup).slice(0, 64))}: a lookup is 1-64 letters, digits, dots, dashes or underscores`)
+}
+
 export function createCredentialsService(deps: CredentialsServiceDeps) {
   const { stores, clock, activity, keyring } = deps
 
@@ -93,6 +101,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
 
   /** Seals and stores `values` for a configured connection, replacing any earlier ones. */
   async function set(actor: Actor, workspaceId: string, lookup: string, values: Readonly<Record<string, string>>): Promise<CredentialStatus> {
+    checkLookup(lookup)
     const checked = validateCredentialValues(values)
     // From here on this process scrubs the values from its log lines and error messages too.
     for (const value of Object.values(checked)) registerSecret(value)
@@ -121,6 +130,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
 
   /** Removes a connection's credentials (also of a connection no longer configured). False when there were none. */
   async function clear(actor: Actor, workspaceId: string, lookup: string): Promise<boolean> {
+    checkLookup(lookup)
     const now = clock.now()
     return stores.transaction(async (tx) => {
       const before = await tx.credentials.get(workspaceId, lookup)
@@ -139,23 +149,38 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
   }
 
   async function status(workspaceId: string, lookup: string): Promise<CredentialStatus> {
+    checkLookup(lookup)
     return statusOf(lookup, await stores.credentials.get(workspaceId, lookup))
   }
 
+  /**
+   * Every configured connection with its status (set or not), in configuration order, then any
+   * lookup that still holds credentials but is no longer configured (`configured: false`).
+   */
   async function list(workspaceId: string): Promise<CredentialStatus[]> {
-    return (await stores.credentials.list(workspaceId)).map((r) => statusOf(r.lookup, r))
+    const [head, stored] = await Promise.all([stores.config.head(workspaceId), stores.credentials.list(workspaceId)])
+    const byLookup = new Map(stored.map((r) => [r.lookup, r]))
+    const configured = (head?.document.connections ?? []).map((c) => c.lookup)
+    const known = new Set(configured)
+    return [
+      ...configured.map((lookup) => statusOf(lookup, byLookup.get(lookup))),
+      ...stored.filter((r) => !known.has(r.lookup)).map((r) => ({ ...statusOf(r.lookup, r), configured: false as const })),
+    ]
   }
 
   /**
    * Re-seals every stored credential under the keyring's current key, one transaction per
-   * workspace, each with a `master-key`/`rotated` decision (key ids and counts, never key material).
+   * workspace, each with a `master-key`/`rotated` decision (key ids and counts, never key material);
+   * workspaces in `alsoRecordIn` get the decision even when they hold no credentials (a rotation is
+   * visible in every workspace's activity log).
    */
-  async function resealAll(actor: Actor): Promise<RotationResult> {
+  async function resealAll(actor: Actor, alsoRecordIn: readonly string[] = []): Promise<RotationResult> {
     const key = keyring.current()
     const resealed: Record<string, number> = {}
     const unreadable: { workspaceId: string; lookup: string; keyId: string }[] = []
     let alreadyCurrent = 0
-    for (const workspaceId of await stores.credentials.workspacesWithCredentials()) {
+    const workspaceIds = [...new Set([...await stores.credentials.workspacesWithCredentials(), ...alsoRecordIn])].sort()
+    for (const workspaceId of workspaceIds) {
       await stores.transaction(async (tx) => {
         let count = 0
         const fromKeys = new Set<string>()
@@ -175,7 +200,6 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
           }
         }
         resealed[workspaceId] = count
-        if (count === 0) return
         await activity.recordDecision({
           workspaceId, entityType: MASTER_KEY_ENTITY_TYPE, entityId: key.id, actionType: 'rotated', actor,
           details: { keyId: key.id, fromKeyIds: [...fromKeys].sort(), resealed: count },
