@@ -37,6 +37,9 @@ export const mqttSettingsSchema = z.strictObject({
 
 export type MqttSettings = z.output<typeof mqttSettingsSchema>
 
+/** Batches that may wait for the database before the connector stops reading from the broker. */
+const MAX_PENDING_BATCHES = 2
+
 /** Longest wait for the broker when disconnecting. */
 const END_TIMEOUT_MS = 5000
 
@@ -136,6 +139,7 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
 
   let queue: Pending[] = []
   let flushing: Promise<void> = Promise.resolve()
+  let pendingBatches = 0
   let firstTimer: NodeJS.Timeout | undefined
   let idleTimer: NodeJS.Timeout | undefined
   let stopping = false
@@ -216,7 +220,8 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
     if (queue.length === 0) return flushing
     const batch = queue
     queue = []
-    flushing = flushing.then(() => (failed ? undefined : commit(batch))).catch((error: unknown) => fail(error))
+    pendingBatches++
+    flushing = flushing.then(() => (failed ? undefined : commit(batch))).catch((error: unknown) => fail(error)).finally(() => { pendingBatches-- })
     return flushing
   }
 
@@ -234,7 +239,11 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
       if (idleTimer) clearTimeout(idleTimer)
       idleTimer = setTimeout(() => void flush(), Math.min(20, settings.batchMs))
     }
-    callback(packet.qos > 0 ? ACK_DEFERRED : undefined)
+    const release = () => callback(packet.qos > 0 ? ACK_DEFERRED : undefined)
+    // Backpressure: while batches wait for the database, mqtt.js reads no further packet, so a
+    // flood (QoS 0 has no in-flight window) queues at the broker, not in this process's memory.
+    if (pendingBatches >= MAX_PENDING_BATCHES) void flushing.then(release, release)
+    else release()
   }
 
   client.on('connect', () => {
