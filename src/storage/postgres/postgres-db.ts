@@ -48,36 +48,59 @@ function normalise(params: readonly unknown[]): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p === undefined ? null : p))
 }
 
+/** How long close() waits for operations in flight before ending the pool anyway. */
+const CLOSE_DRAIN_MS = 5000
+
 export function createPostgresDb(pool: pg.Pool): SqlDb {
   let ended = false
+  // Operations in flight, so close() can let them finish: pg-pool's end() never answers a request
+  // still waiting for a client, which would leave its caller (and a shutdown) hanging for ever.
+  const inFlight = new Set<Promise<unknown>>()
+  function tracked<T>(operation: () => Promise<T>): Promise<T> {
+    if (ended) return Promise.reject(new Error('the database connection pool is closed'))
+    const promise = operation()
+    inFlight.add(promise)
+    const forget = () => { inFlight.delete(promise) }
+    promise.then(forget, forget)
+    return promise
+  }
   function handle(client: Queryable, inTransaction: boolean): SqlDb {
-    const query = async <T>(sql: string, params: readonly unknown[]) =>
-      (await client.query(numberPlaceholders(sql), normalise(params))) as unknown as pg.QueryResult & { rows: T[] }
+    const query = <T>(sql: string, params: readonly unknown[]) => {
+      const run = async () => (await client.query(numberPlaceholders(sql), normalise(params))) as unknown as pg.QueryResult & { rows: T[] }
+      // Statements of an open transaction are covered by the transaction's own tracking.
+      return inTransaction ? run() : tracked(run)
+    }
     const self: SqlDb = {
       dialect: 'postgres',
       inTransaction,
       all: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows,
       get: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows[0],
       run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
-      exec: async (sql) => { await client.query(sql) },
-      async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
+      exec: async (sql) => { await (inTransaction ? client.query(sql) : tracked(() => client.query(sql))) },
+      transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
         if (inTransaction) return fn(self)
-        const txClient = await pool.connect()
-        try {
-          await txClient.query('BEGIN')
-          const result = await fn(handle(txClient, true))
-          await txClient.query('COMMIT')
-          return result
-        } catch (error) {
-          await txClient.query('ROLLBACK').catch(() => {})
-          throw error
-        } finally {
-          txClient.release()
-        }
+        return tracked(async () => {
+          const txClient = await pool.connect()
+          try {
+            await txClient.query('BEGIN')
+            const result = await fn(handle(txClient, true))
+            await txClient.query('COMMIT')
+            return result
+          } catch (error) {
+            await txClient.query('ROLLBACK').catch(() => {})
+            throw error
+          } finally {
+            txClient.release()
+          }
+        })
       },
       async close() {
         if (ended) return
         ended = true
+        let timer: NodeJS.Timeout | undefined
+        const drained = Promise.allSettled([...inFlight])
+        await Promise.race([drained, new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_DRAIN_MS) })])
+        clearTimeout(timer)
         await pool.end()
       },
     }
