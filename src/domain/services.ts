@@ -15,6 +15,7 @@ import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
+import type { LiveHub } from './streams/live-hub.js'
 import type { ConfigService } from './workspace-config/config-service.js'
 
 export interface Services {
@@ -36,4 +37,6 @@ export interface Services {
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
   readonly exports: ExportService
+  /** The live event stream's fan-out of ingested rows (design §9). */
+  readonly live: LiveHub
 }
