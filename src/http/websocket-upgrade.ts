@@ -27,6 +27,8 @@ const wss = new WebSocketServer({
   // Clients send nothing but control frames; a large message is refused rather than buffered.
   maxPayload: 4096,
   clientTracking: false,
+  // Off (the ws default, stated because the live stream writes pre-framed messages to the socket).
+  perMessageDeflate: false,
   handleProtocols: (protocols) => (protocols.has(LIVE_SUBPROTOCOL) ? LIVE_SUBPROTOCOL : false),
 })
 

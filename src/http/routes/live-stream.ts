@@ -45,24 +45,49 @@ export const liveEventMessage = z.object({
 
 export const LIVE_CLOSE = { goingAway: 1001, policy: 1008, internalError: 1011, tryAgainLater: 1013 } as const
 
-const encodings = new WeakMap<LiveBatch, Map<string, Buffer[]>>()
+/** One unmasked WebSocket text frame (RFC 6455 §5.2): server frames are the same bytes for every client. */
+export function textFrame(payload: Buffer): Buffer {
+  const length = payload.length
+  const headerLength = length < 126 ? 2 : length < 65_536 ? 4 : 10
+  const frame = Buffer.allocUnsafe(headerLength + length)
+  frame[0] = 0x81 // FIN, opcode 1 (text)
+  if (length < 126) frame[1] = length
+  else if (length < 65_536) {
+    frame[1] = 126
+    frame.writeUInt16BE(length, 2)
+  } else {
+    frame[1] = 127
+    frame.writeBigUInt64BE(BigInt(length), 2)
+  }
+  payload.copy(frame, headerLength)
+  return frame
+}
 
-/** The batch's messages for one `surfaces` value, encoded once and shared by every stream. */
-function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): Buffer[] {
+interface EncodedBatch {
+  /** The batch's messages as consecutive WebSocket frames, written to each socket with one write. */
+  readonly frames: Buffer
+  readonly count: number
+}
+
+const encodings = new WeakMap<LiveBatch, Map<string, EncodedBatch>>()
+
+/** The batch's messages for one `surfaces` value, encoded and framed once and shared by every stream. */
+function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): EncodedBatch {
   let byKey = encodings.get(batch)
   if (!byKey) encodings.set(batch, byKey = new Map())
-  let messages = byKey.get(surfacesJson)
-  if (messages) return messages
+  let encoded = byKey.get(surfacesJson)
+  if (encoded) return encoded
   const columns = view.tables.get(batch.connection)?.columns ?? []
   const prefix = `{"type":"event","id":`
   const middle = `,"connection":${JSON.stringify(batch.connection)},"surfaces":${surfacesJson},"timestamp":`
-  messages = batch.rows.map((row) => {
+  const frames = batch.rows.map((row) => {
     const data: Record<string, unknown> = {}
     columns.forEach((column, i) => { data[column.name] = toWireValue(column.type, row.values[i] ?? null) })
-    return Buffer.from(`${prefix}${row.id}${middle}"${new Date(row.at).toISOString()}","data":${JSON.stringify(data)}}`)
+    return textFrame(Buffer.from(`${prefix}${row.id}${middle}"${new Date(row.at).toISOString()}","data":${JSON.stringify(data)}}`))
   })
-  byKey.set(surfacesJson, messages)
-  return messages
+  encoded = { frames: frames.length === 1 ? frames[0]! : Buffer.concat(frames), count: frames.length }
+  byKey.set(surfacesJson, encoded)
+  return encoded
 }
 
 interface StreamSettings {
@@ -80,8 +105,10 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
   let ended = false
   let drainWaiters: (() => void)[] = []
   const timers: NodeJS.Timeout[] = []
-  // ws writes each frame with its own syscall; corking the socket for a batch sends it in one.
-  const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket
+  // Event frames are framed once per batch and written straight to the socket, one write per batch
+  // and client (ws would frame and write each message per client). Safe because permessage-deflate
+  // is off, so ws's own writes (pings, the close frame) are never queued between frames.
+  const socket = (ws as unknown as { _socket: import('node:net').Socket })._socket
 
   const end = (code: number, reason: string): void => {
     if (ended) return
@@ -112,12 +139,10 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
     wants: (connection) => wanted.has(connection),
     deliver(batch) {
       if (ended) return
-      const messages = encodedBatch(batch, surfacesJson(batch.connection), view)
-      socket?.cork()
-      for (let i = 0; i < messages.length - 1; i++) ws.send(messages[i]!, { binary: false })
-      waiting += messages.length
-      ws.send(messages[messages.length - 1]!, { binary: false }, sent(messages.length))
-      socket?.uncork()
+      if (ws.readyState !== ws.OPEN) return
+      const encoded = encodedBatch(batch, surfacesJson(batch.connection), view)
+      waiting += encoded.count
+      socket.write(encoded.frames, sent(encoded.count))
       if (ws.bufferedAmount > settings.maxBufferedBytes) end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedBytes} bytes waiting to be sent`)
       else if (waiting > settings.maxBufferedMessages) end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedMessages} messages waiting to be sent`)
     },
@@ -152,6 +177,8 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
   ws.on('pong', () => { alive = true })
   const ping = (): void => {
     if (ended) return
+    // Also re-checked here: the expiry timer below runs on wall time, the token's expiry on the service clock.
+    if (caller.expiresAt !== undefined && caller.expiresAt <= now()) return end(LIVE_CLOSE.policy, 'token expired')
     if (!alive) {
       ended = true
       subscription.close()
