@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { buildApp } from '../../src/http/app.js'
 import { liveStreamRoutes } from '../../src/http/routes/live-stream.js'
 import { enableWebSocketUpgrades } from '../../src/http/websocket-upgrade.js'
@@ -77,6 +78,19 @@ for (const backend of BACKENDS) {
       assert.equal(plain.status, 426)
       assert.equal(plain.headers.get('upgrade'), 'websocket')
       assert.match(errorMessage(plain), /this endpoint is a WebSocket/)
+    })
+
+    it('records the call: an accepted stream as status 101, a refused one with its status', async () => {
+      const callsTo = async () => {
+        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'api-call' }, { limit: 10_000, offset: 0, order: 'asc' })
+        return records.map((r) => r.details as Record<string, unknown>).filter((d) => d['route'] === '/oi-api/live-stream')
+      }
+      const before = (await callsTo()).length
+      const client = await connect({ token: viewer })
+      await refusedLive(server.baseUrl, { token: viewer, query: 'surface=attic' })
+      const calls = (await callsTo()).slice(before)
+      assert.deepEqual(calls.map((c) => [c['method'], c['status']]), [['GET', 101], ['GET', 400]])
+      client.close()
     })
 
     it('is listed in the OpenAPI description only for tokens with streams:live', async () => {
