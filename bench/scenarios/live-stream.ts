@@ -4,23 +4,22 @@
  * `GET /oi-api/live-stream` while 2,000 rows/s are pushed over HTTP (batches of 100 every 50 ms)
  * for 30 s. Measured: delivered events/s, ingest-to-client latency (from the moment the push
  * request is sent to the moment a client reads the event; p50/p99, target p99 <= 100 ms), loss
- * for clients that keep up, and the server's RSS. The server runs in its own process.
+ * for clients that keep up, and the server's RSS. Server, clients and ingest run in three
+ * processes (live-stream-server.ts, live-stream-clients.ts, this one).
  *
- * Baseline in the same run: Mosquitto (started here on a free port) fanning the same messages out
- * to 500 MQTT subscribers (QoS 0), published at the same rate and measured the same way. Mosquitto
- * does no HTTP, validation, commit or activity record, so it is a reference point, not a peer.
- *
- * Both client sets are raw sockets that parse just the frame headers and the event id (a full
- * client library per socket would make the benchmark measure itself on this 2-core machine).
+ * Baseline in the same run: Mosquitto (started here on a free port) fanning the same message bytes
+ * out to 500 MQTT subscribers (QoS 0), published at the same rate and measured the same way.
+ * Mosquitto does no HTTP, validation, commit or activity record: a reference point for fan-out.
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createConnection, createServer, type Socket } from 'node:net'
+import { createConnection, createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import type { BenchRow, Scenario } from '../harness.js'
+import { type ClientsResult, type ClientsStart, epochNow, mqttConnect, mqttPacket, mqttString } from './live-stream-clients.js'
 
 const CLIENTS = Number(process.env['LIVE_BENCH_CLIENTS'] ?? 500)
 const RATE = 2_000
@@ -28,31 +27,22 @@ const BATCH = 100
 const SECONDS = Number(process.env['LIVE_BENCH_SECONDS'] ?? 30)
 const TOTAL = RATE * SECONDS
 const INTERVAL_MS = 1000 * BATCH / RATE
-/** Clients whose every arrival time is kept for the latency percentiles. */
-const SAMPLED = 100
 const TARGET_P99_MS = 100
 const DRAIN_MS = 15_000
 /** Batches sent at the same pace before the measured ones (JIT, caches, connections). */
 const WARMUP_BATCHES = 40
-/** `{"type":"event","id":` — the id's digits start here in every message (WebSocket and MQTT). */
-const ID_OFFSET = 21
 
-interface Stats {
-  readonly name: string
+interface Stats extends Omit<ClientsResult, 'kind'> {
   readonly deliveredPerSecond: number
-  readonly p50: number
-  readonly p99: number
-  readonly max: number
-  readonly lost: number
-  readonly incomplete: number
-  readonly closed: number
   readonly rssMiB: number
-  readonly cpuSeconds?: number
+  readonly serverCpuSeconds?: number
   readonly idleRssMiB?: number
   /** Push request round trip (send to response), the WebSocket side only. */
   readonly pushP50?: number
   readonly pushP99?: number
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Calls `send(batch)` for `count` batches, one every INTERVAL_MS (late ones are sent at once, none skipped). */
 async function paced(count: number, send: (batch: number) => void): Promise<void> {
@@ -64,194 +54,112 @@ async function paced(count: number, send: (batch: number) => void): Promise<void
   }
 }
 
-/** Reads the decimal id at `offset` of a message payload. */
-function idAt(buffer: Buffer, offset: number): number {
-  let id = 0
-  for (let i = offset; i < buffer.length; i++) {
-    const c = buffer[i]!
-    if (c < 48 || c > 57) break
-    id = id * 10 + (c - 48)
-  }
-  return id
-}
-
-/** Per-client receive state shared by both protocols. */
-class Receiver {
-  count = 0
-  lastId = 0
-  outOfOrder = 0
-  closed = false
-  private rest: Buffer | undefined
-  constructor(readonly arrivals: Float64Array | undefined, readonly firstId: () => number) {}
-
-  record(id: number, at: number): void {
-    if (id <= this.lastId) this.outOfOrder++
-    this.lastId = id
-    const index = id - this.firstId()
-    if (index < 0) return // warm-up
-    this.count++
-    if (this.arrivals && index < this.arrivals.length) this.arrivals[index] = at
-  }
-
-  /** Splits `chunk` into packets with `parse`, which returns the packet length or 0 when incomplete. */
-  feed(chunk: Buffer, parse: (buffer: Buffer, offset: number, at: number) => number): void {
-    const at = performance.now()
-    let buffer = chunk
-    if (this.rest) {
-      buffer = Buffer.concat([this.rest, chunk])
-      this.rest = undefined
-    }
-    let offset = 0
-    while (offset < buffer.length) {
-      const used = parse(buffer, offset, at)
-      if (used === 0) break
-      offset += used
-    }
-    if (offset < buffer.length) this.rest = buffer.subarray(offset)
-  }
-}
-
-function percentile(sorted: Float64Array, p: number): number {
+function percentile(values: readonly number[], p: number): number {
+  const sorted = Float64Array.from(values).sort()
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!
 }
 
-function latencies(receivers: readonly Receiver[], sentAt: Float64Array): Float64Array {
-  const values: number[] = []
-  for (const r of receivers) {
-    if (!r.arrivals) continue
-    for (let i = 0; i < r.arrivals.length; i++) {
-      const arrival = r.arrivals[i]!
-      if (arrival > 0 && sentAt[i]! > 0) values.push(arrival - sentAt[i]!)
-    }
+/** A forked process answering IPC messages in order. */
+function child(file: string, args: string[]): { process: ChildProcess; next: () => Promise<any>; send: (message: unknown) => void } {
+  const proc = fork(fileURLToPath(new URL(file, import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' })
+  const queue: unknown[] = []
+  const waiting: ((message: any) => void)[] = []
+  proc.on('message', (message) => {
+    const resolve = waiting.shift()
+    if (resolve) resolve(message)
+    else queue.push(message)
+  })
+  return {
+    process: proc,
+    next: () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise((resolve) => waiting.push(resolve))),
+    send: (message) => proc.send(message as never),
   }
-  return Float64Array.from(values).sort()
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+async function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null) return
+  const exited = new Promise((resolve) => proc.once('exit', resolve))
+  proc.kill('SIGTERM')
+  await exited
+}
+
+/** Starts the client process, connects its subscribers, and returns a function that collects the result. */
+async function startClients(start: ClientsStart): Promise<{ measure: (firstId: number) => Promise<void>; finish: (firstId: number, lastId: number, sentAt: Float64Array) => Promise<ClientsResult> }> {
+  const clients = child('./live-stream-clients.ts', ['clients'])
+  clients.send(start)
+  const ready = await clients.next() as { kind: string }
+  if (ready.kind !== 'ready') throw new Error(`the client process failed: ${JSON.stringify(ready)}`)
+  return {
+    async measure(firstId) {
+      clients.send({ kind: 'measure', firstId })
+      await clients.next()
+    },
+    async finish(firstId, lastId, sentAt) {
+      clients.send({ kind: 'finish', firstId, lastId, sentAt, drainMs: DRAIN_MS })
+      const result = await clients.next() as ClientsResult
+      await stopChild(clients.process)
+      return result
+    },
+  }
+}
 
 // ---------- WebSocket side ----------
 
-/** A raw WebSocket client: handshake, then frame headers and ids only; answers pings. */
-function connectWs(base: URL, token: string, receiver: Receiver): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: base.hostname, port: Number(base.port) })
-    socket.setNoDelay(true)
-    let handshake = ''
-    socket.once('error', reject)
-    const onHandshake = (chunk: Buffer): void => {
-      handshake += chunk.toString('latin1')
-      const end = handshake.indexOf('\r\n\r\n')
-      if (end < 0) return
-      socket.removeListener('data', onHandshake)
-      if (!handshake.startsWith('HTTP/1.1 101')) return reject(new Error(`upgrade refused: ${handshake.split('\r\n')[0]}`))
-      const rest = Buffer.from(handshake.slice(end + 4), 'latin1')
-      socket.on('data', (data: Buffer) => receiver.feed(data, parseWsFrame))
-      socket.on('close', () => { receiver.closed = true })
-      if (rest.length > 0) receiver.feed(rest, parseWsFrame)
-      resolve(socket)
-    }
-    const parseWsFrame = (buffer: Buffer, offset: number, at: number): number => {
-      if (buffer.length - offset < 2) return 0
-      const opcode = buffer[offset]! & 0x0f
-      let length = buffer[offset + 1]! & 0x7f
-      let header = 2
-      if (length === 126) {
-        if (buffer.length - offset < 4) return 0
-        length = buffer.readUInt16BE(offset + 2)
-        header = 4
-      } else if (length === 127) {
-        if (buffer.length - offset < 10) return 0
-        length = Number(buffer.readBigUInt64BE(offset + 2))
-        header = 10
-      }
-      if (buffer.length - offset < header + length) return 0
-      if (opcode === 1) receiver.record(idAt(buffer, offset + header + ID_OFFSET), at)
-      else if (opcode === 9) {
-        // pong with the ping's payload, masked with a zero key (client frames must be masked)
-        const payload = buffer.subarray(offset + header, offset + header + length)
-        socket.write(Buffer.concat([Buffer.from([0x8a, 0x80 | payload.length, 0, 0, 0, 0]), payload]))
-      }
-      return header + length
-    }
-    socket.on('data', onHandshake)
-    socket.write([
-      `GET /oi-api/live-stream HTTP/1.1`, `Host: ${base.host}`, 'Connection: Upgrade', 'Upgrade: websocket',
-      'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', `Authorization: Bearer ${token}`, '', '',
-    ].join('\r\n'))
-  })
-}
-
 async function runWebSocket(): Promise<Stats> {
-  const server: ChildProcess = fork(fileURLToPath(new URL('./live-stream-server.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  const messages: ((message: any) => void)[] = []
-  server.on('message', (message) => messages.shift()?.(message))
-  const next = () => new Promise<any>((resolve) => messages.push(resolve))
-  const info = await next() as { base: string; viewerToken: string; ingestToken: string }
-  const askRss = async () => {
-    const reply = next()
+  const server = child('./live-stream-server.ts', [])
+  const info = await server.next() as { base: string; viewerToken: string; ingestToken: string }
+  const usage = async () => {
     server.send('rss')
-    return await reply as { rss: number; peakRss: number; cpu: NodeJS.CpuUsage }
+    return await server.next() as { rss: number; peakRss: number; cpu: NodeJS.CpuUsage }
   }
   try {
-    const base = new URL(info.base)
-    let firstId = Number.MAX_SAFE_INTEGER // set after the warm-up
-    const receivers = Array.from({ length: CLIENTS }, (_, i) => new Receiver(i < SAMPLED ? new Float64Array(TOTAL) : undefined, () => firstId))
-    const sockets: Socket[] = []
-    for (let i = 0; i < CLIENTS; i += 50) sockets.push(...await Promise.all(receivers.slice(i, i + 50).map((r) => connectWs(base, info.viewerToken, r))))
-    const idleRss = (await askRss()).rss
-    const cpuBefore = (await askRss()).cpu
-
-    const sentAt = new Float64Array(TOTAL)
-    const roundTrips: number[] = []
+    const clients = await startClients({ kind: 'start', protocol: 'ws', count: CLIENTS, total: TOTAL, url: `${info.base.replace(/^http/, 'ws')}/oi-api/live-stream`, token: info.viewerToken })
+    const idle = await usage()
     const url = `${info.base}/oi-api/ingest/data-connections/line`
     let lastId = 0
-    const push = async (batch: number): Promise<{ firstRowId: number; lastRowId: number; sent: number }> => {
+    const push = async (batch: number): Promise<{ firstRowId: number; lastRowId: number; sent: number; roundTrip: number }> => {
       const rows = Array.from({ length: BATCH }, (_, i) => ({ timestamp: new Date().toISOString(), sensor: `sensor-${(batch * BATCH + i) % 16}`, value: batch + i / BATCH }))
-      const sent = performance.now()
-      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${info.ingestToken}`, 'content-type': 'application/json' }, body: JSON.stringify(rows) })
-      const body = await response.json() as { firstRowId: number; lastRowId: number }
-      if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${JSON.stringify(body)}`)
-      lastId = Math.max(lastId, body.lastRowId)
-      return { ...body, sent }
+      const body = JSON.stringify(rows)
+      const sent = epochNow()
+      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${info.ingestToken}`, 'content-type': 'application/json' }, body })
+      const result = await response.json() as { firstRowId: number; lastRowId: number }
+      const roundTrip = epochNow() - sent
+      if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${JSON.stringify(result)}`)
+      lastId = Math.max(lastId, result.lastRowId)
+      return { ...result, sent, roundTrip }
     }
     // Warm-up at the same pace; its ids are below firstId and not counted.
     const warmup: Promise<unknown>[] = []
     await paced(WARMUP_BATCHES, (batch) => { warmup.push(push(batch)) })
     await Promise.all(warmup)
-    firstId = lastId + 1
+    const firstId = lastId + 1
+    await clients.measure(firstId)
+    const cpuBefore = (await usage()).cpu
+    const sentAt = new Float64Array(TOTAL)
+    const roundTrips: number[] = []
     const inflight: Promise<void>[] = []
-    const start = performance.now()
     await paced(TOTAL / BATCH, (batch) => {
-      inflight.push(push(batch).then(({ firstRowId, lastRowId, sent }) => {
-        roundTrips.push(performance.now() - sent)
+      inflight.push(push(batch).then(({ firstRowId, lastRowId, sent, roundTrip }) => {
+        roundTrips.push(roundTrip)
         for (let id = firstRowId; id <= lastRowId; id++) sentAt[id - firstId] = sent
       }))
     })
     await Promise.all(inflight)
-    const deadline = performance.now() + DRAIN_MS
-    while (performance.now() < deadline && receivers.some((r) => !r.closed && r.lastId < lastId)) await sleep(50)
-    const end = performance.now()
-    const usage = await askRss()
-    const sorted = latencies(receivers, sentAt)
-    const delivered = receivers.reduce((sum, r) => sum + r.count, 0)
-    const open = receivers.filter((r) => !r.closed)
-    for (const socket of sockets) socket.destroy()
+    const result = await clients.finish(firstId, firstId + TOTAL - 1, sentAt)
+    const after = await usage()
     return {
-      name: 'provenant',
-      deliveredPerSecond: delivered / ((end - start) / 1000),
-      p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN,
-      lost: open.reduce((sum, r) => sum + (TOTAL - r.count), 0),
-      incomplete: open.filter((r) => r.count !== TOTAL || r.outOfOrder > 0).length,
-      closed: receivers.length - open.length,
-      rssMiB: usage.peakRss / 2 ** 20,
-      cpuSeconds: (usage.cpu.user + usage.cpu.system - cpuBefore.user - cpuBefore.system) / 1e6,
-      idleRssMiB: idleRss / 2 ** 20,
-      pushP50: percentile(Float64Array.from(roundTrips).sort(), 0.5),
-      pushP99: percentile(Float64Array.from(roundTrips).sort(), 0.99),
+      ...result,
+      deliveredPerSecond: result.delivered / ((result.lastArrival - sentAt[0]!) / 1000),
+      rssMiB: after.peakRss / 2 ** 20,
+      idleRssMiB: idle.rss / 2 ** 20,
+      serverCpuSeconds: (after.cpu.user + after.cpu.system - cpuBefore.user - cpuBefore.system) / 1e6,
+      pushP50: percentile(roundTrips, 0.5),
+      pushP99: percentile(roundTrips, 0.99),
     }
   } finally {
     server.send('stop')
-    await new Promise((resolve) => server.once('exit', resolve))
+    await Promise.race([new Promise((resolve) => server.process.once('exit', resolve)), sleep(10_000)])
+    await stopChild(server.process)
   }
 }
 
@@ -265,62 +173,6 @@ function freePort(): Promise<number> {
       const port = (probe.address() as { port: number }).port
       probe.close(() => resolve(port))
     })
-  })
-}
-
-function remainingLength(length: number): Buffer {
-  const bytes: number[] = []
-  do {
-    let byte = length % 128
-    length = Math.floor(length / 128)
-    if (length > 0) byte |= 0x80
-    bytes.push(byte)
-  } while (length > 0)
-  return Buffer.from(bytes)
-}
-
-function mqttString(text: string): Buffer {
-  const body = Buffer.from(text)
-  const length = Buffer.alloc(2)
-  length.writeUInt16BE(body.length)
-  return Buffer.concat([length, body])
-}
-
-function mqttPacket(firstByte: number, body: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([firstByte]), remainingLength(body.length), body])
-}
-
-/** MQTT 3.1.1 CONNECT with a clean session and no keep-alive. */
-const connectPacket = (clientId: string) => mqttPacket(0x10, Buffer.concat([mqttString('MQTT'), Buffer.from([4, 0x02, 0, 0]), mqttString(clientId)]))
-
-/** A raw MQTT subscriber: CONNECT, SUBSCRIBE (QoS 0), then PUBLISH headers and ids only. */
-function connectMqtt(port: number, clientId: string, topic: string, receiver: Receiver): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = createConnection({ host: '127.0.0.1', port })
-    socket.setNoDelay(true)
-    socket.once('error', reject)
-    socket.on('close', () => { receiver.closed = true })
-    socket.on('data', (chunk: Buffer) => receiver.feed(chunk, (buffer, offset, at) => {
-      let length = 0
-      let multiplier = 1
-      let index = offset + 1
-      for (;;) {
-        if (index >= buffer.length) return 0
-        const byte = buffer[index++]!
-        length += (byte & 0x7f) * multiplier
-        multiplier *= 128
-        if ((byte & 0x80) === 0) break
-      }
-      if (buffer.length - index < length) return 0
-      const type = buffer[offset]! >> 4
-      if (type === 3) {
-        const topicLength = buffer.readUInt16BE(index)
-        receiver.record(idAt(buffer, index + 2 + topicLength + ID_OFFSET), at)
-      } else if (type === 9) resolve(socket) // SUBACK
-      return index - offset + length
-    }))
-    socket.write(connectPacket(clientId))
-    socket.write(mqttPacket(0x82, Buffer.concat([Buffer.from([0, 1]), mqttString(topic), Buffer.from([0])])))
   })
 }
 
@@ -348,43 +200,28 @@ async function runMosquitto(samplePayload: (id: number) => string): Promise<Stat
     }
     const topic = 'provenant/bench/line'
     const firstId = 1 + WARMUP_BATCHES * BATCH
-    const receivers = Array.from({ length: CLIENTS }, (_, i) => new Receiver(i < SAMPLED ? new Float64Array(TOTAL) : undefined, () => firstId))
-    const sockets: Socket[] = []
-    for (let i = 0; i < CLIENTS; i += 50) sockets.push(...await Promise.all(receivers.slice(i, i + 50).map((r, j) => connectMqtt(port, `sub-${i + j}`, topic, r))))
+    const clients = await startClients({ kind: 'start', protocol: 'mqtt', count: CLIENTS, total: TOTAL, port, topic })
     const publisher = createConnection({ host: '127.0.0.1', port })
     publisher.setNoDelay(true)
     await new Promise((resolve) => publisher.once('connect', resolve))
-    publisher.write(connectPacket('publisher'))
+    publisher.write(mqttConnect('publisher'))
     const topicBytes = mqttString(topic)
     const sentAt = new Float64Array(TOTAL)
     const publish = (firstOfBatch: number, record: boolean): void => {
       const packets: Buffer[] = []
       for (let i = 0; i < BATCH; i++) packets.push(mqttPacket(0x30, Buffer.concat([topicBytes, Buffer.from(samplePayload(firstOfBatch + i))])))
-      const sent = performance.now()
+      const sent = epochNow()
       if (record) for (let i = 0; i < BATCH; i++) sentAt[firstOfBatch + i - firstId] = sent
       publisher.write(Buffer.concat(packets))
     }
     await paced(WARMUP_BATCHES, (batch) => publish(1 + batch * BATCH, false))
-    const start = performance.now()
+    await clients.measure(firstId)
     await paced(TOTAL / BATCH, (batch) => publish(firstId + batch * BATCH, true))
-    const deadline = performance.now() + DRAIN_MS
-    while (performance.now() < deadline && receivers.some((r) => !r.closed && r.lastId < firstId + TOTAL - 1)) await sleep(50)
-    const end = performance.now()
+    const result = await clients.finish(firstId, firstId + TOTAL - 1, sentAt)
     const status = readFileSync(`/proc/${broker.pid}/status`, 'utf8')
     const rssKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-    const sorted = latencies(receivers, sentAt)
-    const open = receivers.filter((r) => !r.closed)
     publisher.destroy()
-    for (const socket of sockets) socket.destroy()
-    return {
-      name: 'mosquitto',
-      deliveredPerSecond: receivers.reduce((sum, r) => sum + r.count, 0) / ((end - start) / 1000),
-      p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN,
-      lost: open.reduce((sum, r) => sum + (TOTAL - r.count), 0),
-      incomplete: open.filter((r) => r.count !== TOTAL || r.outOfOrder > 0).length,
-      closed: receivers.length - open.length,
-      rssMiB: rssKiB / 1024,
-    }
+    return { ...result, deliveredPerSecond: result.delivered / ((result.lastArrival - sentAt[0]!) / 1000), rssMiB: rssKiB / 1024 }
   } finally {
     broker.kill('SIGTERM')
     rmSync(dir, { recursive: true, force: true })
@@ -418,11 +255,11 @@ export const liveStream: Scenario = {
       rows,
       notes: [
         `Ingest: HTTP push batches of ${BATCH} rows every ${INTERVAL_MS} ms (${TOTAL.toLocaleString('en')} rows) into a SQLite-backed server in its own process; each batch is validated, committed with its activity-log decision and fanned out once (framed once, one socket write per client and batch).`,
-        'Latency runs from the moment a push request (or an MQTT publish) is written to the moment a client reads the event, for every event of the first 100 clients; all clients count events and check id order for loss.',
+        'Latency runs from the moment a push request (or an MQTT publish) is written to the moment a client reads the event, for every event of the first 100 clients; all clients count events and check id order for loss. Server, clients (raw sockets parsing only frame headers and ids) and ingest run in separate processes.',
         `Server RSS with ${CLIENTS} idle streams: ${ws.idleRssMiB?.toFixed(0)} MiB. ${WARMUP_BATCHES} warm-up batches at the same pace precede the measured ones on both sides.`,
-        `Server CPU during the run: ${ws.cpuSeconds?.toFixed(1)} s user+system over ${SECONDS} s.`,
-        'skipped' in mqtt ? `Mosquitto baseline: ${mqtt.skipped}.` : `Baseline: Mosquitto ${'2.x'} on a free loopback port, ${CLIENTS} raw MQTT 3.1.1 subscribers at QoS 0, the same message bytes published at the same rate; no HTTP, storage or records, so it bounds what fan-out alone costs.`,
-        `Clients, ingest and publisher run in the benchmark process on the same machine (load average ${load} at start; other developers' work shares the 2 cores), so the figures include client-side delays.`,
+        `CPU during the measured phase and drain: server ${ws.serverCpuSeconds?.toFixed(1)} s, WebSocket clients ${ws.cpuSeconds.toFixed(1)} s${'skipped' in mqtt ? '' : `, MQTT clients ${mqtt.cpuSeconds.toFixed(1)} s`} (user+system, over ${SECONDS} s of ingest).`,
+        'skipped' in mqtt ? `Mosquitto baseline: ${mqtt.skipped}.` : `Baseline: Mosquitto ${'2.x'} on a free loopback port, ${CLIENTS} raw MQTT 3.1.1 subscribers at QoS 0, the same message bytes published at the same rate; no HTTP, storage or records, so it bounds what fan-out alone costs. Mosquitto drops QoS 0 messages for a subscriber whose queue holds `max_queued_messages` (default 1,000) unsent ones; those count as lost.`,
+        `Everything runs on the same machine (load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at the end; other developers' builds and tests share the 2 cores), so the figures include scheduling delays of all processes.`,
       ],
     }
   },
