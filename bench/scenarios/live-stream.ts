@@ -149,7 +149,7 @@ async function runWebSocket(): Promise<Stats> {
     const after = await usage()
     return {
       ...result,
-      deliveredPerSecond: result.delivered / ((result.lastArrival - sentAt[0]!) / 1000),
+      deliveredPerSecond: result.delivered === 0 ? 0 : result.delivered / ((result.lastArrival - sentAt[0]!) / 1000),
       rssMiB: after.peakRss / 2 ** 20,
       idleRssMiB: idle.rss / 2 ** 20,
       serverCpuSeconds: (after.cpu.user + after.cpu.system - cpuBefore.user - cpuBefore.system) / 1e6,
@@ -221,14 +221,14 @@ async function runMosquitto(samplePayload: (id: number) => string): Promise<Stat
     const status = readFileSync(`/proc/${broker.pid}/status`, 'utf8')
     const rssKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
     publisher.destroy()
-    return { ...result, deliveredPerSecond: result.delivered / ((result.lastArrival - sentAt[0]!) / 1000), rssMiB: rssKiB / 1024 }
+    return { ...result, deliveredPerSecond: result.delivered === 0 ? 0 : result.delivered / ((result.lastArrival - sentAt[0]!) / 1000), rssMiB: rssKiB / 1024 }
   } finally {
     broker.kill('SIGTERM')
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-const ms = (value: number) => `${value.toFixed(1)} ms`
+const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)} ms` : 'n/a (nothing delivered)')
 
 export const liveStream: Scenario = {
   id: 'live-stream',

@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { typeRows } from '../../src/domain/ingest/row-validation.js'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { buildApp } from '../../src/http/app.js'
 import { liveStreamRoutes } from '../../src/http/routes/live-stream.js'
@@ -188,6 +189,20 @@ for (const backend of BACKENDS) {
       const replayed = await meters.waitFor(28)
       assert.ok(replayed.every((e) => e.connection === 'meters' && e.id > since))
       meters.close()
+    })
+
+    it('rows committed without an announcement are read from storage, in order, when a later announcement shows the gap', async () => {
+      const client = await connect({ token: viewer })
+      const start = await latestId()
+      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'meters')!
+      const { rows } = typeRows(table.columns, meterRows(3))
+      // Committed like an ingest whose process stopped before announcing it.
+      await server.services.stores.transaction((tx) => tx.data.insertRows(table, rows, Date.now()))
+      await pushRows(server, 'sensors', sensorRows(2))
+      const events = await client.waitFor(5)
+      assert.deepEqual(events.map((e) => [e.id, e.connection]), [[start + 1, 'meters'], [start + 2, 'meters'], [start + 3, 'meters'], [start + 4, 'sensors'], [start + 5, 'sensors']])
+      assert.deepEqual(events[2]!.data, { timestamp: '2026-01-01T00:02:00Z', kwh: 2.5 })
+      client.close()
     })
 
     it('closes the stream of a revoked token with 1008 "token revoked"', async () => {

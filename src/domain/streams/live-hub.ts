@@ -91,8 +91,8 @@ export type LiveHub = ReturnType<typeof createLiveHub>
 
 interface Member {
   readonly sink: LiveSink
-  /** Rows up to this id are not sent (the client's `since`; -1 for none). */
-  readonly after: number
+  /** Rows up to this id are not sent (the client's `since`, -1 for none; then where the replay ended). */
+  after: number
   /** Live batches held while the member replays; undefined once it is live. */
   buffer: LiveBatch[] | undefined
   closed: boolean
@@ -146,9 +146,9 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
    * Reads the rows with ids in (after, upTo] of the given tables, merged in id order, page by page;
    * `emit` receives runs of consecutive rows of one connection.
    */
-  async function readRange(tables: readonly ConnectionTable[], after: number, upTo: number, emit: (batch: LiveBatch) => Promise<void> | void): Promise<void> {
+  async function readRange(tables: readonly ConnectionTable[], after: number, upTo: number, emit: (batch: LiveBatch) => Promise<void> | void, stopped: () => boolean = () => false): Promise<void> {
     let cursor = after
-    while (cursor < upTo && tables.length > 0) {
+    while (cursor < upTo && tables.length > 0 && !stopped()) {
       const pages = await Promise.all(tables.map(async (table) => ({ table, rows: await stores.data.rowsAfter(table, cursor, pageSize, upTo) })))
       // Rows up to `cap` are complete: no table that filled its page can hold a smaller id beyond it.
       let cap = upTo
@@ -350,8 +350,8 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
       channel.members.add(member)
       const started = (async () => {
         await channel.ready
-        // Joining here: the hub has emitted everything up to `high` and nothing beyond, so the
-        // replay reads (since, high] and the buffer holds only later rows.
+        // Joining here: the hub has emitted everything up to `high`; whatever it emits beyond
+        // (even from a read in progress) reaches the buffer. The replay reads (since, high].
         const joinedAt = channel.high
         if (since !== undefined && since < joinedAt) {
           const tables = [...(channel.view?.tables.values() ?? [])].filter((t) => sink.wants(t.lookup))
@@ -359,8 +359,11 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
             if (member.closed) return
             sink.deliver(batch)
             await sink.drained()
-          })
+          }, () => member.closed)
         }
+        // Batches the hub emitted between this member's registration and `joinedAt` sit in the
+        // buffer too, but the replay has covered them.
+        member.after = Math.max(member.after, joinedAt)
         const buffered = member.buffer ?? []
         member.buffer = undefined
         for (const batch of buffered) {
