@@ -240,7 +240,7 @@ export const liveStream: Scenario = {
     const payload = (id: number) => `{"type":"event","id":${id},"connection":"line","surfaces":["plant"],"timestamp":"${new Date().toISOString()}","data":{"timestamp":"${new Date().toISOString()}","sensor":"sensor-${id % 16}","value":${id / 100}}}`
     const mqtt = await runMosquitto(payload)
     const base = (f: (s: Stats) => string) => ('skipped' in mqtt ? 'not run' : f(mqtt))
-    const ratio = (f: (s: Stats) => number) => ('skipped' in mqtt ? undefined : f(ws) / f(mqtt))
+    const ratio = (f: (s: Stats) => number) => ('skipped' in mqtt || !(f(mqtt) > 0) || !Number.isFinite(f(ws)) ? undefined : f(ws) / f(mqtt))
     const rows: BenchRow[] = [
       { measure: 'delivered events/s (all clients)', subject: `${Math.round(ws.deliveredPerSecond).toLocaleString('en')}/s`, baseline: base((s) => `${Math.round(s.deliveredPerSecond).toLocaleString('en')}/s`), ratio: ratio((s) => s.deliveredPerSecond), target: `${(RATE * CLIENTS).toLocaleString('en')}/s offered`, met: undefined },
       { measure: 'ingest-to-client latency p50', subject: ms(ws.p50), baseline: base((s) => ms(s.p50)), ratio: ratio((s) => s.p50), target: '–', met: undefined },
