@@ -59,7 +59,7 @@ export interface LiveSink {
   drained(): Promise<void>
   /** The configuration changed, or a token was revoked. */
   control(event: LiveControl): void
-  /** Called when live batches waiting during the replay exceed the buffer: the stream must end. */
+  /** Called when live rows waiting during the replay exceed the buffer: the stream must end. */
   overflow(limit: number): void
 }
 
@@ -83,8 +83,8 @@ export interface LiveHubOptions {
   readonly pollMs?: number
   /** Rows read from storage per table per query. */
   readonly pageSize?: number
-  /** Live batches a stream may hold while it replays; beyond that it overflows. */
-  readonly replayBufferBatches?: number
+  /** Live rows a stream may hold while it replays; beyond that it overflows. */
+  readonly replayBufferRows?: number
 }
 
 export type LiveHub = ReturnType<typeof createLiveHub>
@@ -95,6 +95,7 @@ interface Member {
   after: number
   /** Live batches held while the member replays; undefined once it is live. */
   buffer: LiveBatch[] | undefined
+  bufferedRows: number
   closed: boolean
 }
 
@@ -125,7 +126,7 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
   const gapWaitMs = options.gapWaitMs ?? 25
   const pollMs = options.pollMs ?? 5_000
   const pageSize = options.pageSize ?? 2_000
-  const replayBufferBatches = options.replayBufferBatches ?? 10_000
+  const replayBufferRows = options.replayBufferRows ?? 100_000
   const channels = new Map<string, Channel>()
   let closed = false
 
@@ -175,10 +176,11 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
       if (member.closed || !member.sink.wants(batch.connection)) continue
       if (member.buffer) {
         member.buffer.push(batch)
-        if (member.buffer.length > replayBufferBatches) {
+        member.bufferedRows += batch.rows.length
+        if (member.bufferedRows > replayBufferRows) {
           member.closed = true
           member.buffer = undefined
-          member.sink.overflow(replayBufferBatches)
+          member.sink.overflow(replayBufferRows)
         }
       } else deliverAfter(member, batch)
     }
@@ -346,7 +348,7 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
      */
     subscribe(workspaceId: string, since: number | undefined, sink: LiveSink): LiveSubscription {
       const channel = channelOf(workspaceId)
-      const member: Member = { sink, after: since ?? -1, buffer: [], closed: false }
+      const member: Member = { sink, after: since ?? -1, buffer: [], bufferedRows: 0, closed: false }
       channel.members.add(member)
       const started = (async () => {
         await channel.ready

@@ -161,7 +161,7 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
       wanted = liveConnections(view.config, caller.scopes, selection)
     },
     overflow(limit) {
-      end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${limit} batches waiting during the replay`)
+      end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${limit} live events waiting during the replay`)
     },
   })
   subscription.started.catch((error: unknown) => {
