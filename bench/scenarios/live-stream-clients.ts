@@ -48,6 +48,8 @@ export interface ClientsResult {
   readonly incomplete: number
   readonly closed: number
   readonly cpuSeconds: number
+  /** The highest id the first client received (shows how far a subscriber got, warm-up included). */
+  readonly reachedId: number
 }
 
 function idAt(buffer: Buffer, offset: number): number {
@@ -260,6 +262,7 @@ async function main(): Promise<void> {
         incomplete: open.filter((r) => r.count !== total || r.outOfOrder > 0).length,
         closed: receivers.length - open.length,
         cpuSeconds: (cpu.user + cpu.system) / 1e6,
+        reachedId: receivers[0]?.lastId ?? 0,
       }
       for (const socket of sockets) socket.destroy()
       process.send!(result)
