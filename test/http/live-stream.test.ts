@@ -14,6 +14,7 @@ import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { buildApp } from '../../src/http/app.js'
 import { liveStreamRoutes } from '../../src/http/routes/live-stream.js'
 import { enableWebSocketUpgrades } from '../../src/http/websocket-upgrade.js'
+import { manualClock } from '../../src/shared/clock.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { connectLive, type LiveClient, refusedLive } from '../support/live-client.js'
@@ -33,8 +34,10 @@ for (const backend of BACKENDS) {
     }
     const latestId = () => server.services.stores.data.latestRowId(server.workspace.id)
 
+    // A manual clock, so a token's expiry can be reached without waiting.
+    const clock = manualClock(Date.now())
     before(async () => {
-      server = await startTestServer(backend)
+      server = await startTestServer(backend, { clock })
       await applyAsAdmin(server, sensorConfig())
       viewer = await server.token('viewer')
     })
@@ -259,7 +262,7 @@ for (const backend of BACKENDS) {
         assert.ok(client.events.length < sent, `the slow client got ${client.events.length} of ${sent} events before the close`)
       })
 
-      it('pings every client, and closes open streams with 1001 when the server shuts down', async () => {
+      it('pings every client, closes a stream when its token expires (1008), and closes open streams with 1001 when the server shuts down', async () => {
         const other = await buildApp({ services: server.services, routes: liveStreamRoutes(server.services, { pingMs: 100 }), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
         enableWebSocketUpgrades(other)
         const url = await other.listen({ port: 0, host: '127.0.0.1' })
@@ -267,6 +270,9 @@ for (const backend of BACKENDS) {
         await new Promise((resolve) => client.ws.once('ping', resolve))
         await new Promise((resolve) => client.ws.once('ping', resolve))
         assert.equal(client.ws.readyState, client.ws.OPEN, 'a client that answers pings stays connected')
+        const shortLived = await connect({ token: await server.token('viewer', { expires: '15m' }) }, url)
+        clock.advance(15 * 60_000 + 1000)
+        assert.deepEqual(await shortLived.closed, { code: 1008, reason: 'token expired' })
         await other.close()
         const { code, reason } = await client.closed
         assert.equal(code, 1001)
