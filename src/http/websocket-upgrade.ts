@@ -8,7 +8,7 @@
  */
 import { type IncomingMessage, type Server, ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { WebSocket, WebSocketServer } from 'ws'
 
 /** The subprotocol a client offers alongside `bearer.<token>` and the server echoes. */
@@ -56,15 +56,33 @@ export function isUpgradeRequest(request: FastifyRequest): boolean {
 
 const open = new Map<Server, Set<WebSocket>>()
 
-/** Switches the request's connection to WebSocket. The caller must have hijacked the reply. */
-export function acceptUpgrade(request: FastifyRequest): Promise<WebSocket> {
+const extraHeaders = new WeakMap<IncomingMessage, string[]>()
+// The 101 answer carries the reply's own headers too (x-request-id, x-token-expires-at, …).
+wss.on('headers', (headers: string[], request: IncomingMessage) => {
+  headers.push(...(extraHeaders.get(request) ?? []))
+})
+
+/**
+ * Switches the request's connection to WebSocket. The caller must have hijacked the reply.
+ * Rejects when the client went away before the handshake completed.
+ */
+export function acceptUpgrade(request: FastifyRequest, reply: FastifyReply): Promise<WebSocket> {
   const server = request.server.server
   const upgrade = pending.get(request.raw)
   if (!upgrade) throw new Error('acceptUpgrade on a request that did not ask to upgrade')
   pending.delete(request.raw)
   upgrade.response.detachSocket(upgrade.socket as never)
-  return new Promise((resolve) => {
+  const headers: string[] = []
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined && !/^(content-|connection|upgrade|sec-websocket)/i.test(name)) headers.push(`${name}: ${String(value)}`)
+  }
+  extraHeaders.set(request.raw, headers)
+  return new Promise((resolve, reject) => {
+    const gone = (): void => reject(new Error('the client closed the connection before the WebSocket handshake'))
+    if (upgrade.socket.destroyed) return gone()
+    upgrade.socket.once('close', gone)
     wss.handleUpgrade(request.raw, upgrade.socket, upgrade.head, (ws) => {
+      upgrade.socket.removeListener('close', gone)
       const sockets = open.get(server) ?? new Set<WebSocket>()
       open.set(server, sockets)
       sockets.add(ws)

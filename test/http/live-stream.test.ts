@@ -162,8 +162,12 @@ for (const backend of BACKENDS) {
     })
 
     it('authenticates browsers with the subprotocol bearer.<token> and answers provenant.v1', async () => {
-      const client = await connect({ protocols: ['provenant.v1', `bearer.${viewer}`] })
+      let upgradeHeaders: Record<string, unknown> = {}
+      const client = await connectLive(server.baseUrl, { protocols: ['provenant.v1', `bearer.${viewer}`], onUpgrade: (headers) => { upgradeHeaders = headers } })
+      clients.push(client)
       assert.equal(client.ws.protocol, 'provenant.v1')
+      assert.ok(upgradeHeaders['x-request-id'], 'the 101 answer names the request id')
+      assert.ok(!JSON.stringify(upgradeHeaders).includes(viewer), 'the token is never echoed')
       const start = await latestId()
       await pushRows(server, 'sensors', sensorRows(1))
       assert.equal((await client.waitFor(1))[0]!.id, start + 1)

@@ -36,6 +36,8 @@ export interface LiveConnectOptions {
   readonly token?: string
   readonly query?: string
   readonly protocols?: string[]
+  /** Receives the headers of the 101 answer. */
+  readonly onUpgrade?: (headers: Record<string, string | string[] | undefined>) => void
 }
 
 function urlOf(baseUrl: string, query: string | undefined): string {
@@ -49,6 +51,7 @@ function open(baseUrl: string, options: LiveConnectOptions): WebSocket {
 /** Connects; rejects with the refusal when the server answers without upgrading. */
 export function connectLive(baseUrl: string, options: LiveConnectOptions = {}): Promise<LiveClient> {
   const ws = open(baseUrl, options)
+  if (options.onUpgrade) ws.once('upgrade', (response) => options.onUpgrade!(response.headers))
   const events: LiveEvent[] = []
   let onEvent: (() => void) | undefined
   const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))

@@ -252,7 +252,12 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
         }
         await recordHijackedCall(request, reply, 101)
         reply.hijack()
-        const ws = await acceptUpgrade(request)
+        let ws: WebSocket
+        try {
+          ws = await acceptUpgrade(request, reply)
+        } catch {
+          return reply // the client went away during the handshake
+        }
         runStream(ws, services.live, caller, selection, since, view, settings, request, () => services.clock.now())
         return reply
       },
