@@ -9,6 +9,7 @@ import pino, { type Logger } from 'pino'
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["sec-websocket-protocol"]',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   '*.password',

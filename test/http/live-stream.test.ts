@@ -176,6 +176,7 @@ for (const backend of BACKENDS) {
       assert.equal(withoutOurs.status, 400)
       assert.match(withoutOurs.body.Messages.Error, /offer the subprotocol "provenant.v1"/)
       assert.equal((await refusedLive(server.baseUrl, { protocols: ['provenant.v1', 'bearer.forged'] })).status, 401)
+      assert.ok(!server.logLines.some((line) => line.includes(viewer) || line.includes('bearer.forged')), 'a token sent as a subprotocol never reaches the log')
     })
 
     it('resumes with since: replays from storage, then live, without gap or duplicate while rows keep arriving', async () => {
