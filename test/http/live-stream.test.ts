@@ -267,7 +267,7 @@ for (const backend of BACKENDS) {
         assert.ok(client.events.length < sent, `the slow client got ${client.events.length} of ${sent} events before the close`)
       })
 
-      it('pings every client, closes a stream when its token expires (1008), and closes open streams with 1001 when the server shuts down', async () => {
+      it('pings every client and drops one that does not answer, closes a stream when its token expires (1008), and closes open streams with 1001 when the server shuts down', async () => {
         const other = await buildApp({ services: server.services, routes: liveStreamRoutes(server.services, { pingMs: 100 }), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
         enableWebSocketUpgrades(other)
         const url = await other.listen({ port: 0, host: '127.0.0.1' })
@@ -275,6 +275,8 @@ for (const backend of BACKENDS) {
         await new Promise((resolve) => client.ws.once('ping', resolve))
         await new Promise((resolve) => client.ws.once('ping', resolve))
         assert.equal(client.ws.readyState, client.ws.OPEN, 'a client that answers pings stays connected')
+        const silent = await connect({ token: viewer, autoPong: false }, url)
+        assert.deepEqual(await silent.closed, { code: 1001, reason: 'no answer to ping' }, 'a client that does not answer pings is dropped')
         const shortLived = await connect({ token: await server.token('viewer', { expires: '15m' }) }, url)
         clock.advance(15 * 60_000 + 1000)
         assert.deepEqual(await shortLived.closed, { code: 1008, reason: 'token expired' })

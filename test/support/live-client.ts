@@ -36,6 +36,8 @@ export interface LiveConnectOptions {
   readonly token?: string
   readonly query?: string
   readonly protocols?: string[]
+  /** false: the client does not answer pings (ws answers them by default). */
+  readonly autoPong?: boolean
   /** Receives the headers of the 101 answer. */
   readonly onUpgrade?: (headers: Record<string, string | string[] | undefined>) => void
 }
@@ -45,7 +47,10 @@ function urlOf(baseUrl: string, query: string | undefined): string {
 }
 
 function open(baseUrl: string, options: LiveConnectOptions): WebSocket {
-  return new WebSocket(urlOf(baseUrl, options.query), options.protocols ?? [], options.token ? { headers: { authorization: `Bearer ${options.token}` } } : {})
+  return new WebSocket(urlOf(baseUrl, options.query), options.protocols ?? [], {
+    ...(options.token ? { headers: { authorization: `Bearer ${options.token}` } } : {}),
+    ...(options.autoPong === false ? { autoPong: false } : {}),
+  })
 }
 
 /** Connects; rejects with the refusal when the server answers without upgrading. */

@@ -180,7 +180,7 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
     // Also re-checked here: the expiry timer below runs on wall time, the token's expiry on the service clock.
     if (caller.expiresAt !== undefined && caller.expiresAt <= now()) return end(LIVE_CLOSE.policy, 'token expired')
     if (!alive) {
-      // No close handshake with a client that stopped answering: drop the connection.
+      // Tell it why (the close frame goes out first), but do not wait for a handshake it will not answer.
       end(LIVE_CLOSE.goingAway, 'no answer to ping')
       ws.terminate()
       return
