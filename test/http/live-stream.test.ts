@@ -307,5 +307,17 @@ for (const backend of BACKENDS) {
         }
       })
     }
+
+    // Last: the workspace keeps the added connection (removing a connection with rows is refused).
+    it('a stream without filters includes a connection added while it is open, from its first row', async () => {
+      const client = await connect({ token: viewer })
+      const start = await latestId()
+      const config = sensorConfig()
+      await applyAsAdmin(server, { ...config, connections: [...(config['connections'] as object[]), { lookup: 'valves', kind: 'push', table: 'Valves', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'valve', type: 'string' }, { name: 'open', type: 'bool' }] }] })
+      await pushRows(server, 'valves', [{ timestamp: '2026-01-01T00:00:00Z', valve: 'v1', open: true }])
+      const [event] = await client.waitFor(1)
+      assert.deepEqual([event!.id, event!.connection, event!.surfaces, event!.data], [start + 1, 'valves', [], { timestamp: '2026-01-01T00:00:00Z', valve: 'v1', open: true }])
+      client.close()
+    })
   })
 }

@@ -194,16 +194,6 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
     else member.sink.deliver({ connection: batch.connection, rows: rows.filter((r) => r.id > member.after) })
   }
 
-  async function tableOf(channel: Channel, connection: string): Promise<ConnectionTable | undefined> {
-    let table = channel.view?.tables.get(connection)
-    if (!table) {
-      // A connection created by another process moments ago: this process has not heard of it yet.
-      await refreshView(channel)
-      table = channel.view?.tables.get(connection)
-    }
-    return table
-  }
-
   async function refreshView(channel: Channel): Promise<void> {
     channel.view = await loadView(channel.workspaceId)
     const event: LiveControl = { kind: 'view', view: channel.view }
@@ -245,6 +235,11 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
           channel.gapTimer = undefined
         }
         pending.shift()
+        // A connection (or a column) this process has not seen yet: the configuration changed moments
+        // ago and its announcement may still be on the way. Read it first, so streams without filters
+        // include the new connection and encode every column.
+        const known = channel.view?.tables.get(first.connection)
+        if (!known || (first.rows && first.rows[0] !== undefined && first.rows[0].length !== known.columns.length)) await refreshView(channel)
         if (first.rows) {
           const rows = first.rows.map((values, i) => ({ id: first.firstRowId + i, at: first.at, values }))
           const skip = channel.high - first.firstRowId + 1
@@ -255,7 +250,7 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
         // Relayed without rows: read this announcement and the adjacent ones of the same connection at once.
         let upTo = first.lastRowId
         while (pending[0] && pending[0].connection === first.connection && pending[0].firstRowId === upTo + 1 && !pending[0].rows) upTo = pending.shift()!.lastRowId
-        const table = await tableOf(channel, first.connection)
+        const table = channel.view?.tables.get(first.connection)
         if (table) await readRange([table], channel.high, upTo, (batch) => fanOut(channel, batch))
         channel.high = upTo
       }
