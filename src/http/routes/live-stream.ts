@@ -7,7 +7,8 @@
  * every refusal is an ordinary HTTP response in the error envelope.
  *
  * Close codes: 1013 a slow consumer overflowed its buffer; 1008 the token was revoked or expired,
- * or the stream was switched off; 1001 the server is shutting down; 1011 the stream failed. A client
+ * or the stream was switched off; 1001 the server is shutting down or the client missed a ping;
+ * 1011 the stream failed. A client
  * reconnects with `since=<last event id>` and misses nothing.
  */
 import type { FastifyRequest } from 'fastify'
@@ -219,7 +220,7 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
         `Authenticate with \`Authorization: Bearer <token>\`, or from a browser by offering the subprotocols \`${LIVE_SUBPROTOCOL}\` and \`bearer.<token>\`; the server answers with \`${LIVE_SUBPROTOCOL}\`.`,
         'Only rows of connections the token may read are sent. `connection` and `surface` narrow the stream (comma lists; an unknown name is a 400, one outside the token\'s scopes a 403, both before the upgrade).',
         '`since=<event id>` first replays every row after that id from storage, then continues live without gap or duplicate.',
-        `The server pings every ${settings.pingMs / 1000} s and drops a client that did not answer the previous ping.`,
+        `The server pings every ${settings.pingMs / 1000} s and drops a client that did not answer the previous ping (close code 1001, reason \`no answer to ping\`).`,
         `Close codes: 1013 the client did not keep up (more than ${settings.maxBufferedBytes} bytes or ${settings.maxBufferedMessages} messages waiting); 1008 the token was revoked or expired, or the live stream was switched off; 1001 the server is shutting down; 1011 the stream failed. Reconnect with \`since\` set to the last id received.`,
       ].join(' '),
       tag: 'Streams',
