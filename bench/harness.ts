@@ -69,3 +69,53 @@ export function printResult(scenario: Scenario, result: ScenarioResult): void {
     console.log(`  ${r.measure}: ${r.subject} vs ${r.baseline}${ratio}  (target ${r.target})${met}`)
   }
 }
+
+const SUMMARY_ID = 'summary'
+
+/**
+ * Rebuilds the summary at the top of docs/benchmarks.md from every scenario section in the file
+ * (sections may come from different runs; each row keeps its own measurement date): one line per
+ * row that has a target, with the figure, the baseline, the ratio and whether it is met.
+ */
+export function writeSummary(file: string): void {
+  if (!existsSync(file)) return
+  const current = readFileSync(file, 'utf8')
+  const rows: string[] = []
+  const missed: string[] = []
+  const section = /<!-- bench:([\w-]+) -->\n### (.*)\n\nMeasured (.*?) on [^\n]*\n([\s\S]*?)<!-- \/bench:\1 -->/g
+  for (const match of current.matchAll(section)) {
+    const [, id, title, at, body] = match as unknown as [string, string, string, string, string]
+    if (id === SUMMARY_ID) continue
+    for (const line of body.split('\n')) {
+      const cells = line.split(' | ')
+      if (!line.startsWith('| ') || cells.length < 6 || line.startsWith('| measure ')) continue
+      const met = cells[5]!.replace(/ \|$/, '').trim()
+      if (met !== 'yes' && met !== '**no**') continue
+      rows.push(`| [${id}](#${anchor(title)}) | ${cells[0]!.slice(2)} | ${cells[1]} | ${cells[2]} | ${cells[3]} | ${cells[4]} | ${met} | ${at} |`)
+      if (met === '**no**') missed.push(`${cells[0]!.slice(2)} (${id})`)
+    }
+  }
+  const block = [
+    `<!-- bench:${SUMMARY_ID} -->`,
+    '## Summary: every target and its latest figure',
+    '',
+    `Machine of the latest run: ${machine()}. Each scenario section below gives the conditions, the baseline and, where a target is missed, why and what would fix it.`,
+    '',
+    '| scenario | measure | figure | baseline (same run) | ratio | target | met | measured |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    missed.length ? `Missed: ${missed.join('; ')}.` : 'Every target is met.',
+    `<!-- /bench:${SUMMARY_ID} -->`,
+  ].join('\n')
+  const pattern = new RegExp(`<!-- bench:${SUMMARY_ID} -->[\\s\\S]*?<!-- /bench:${SUMMARY_ID} -->`)
+  const next = pattern.test(current)
+    ? current.replace(pattern, block)
+    : current.replace(/(Written by[^\n]*\n)/, `$1\n${block}\n`)
+  writeFileSync(file, next)
+}
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
+function anchor(title: string): string {
+  return title.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')
+}

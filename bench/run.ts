@@ -3,7 +3,7 @@
  * docs/benchmarks.md. Timings never decide a test; they are reported here.
  */
 import { fileURLToPath } from 'node:url'
-import { printResult, type Scenario, writeSection } from './harness.js'
+import { printResult, type Scenario, writeSection, writeSummary } from './harness.js'
 import { authOverhead } from './scenarios/auth-overhead.js'
 import { callRecording } from './scenarios/call-recording.js'
 import { exportScenario } from './scenarios/export.js'
@@ -27,4 +27,5 @@ for (const scenario of selected) {
   printResult(scenario, result)
   writeSection(file, scenario, result)
 }
+writeSummary(file)
 console.log(`\nwrote ${file}`)

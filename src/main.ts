@@ -34,11 +34,22 @@ import { openStores, sqliteFileOf } from './storage/open-stores.js'
 import { createQueryPool } from './storage/query-pool.js'
 import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
+import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
+import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
+import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
+import { postgresConnector } from './connectors/postgres-connector.js'
+import { mqttConnector } from './connectors/mqtt-connector.js'
+import { scrub } from './shared/secret-scrubber.js'
+import { createCredentialsService } from './domain/credentials/credentials-service.js'
+import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
+import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
 
 export interface RuntimeOptions {
   readonly clock?: Clock
   readonly logger?: Logger
   readonly scryptCost?: ScryptCost
+  /** Pull connectors: restart backoff and lease retry (tests shorten them). */
+  readonly connectors?: { readonly backoff?: { initialMs: number; maxMs: number }; readonly leaseRetryMs?: number; readonly rescanMs?: number }
 }
 
 export interface Runtime {
@@ -46,12 +57,18 @@ export interface Runtime {
   readonly services: Services
   readonly app: FastifyInstance
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
   close(): Promise<void>
 }
 
 export interface ServicesHandle {
   readonly services: Services
   readonly serverId: string
+  /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
+  readonly credentialVault: CredentialVault
+  /** The master keys of connection credentials (key rotation). */
+  readonly masterKeys: LoadedKeyring
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -66,6 +83,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     throw error
   })
   try {
+    const masterKeys = loadMasterKeyring({ dataDir: config.dataDir, env: { PROVENANT_MASTER_KEY: config.masterKey, PROVENANT_MASTER_KEY_PREVIOUS: config.masterKeyPrevious } })
     const id = await serverId(stores.db)
     const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
     const ledger = createLedgerService({
@@ -94,12 +112,16 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
       sessions: createSessionService({ stores, clock, admin, activity }),
+      connectors: createConnectorStatusService({ stores, config: configService }),
+      credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
       live: createLiveHub({ stores, config: configService, bus, onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`) }),
     }
     return {
       services,
       serverId: id,
+      credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
+      masterKeys,
       async close() {
         await services.exports.stopSweeper()
         await services.live.close()
@@ -133,12 +155,30 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   registerDownloadRoute(app, services.exports)
   enableWebSocketUpgrades(app)
   services.exports.startSweeper()
+  // The vault decrypts inside the connector only; every revealed value joins the scrubber.
+  const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
+  const supervisor = createConnectorSupervisor({
+    stores: services.stores, ingest: services.ingest, bus: services.bus, activity: services.activity, clock: services.clock,
+    serverId: id,
+    factories: { postgres: postgresConnector, mqtt: mqttConnector },
+    leases: config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases,
+    reveal,
+    scrub,
+    log: logger,
+    ...options.connectors,
+  })
+  // Connectors start once the server listens, and stop first on close (their in-flight batches finish).
+  app.addHook('onListen', async () => {
+    await supervisor.start()
+  })
   return {
     config,
     services,
     app,
     serverId: id,
+    credentialVault: handle.credentialVault,
     async close() {
+      await supervisor.stop()
       await app.close()
       await handle.close()
     },

@@ -7,14 +7,16 @@ import { VERSION } from '../version.js'
 import { type Command, describeError, UsageError } from './cli-support.js'
 import { accountCommand } from './commands/account.js'
 import { applyCommand } from './commands/apply.js'
+import { connectionCommand } from './commands/connection.js'
 import { ingestCommand } from './commands/ingest.js'
+import { keysCommand } from './commands/keys.js'
 import { serveCommand } from './commands/serve.js'
 import { tokenCommand } from './commands/token.js'
 import { verifyCommand, verifyExportCommand } from './commands/verify.js'
 import { workspaceCommand } from './commands/workspace.js'
 
 const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand, ingestCommand,
-  verifyCommand, verifyExportCommand,
+  verifyCommand, verifyExportCommand, connectionCommand, keysCommand,
 ]
 
 const COMMON = `Every command reads --data DIR (or PROVENANT_DATA_DIR; default ./data) and

@@ -31,6 +31,10 @@ export interface Config {
   readonly exportBucket: ExportBucketConfig | undefined
   /** HMAC key of download URLs (base64 or hex, >= 32 bytes); a key file in the export directory otherwise. */
   readonly downloadUrlKey: string | undefined
+  /** Master key of connection credentials (base64 or hex of 32 bytes) instead of `<data>/master.key`. */
+  readonly masterKey?: string | undefined
+  /** Older master keys (comma list) that still open credentials sealed before a rotation. */
+  readonly masterKeyPrevious?: string | undefined
 }
 
 export interface ExportBucketConfig {
@@ -97,5 +101,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     exportDir: resolve(env['PROVENANT_EXPORT_DIR'] ?? join(dataDir, 'exports')),
     exportBucket: exportBucketOf(env),
     downloadUrlKey: env['PROVENANT_DOWNLOAD_URL_KEY'] || undefined,
+    masterKey: env['PROVENANT_MASTER_KEY'] || undefined,
+    masterKeyPrevious: env['PROVENANT_MASTER_KEY_PREVIOUS'] || undefined,
   }
 }

@@ -8,6 +8,7 @@ import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { ExportService } from './exports/export-service.js'
+import type { ConnectorStatusService } from './connectors/connector-status-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { LedgerService } from './ledger/ledger-service.js'
@@ -17,6 +18,7 @@ import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { LiveHub } from './streams/live-hub.js'
 import type { ConfigService } from './workspace-config/config-service.js'
+import type { CredentialsService } from './credentials/credentials-service.js'
 
 export interface Services {
   readonly clock: Clock
@@ -39,4 +41,8 @@ export interface Services {
   readonly exports: ExportService
   /** The live event stream's fan-out of ingested rows (design §9). */
   readonly live: LiveHub
+  /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
+  readonly connectors: ConnectorStatusService
+  /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */
+  readonly credentials: CredentialsService
 }

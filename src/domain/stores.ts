@@ -11,6 +11,8 @@ import type { ExportStore } from './exports/export-store.js'
 import type { ConfigStore } from './workspace-config/config-store.js'
 import type { SessionStore } from './sessions/session-store.js'
 import type { LedgerStore } from './ledger/ledger-store.js'
+import type { ConnectorStatusStore } from './connectors/connector-status.js'
+import type { CredentialStore } from './credentials/credential-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'
@@ -24,6 +26,10 @@ export interface Stores {
   /** The activity log's records, heads, Merkle nodes and checkpoints (design §8). */
   readonly ledger: LedgerStore
   readonly exports: ExportStore
+  /** Pull connectors' status and cursors (issue 6, item 2). */
+  readonly connectors: ConnectorStatusStore
+  /** Connection credentials, sealed (design §11). */
+  readonly credentials: CredentialStore
   /**
    * Runs `fn` in one database transaction with stores bound to it; commits when it resolves, rolls
    * back when it throws. Transactions on one store never interleave partially.

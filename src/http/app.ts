@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Services } from '../domain/services.js'
-import { UnauthenticatedError } from '../domain/errors.js'
+import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { registerCallRecording } from './plugins/record-call.js'
@@ -25,6 +25,26 @@ export interface AppOptions {
   readonly logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']
   /** Registers sibling contexts (portal, MCP) and extra routes before the app is ready. */
   readonly extend?: (app: FastifyInstance) => Promise<void>
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The offset of the first byte that makes `bytes` invalid UTF-8 (for the error message). */
+function firstInvalidUtf8Byte(bytes: Buffer): number {
+  let low = 0
+  let high = bytes.length
+  // The longest valid prefix, by bisection (decoding a prefix may fail only because it cuts a character
+  // in two, so the answer is within 3 bytes of the point found; reported as that point).
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2)
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true })
+      low = mid
+    } catch {
+      high = mid - 1
+    }
+  }
+  return low
 }
 
 const SAFE_HEADERS = {
@@ -61,6 +81,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // Node decodes only the chunked framing; a body announced as gzip (or any other coding) would be
+    // read as if it were plain. Refused rather than misread (RFC 9112 §6.1).
+    const coding = request.headers['transfer-encoding']
+    if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+      return sendError(reply, 400, `unsupported Transfer-Encoding ${JSON.stringify(coding.slice(0, 100))}; send the body plain or chunked`)
+    }
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
@@ -71,7 +97,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(error as Error)
     }
   })
-  app.addContentTypeParser(['application/x-ndjson', 'text/csv', 'text/plain'], { parseAs: 'string' }, (_request, body, done) => done(null, body))
+  // Text bodies are decoded strictly, as JSON ones are: bytes that are not UTF-8 are a 400, never
+  // stored as U+FFFD (a lenient decode silently changed ingested values).
+  app.addContentTypeParser(['application/x-ndjson', 'text/csv', 'text/plain'], { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, STRICT_UTF8.decode(body as Buffer))
+    } catch {
+      done(new InvalidInputError(`the request body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(body as Buffer)}); send UTF-8 text`))
+    }
+  })
 
   const knownPaths = new Map<string, string[]>()
   for (const route of options.routes) {
@@ -106,6 +140,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     api.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
       if (/%00/.test(request.url)) return sendError(reply, 400, 'the URL may not contain the NUL character (%00)')
+      // Node keeps the first of several Authorization headers and drops the rest; a proxy may pick
+      // another one. Two credentials are ambiguous, so neither is used.
+      if (request.raw.rawHeaders.filter((_, i, all) => i % 2 === 0 && all[i]!.toLowerCase() === 'authorization').length > 1) {
+        return sendError(reply, 401, 'malformed Authorization header; send exactly one "Authorization: Bearer <token>"')
+      }
       try {
         // Browsers cannot set headers on a WebSocket: they send the token as the subprotocol bearer.<token>.
         request.caller = await services.access.authenticate(request.headers.authorization ?? bearerFromSubprotocol(request))

@@ -6,6 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError, type ErrorKind } from '../domain/errors.js'
+import { scrub } from '../shared/secret-scrubber.js'
 
 export const STATUS = {
   'invalid-input': 400,
@@ -21,8 +22,9 @@ export interface ErrorEnvelope {
   readonly Messages: { readonly Error: string }
 }
 
+/** The envelope of `message`, with any registered secret scrubbed out (design §11). */
 export function envelope(message: string): ErrorEnvelope {
-  return { HasError: true, Messages: { Error: message } }
+  return { HasError: true, Messages: { Error: scrub(message) } }
 }
 
 export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ApiRight } from '../domain/access/rights.js'
 import { DomainError, type ErrorKind } from '../domain/errors.js'
+import { scrub } from '../shared/secret-scrubber.js'
 
 const KIND_LABEL = {
   'invalid-input': 'Invalid input',
@@ -18,8 +19,9 @@ const KIND_LABEL = {
   unavailable: 'Temporarily unavailable',
 } as const satisfies Record<ErrorKind, string>
 
+/** An error tool result; any registered secret is scrubbed out of the text (design §11). */
 export function errorResult(text: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text }] }
+  return { isError: true, content: [{ type: 'text', text: scrub(text) }] }
 }
 
 /** What a tool handler returns when the token lacks the tool's right. */

@@ -19,18 +19,16 @@ export interface NavEntry {
   readonly rights: readonly Right[]
   /** One line for the overview page. */
   readonly blurb: string
-  /** Set while the page is a placeholder (filled in the portal's second pass): the capability it waits for. */
-  readonly comingWith?: string
 }
 
 export const NAV: readonly NavEntry[] = [
   { key: 'overview', label: 'Overview', href: '/portal/', rights: [], blurb: 'Your workspace, role and what you can do here.' },
   { key: 'warm-queries', label: 'Warm queries', href: '/portal/warm-queries', rights: ['warm-queries:read'], blurb: 'Approved queries with their approver: read the KQL, run a preview, see a chart.' },
   { key: 'api-keys', label: 'API keys', href: '/portal/api-keys', rights: [], blurb: 'Create tokens for the API with an expiry, rights and scopes; revoke them at once.' },
-  { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.', comingWith: 'proposals' }, // issue 8
-  { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.', comingWith: 'corrections' }, // issue 5
-  { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.', comingWith: 'the activity log' }, // issue 4
-  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status and write-only credentials.', comingWith: 'connectors and credentials' }, // issue 6
+  { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.' },
+  { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.' },
+  { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.' },
+  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status (last run, rows, last error) and write-only credentials.' },
 ]
 
 export function navFor(session: PortalSession): NavEntry[] {
@@ -77,7 +75,7 @@ export function renderLayout(input: LayoutInput): Html {
 </header>
 <div class="frame">
   <nav class="sidenav" aria-label="Portal">
-    <ul>${navFor(session).map((entry) => html`<li><a href="${entry.href}"${entry.key === input.active ? html` aria-current="page"` : ''}>${entry.label}${entry.comingWith ? html`<span class="soon">soon</span>` : ''}</a></li>`)}</ul>
+    <ul>${navFor(session).map((entry) => html`<li><a href="${entry.href}"${entry.key === input.active ? html` aria-current="page"` : ''}>${entry.label}</a></li>`)}</ul>
   </nav>
   <main id="main" tabindex="-1">
 ${input.body}

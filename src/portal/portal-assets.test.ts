@@ -41,6 +41,12 @@ describe('portal assets', () => {
       ['danger on error alert', variable('danger'), '#fdeceb'],
       ['ok badge', variable('ok'), '#e9f5ec'],
       ['top bar text', '#dfe6ee', variable('header')],
+      ['diff added line', colourOf('.diff-add'), '#e6f4ea'],
+      ['diff removed line', colourOf('.diff-del'), '#fcebea'],
+      ['diff unchanged line', variable('muted'), '#fbfcfd'],
+      ['pending badge', colourOf('.badge.open, .badge.pending'), '#fff6e0'],
+      ['rejected badge', variable('danger'), '#fdeceb'],
+      ['ink on a broken record row', variable('ink'), '#fdeceb'],
       ...(['.k-kw', '.k-fn', '.k-str', '.k-num', '.k-cmt', '.k-pipe', '.k-op'] as const).map((s): [string, string, string] => [`${s} on code`, colourOf(s), code]),
     ]
     for (const [what, fg, bg] of pairs) assert.ok(contrast(fg, bg) >= 4.5, `${what}: ${fg} on ${bg} is ${contrast(fg, bg).toFixed(2)}:1`)

@@ -43,7 +43,6 @@ a:hover { color: var(--brand-dark); }
 .sidenav a { display: block; padding: .55rem 1.5rem; color: var(--ink); text-decoration: none; border-left: 4px solid transparent; }
 .sidenav a:hover { background: #eef3f9; }
 .sidenav a[aria-current="page"] { border-left-color: var(--brand); background: #e8f0fa; font-weight: 600; color: var(--brand-dark); }
-.sidenav .soon { font-size: .75rem; color: var(--muted); margin-left: .3rem; }
 main { flex: 1; padding: 1.5rem 2rem 3rem; max-width: 78rem; min-width: 0; }
 h1 { font-size: 1.6rem; margin: 0 0 .25rem; }
 h2 { font-size: 1.2rem; margin: 1.75rem 0 .5rem; }
@@ -131,8 +130,70 @@ pre code { background: none; padding: 0; }
 .signin h1 { margin-bottom: 1rem; display: flex; align-items: center; gap: .6rem; }
 .signin input { max-width: none; }
 .signin button { width: 100%; margin-top: .5rem; }
-.soon-panel { max-width: 50rem; }
 .inline-form { display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; margin: 0 0 1rem; }
+.count { display: inline-block; min-width: 1.6rem; text-align: center; background: #e3e8ef; border-radius: 1rem; padding: 0 .5rem; font-size: .85rem; font-weight: 600; margin-left: .35rem; vertical-align: middle; }
+.small { font-size: .85rem; }
+h3 { font-size: 1.08rem; margin: 0 0 .3rem; }
+h4 { font-size: .95rem; margin: .9rem 0 .3rem; }
+textarea { font: inherit; padding: .45rem .6rem; border: 1px solid #8a939e; border-radius: .35rem; width: 100%; max-width: 40rem; background: #fff; color: var(--ink); }
+select { font: inherit; padding: .4rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; background: #fff; color: var(--ink); }
+input[type="date"] { font: inherit; padding: .35rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; }
+.proposal, .correction { max-width: 60rem; }
+.rationale { margin: 0; padding: .5rem .9rem; border-left: 4px solid #9fb3c8; background: #f6f8fb; white-space: pre-wrap; }
+pre.diff { background: #fbfcfd; }
+.diff-head { font-weight: 700; color: var(--ink); }
+.diff-add { color: #0a5a24; background: #e6f4ea; display: inline-block; width: 100%; }
+.diff-del { color: #8e1c15; background: #fcebea; display: inline-block; width: 100%; }
+.diff-same { color: var(--muted); }
+.review { border-top: 1px solid var(--line); margin-top: 1rem; padding-top: .75rem; display: grid; gap: .75rem; }
+.review .inline-form { margin: 0; }
+.reject-form { gap: .5rem; }
+.explain { margin: 0; }
+.badge.open, .badge.pending { color: #7a4b00; border-color: var(--warn); background: #fff6e0; }
+.badge.accepted, .badge.applied { color: var(--ok); border-color: var(--ok); background: #e9f5ec; }
+.badge.rejected { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
+.badge.superseded { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
+table.before-after { width: auto; min-width: 24rem; margin: .75rem 0; border: 1px solid var(--line); }
+table.before-after td.was { background: #fcebea; }
+table.before-after td.now { background: #e6f4ea; }
+.signature { margin: .5rem 0 0; padding: .4rem .7rem; background: #f3f6fa; border-radius: .35rem; border: 1px dashed #9fb3c8; }
+.sign-form { border-top: 1px solid var(--line); margin-top: 1rem; padding-top: .5rem; gap: .6rem; }
+.sign-form h4 { margin: .2rem 0 0; }
+.button-row { display: flex; gap: .75rem; flex-wrap: wrap; }
+.sign-form button.danger { padding: .45rem 1.1rem; font-size: 1rem; }
+.nowrap { white-space: nowrap; }
+.badge.state-running { color: var(--ok); border-color: var(--ok); background: #e9f5ec; }
+.badge.state-starting, .badge.state-backoff { color: #7a4b00; border-color: var(--warn); background: #fff6e0; }
+.badge.state-failed { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
+.badge.state-stopped { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
+.error-text { color: var(--danger); font-size: .9rem; word-break: break-word; }
+.credential-forms { display: grid; grid-template-columns: repeat(auto-fill, minmax(26rem, 1fr)); gap: 1rem; }
+.credentials { margin: 0; }
+.credentials p { margin: .2rem 0 .6rem; }
+table.cred-rows { width: 100%; background: none; margin-bottom: .6rem; }
+table.cred-rows th, table.cred-rows td { border: 0; padding: .2rem .3rem .2rem 0; background: none; }
+table.cred-rows thead th { background: none; font-size: .85rem; }
+table.cred-rows input { max-width: none; }
+.clear-form { margin: .6rem 0 0; }
+tr.broken, tbody tr.broken:nth-child(even) { background: #fdeceb; box-shadow: inset 4px 0 0 var(--danger); }
+.filters { width: fit-content; max-width: 100%; display: flex; flex-wrap: wrap; gap: .75rem 1rem; align-items: flex-end; background: var(--panel); border: 1px solid var(--line); border-radius: .5rem; padding: .75rem 1rem; margin: 1rem 0; }
+.filters label { font-size: .9rem; }
+.filters input[type="text"] { width: 11rem; }
+.log-actions { display: flex; flex-wrap: wrap; gap: 1rem 2rem; align-items: flex-end; justify-content: space-between; margin: .5rem 0 1rem; }
+.verify-form { margin: 0; align-items: flex-end; }
+.verify-form label { margin: 0; }
+.verify-form input[type="text"] { width: 10rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.export-links { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; }
+.export-title { font-weight: 600; }
+a.secondary-link { background: #fff; color: var(--brand); }
+a.secondary-link:hover { background: #eef3f9; color: var(--brand-dark); }
+.verdict dl.facts { margin: .5rem 0; }
+.verdict-fields dt { white-space: nowrap; }
+pre.details-json { margin: .4rem 0; font-size: .8rem; max-width: 40rem; white-space: pre-wrap; word-break: break-word; }
+td details summary { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--ink); word-break: break-all; }
+.pager { display: flex; gap: 1.5rem; align-items: center; margin: 1rem 0; }
+.api-help { max-width: 60rem; margin-top: 2rem; }
+.api-help p { margin: .4rem 0; }
 footer.page-foot { color: var(--muted); font-size: .85rem; padding: 0 2rem 1rem; text-align: right; }
 @media (max-width: 900px) {
   .frame { flex-direction: column; }

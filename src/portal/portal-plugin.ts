@@ -5,17 +5,21 @@
  * cookies naming a server-side session (HttpOnly, SameSite=Strict, Secure when the public URL is
  * https); the portal never reads a bearer token, from the URL or anywhere else.
  */
+import { scrub } from '../shared/secret-scrubber.js'
 import { timingSafeEqual, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { roleHas } from '../domain/access/rights.js'
-import { DomainError, type ErrorKind } from '../domain/errors.js'
+import { DomainError, type ErrorKind, InvalidInputError } from '../domain/errors.js'
 import type { PortalSession } from '../domain/sessions/session-service.js'
 import { parseCookies, serializeCookie } from './cookies.js'
 import { type Html, html } from './html.js'
 import { renderBarePage, renderLayout } from './layout.js'
 import { apiKeyRoutes } from './pages/api-keys-page.js'
+import { activityRoutes } from './pages/activity-page.js'
+import { connectionRoutes } from './pages/connections-page.js'
+import { correctionRoutes } from './pages/corrections-page.js'
 import { overviewRoutes } from './pages/overview-page.js'
-import { comingSoonRoutes } from './pages/page.js'
+import { proposalRoutes } from './pages/proposals-page.js'
 import { renderSignIn } from './pages/sign-in-page.js'
 import { warmQueryRoutes } from './pages/warm-queries-page.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
@@ -46,12 +50,15 @@ const SIGN_IN_NONCE_SECONDS = 3600
 
 /** Routes every page module contributes; the second pass adds its pages here. */
 function pageRoutes(): PortalRoute[] {
-  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...comingSoonRoutes()]
+  return [...overviewRoutes(), ...warmQueryRoutes(), ...apiKeyRoutes(), ...proposalRoutes(), ...correctionRoutes(), ...activityRoutes(), ...connectionRoutes()]
 }
 
 /** A local path under /portal to return to after sign-in; anything else (other hosts, //x) is refused. */
 export function safeNext(next: string | null | undefined): string {
   if (!next || !/^\/portal(\/|$|\?)/.test(next) || next.includes('\\') || next.includes('//') || next.length > 2000) return '/portal/'
+  // Only printable ASCII (a CR or LF in a Location header was a 500), and no dot segments, which a
+  // browser resolves out of /portal.
+  if (!/^[\x21-\x7e]*$/.test(next) || /\/\.\.?(\/|$|\?|#)|%2e/i.test(next)) return '/portal/'
   return next
 }
 
@@ -118,13 +125,25 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
   }
 
   await app.register(async (portal) => {
-    portal.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
-      done(null, new URLSearchParams(body as string))
+    portal.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_request, raw, done) => {
+      // Strict UTF-8, raw or percent-encoded (URLSearchParams would quietly turn bad bytes into
+      // U+FFFD), and no field holds U+0000 (PostgreSQL text cannot): refused like the API does.
+      let body: string
+      try {
+        body = new TextDecoder('utf-8', { fatal: true }).decode(raw as Buffer)
+        for (const part of body.split('&')) decodeURIComponent(part.replace(/\+/g, ' '))
+      } catch {
+        return done(new InvalidInputError('the form is not valid UTF-8'))
+      }
+      if (/%00|\u0000/.test(body)) return done(new InvalidInputError('a form field may not contain the NUL character'))
+      done(null, new URLSearchParams(body))
     })
 
     portal.addHook('onRequest', async (request, reply) => {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value)
       reply.header('cache-control', 'no-store')
+      // As on the API: a NUL in the URL reaches no handler (it was a 500 on PostgreSQL).
+      if (/%00/.test(request.url)) return sendPage(reply, 400, await errorPage(request, 400, 'The address may not contain the NUL character (%00).'))
       // Assets need no session: skip the database read for them.
       if (request.url.startsWith('/portal/assets/')) return
       const secret = parseCookies(request.headers.cookie).get(SESSION_COOKIE)
@@ -137,7 +156,7 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
       if (error instanceof DomainError) {
         if (error.kind === 'unauthenticated') return signInRedirect(request, reply)
         const status = STATUS[error.kind]
-        return sendPage(reply, status, await errorPage(request, status, error.message))
+        return sendPage(reply, status, await errorPage(request, status, scrub(error.message)))
       }
       const status = (error as { statusCode?: number }).statusCode
       if (status !== undefined && status >= 400 && status < 500) {
@@ -231,6 +250,9 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
         }
         const outcome = await handler(ctx)
         if ('redirect' in outcome) return reply.redirect(outcome.redirect, 303)
+        if ('download' in outcome) {
+          return reply.type(outcome.contentType).header('content-disposition', `attachment; filename="${outcome.fileName.replace(/[^A-Za-z0-9._-]/g, '_')}"`).send(outcome.download)
+        }
         return sendPage(reply, outcome.status ?? 200, outcome.page)
       }
     }

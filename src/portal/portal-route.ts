@@ -5,6 +5,7 @@
  * before any handler runs, the same way /oi-api routes declare theirs (a viewer's forged POST to
  * an approver's action is a 403 before the handler sees it).
  */
+import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../domain/access/caller.js'
 import type { Right } from '../domain/access/rights.js'
@@ -42,6 +43,8 @@ export interface PortalContext {
 export type PortalResult =
   | { readonly page: Html; readonly status?: number }
   | { readonly redirect: string }
+  /** A file the browser saves (streamed; e.g. an activity-log export). */
+  | { readonly download: Readable; readonly contentType: string; readonly fileName: string }
 
 export interface PortalRoute {
   readonly method: 'GET' | 'POST'

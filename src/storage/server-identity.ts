@@ -47,6 +47,8 @@ export interface KeyringOptions {
  * Loads this process's signing key and publishes its public half. Keys published later by other
  * processes (another API process, the CLI) are found on first use, at most one lookup per second.
  */
+const KID_RE = /^[0-9a-f]{16}$/
+
 export async function loadKeyring(db: SqlDb, options: KeyringOptions, now: number): Promise<Keyring> {
   const privateKey = options.privateKeyPem ? createPrivateKey(options.privateKeyPem) : loadOrCreatePrivateKey(options.keysDir, 'jwt')
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the token signing key must be an Ed25519 private key')
@@ -61,6 +63,9 @@ export async function loadKeyring(db: SqlDb, options: KeyringOptions, now: numbe
   return {
     active: { kid, privateKey, publicKey },
     async find(wanted) {
+      // Key ids are 16 hex digits (keyIdOf); anything else is unknown without asking the database
+      // (a NUL or an over-long id from a forged header would otherwise reach PostgreSQL as text).
+      if (typeof wanted !== 'string' || !KID_RE.test(wanted)) return undefined
       const cached = known.get(wanted)
       if (cached !== undefined) return cached ?? undefined
       if (Date.now() - (lastMiss.get(wanted) ?? 0) < 1000) return undefined

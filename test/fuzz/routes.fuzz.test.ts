@@ -55,8 +55,15 @@ function send(baseUrl: string, method: string, path: string, headers: Record<str
   })
 }
 
-function assertEnvelopeOr2xx(op: string, response: { status: number; text: string; contentType: string }): void {
+/** What an error body must never hold: a stack frame, a file system path, a module path. */
+const INTERNALS = /\bat [^ ]+ \(|\.(ts|js):\d+|node_modules|\/(work|home|tmp|usr|var)\/|provenant\.db|SQLITE_|syntax error at or near/
+
+function assertEnvelopeOr2xx(op: string, response: { status: number; text: string; contentType: string }, secret?: string): void {
   assert.ok(response.status < 500, `${op} answered ${response.status}: ${response.text.slice(0, 300)}`)
+  if (response.status >= 400) {
+    assert.doesNotMatch(response.text, INTERNALS, `${op}: the error body shows internals`)
+    if (secret) assert.ok(!response.text.includes(secret), `${op}: the error body echoes the token`)
+  }
   if (response.status >= 400 && response.status !== 405) {
     const parsed = JSON.parse(response.text) as { HasError?: boolean; Messages?: { Error?: string }; jsonrpc?: string; error?: { code?: number } }
     // The MCP endpoint answers malformed JSON-RPC as JSON-RPC errors, as MCP clients expect.
@@ -99,7 +106,7 @@ for (const backend of BACKENDS) {
             const headers: Record<string, string> = { 'content-type': contentType, 'x-request-id': 'fuzz' }
             if (authenticated) headers['authorization'] = `Bearer ${token}`
             const response = await send(server.baseUrl, op.method, path, headers, op.method === 'GET' ? undefined : payload)
-            assertEnvelopeOr2xx(`${op.method} ${path.slice(0, 200)}`, response)
+            assertEnvelopeOr2xx(`${op.method} ${path.slice(0, 200)}`, response, token)
           },
         ), { numRuns: RUNS })
       }
@@ -110,9 +117,9 @@ for (const backend of BACKENDS) {
       for (const op of write) {
         const invalidUtf8 = Buffer.concat([Buffer.from('{"Query":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])
         assertEnvelopeOr2xx(`${op.method} ${op.path} invalid UTF-8`, await send(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, invalidUtf8))
-        // An oversized body is refused from its Content-Length, before it is read: the server answers
-        // and stops reading, so a client still uploading may see the connection close instead.
-        const oversized = await send(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, `{"x":"${'a'.repeat(40 * 1024 * 1024)}"}`).catch((error: Error) => error)
+        // Oversized bodies (declared and streamed, with the RSS check) are in transport.fuzz.test.ts;
+        // here a body just over the 1 MiB limit, sent whole.
+        const oversized = await send(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}`).catch((error: Error) => error)
         if (oversized instanceof Error) assert.match(oversized.message, /socket hang up|ECONNRESET|EPIPE/)
         else assertEnvelopeOr2xx(`${op.method} ${op.path} oversized`, oversized)
       }

@@ -248,8 +248,6 @@ for (const [index, backend] of BACKENDS.entries()) {
       await shoot(adminPage, 'api-keys-admin')
       await adminPage.goto(`${server.baseUrl}/portal/`)
       await shoot(adminPage, 'overview')
-      await adminPage.goto(`${server.baseUrl}/portal/proposals`)
-      await shoot(adminPage, 'proposals-coming')
       await adminPage.close()
 
       // A separate browser profile for the second person.
@@ -257,7 +255,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       try {
         const page = await viewerBrowser.newPage()
         await signIn(page, server, 'viewer', '/portal/api-keys')
-        assert.deepEqual(await page.getByRole('navigation', { name: 'Portal' }).getByRole('link').allInnerTexts(), ['Overview', 'Warm queries', 'API keys', 'Correctionssoon', 'Activity logsoon'])
+        assert.deepEqual(await page.getByRole('navigation', { name: 'Portal' }).getByRole('link').allInnerTexts(), ['Overview', 'Warm queries', 'API keys', 'Corrections', 'Activity log'])
         // Only its own token (made for the API call of the preview test) has a revoke button.
         assert.deepEqual(await page.getByRole('button', { name: /^Revoke/ }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))), ['Revoke token test token'])
         assert.equal(await page.locator(`tr[data-token-id="${tokenId}"]`).count(), 0)

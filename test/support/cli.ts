@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { runCli as runCommandLine } from '../../src/cli/run-cli.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -28,4 +29,29 @@ export function runCli(args: readonly string[], options: { stdin?: string; env?:
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
     child.stdin.end(options.stdin ?? '')
   })
+}
+
+/**
+ * Runs a command in this process (what the real binary runs, minus the process start: spawning
+ * tsx costs seconds a call). The spawned `runCli` covers stdin and exit codes.
+ */
+export async function runCliInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = []
+  const err: string[] = []
+  const { log, error } = console
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+  console.log = (...a: unknown[]) => { out.push(`${a.join(' ')}\n`) }
+  console.error = (...a: unknown[]) => { err.push(`${a.join(' ')}\n`) }
+  const previousExitCode = process.exitCode
+  process.exitCode = undefined
+  Object.assign(process.env, env)
+  try {
+    const code = await runCommandLine([...args])
+    return { code, stdout: out.join(''), stderr: err.join('') }
+  } finally {
+    console.log = log
+    console.error = error
+    process.exitCode = previousExitCode
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v
+  }
 }

@@ -7,14 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pino from 'pino'
+import { createLogger } from '../../src/logging.js'
 import { loadConfig, type Config } from '../../src/config/config.js'
 import type { Account } from '../../src/domain/access/access-store.js'
 import type { TokenScopes } from '../../src/domain/access/caller.js'
 import type { Role } from '../../src/domain/access/rights.js'
 import type { Services } from '../../src/domain/services.js'
 import type { Workspace } from '../../src/domain/workspaces/workspace.js'
-import { createRuntime, type Runtime } from '../../src/main.js'
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { Backend } from './backends.js'
 import { createTestDatabase, type TestDatabase } from './backends.js'
@@ -67,6 +67,8 @@ export interface StartOptions {
   readonly workspaceName?: string
   /** Overrides of the loaded configuration (e.g. an export bucket). */
   readonly config?: Partial<Config>
+  /** Pull connectors' timings (shorter backoff and lease retry in tests). */
+  readonly connectors?: RuntimeOptions['connectors']
 }
 
 export async function startTestServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
@@ -74,9 +76,10 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   const database: TestDatabase | undefined = backend === 'postgres' && !options.databaseUrl ? await createTestDatabase() : undefined
   const databaseUrl = backend === 'postgres' ? (options.databaseUrl ?? database!.url) : undefined
   const logLines: string[] = []
-  const logger = pino({ level: 'info' }, { write: (line: string) => { logLines.push(line) } })
+  // The server's own logger (redaction and secret scrubbing included), writing into logLines.
+  const logger = createLogger('info', { write: (line: string) => { logLines.push(line) } })
   const config = { ...loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), ...options.config }
-  const runtime = await createRuntime(config, { logger, scryptCost: TEST_SCRYPT, ...(options.clock ? { clock: options.clock } : {}) })
+  const runtime = await createRuntime(config, { logger, scryptCost: TEST_SCRYPT, ...(options.clock ? { clock: options.clock } : {}), ...(options.connectors ? { connectors: options.connectors } : {}) })
   const address = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   const services = runtime.services
 

@@ -7,6 +7,11 @@ import { seedDemo } from '../../demo/seed-demo.js'
 import { createRuntime } from '../../main.js'
 import { type Command, parse } from '../cli-support.js'
 
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT before they are cut off. */
+export const SHUTDOWN_GRACE_MS = Number(process.env['PROVENANT_SHUTDOWN_GRACE_MS'] ?? 10_000)
+/** How long the activity log flush and store close may take after that. */
+const SHUTDOWN_FLUSH_MS = 20_000
+
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the API server and the portal',
@@ -44,12 +49,30 @@ export const serveCommand: Command = {
     if (seeded) lines.push('', ...seeded.instructions)
     console.log(lines.join('\n'))
 
+    // Graceful shutdown (decisions.md, "Runs at scale"): stop accepting (new requests on kept-alive
+    // connections get a 503 with Connection: close), let in-flight requests finish for at most
+    // SHUTDOWN_GRACE_MS, end SSE streams with a reason (change-stream.ts), then cut what is left;
+    // then the group-commit queue is flushed and the stores are closed.
     let stopping = false
     const stop = (signal: string) => {
       if (stopping) return
       stopping = true
-      runtime.app.log.info({ signal }, 'shutting down: finishing in-flight requests')
-      runtime.close().then(() => process.exit(0), (error: unknown) => {
+      runtime.app.log.warn({ signal, graceMs: SHUTDOWN_GRACE_MS }, 'shutting down: finishing in-flight requests')
+      const force = setTimeout(() => {
+        runtime.app.log.warn('shutdown: requests still open after the grace period are cut off')
+        runtime.app.server.closeAllConnections()
+      }, SHUTDOWN_GRACE_MS)
+      force.unref()
+      // A last resort when something cannot be closed at all (the exit code then says so).
+      const hard = setTimeout(() => {
+        runtime.app.log.error('shutdown did not complete; exiting')
+        process.exit(1)
+      }, SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS)
+      hard.unref()
+      runtime.close().then(() => {
+        clearTimeout(force)
+        process.exit(0)
+      }, (error: unknown) => {
         runtime.app.log.error({ err: error }, 'error during shutdown')
         process.exit(1)
       })

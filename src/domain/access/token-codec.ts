@@ -77,6 +77,9 @@ export async function verifyToken(keyring: Keyring, audience: string, token: str
       currentDate: new Date(nowMs),
       clockTolerance: 5,
     })
+    // jose checks nbf but not an issue time in the future; we issue tokens with iat = now, so a
+    // later iat was not issued by us as it stands (clock skew between processes is within 5 s).
+    if (typeof payload.iat === 'number' && payload.iat * 1000 > nowMs + 5000) throw new UnauthenticatedError('the token is not yet valid (iat claim)')
     if (typeof payload['wks'] !== 'string' || !Array.isArray(payload['rights'])) {
       throw new UnauthenticatedError('the token lacks its workspace or rights claims')
     }

@@ -59,6 +59,9 @@ export interface CorrectionFilter {
   readonly offset: number
 }
 
+/** What the store filters on: as CorrectionFilter, but the scope may be left open. */
+export type CorrectionStoreFilter = Omit<CorrectionFilter, 'scopeKey'> & { readonly scopeKey?: string | undefined }
+
 export interface CorrectionStore {
   insert(correction: Correction): Promise<void>
   byId(workspaceId: string, id: string): Promise<Correction | undefined>
@@ -68,8 +71,8 @@ export interface CorrectionStore {
   chainOf(workspaceId: string, scopeKey: string, entityType: string, entityId: string): Promise<Correction[]>
   /** Sets the decision of a pending correction; false when it was no longer pending. */
   decide(workspaceId: string, id: string, decision: { status: 'applied' | 'rejected'; at: number; by: Person; reason: string | undefined; via: 'api' | 'portal' }): Promise<boolean>
-  /** Newest first, with the total matching count. */
-  query(filter: CorrectionFilter): Promise<{ items: Correction[]; total: number }>
+  /** Newest first, with the total matching count. Without a scopeKey: every scope (the portal's review list). */
+  query(filter: CorrectionStoreFilter): Promise<{ items: Correction[]; total: number }>
   /** Serialises corrections of one entity (locks a per-entity counter row until commit) and returns the next chain index. */
   nextChainIndex(workspaceId: string, scopeKey: string, entityType: string, entityId: string): Promise<number>
 }

@@ -25,7 +25,7 @@ import type { Stores } from '../stores.js'
 import type { WorkspaceConfig, WorkspaceSettings } from '../workspace-config/config-document.js'
 import type { ConfigService } from '../workspace-config/config-service.js'
 import type { ConnectionTable } from '../workspace-config/config-store.js'
-import type { Correction, CorrectionFilter, CorrectionStatus } from './correction.js'
+import type { Correction, CorrectionFilter, CorrectionStatus, CorrectionStoreFilter } from './correction.js'
 
 export interface CreateCorrectionInput {
   readonly scopeKey: string
@@ -260,6 +260,15 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId })
   }
 
+  /**
+   * Corrections of every scope (the portal's review list), newest first. Only for a caller whose
+   * scopes are not limited to some scope keys (a portal session never is); a limited one is refused.
+   */
+  async function listAcrossScopes(caller: Caller, filter: Omit<CorrectionStoreFilter, 'workspaceId' | 'scopeKey'>): Promise<{ items: Correction[]; total: number }> {
+    if (caller.scopes.scopeKeys !== undefined) throw new ForbiddenError('listing the corrections of every scope needs access to every scope key')
+    return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId })
+  }
+
   /** The chain of one entity, oldest first by chain link (spec 4.6); the legacy shape reverses it. */
   async function chain(caller: Caller, scopeKey: string, entityId: string, entityType?: string): Promise<Correction[]> {
     checkScope(caller, scopeKey)
@@ -277,7 +286,7 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     return correction
   }
 
-  return { create, approve, reject, list, chain, get }
+  return { create, approve, reject, list, listAcrossScopes, chain, get }
 }
 
 export type { Correction, CorrectionStatus }

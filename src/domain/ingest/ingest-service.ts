@@ -34,6 +34,21 @@ export interface IngestServiceDeps {
   readonly activity: ActivityLog
 }
 
+/**
+ * Runs inside the transaction that stores an import's rows, after the insert and before the
+ * decision record (pull connectors save their cursor here, so rows and cursor commit together).
+ * Also runs, in a transaction of its own, when none of the rows fit (rowCount 0).
+ */
+export type InTransactionHook = (tx: Stores, batch: { rowCount: number; firstRowId: number; lastRowId: number }) => Promise<void>
+
+export interface ImportOptions {
+  /** CSV records: every value is text and the empty string means null. */
+  readonly fromText?: boolean
+  readonly firstRowNumber?: number
+  readonly actor?: Actor
+  readonly inTransaction?: InTransactionHook
+}
+
 /** Rows per push request, and per committed batch of the CLI import and connectors. */
 export const MAX_PUSH_ROWS = 50_000
 
@@ -52,10 +67,11 @@ export function createIngestService(deps: IngestServiceDeps) {
   }
 
   /** Commits typed rows and announces them; the caller has checked rights and the connection's kind. */
-  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[], actor: Actor): Promise<IngestResult> {
+  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[], actor: Actor, inTransaction?: InTransactionHook): Promise<IngestResult> {
     const ingestedAt = clock.now()
     const { firstRowId, lastRowId } = await stores.transaction(async (tx) => {
       const ids = await tx.data.insertRows(table, rows, ingestedAt)
+      if (inTransaction) await inTransaction(tx, { rowCount: rows.length, ...ids })
       await activity.recordDecision({
         workspaceId, entityType: 'data-connection', entityId: lookup, actionType: 'rows-ingested', actor,
         details: { rowCount: rows.length, firstRowId: ids.firstRowId, lastRowId: ids.lastRowId, ingestedAt: new Date(ingestedAt).toISOString() },
@@ -90,11 +106,14 @@ export function createIngestService(deps: IngestServiceDeps) {
    * Imports what fits and reports the rest (CLI import, pull connectors). `fromText` for CSV
    * records. Returns the committed batch (if any row fit) and the problems.
    */
-  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number; actor?: Actor } = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
+  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: ImportOptions = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
     const { table } = await connectionOf(workspaceId, lookup)
     const { rows, problems } = typeRows(table.columns, inputs, options)
-    const result = rows.length > 0 ? await commitRows(workspaceId, lookup, table, rows, options.actor ?? SYSTEM_ACTOR) : undefined
-    return { result, problems }
+    if (rows.length > 0) return { result: await commitRows(workspaceId, lookup, table, rows, options.actor ?? SYSTEM_ACTOR, options.inTransaction), problems }
+    // Nothing fit, but a connector's cursor must still move past what it read.
+    const hook = options.inTransaction
+    if (hook) await stores.transaction((tx) => hook(tx, { rowCount: 0, firstRowId: 0, lastRowId: 0 }))
+    return { result: undefined, problems }
   }
 
   return { push, importRows, connectionOf }

@@ -66,6 +66,12 @@ export type SignInOutcome =
   | { readonly outcome: 'refused'; readonly reason: 'bad-credentials' | 'no-workspace' }
   | { readonly outcome: 'throttled'; readonly limitedBy: 'account' | 'address'; readonly retryAfterMs: number }
 
+/** The outcome of re-entering the password for an electronic signature (21 CFR Part 11). */
+export type SignatureCheck =
+  | { readonly outcome: 'confirmed' }
+  | { readonly outcome: 'refused' }
+  | { readonly outcome: 'throttled'; readonly limitedBy: 'account' | 'address'; readonly retryAfterMs: number }
+
 export type SessionService = ReturnType<typeof createSessionService>
 
 function sha256(text: string): string {
@@ -108,7 +114,10 @@ export function createSessionService(deps: SessionServiceDeps) {
     }
   }
 
-  async function signIn(attempt: SignInAttempt): Promise<SignInOutcome> {
+  async function signIn(typed: SignInAttempt): Promise<SignInOutcome> {
+    // No account name holds U+0000 (PostgreSQL text cannot): a typed one is a wrong name like any
+    // other, never a query error (it was a 500 on PostgreSQL).
+    const attempt = { ...typed, accountName: typed.accountName.replace(/\u0000/g, '\uFFFD') }
     const now = clock.now()
     const keys = throttleKeys(attempt.accountName, attempt.clientAddress)
     const window = Math.max(loginLimits.account.windowMs, loginLimits.address.windowMs)
@@ -243,9 +252,34 @@ export function createSessionService(deps: SessionServiceDeps) {
     }
   }
 
+  /**
+   * Checks the password a signed-in person re-enters to sign (approve or reject in the portal).
+   * A wrong password counts toward the sign-in throttle of the account and the address, exactly as
+   * a failed sign-in does, so the signature form cannot be used to guess passwords; while the
+   * throttle holds, the password is not checked at all. The caller records the refusal with what
+   * was being signed.
+   */
+  async function confirmPassword(session: PortalSession, password: string, clientAddress: string): Promise<SignatureCheck> {
+    const now = clock.now()
+    const keys = throttleKeys(session.account.name, clientAddress)
+    const recent = async (key: string, windowMs: number) => (await stores.sessions.loginFailures([key], now - windowMs)).get(key)
+    const verdict = throttleVerdict(loginLimits, {
+      account: await recent(keys.account, loginLimits.account.windowMs),
+      address: await recent(keys.address, loginLimits.address.windowMs),
+    }, now)
+    if (!verdict.allowed) return { outcome: 'throttled', limitedBy: verdict.limitedBy, retryAfterMs: verdict.retryAfterMs }
+    const account = password === '' ? undefined : await deps.admin.checkPassword(session.account.name, password)
+    if (!account || account.id !== session.account.id) {
+      await stores.sessions.recordLoginFailure([keys.account, keys.address], now)
+      return { outcome: 'refused' }
+    }
+    await stores.sessions.clearLoginFailures(keys.account)
+    return { outcome: 'confirmed' }
+  }
+
   function can(session: PortalSession, right: Right): boolean {
     return roleHas(session.role, right)
   }
 
-  return { signIn, resolve, signOut, switchWorkspace, membershipsOf, csrfMatches, callerOf, can }
+  return { signIn, resolve, signOut, switchWorkspace, membershipsOf, csrfMatches, callerOf, can, confirmPassword }
 }

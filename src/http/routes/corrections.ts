@@ -14,8 +14,8 @@ export const reasonCategoriesResponse = z.object({ reasonCategories: z.array(rea
 
 const scopeQuery = z.object({ scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required') })
 const idParams = z.object({ id: z.string().min(1).max(100) })
-const approveBody = z.object({ comment: z.string().max(2000).optional() }).optional()
-const rejectBody = z.object({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) })
+const approveBody = z.strictObject({ comment: z.string().max(2000).optional() }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment` : undefined) }).optional()
+const rejectBody = z.strictObject({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason` : undefined) })
 
 export function listFilter(query: z.infer<typeof listQuery>) {
   return {

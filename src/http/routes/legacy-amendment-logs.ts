@@ -9,9 +9,11 @@ import { InvalidInputError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { chainResponse, correctionSchema, createCorrectionBody, listQuery, listResponse, refuseServerSetFields, toWireCorrection } from '../wire/corrections-wire.js'
+import { scopeKeySchema } from '../wire/activity-records.js'
 import { listFilter, reasonCategoriesOf, reasonCategoriesResponse } from './corrections.js'
 
-const lookupParams = z.object({ lookup: z.string().min(1).max(200) })
+// The log's lookup is its ScopeKey: the same rules (1–200 characters, no control characters).
+const lookupParams = z.object({ lookup: scopeKeySchema })
 const lookupIdParams = lookupParams.extend({ id: z.string().min(1).max(100) })
 const DEPRECATION = 'Deprecated: the earlier per-log shape; use /oi-api/provenance/amendments (spec 4.6), where scope is a filter.'
 
@@ -90,7 +92,7 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z.object({ comment: z.string().max(2000).optional() }).optional(),
+      body: z.strictObject({ comment: z.string().max(2000).optional() }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment` : undefined) }).optional(),
       responses: { 200: { description: 'The approved correction.', schema: correctionSchema } },
       handler: async ({ caller, params, body }) => toWireCorrection(await corrections.approve(caller, params.lookup, params.id, body?.comment ? { comment: body.comment } : {})),
     }),
@@ -103,7 +105,7 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z.object({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) }),
+      body: z.strictObject({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason` : undefined) }),
       responses: { 200: { description: 'The rejected correction.', schema: correctionSchema } },
       handler: async ({ caller, params, body }) => toWireCorrection(await corrections.reject(caller, params.lookup, params.id, body.reason)),
     }),

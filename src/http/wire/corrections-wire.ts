@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { Correction } from '../../domain/corrections/correction.js'
 import { CORRECTION_STATUSES } from '../../domain/corrections/correction.js'
 import { InvalidInputError } from '../../domain/errors.js'
+import { scopeKeySchema } from './activity-records.js'
 
 export const correctionSchema = z.object({
   id: z.string(),
@@ -65,21 +66,42 @@ const present = (name: string) => z.custom<unknown>((v) => v !== undefined, { me
 /** Fields the server sets; a body that tries to set them is refused. */
 const SERVER_SET = ['id', 'amendedBy', 'amendedById', 'status', 'createdAt', 'decidedAt', 'approvedBy', 'rejectedBy', 'chainIndex', 'previousId', 'approvalRequired']
 
-export function refuseServerSetFields(body: unknown): void {
-  if (body === null || typeof body !== 'object') return
-  const set = Object.keys(body).filter((k) => SERVER_SET.some((s) => s.toLowerCase() === k.toLowerCase()))
-  if (set.length) throw new InvalidInputError(`${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set by the server and cannot be sent`)
+function serverSetMessage(keys: readonly string[]): string | undefined {
+  const set = keys.filter((k) => SERVER_SET.some((s) => s.toLowerCase() === k.toLowerCase()))
+  return set.length ? `${set.join(', ')} ${set.length > 1 ? 'are' : 'is'} set by the server and cannot be sent` : undefined
 }
 
-export const createCorrectionBody = z.object({
-  ScopeKey: z.string({ error: 'ScopeKey is required' }).describe('The scope the correction belongs to.'),
-  entityType: z.string({ error: 'entityType is required' }).describe('What is corrected; `row:<connection lookup>` corrects a data row.'),
-  entityId: z.string({ error: 'entityId is required' }).describe('Which one; for data rows, the row id.'),
+export function refuseServerSetFields(body: unknown): void {
+  if (body === null || typeof body !== 'object') return
+  const message = serverSetMessage(Object.keys(body))
+  if (message) throw new InvalidInputError(message)
+}
+
+const CORRECTION_FIELDS = 'ScopeKey, entityType, entityId, reasonCategory, reason, before, after, effectiveAt'
+
+/**
+ * entityType and entityId name a correction chain (with the scope); control characters would make
+ * two different entities one chain key, so they are refused like in a ScopeKey.
+ */
+const entityText = (name: string, description: string) => z.string({ error: `${name} is required` })
+  .max(1000, `${name} is at most 1000 characters`)
+  .regex(/^[^\u0000-\u001f\u007f]*$/u, `${name} must not contain control characters`)
+  .describe(description)
+
+export const createCorrectionBody = z.strictObject({
+  ScopeKey: z.string({ error: 'ScopeKey is required' }).pipe(scopeKeySchema).describe('The scope the correction belongs to.'),
+  entityType: entityText('entityType', 'What is corrected; `row:<connection lookup>` corrects a data row.'),
+  entityId: entityText('entityId', 'Which one; for data rows, the row id.'),
   reasonCategory: z.string({ error: 'reasonCategory is required' }),
   reason: z.string({ error: 'reason is required' }),
   before: present('before'),
   after: present('after'),
   effectiveAt: z.string().optional(),
+}, {
+  // Unknown fields are refused, as for events and exports: a misspelt field must not pass silently.
+  error: (issue) => issue.code === 'unrecognized_keys'
+    ? serverSetMessage(issue.keys) ?? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a correction has ${CORRECTION_FIELDS}`
+    : undefined,
 })
 
 export const listQuery = z.object({

@@ -321,7 +321,8 @@ class PushDown {
   }
 
   private take(b: Block, count: number): Block {
-    const n = Math.max(0, Math.floor(count))
+    // Past 2^53 a LIMIT changes nothing but would not bind as a 64-bit integer (`take 1e300`).
+    const n = count >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Math.max(0, Math.floor(count) || 0)
     if (b.limit && b.limit.count <= n) return b
     return { ...b, limit: { sql: this.cx.bind('long', n), count: n } }
   }

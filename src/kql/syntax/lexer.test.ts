@@ -76,4 +76,11 @@ describe('lexer', () => {
     const e4 = lexError('print ```abc')
     assert.match(e4.message, /unterminated multi-line string/)
   })
+
+  it('refuses an integer literal beyond 64 bits with its position, instead of rounding it', () => {
+    assert.match(lexError('T | take 99999999999999999999').message, /line 1, column 10: the integer literal 99999999999999999999 is out of range for long/)
+    assert.equal(tokens('9223372036854775807')[0]!.kind, 'long')
+    assert.equal(tokens('-9223372036854775808')[1]!.kind, 'long')
+    assert.equal(tokens('99999999999999999999.0')[0]!.kind, 'real')
+  })
 })

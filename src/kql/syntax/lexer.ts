@@ -222,6 +222,9 @@ export class Lexer {
     }
     this.pos = i
     const text = s.slice(start, i)
+    // A long is 64 bits: a longer integer literal is an error, not a silently rounded value (which
+    // the storage engines would then refuse to bind). 2^63 itself is allowed for `-9223372036854775808`.
+    if (!isReal && BigInt(text) > 9223372036854775808n) throw this.error(start, `the integer literal ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range for long (at most 9223372036854775807)`)
     return { kind: isReal ? 'real' : 'long', start, end: i, text, value: Number(text) }
   }
 

@@ -31,7 +31,6 @@ This session ends ${timeTag(session.expiresAt, ctx.now)}, or after 30 minutes wi
 ${pages.map((entry) => html`<section class="card" aria-labelledby="card-${entry.key}">
   <h2 id="card-${entry.key}"><a href="${entry.href}">${entry.label}</a></h2>
   <p>${entry.blurb}</p>
-  ${entry.comingWith ? html`<p class="muted">Coming soon.</p>` : ''}
 </section>`)}
 </div>
 <h2>Your API rights</h2>

@@ -70,9 +70,10 @@ export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
       return changes === 1
     },
     async query(f) {
-      const where = ['workspace_id = ?', 'scope_key = ?']
-      const params: unknown[] = [f.workspaceId, f.scopeKey]
+      const where = ['workspace_id = ?']
+      const params: unknown[] = [f.workspaceId]
       const add = (clause: string, ...values: unknown[]) => { where.push(clause); params.push(...values) }
+      if (f.scopeKey !== undefined) add('scope_key = ?', f.scopeKey)
       if (f.entityId !== undefined) add('entity_id = ?', f.entityId)
       if (f.entityType !== undefined) add('entity_type = ?', f.entityType)
       if (f.reasonCategory !== undefined) add('reason_category = ?', f.reasonCategory)

@@ -17,6 +17,8 @@ import { createSqlLedgerStore, type LedgerBackend } from './sql-ledger-store.js'
 import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
 import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
 import { createSqlExportStore } from './sql-export-store.js'
+import { createSqlConnectorStatusStore } from './sql-connector-status-store.js'
+import { createSqlCredentialStore } from './sql-credential-store.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb
@@ -54,6 +56,8 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     sessions: createSqlSessionStore(db),
     ledger: createSqlLedgerStore(db, ledgerBackend),
     exports: createSqlExportStore(db),
+    connectors: createSqlConnectorStatusStore(db),
+    credentials: createSqlCredentialStore(db),
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []

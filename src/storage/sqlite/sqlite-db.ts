@@ -1,12 +1,15 @@
 /**
  * @module
- * SqlDb on better-sqlite3: WAL, foreign keys, a busy timeout, synchronous=FULL (a commit is
- * durable when it returns: design §8), prepared-statement cache, and one async mutex so that a
- * transaction's statements never interleave with another request's (better-sqlite3 is one
- * connection; an `await` inside a transaction would otherwise let others write into it).
+ * SqlDb on better-sqlite3: WAL, foreign keys, a busy timeout, prepared-statement cache, and one
+ * async mutex so that a transaction's statements never interleave with another request's
+ * (better-sqlite3 is one connection; an `await` inside a transaction would otherwise let others
+ * write into it). A write is durable when its promise resolves (design §8): COMMIT runs with
+ * synchronous=NORMAL and the WAL is then fsynced off the event loop (wal-sync.ts), after the mutex
+ * is released, so the next transaction commits while this one's fsync is in flight.
  */
 import Database from 'better-sqlite3'
 import type { SqlDb } from '../sql-db.js'
+import { createWalSync, type WalSync } from './wal-sync.js'
 
 export interface OpenSqliteOptions {
   readonly readonly?: boolean
@@ -17,7 +20,8 @@ export function openSqliteDatabase(file: string, options: OpenSqliteOptions = {}
   db.pragma('busy_timeout = 10000')
   if (!options.readonly) {
     db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = FULL')
+    // Durable before acknowledged all the same: createSqliteDb fsyncs the WAL after each commit.
+    db.pragma('synchronous = NORMAL')
   }
   db.pragma('foreign_keys = ON')
   return db
@@ -42,6 +46,9 @@ function normalise(params: readonly unknown[]): unknown[] {
 export function createSqliteDb(db: Database.Database): SqlDb {
   const statements = new Map<string, Database.Statement>()
   const mutex = new Mutex()
+  const walSync: WalSync | undefined = db.memory || db.readonly ? undefined : createWalSync(`${db.name}-wal`)
+  /** After a write outside a transaction, or a COMMIT: wait until it is on disk. */
+  const durable = async (): Promise<void> => { await walSync?.durable() }
 
   function prepare(sql: string): Database.Statement {
     let statement = statements.get(sql)
@@ -77,17 +84,24 @@ export function createSqliteDb(db: Database.Database): SqlDb {
         }
       }),
       get: <T>(sql: string, params: readonly unknown[] = []) => guarded(() => prepare(sql).get(...normalise(params)) as T | undefined),
-      run: (sql, params = []) => guarded(() => ({ changes: prepare(sql).run(...normalise(params)).changes })),
-      exec: (sql) => guarded(() => { db.exec(sql) }),
+      run: async (sql, params = []) => {
+        const result = await guarded(() => ({ changes: prepare(sql).run(...normalise(params)).changes }))
+        if (!inTransaction && result.changes > 0) await durable()
+        return result
+      },
+      exec: async (sql) => {
+        await guarded(() => { db.exec(sql) })
+        if (!inTransaction) await durable()
+      },
       async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
         if (inTransaction) return fn(self)
         const release = await mutex.lock()
+        let result: T
         try {
           db.exec('BEGIN IMMEDIATE')
           try {
-            const result = await fn(txHandle)
+            result = await fn(txHandle)
             db.exec('COMMIT')
-            return result
           } catch (error) {
             if (db.inTransaction) db.exec('ROLLBACK')
             throw error
@@ -95,11 +109,14 @@ export function createSqliteDb(db: Database.Database): SqlDb {
         } finally {
           release()
         }
+        await durable()
+        return result
       },
       async close() {
         const release = await mutex.lock()
         try {
           if (db.open) db.close()
+          walSync?.close()
         } finally {
           release()
         }

@@ -1,0 +1,47 @@
+/**
+ * @module
+ * What admins see of the pull connectors (the CLI's `provenant connection status`, the portal's
+ * connections page): every connection of kind postgres or mqtt in the configuration in force, with
+ * its stored status. A connection that never ran shows `stopped` with empty counters.
+ */
+import type { Stores } from '../stores.js'
+import type { ConfigService } from '../workspace-config/config-service.js'
+import { type ConnectorStatus, PULL_KINDS, type PullKind } from './connector-status.js'
+
+export interface ConnectionStatusView extends Omit<ConnectorStatus, 'workspaceId' | 'updatedAt'> {
+  /** False when the workspace settings switch this kind of connector off. */
+  readonly enabled: boolean
+  readonly updatedAt: number | undefined
+}
+
+export type ConnectorStatusService = ReturnType<typeof createConnectorStatusService>
+
+export function createConnectorStatusService(deps: { readonly stores: Stores; readonly config: ConfigService }) {
+  return {
+    /** One entry per pull connection, in configuration order. */
+    async status(workspaceId: string): Promise<ConnectionStatusView[]> {
+      const current = await deps.config.current(workspaceId)
+      const stored = new Map((await deps.stores.connectors.list(workspaceId)).map((s) => [s.lookup, s]))
+      return current.document.connections
+        .filter((c) => (PULL_KINDS as readonly string[]).includes(c.kind))
+        .map((c) => {
+          const kind = c.kind as PullKind
+          const s = stored.get(c.lookup)
+          return {
+            lookup: c.lookup,
+            kind,
+            enabled: current.document.settings.capabilities.connectors[kind],
+            state: s?.state ?? 'stopped',
+            lastRunAt: s?.lastRunAt,
+            lastSuccessAt: s?.lastSuccessAt,
+            lastError: s?.lastError,
+            lastErrorAt: s?.lastErrorAt,
+            rowsIngested: s?.rowsIngested ?? 0,
+            rowsRejected: s?.rowsRejected ?? 0,
+            cursor: s?.cursor,
+            updatedAt: s?.updatedAt,
+          }
+        })
+    },
+  }
+}
