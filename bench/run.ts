@@ -11,8 +11,9 @@ import { kqlEngine } from './scenarios/kql-engine.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 import { ledgerAppend } from './scenarios/ledger-append.js'
 import { ledgerVerify } from './scenarios/ledger-verify.js'
+import { liveStream } from './scenarios/live-stream.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, ledgerAppend, callRecording, ledgerVerify, exportScenario]
+const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, ledgerAppend, callRecording, ledgerVerify, exportScenario, liveStream]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS

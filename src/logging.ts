@@ -14,6 +14,7 @@ export { registerSecret, scrub } from './shared/secret-scrubber.js'
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["sec-websocket-protocol"]',
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   '*.password',

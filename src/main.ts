@@ -22,6 +22,8 @@ import { createActivityLog } from './domain/activity/activity-log.js'
 import { createLedgerService } from './domain/ledger/ledger-service.js'
 import { loadLedgerSigning } from './storage/ledger-key.js'
 import { openEventBus } from './storage/open-event-bus.js'
+import { createLiveHub } from './domain/streams/live-hub.js'
+import { enableWebSocketUpgrades } from './http/websocket-upgrade.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
 import { apiRoutes } from './http/routes/index.js'
@@ -113,6 +115,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       connectors: createConnectorStatusService({ stores, config: configService }),
       credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
+      live: createLiveHub({ stores, config: configService, bus, onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`) }),
     }
     return {
       services,
@@ -121,6 +124,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       masterKeys,
       async close() {
         await services.exports.stopSweeper()
+        await services.live.close()
         await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
         await bus.close()
@@ -149,6 +153,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     },
   })
   registerDownloadRoute(app, services.exports)
+  enableWebSocketUpgrades(app)
   services.exports.startSweeper()
   // The vault decrypts inside the connector only; every revealed value joins the scrubber.
   const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)

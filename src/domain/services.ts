@@ -16,6 +16,7 @@ import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
+import type { LiveHub } from './streams/live-hub.js'
 import type { ConfigService } from './workspace-config/config-service.js'
 import type { CredentialsService } from './credentials/credentials-service.js'
 
@@ -38,6 +39,8 @@ export interface Services {
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
   readonly exports: ExportService
+  /** The live event stream's fan-out of ingested rows (design §9). */
+  readonly live: LiveHub
   /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
   readonly connectors: ConnectorStatusService
   /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */

@@ -14,6 +14,7 @@ import { registerWellKnownRoutes } from './routes/well-known.js'
 import { requestIdOf } from './request-id.js'
 import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
 import { parseJsonBody } from './wire/json-body.js'
+import { bearerFromSubprotocol } from './websocket-upgrade.js'
 
 export interface AppOptions {
   readonly services: Services
@@ -145,7 +146,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         return sendError(reply, 401, 'malformed Authorization header; send exactly one "Authorization: Bearer <token>"')
       }
       try {
-        request.caller = await services.access.authenticate(request.headers.authorization)
+        // Browsers cannot set headers on a WebSocket: they send the token as the subprotocol bearer.<token>.
+        request.caller = await services.access.authenticate(request.headers.authorization ?? bearerFromSubprotocol(request))
       } catch (error) {
         if (error instanceof UnauthenticatedError) return sendError(reply, 401, error.message)
         throw error

@@ -20,6 +20,11 @@ export interface ConnectionDataStore {
    * connections and increase in commit order (the live stream's event ids).
    */
   insertRows(table: ConnectionTable, rows: readonly TypedRow[], ingestedAt: number): Promise<{ firstRowId: number; lastRowId: number }>
+  /**
+   * The last row id handed out in the workspace (0 before any row): every row up to it is
+   * committed, because ids are reserved under the counter's lock in commit order (live stream).
+   */
+  latestRowId(workspaceId: string): Promise<number>
   /** Rows with a row id in (afterRowId, upToRowId], oldest first. */
   rowsAfter(table: ConnectionTable, afterRowId: number, limit: number, upToRowId?: number): Promise<StoredRow[]>
   /** One row; with `forUpdate` (inside a transaction) it stays locked until commit (PostgreSQL; SQLite's transaction already holds the write lock). */

@@ -10,6 +10,7 @@ import { auditLogRoutes } from './audit-logs.js'
 import { correctionRoutes } from './corrections.js'
 import { exportRoutes } from './exports.js'
 import { ingestRoutes } from './ingest.js'
+import { liveStreamRoutes } from './live-stream.js'
 import { legacyAmendmentLogRoutes } from './legacy-amendment-logs.js'
 import { mcpRoutes, type McpRouteOptions } from './mcp.js'
 import { warmQueryRoutes } from './warm-queries.js'
@@ -26,6 +27,7 @@ export function apiRoutes(services: Services, options: ApiRouteOptions = { publi
     ...activityLogRoutes(services),
     ...auditLogRoutes(services),
     ...changeStreamRoutes(services),
+    ...liveStreamRoutes(services),
     ...mcpRoutes(services, options),
     ...exportRoutes(services.exports),
   ]

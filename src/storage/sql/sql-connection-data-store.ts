@@ -48,6 +48,10 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
       }
       return { firstRowId, lastRowId }
     },
+    async latestRowId(workspaceId) {
+      const r = await db.get<Row>("SELECT value FROM workspace_counters WHERE workspace_id = ? AND name = 'rows'", [workspaceId])
+      return r ? toNumber(r['value']) : 0
+    },
     async rowsAfter(table, afterRowId, limit, upToRowId) {
       const rows = upToRowId === undefined
         ? await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? ORDER BY _rowid LIMIT ?`, [afterRowId, limit], { exactIntegers: true })
