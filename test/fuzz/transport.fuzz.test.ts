@@ -9,9 +9,10 @@
  * before anything is read, and while a chunked body streams in; the answer is 400 in the envelope
  * (docs/decisions.md, HTTP conventions: the API uses the spec's status codes only, so no 413). That
  * the body was not buffered is shown without timings: the answer arrives while the client has sent
- * a small part of the body, and the process's RSS does not grow by the body's size.
+ * a small part of the body (declared), and the process's RSS does not grow by the body's size (streamed).
  */
 import assert from 'node:assert/strict'
+import { get as httpGet } from 'node:http'
 import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
@@ -143,7 +144,7 @@ for (const backend of BACKENDS) {
       await healthy(server)
     })
 
-    it('a streamed (chunked) body over the limit is refused while it streams: not buffered, RSS does not grow by its size', async () => {
+    it('a streamed (chunked) body over the limit is refused while it streams: not buffered, RSS does not grow by its size', async (t) => {
       const { port } = new URL(server.baseUrl)
       const total = 100 * 1024 * 1024
       const chunk = Buffer.alloc(64 * 1024, 0x61)
@@ -158,7 +159,7 @@ for (const backend of BACKENDS) {
         socket.on('data', (c: Buffer) => { answer += c.toString('latin1'); if (answer.includes('}')) finish() })
         socket.on('close', finish)
         socket.on('error', finish)
-        socket.write(head('POST', '/oi-api/ingest/data-connections/sensors', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'))
+        socket.write(head('POST', '/oi-api/provenance/events', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'))
         const pump = () => {
           while (!done && sent < total) {
             sent += chunk.length
@@ -177,9 +178,11 @@ for (const backend of BACKENDS) {
         assert.match(result.answer, new RegExp(`^HTTP/1.1 ${OVERSIZED_STATUS}`), result.answer.slice(0, 300))
         assert.match(result.answer, /larger than this endpoint accepts/)
       }
-      // The ingest limit is 32 MiB: the answer came after about that much, long before 100 MB.
-      assert.ok(result.sent < 60 * 1024 * 1024, `the client sent ${result.sent} bytes before the answer`)
-      assert.ok(rssGrowth < 64 * 1024 * 1024, `RSS grew by ${Math.round(rssGrowth / 1024 / 1024)} MiB for a 100 MB body`)
+      // The limit of an append is 1 MiB. After answering, Node reads and discards what the client still
+      // sends until the connection closes (so how much was sent varies); nothing past the limit is kept.
+      // (The RSS is this process's: server and client, so the bound leaves room for the client's buffers.)
+      t.diagnostic(`the client sent ${Math.round(result.sent / 1024 / 1024)} MiB; RSS grew by ${Math.round(rssGrowth / 1024 / 1024)} MiB`)
+      assert.ok(rssGrowth < 48 * 1024 * 1024, `RSS grew by ${Math.round(rssGrowth / 1024 / 1024)} MiB for a 100 MB body`)
       await healthy(server)
     })
 
@@ -189,15 +192,24 @@ for (const backend of BACKENDS) {
         const url = `${server.baseUrl}/oi-api/eac-changes/stream${asHeader ? '' : `?lastEventId=${encodeURIComponent(id)}`}`
         const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' }
         if (asHeader && /^[\x20-\x7e\t]*$/.test(id)) headers['last-event-id'] = id
-        const controller = new AbortController()
-        const response = await fetch(url, { headers, signal: controller.signal })
-        try {
-          assert.ok(response.status === 200 || response.status === 400, `${JSON.stringify(id)} → ${response.status}`)
-          if (response.status === 400) assert.equal(((await response.json()) as { HasError: boolean }).HasError, true)
-          else assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/)
-        } finally {
-          controller.abort()
-        }
+        // node:http without an agent: undici opens a spare connection after an abort, which holds up
+        // the server's close until its headers timeout.
+        const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+          const req = httpGet(url, { agent: false, headers }, (res) => {
+            const type = String(res.headers['content-type'] ?? '')
+            if (type.includes('text/event-stream')) {
+              res.destroy()
+              return resolve({ status: res.statusCode ?? 0, type, body: '' })
+            }
+            let body = ''
+            res.on('data', (c: Buffer) => { body += c.toString() })
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type, body }))
+          })
+          req.on('error', reject)
+        })
+        assert.ok(answer.status === 200 || answer.status === 400, `${JSON.stringify(id)} → ${answer.status}`)
+        if (answer.status === 400) assert.equal((JSON.parse(answer.body) as { HasError: boolean }).HasError, true)
+        else assert.match(answer.type, /text\/event-stream/)
       }), { numRuns: RUNS * 3 })
       await healthy(server)
     })
@@ -225,7 +237,9 @@ for (const backend of BACKENDS) {
         assert.equal((JSON.parse(text) as { HasError: boolean }).HasError, true)
         assert.ok(!text.includes(signature) && !text.includes(server.config.dataDir), 'the answer echoes neither the signature nor a path')
       }), { numRuns: RUNS * 5 })
-      assert.equal((await fetch(`${server.baseUrl}${url.pathname}${url.search}`)).status, 200, 'the issued URL itself still works')
+      const issuedAnswer = await fetch(`${server.baseUrl}${url.pathname}${url.search}`)
+      await issuedAnswer.arrayBuffer()
+      assert.equal(issuedAnswer.status, 200, 'the issued URL itself still works')
     })
   })
 }

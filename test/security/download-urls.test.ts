@@ -27,7 +27,12 @@ for (const backend of BACKENDS) {
     let mine: Link
     let theirs: Link
     let foreign: Link
-    const open = (target: TestServer, link: Link) => fetch(`${target.baseUrl}/oi-api/downloads/files/${link.id}?expires=${link.expires}&signature=${link.signature}`)
+    /** Fetches a link and reads its body (an unread body would keep the connection busy at shutdown). */
+    const open = async (target: TestServer, link: Link) => {
+      const response = await fetch(`${target.baseUrl}/oi-api/downloads/files/${link.id}?expires=${link.expires}&signature=${link.signature}`)
+      const text = await response.text()
+      return { status: response.status, text: async () => text, json: async () => JSON.parse(text) as unknown }
+    }
 
     before(async () => {
       server = await startTestServer(backend)

@@ -4,8 +4,8 @@
  * writes changed nothing. What legitimately changes while a server answers refusals is left out,
  * each for a stated reason:
  * - activity-log `api-call` records (every authenticated call is recorded, refused or not), the
- *   `container-checkpoint` records of the heads log that follow each flush, and `sign-in-refused`
- *   decisions (the portal records each refused sign-in on purpose); every other activity-log
+ *   `container-checkpoint` records of the heads log that follow each flush, and `sign-in-refused` /
+ *   `sign-in-throttled` decisions (the portal records each refused sign-in on purpose); every other activity-log
  *   record (decisions, appended events, corrections) is compared;
  * - `ledger_heads`, `ledger_nodes`, `ledger_checkpoints`: derived from the records (tip, Merkle
  *   nodes, signed notes), so they advance with the call records; the chains are verified instead;
@@ -21,7 +21,7 @@ const SKIPPED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
 }
 const CALL_RECORD_TYPES = ['api-call', 'container-checkpoint']
 /** Refused sign-ins are recorded on purpose (who tried, from where): a record of the refusal, not a change. */
-const REFUSAL_ACTIONS = ['sign-in-refused']
+const REFUSAL_ACTIONS = ['sign-in-refused', 'sign-in-throttled']
 
 function plain(value: unknown): unknown {
   if (Buffer.isBuffer(value) || value instanceof Uint8Array) return `bytes:${Buffer.from(value).toString('hex')}`
