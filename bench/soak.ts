@@ -3,7 +3,7 @@
  * The soak (issue 10, item 3): a mixed load against a real `provenant serve` child process — warm
  * queries, ad-hoc queries, activity-log appends and ingest (autocannon, rate-limited so the data
  * grows steadily rather than without bound), exports created and downloaded, corrections, an SSE
- * change-stream client — while the server's RSS and open file descriptors are sampled from /proc.
+ * change-stream client and WebSocket live-stream clients — while the server's RSS and open file descriptors are sampled from /proc.
  * Reports 5xx per route, p99 per route, stream errors, and the RSS/fd trend after warm-up (least-
  * squares slope). `npm run soak -- --minutes 10 [--backend sqlite|postgres] [--no-write]` writes
  * its section of docs/benchmarks.md; test/scale/soak-smoke.test.ts runs it for 60 s in CI.
@@ -15,6 +15,7 @@ import autocannon from 'autocannon'
 import { listenChanges } from '../test/support/change-listener.js'
 import { call, processUsage, seedDeployment, startChildServer } from '../test/support/child-server.js'
 import { sensorConfig } from '../test/support/fixtures.js'
+import { connectLive } from '../test/support/live-client.js'
 import type { Backend } from '../test/support/backends.js'
 import { machine } from './harness.js'
 
@@ -29,6 +30,8 @@ export interface SoakOptions {
 
 export interface RouteReport {
   readonly route: string
+  /** Requests answered 2xx. */
+  readonly ok?: number
   readonly requests: number
   readonly p50Ms: number
   readonly p99Ms: number
@@ -49,12 +52,19 @@ export interface SoakReport {
   readonly routes: readonly RouteReport[]
   readonly total5xx: number
   readonly sse: { readonly events: number; readonly expected: number; readonly errors: number; readonly opens: number }
+  /** Per live-stream client: rows received, rows ingested while it was attached, and how it closed (undefined: still open at the end). */
+  readonly live: readonly { readonly events: number; readonly expected: number; readonly close: string | undefined }[]
   readonly samples: readonly Sample[]
   /** Least-squares slopes over the samples after warm-up (the first quarter, at least 20 s). */
   readonly rssSlopeMiBPerMin: number
   readonly fdSlopePerMin: number
   readonly warmupS: number
 }
+
+/** WebSocket live-stream clients attached for the whole run. */
+const LIVE_CLIENTS = 3
+/** Rows per ingest request. */
+const INGEST_ROWS = 10
 
 function slope(points: readonly { x: number; y: number }[]): number {
   if (points.length < 2) return 0
@@ -107,6 +117,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     const sse = listenChanges(server.url, viewer)
     await sse.waitForOpens(1, 30_000)
+    const liveClients = await Promise.all(Array.from({ length: LIVE_CLIENTS }, () => connectLive(server.url, { token: viewer })))
+    const liveClosed: (string | undefined)[] = liveClients.map(() => undefined)
+    liveClients.forEach((c, i) => void c.closed.then(({ code, reason }) => { liveClosed[i] = `${code} ${reason}` }))
     const started = Date.now()
     const until = started + options.seconds * 1000
     const samples: Sample[] = []
@@ -123,7 +136,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     const auth = { authorization: `Bearer ${editor}`, 'content-type': 'application/json' }
     const rate = (perSecond: number) => Math.max(1, Math.round(perSecond * intensity))
-    const ingestBody = JSON.stringify(Array.from({ length: 10 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 2) + i * 1000).toISOString(), sensor: `s${i % 7}`, value: i })))
+    const ingestBody = JSON.stringify(Array.from({ length: INGEST_ROWS }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 2) + i * 1000).toISOString(), sensor: `s${i % 7}`, value: i })))
     const cannon = (route: string, opts: { method: 'GET' | 'POST'; path: string; body?: string; connections: number; perSecond: number }) =>
       autocannon({
         url: `${server.url}${opts.path}`,
@@ -141,6 +154,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         status5xx: r['5xx'],
         otherNon2xx: r.non2xx - r['5xx'],
         errors: r.errors + r.timeouts,
+        ok: r['2xx'],
       }))
 
     let corrections = 0
@@ -172,6 +186,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const deadline = Date.now() + 15_000
     while (sse.events.filter((e) => e.data.kind === 'correction').length < corrections && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
     sse.close()
+    // autocannon stops with requests still in flight, which the server may yet commit: count the
+    // rows the soak ingested (dated 2026-01-02; the seed rows are of 2026-01-01) once they settle.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const counted = await call(server.url, 'POST', '/oi-api/warm-queries', editor, { Query: 'Sensors | where timestamp >= datetime(2026-01-02) | count' })
+    const rowsIngested = counted.status === 200 ? Number(counted.body.results[0].Count) : -1
+    const liveDeadline = Date.now() + 15_000
+    while (liveClients.some((c, i) => liveClosed[i] === undefined && c.events.length < rowsIngested) && Date.now() < liveDeadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    const live = liveClients.map((c, i) => ({ events: c.events.length, expected: rowsIngested, close: liveClosed[i] }))
+    for (const c of liveClients) c.close()
     const correctionEvents = sse.events.filter((e) => e.data.kind === 'correction').length
 
     const warmupS = Math.max(20, options.seconds / 4)
@@ -181,6 +204,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       seconds: options.seconds,
       routes,
       total5xx: routes.reduce((s, r) => s + r.status5xx, 0),
+      live,
       sse: { events: correctionEvents, expected: corrections, errors: sse.errorCodes.length, opens: sse.opens },
       samples,
       rssSlopeMiBPerMin: slope(steady.map((s) => ({ x: s.atS / 60, y: s.rssMiB }))),
@@ -199,7 +223,7 @@ export function summary(report: SoakReport): string {
   const first = report.samples[0]
   const last = report.samples.at(-1)
   return [
-    `soak ${report.backend}, ${report.seconds} s: ${report.total5xx} 5xx; SSE ${report.sse.events}/${report.sse.expected} correction changes, ${report.sse.errors} stream errors`,
+    `soak ${report.backend}, ${report.seconds} s: ${report.total5xx} 5xx; SSE ${report.sse.events}/${report.sse.expected} correction changes, ${report.sse.errors} stream errors; live stream clients ${report.live.map((l) => `${l.events}/${l.expected}${l.close ? ` closed ${l.close}` : ''}`).join(', ')} rows`,
     ...report.routes.map((r) => `  ${r.route}: ${r.requests} requests, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, 5xx ${r.status5xx}, other non-2xx ${r.otherNon2xx}, errors ${r.errors}`),
     `  RSS ${first?.rssMiB.toFixed(0)} → ${last?.rssMiB.toFixed(0)} MiB (slope after ${report.warmupS.toFixed(0)} s: ${report.rssSlopeMiBPerMin.toFixed(2)} MiB/min); fds ${first?.fds} → ${last?.fds} (slope ${report.fdSlopePerMin.toFixed(2)}/min)`,
   ].join('\n')
@@ -214,7 +238,7 @@ function markdown(report: SoakReport): string {
     `### Soak: ${report.seconds / 60} minutes of mixed load (${report.backend})`,
     '',
     `Measured ${at} on ${machine()} (shared with other jobs). One \`provenant serve\` child process; `
-      + 'autocannon (rate-limited) and real clients at once; RSS and open file descriptors sampled from /proc every 5 s. '
+      + 'autocannon (rate-limited) and real clients (an SSE client, 3 WebSocket live-stream clients) at once; RSS and open file descriptors sampled from /proc every 5 s. '
       + 'Run with `npm run soak -- --minutes 10`.',
     '',
     '| route | requests | p50 ms | p99 ms | 5xx | other non-2xx | errors |',
@@ -222,6 +246,7 @@ function markdown(report: SoakReport): string {
     ...report.routes.map((r) => `| ${r.route} | ${r.requests} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.status5xx} | ${r.otherNon2xx} | ${r.errors} |`),
     '',
     `- **5xx: ${report.total5xx}.** SSE change stream: ${report.sse.events} of ${report.sse.expected} correction changes received, ${report.sse.errors} stream errors, ${report.sse.opens} connection(s).`,
+    `- WebSocket live stream: ${report.live.length} clients received ${report.live.map((l) => l.events).join(', ')} of ${report.live[0]?.expected ?? 0} ingested rows; ${report.live.filter((l) => l.close !== undefined).length} closed early${report.live.some((l) => l.close) ? ` (${report.live.map((l) => l.close).filter(Boolean).join('; ')})` : ''}.`,
     `- RSS: ${first.rssMiB.toFixed(0)} MiB at start, ${steadyStart.rssMiB.toFixed(0)} MiB after warm-up (${report.warmupS.toFixed(0)} s), ${last.rssMiB.toFixed(0)} MiB at the end; slope after warm-up ${report.rssSlopeMiBPerMin.toFixed(2)} MiB/min.`,
     `- Open file descriptors: ${first.fds} at start, ${steadyStart.fds} after warm-up, ${last.fds} at the end; slope after warm-up ${report.fdSlopePerMin.toFixed(2)}/min.`,
   ].join('\n')

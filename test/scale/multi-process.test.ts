@@ -4,6 +4,7 @@
  * the signing keys, used all at once. Appends to the same containers through all of them make one
  * valid, gap-free chain each; committed changes reach SSE clients of every process exactly once; a
  * token revoked through one process is refused at once by the others and its open streams close;
+ * rows ingested through one process reach WebSocket live-stream clients of every process;
  * an export created through one is downloaded through another.
  */
 import assert from 'node:assert/strict'
@@ -13,6 +14,7 @@ import { listenChanges, type ChangeListener } from '../support/change-listener.j
 import { call, type ChildServer, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 import { claimsOf } from '../support/forge.js'
+import { connectLive, type LiveClient } from '../support/live-client.js'
 import { PortalClient } from '../portal/portal-client.js'
 
 const PROCESSES = 3
@@ -113,12 +115,36 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
     assert.equal(new Set(sequences).size, 1)
   })
 
+  it('delivers rows ingested through one process to live-stream clients of every process, exactly once, in order', async () => {
+    const clients: LiveClient[] = await Promise.all(servers.map((server) => connectLive(server.url, { token: deployment.tokens.viewer })))
+    try {
+      const batch = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 2, 1, 0, 0, from + i)).toISOString(), sensor: `live-${(from + i) % 4}`, value: from + i }))
+      // Through two of the processes at once.
+      const answers = await Promise.all([
+        call(servers[0]!.url, 'POST', '/oi-api/ingest/data-connections/sensors', deployment.tokens.editor, batch(0, 40)),
+        call(servers[1]!.url, 'POST', '/oi-api/ingest/data-connections/sensors', deployment.tokens.editor, batch(40, 25)),
+      ])
+      for (const a of answers) assert.equal(a.status, 200, a.text)
+      const expected = answers.flatMap((a) => Array.from({ length: a.body.rowCount as number }, (_, i) => (a.body.firstRowId as number) + i)).sort((x, y) => x - y)
+      for (const [i, client] of clients.entries()) {
+        await client.waitForId(expected.at(-1)!, 15_000)
+        assert.deepEqual(client.events.map((e) => e.id), expected, `process ${i}: every row once, in row-id order`)
+        const first = client.events.find((e) => e.id === answers[0]!.body.firstRowId)!
+        assert.equal(first.connection, 'sensors')
+        assert.deepEqual(first.data, { timestamp: '2026-03-01T00:00:00Z', sensor: 'live-0', value: 0 })
+      }
+    } finally {
+      for (const c of clients) c.close()
+    }
+  })
+
   it('refuses a token revoked through one process at once on the others, and closes its streams there', async () => {
     const token = deployment.tokens.analyst
     for (const server of servers) assert.equal((await call(server.url, 'GET', '/oi-api/provenance/reason-categories', token)).status, 200)
     const streams = servers.slice(1).map((server) => listenChanges(server.url, token))
     listeners.push(...streams)
     for (const s of streams) await s.waitForOpens(1)
+    const live = await Promise.all(servers.slice(1).map((server) => connectLive(server.url, { token })))
 
     const admin = new PortalClient(servers[0]!.url)
     assert.equal((await admin.signIn('admin@acme', 'admin-password-123')).status, 303)
@@ -136,6 +162,7 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
       await s.waitForClosed(15_000)
       assert.ok(s.errorCodes.includes(401), `reconnection refused: ${s.errorCodes.join(',')}`)
     }
+    for (const l of live) assert.deepEqual(await l.closed, { code: 1008, reason: 'token revoked' })
   })
 
   it('downloads an export created through one process through another', async () => {

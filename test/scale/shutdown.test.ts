@@ -1,8 +1,8 @@
 /**
  * Graceful shutdown of `provenant serve` (issue 10, item 2): on SIGTERM a real server process stops
  * accepting, answers every request already in flight (here: bodies still being uploaded when the
- * signal arrives), ends its SSE streams with a reason, flushes the activity log's group commit,
- * closes its stores and exits 0 (the process exits 1 when it overruns its bound); a restart on the
+ * signal arrives), ends its SSE and WebSocket live streams with a reason, flushes the activity
+ * log's group commit, closes its stores and exits 0 (the process exits 1 when it overruns its bound); a restart on the
  * same data finds every answered write and valid chains.
  */
 import assert from 'node:assert/strict'
@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { BACKENDS } from '../support/backends.js'
 import { call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
+import { connectLive } from '../support/live-client.js'
 
 /**
  * Sends the headers (with `Expect: 100-continue`: the server's `100 Continue` proves it has the
@@ -88,12 +89,13 @@ for (const backend of BACKENDS) {
     })
     after(() => deployment.cleanup())
 
-    it('answers the requests in flight at SIGTERM, ends streams with a reason, exits 0, and a restart finds every write', async () => {
+    it('answers the requests in flight at SIGTERM, ends SSE and live streams with a reason, exits 0, and a restart finds every write', async () => {
       const { editor, viewer } = deployment.tokens
       const server = await startChildServer(deployment, { env: { PROVENANT_SHUTDOWN_GRACE_MS: '8000' } })
       const warm = await call(server.url, 'POST', '/oi-api/provenance/events', editor, { ScopeKey: 'line-1', entityType: 'batch', entityId: 'warm-up', actionType: 'created' })
       assert.equal(warm.status, 200, warm.text)
       const stream = await openSse(server.url, viewer)
+      const live = await connectLive(server.url, { token: viewer })
 
       const rows = Array.from({ length: 200 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), sensor: `s${i % 5}`, value: i }))
       const inFlight = [
@@ -113,6 +115,9 @@ for (const backend of BACKENDS) {
 
       await stream.ended
       assert.match(stream.text(), /: the server is shutting down\n\n$/)
+      const liveClose = await live.closed
+      assert.equal(liveClose.code, 1001, `live stream closed with ${liveClose.code} ${liveClose.reason}`)
+      assert.ok(liveClose.reason.length > 0, 'the close names its reason')
       const exit = await server.exited
       assert.deepEqual(exit, { code: 0, signal: null }, server.output())
 

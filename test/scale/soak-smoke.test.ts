@@ -2,7 +2,7 @@
  * The soak in short form (issue 10, item 3): 60 s of mixed load at a quarter of the soak's rates
  * against a real server process (bench/soak.ts). Asserts behaviour only: no 5xx and no failed
  * requests on any route, every correction's change received by the SSE client without a stream
- * error, and file descriptors and RSS that stay within generous bounds (no timing assertions; the
+ * error, every ingested row received by each WebSocket live-stream client, and file descriptors and RSS that stay within generous bounds (no timing assertions; the
  * long run and its slopes are in docs/benchmarks.md). PostgreSQL here (the scale-out backend, and
  * the one the 10-minute run uses); SQLite when it is not reachable.
  */
@@ -25,6 +25,10 @@ describe(`${backend}: 60 s soak smoke`, () => {
     assert.equal(report.sse.errors, 0, 'no SSE stream errors')
     assert.equal(report.sse.opens, 1, 'the SSE stream was never dropped')
     assert.equal(report.sse.events, report.sse.expected, 'every correction reached the change stream')
+    for (const [i, live] of report.live.entries()) {
+      assert.equal(live.close, undefined, `live client ${i} stayed connected`)
+      assert.equal(live.events, live.expected, `live client ${i} received every ingested row`)
+    }
     const first = report.samples[0]!
     const last = report.samples.at(-1)!
     assert.ok(report.samples.length >= 10, 'sampled throughout')
