@@ -4,10 +4,10 @@
  * queries, run ad-hoc KQL, and each warm query as a resource. Everything goes through the query
  * and configuration services, so rights, scopes and caps are those of the HTTP API.
  */
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/server'
+import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server'
 import { z } from 'zod'
 import type { Caller } from '../domain/access/caller.js'
-import { ForbiddenError } from '../domain/errors.js'
+import { ForbiddenError, NotFoundError } from '../domain/errors.js'
 import type { QueryResponse, QueryService } from '../domain/queries/query-service.js'
 import type { WarmQueryConfig } from '../domain/workspace-config/config-document.js'
 import type { ConfigService } from '../domain/workspace-config/config-service.js'
@@ -198,7 +198,14 @@ export function registerWarmQueryTools(server: McpServer, caller: Caller, deps: 
       mimeType: 'text/x-kql',
     }, async (uri, variables) => {
       const current = await config.current(caller.workspaceId)
-      const q = queries.findWarmQuery(current, String(variables['lookup'] ?? ''))
+      let q: ReturnType<typeof queries.findWarmQuery>
+      try {
+        q = queries.findWarmQuery(current, String(variables['lookup'] ?? ''))
+      } catch (error) {
+        // MCP's "resource not found" (-32002) rather than an internal error the client cannot act on.
+        if (error instanceof NotFoundError) throw new ResourceNotFoundError(uri.href, error.message)
+        throw error
+      }
       const approval = current.approvals[q.lookup]
       const header = `// warm query ${q.lookup}${q.path ? `, API path ${q.path}` : ''}; approved by ${approval?.accountName ?? '(nobody)'} at ${approval ? new Date(approval.at).toISOString() : '(never)'}`
       return { contents: [{ uri: uri.href, mimeType: 'text/x-kql', text: `${header}\n${q.description ? `// ${q.description.replace(/\n/g, '\n// ')}\n` : ''}${q.query ?? ''}` }] }

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { ResourceNotFoundError } from '@modelcontextprotocol/server'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { CallRecord } from '../../src/http/plugins/record-call.js'
 import { registerErrorEnvelope } from '../../src/http/error-envelope.js'
@@ -109,6 +110,14 @@ for (const backend of BACKENDS) {
           assert.equal(read.contents.length, 1)
           assert.equal(read.contents[0]!.mimeType, 'text/x-kql')
           assert.match(read.contents[0]!.text!, /^\/\/ warm query avg-by-sensor, API path plant\/hall\/avg; approved by admin@\S+ at \S+Z\n\/\/ Average per sensor\nSensors \| summarize/)
+
+          // An unknown warm query is the SDK's "resource not found" for the revision, never an internal error (-32603).
+          await assert.rejects(client.readResource({ uri: 'provenant://warm-queries/no-such-query' }), (error: { code?: number; message?: string }) => {
+            assert.equal(error.code, new ResourceNotFoundError('provenant://warm-queries/no-such-query').code)
+            assert.notEqual(error.code, -32603)
+            assert.match(error.message ?? '', /no-such-query/)
+            return true
+          })
         })
 
         it('runs a warm query: rows as structured content and a text table, with approver and approval time', async () => {
