@@ -15,6 +15,7 @@ import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
 import { BACKENDS, createTestDatabase } from '../support/backends.js'
 import { eventually } from '../support/eventually.js'
 import { applyAsAdmin } from '../support/fixtures.js'
+import { connectLive } from '../support/live-client.js'
 import { startMosquitto, type TestBroker } from '../support/mosquitto.js'
 import { type StartOptions, startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -86,13 +87,19 @@ for (const backend of BACKENDS) {
 
         await publish(broker.url, [reading(5), reading(6), reading(7, 'd3')]) // while the server is down
         server = await startTestServer(backend, options)
+        // A live-stream client from the first row on: stored rows are replayed, then new ones arrive live.
+        const live = await connectLive(server.baseUrl, { token: await server.token('viewer'), query: 'connection=line&since=0' })
         try {
           const seqs = (r: { seq: number }[]) => r.map((x) => x.seq)
           assert.deepEqual(seqs(await eventually(() => rows(server), (r) => r.length >= 7, 'the messages published while stopped')), [1, 2, 3, 4, 5, 6, 7])
           await publish(broker.url, [reading(8)])
           assert.deepEqual(seqs(await eventually(() => rows(server), (r) => r.length >= 8, 'a live message after the restart')), [1, 2, 3, 4, 5, 6, 7, 8])
           assert.equal((await status(server))!.rowsIngested, 8)
+          // Once each on the live stream too, across the restart, in order.
+          const events = await live.waitFor(8)
+          assert.deepEqual(events.map((e) => [e.connection, e.data['seq']]), [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ['line', n]))
         } finally {
+          live.close()
           await server.stop()
         }
         // Every committed message was acknowledged: resuming the connector's session delivers

@@ -15,6 +15,7 @@ import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/back
 import { runCli } from '../support/cli.js'
 import { eventually } from '../support/eventually.js'
 import { applyAsAdmin } from '../support/fixtures.js'
+import { connectLive } from '../support/live-client.js'
 import { type StartOptions, startTestServer, type TestServer } from '../support/test-server.js'
 
 const FAST = { backoff: { initialMs: 200, maxMs: 1000 }, leaseRetryMs: 200 } as const
@@ -95,15 +96,24 @@ for (const backend of BACKENDS) {
 
         await insert(3, '2026-01-01T00:07:00Z') // while the server is down
         server = await startTestServer(backend, options)
+        // A live-stream client from the first row on: stored rows are replayed, then new ones arrive live.
+        const live = await connectLive(server.baseUrl, { token: await server.token('viewer'), query: 'connection=plant&since=0' })
         try {
           assert.deepEqual(await eventually(() => sourceIds(server), (ids) => ids.length >= 9, 'the rows inserted while stopped'), [...range(1, 6), ...range(8, 10)])
+          await insert(1, '2026-01-01T00:08:00Z') // while a live client watches
+          const events = await live.waitFor(10)
+          // Once each on the live stream, across the restart, in order.
+          assert.deepEqual(events.map((e) => e.data['source_id']), [...range(1, 6), ...range(8, 11)])
+          assert.ok(events.every((e) => e.connection === 'plant'))
           // Several more polls find nothing new: every row stays stored once.
           const polled = (await server.services.connectors.status(server.workspace.id))[0]!.lastSuccessAt!
           await eventually(async () => (await server.services.connectors.status(server.workspace.id))[0]!.lastSuccessAt!, (at) => at > polled + 300, 'more polls')
-          assert.deepEqual(await sourceIds(server), [...range(1, 6), ...range(8, 10)])
-          assert.equal((await server.services.connectors.status(server.workspace.id))[0]!.rowsIngested, 9)
+          assert.deepEqual(await sourceIds(server), [...range(1, 6), ...range(8, 11)])
+          assert.equal((await server.services.connectors.status(server.workspace.id))[0]!.rowsIngested, 10)
           assert.equal((await decisions(server, 'connector-failed')).length, 0)
+          assert.equal(live.events.length, 10, 'no row twice on the live stream')
         } finally {
+          live.close()
           await server.stop()
         }
       } finally {
