@@ -95,6 +95,17 @@ export function writeSummary(file: string): void {
       if (met === '**no**') missed.push(`${cells[0]!.slice(2)} (${id})`)
     }
   }
+  // The soak (bench/soak.ts) writes its own sections: its targets are zero 5xx and flat RSS and fds.
+  const soak = /<!-- soak:([\w-]+) -->\n### (.*)\n\nMeasured (\S+ \S+ UTC)[\s\S]*?\*\*5xx: (\d+)\.\*\*[\s\S]*?RSS: ([^\n]*?); slope after warm-up (-?[\d.]+) MiB\/min[\s\S]*?descriptors: ([^\n]*?); slope after warm-up (-?[\d.]+)\/min[\s\S]*?<!-- \/soak:\1 -->/g
+  for (const match of current.matchAll(soak)) {
+    const [, backend, title, at, errors, rss, rssSlope, fds, fdSlope] = match as unknown as string[]
+    const link = `[soak ${backend}](#${anchor(title!)})`
+    const fiveXx = Number(errors) === 0
+    rows.push(`| ${link} | 5xx under mixed load | ${errors} | – | – | 0 | ${fiveXx ? 'yes' : '**no**'} | ${at} |`)
+    rows.push(`| ${link} | RSS trend after warm-up | ${rssSlope} MiB/min (${rss}) | – | – | flat | ${Math.abs(Number(rssSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`)
+    rows.push(`| ${link} | open file descriptors trend | ${fdSlope}/min (${fds}) | – | – | flat | ${Math.abs(Number(fdSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`)
+    if (!fiveXx) missed.push(`5xx in the soak (${backend})`)
+  }
   const block = [
     `<!-- bench:${SUMMARY_ID} -->`,
     '## Summary: every target and its latest figure',
