@@ -9,38 +9,21 @@
  * PROVENANT_FUZZ_RUNS raises the number of generated cases per operation (default 4).
  */
 import assert from 'node:assert/strict'
-import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { PortalClient, signedIn } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
+import { type RawAnswer, sendRaw } from '../support/raw-http.js'
 import { snapshotDifferences, snapshotTables, type TableSnapshot } from '../support/table-snapshot.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
 const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 4)
 const WINDOW = { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }
 
-interface Answer { status: number; text: string; contentType: string }
-
-/** Raw bytes over a fresh connection: the body is sent exactly as given. */
-function send(baseUrl: string, method: string, path: string, headers: Record<string, string>, payload?: Buffer | string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, agent: false, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? '') }))
-    })
-    req.on('error', reject)
-    req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${path}`)))
-    if (payload !== undefined) req.write(payload)
-    req.end()
-  })
-}
-
 /** A refusal: a 4xx in the error envelope (JSON-RPC errors on the MCP endpoint). */
-function assertRefused(what: string, answer: Answer): void {
+function assertRefused(what: string, answer: RawAnswer): void {
   assert.ok(answer.status >= 400 && answer.status < 500, `${what} was not refused: ${answer.status} ${answer.text.slice(0, 300)}`)
   const body = JSON.parse(answer.text) as { HasError?: unknown; Messages?: { Error?: unknown } }
   assert.equal(body.HasError, true, `${what}: ${answer.text.slice(0, 200)}`)
@@ -155,8 +138,8 @@ for (const backend of BACKENDS) {
     it('a valid write without a token is 401, and with a token lacking the right is 403', async () => {
       for (const write of writes) {
         const body = JSON.stringify(write.body)
-        assertRefused(`${write.template} without a token`, await send(server.baseUrl, write.method, write.path, { 'content-type': 'application/json' }, body))
-        const forbidden = await send(server.baseUrl, write.method, write.path, { 'content-type': 'application/json', authorization: `Bearer ${viewer}` }, body)
+        assertRefused(`${write.template} without a token`, await sendRaw(server.baseUrl, write.method, write.path, { 'content-type': 'application/json' }, body))
+        const forbidden = await sendRaw(server.baseUrl, write.method, write.path, { 'content-type': 'application/json', authorization: `Bearer ${viewer}` }, body)
         assert.equal(forbidden.status, 403, `${write.template} as viewer: ${forbidden.text}`)
         assert.match(forbidden.text, new RegExp(write.right))
       }
@@ -165,11 +148,11 @@ for (const backend of BACKENDS) {
     it('malformed bodies (raw invalid UTF-8, truncated JSON, wrong types, deep nesting, huge and extra fields) are refused', async () => {
       for (const write of writes) {
         await fc.assert(fc.asyncProperty(invalidBody(write.body), fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/vnd.api+json'), async ({ kind, payload }, contentType) => {
-          assertRefused(`${write.template} ${kind}`, await send(server.baseUrl, write.method, write.path, { 'content-type': contentType, authorization: `Bearer ${admin}` }, payload))
+          assertRefused(`${write.template} ${kind}`, await sendRaw(server.baseUrl, write.method, write.path, { 'content-type': contentType, authorization: `Bearer ${admin}` }, payload))
         }), { numRuns: RUNS })
         // Valid JSON under a content type the route does not take.
         for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', '']) {
-          assertRefused(`${write.template} as ${contentType}`, await send(server.baseUrl, write.method, write.path, { 'content-type': contentType, authorization: `Bearer ${admin}` }, JSON.stringify(write.body)))
+          assertRefused(`${write.template} as ${contentType}`, await sendRaw(server.baseUrl, write.method, write.path, { 'content-type': contentType, authorization: `Bearer ${admin}` }, JSON.stringify(write.body)))
         }
       }
     })
@@ -177,7 +160,7 @@ for (const backend of BACKENDS) {
     it('ingest as NDJSON: raw invalid UTF-8 is refused, never stored as U+FFFD', async () => {
       const line = (sensor: Buffer) => Buffer.concat([Buffer.from('{"timestamp":"2026-04-01T00:00:00Z","sensor":"'), sensor, Buffer.from('","value":1}\n')])
       await fc.assert(fc.asyncProperty(fc.constantFrom(...INVALID_UTF8), fc.constantFrom('application/x-ndjson', 'text/plain', 'text/csv'), async (bytes, contentType) => {
-        const answer = await send(server.baseUrl, 'POST', '/oi-api/ingest/data-connections/sensors', { 'content-type': contentType, authorization: `Bearer ${admin}` }, Buffer.concat([line(Buffer.from('ok')), line(Buffer.from(bytes))]))
+        const answer = await sendRaw(server.baseUrl, 'POST', '/oi-api/ingest/data-connections/sensors', { 'content-type': contentType, authorization: `Bearer ${admin}` }, Buffer.concat([line(Buffer.from('ok')), line(Buffer.from(bytes))]))
         assertRefused(`NDJSON with ${Buffer.from(bytes).toString('hex')} as ${contentType}`, answer)
         assert.match(answer.text, /not valid UTF-8 \(at byte \d+\)/)
       }), { numRuns: RUNS * 2 })
@@ -190,12 +173,12 @@ for (const backend of BACKENDS) {
         const scopeKeyLookup = write.template.startsWith('/audit-logs/') || write.template.startsWith('/amendment-logs/')
         for (const odd of scopeKeyLookup ? ['%00', 'a%0ab', '%1b', 'x'.repeat(201), '%7f'] : TRAVERSAL) {
           const path = write.path.replace(/\/(sensors|seed|hall|[0-9a-z_-]+)(\/(approve|reject|events|amendments))?(\?.*)?$/, (_m, _seg, rest = '', _x, query = '') => `/${odd}${rest}${query}`)
-          const answer = await send(server.baseUrl, write.method, path, { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, JSON.stringify(write.body))
+          const answer = await sendRaw(server.baseUrl, write.method, path, { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, JSON.stringify(write.body))
           assertRefused(`${write.method} ${path}`, answer)
         }
       }
       for (const scopeKey of ['', '\u0000', 'a\nb', 'x'.repeat(201), 'seed\u0007', '\u007f']) {
-        assertRefused(`ScopeKey ${JSON.stringify(scopeKey).slice(0, 20)}`, await send(server.baseUrl, 'POST', '/oi-api/provenance/events', { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, JSON.stringify({ ScopeKey: scopeKey, entityType: 'x' })))
+        assertRefused(`ScopeKey ${JSON.stringify(scopeKey).slice(0, 20)}`, await sendRaw(server.baseUrl, 'POST', '/oi-api/provenance/events', { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, JSON.stringify({ ScopeKey: scopeKey, entityType: 'x' })))
       }
     })
 
@@ -246,7 +229,7 @@ for (const backend of BACKENDS) {
         fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 }),
       )
       await fc.assert(fc.asyncProperty(message, async (body) => {
-        const answer = await send(server.baseUrl, 'POST', '/oi-api/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${admin}` }, JSON.stringify(body))
+        const answer = await sendRaw(server.baseUrl, 'POST', '/oi-api/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${admin}` }, JSON.stringify(body))
         assert.ok(answer.status < 500, `${answer.status} ${answer.text.slice(0, 300)} for ${JSON.stringify(body).slice(0, 200)}`)
         if (answer.status >= 400) {
           const parsed = JSON.parse(answer.text) as { HasError?: boolean; jsonrpc?: string }

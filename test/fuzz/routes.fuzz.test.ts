@@ -6,10 +6,10 @@
  * Invalid writes leave the stored data as it was.
  */
 import assert from 'node:assert/strict'
-import { request as httpRequest } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { BACKENDS } from '../support/backends.js'
+import { sendRaw } from '../support/raw-http.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -35,25 +35,6 @@ function fill(path: string, values: string[]): string {
   return path.replace(/\{[^}]+\}/g, () => encodeURIComponent(values[i++ % Math.max(1, values.length)] ?? 'x'))
 }
 
-function send(baseUrl: string, method: string, path: string, headers: Record<string, string>, payload?: Buffer | string): Promise<{ status: number; text: string; contentType: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, baseUrl)
-    const req = httpRequest(url, { method, agent: false, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      // A stream that opened (SSE) never ends by itself: its status is the answer.
-      if (String(res.headers['content-type'] ?? '').includes('text/event-stream')) {
-        res.destroy()
-        return resolve({ status: res.statusCode ?? 0, text: '', contentType: String(res.headers['content-type']) })
-      }
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType: String(res.headers['content-type'] ?? '') }))
-    })
-    req.on('error', reject)
-    req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${path}`)))
-    if (payload !== undefined) req.write(payload)
-    req.end()
-  })
-}
 
 /** What an error body must never hold: a stack frame, a file system path, a module path. */
 const INTERNALS = /\bat [^ ]+ \(|\.(ts|js):\d+|node_modules|\/(work|home|tmp|usr|var)\/|provenant\.db|SQLITE_|syntax error at or near/
@@ -105,7 +86,7 @@ for (const backend of BACKENDS) {
             const path = `${fill(op.path, pathValues)}${search ? `?${search}` : ''}`
             const headers: Record<string, string> = { 'content-type': contentType, 'x-request-id': 'fuzz' }
             if (authenticated) headers['authorization'] = `Bearer ${token}`
-            const response = await send(server.baseUrl, op.method, path, headers, op.method === 'GET' ? undefined : payload)
+            const response = await sendRaw(server.baseUrl, op.method, path, headers, op.method === 'GET' ? undefined : payload)
             assertEnvelopeOr2xx(`${op.method} ${path.slice(0, 200)}`, response, token)
           },
         ), { numRuns: RUNS })
@@ -116,15 +97,15 @@ for (const backend of BACKENDS) {
       const write = operations.filter((o) => o.method === 'POST' && !o.path.includes('{'))
       for (const op of write) {
         const invalidUtf8 = Buffer.concat([Buffer.from('{"Query":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])
-        assertEnvelopeOr2xx(`${op.method} ${op.path} invalid UTF-8`, await send(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, invalidUtf8))
+        assertEnvelopeOr2xx(`${op.method} ${op.path} invalid UTF-8`, await sendRaw(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, invalidUtf8))
         // Oversized bodies (declared and streamed, with the RSS check) are in transport.fuzz.test.ts;
         // here a body just over the 1 MiB limit, sent whole.
-        const oversized = await send(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}`).catch((error: Error) => error)
+        const oversized = await sendRaw(server.baseUrl, op.method, op.path, { 'content-type': 'application/json', authorization: `Bearer ${token}` }, `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}`).catch((error: Error) => error)
         if (oversized instanceof Error) assert.match(oversized.message, /socket hang up|ECONNRESET|EPIPE/)
         else assertEnvelopeOr2xx(`${op.method} ${op.path} oversized`, oversized)
       }
       for (const authorization of ['Bearer ' + 'a'.repeat(20_000), 'Bearer a.b.c', 'bearer', 'Basic dXNlcjpwYXNz', `Bearer ${token}.x`, `Bearer ${token.slice(0, -2)}`]) {
-        const response = await send(server.baseUrl, 'GET', '/oi-api/openapi', { authorization })
+        const response = await sendRaw(server.baseUrl, 'GET', '/oi-api/openapi', { authorization })
         assert.ok([400, 401].includes(response.status), `${authorization.slice(0, 30)} → ${response.status}`)
         assertEnvelopeOr2xx('GET /oi-api/openapi with an odd Authorization header', response)
       }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { PASSWORD } from './portal-client.js'
 
 export const CHROMIUM_PATH = process.env['PROVENANT_CHROMIUM'] ?? '/usr/bin/chromium'
 
@@ -57,4 +58,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(screenshotDir, `${name}.png`)
   await page.screenshot({ path, fullPage: true })
   return path
+}
+
+/** Signs in as the role's test account through the sign-in form (ending whatever session the browser had). */
+export async function signIn(page: Page, server: { baseUrl: string; workspace: { name: string } }, role: string, path = '/portal/'): Promise<void> {
+  await page.context().clearCookies()
+  await page.goto(`${server.baseUrl}${path}`)
+  await page.getByLabel('Account name').fill(`${role}@${server.workspace.name}`)
+  await page.getByLabel('Password').fill(PASSWORD(role))
+  await page.getByLabel('Password').press('Enter')
+  await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'))
 }

@@ -15,7 +15,7 @@ import { syntheticReadings } from '../../src/demo/seed-demo.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows } from '../support/fixtures.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
-import { type Browser, chromiumMissing, openBrowser, screenshot } from './browser.js'
+import { type Browser, chromiumMissing, openBrowser, screenshot, signIn } from './browser.js'
 import { PASSWORD } from './portal-client.js'
 
 const skip = chromiumMissing()
@@ -24,16 +24,6 @@ const skip = chromiumMissing()
 function demoConfig(): Record<string, unknown> {
   const { workspace: _ignored, ...rest } = DEMO_CONFIG
   return rest
-}
-
-/** Signs in as the role's test account (ending whatever session the browser had). */
-async function signIn(page: Page, server: TestServer, role: string, path = '/portal/'): Promise<void> {
-  await page.context().clearCookies()
-  await page.goto(`${server.baseUrl}${path}`)
-  await page.getByLabel('Account name').fill(`${role}@${server.workspace.name}`)
-  await page.getByLabel('Password').fill(PASSWORD(role))
-  await page.getByLabel('Password').press('Enter')
-  await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'))
 }
 
 const EXPIRIES = [

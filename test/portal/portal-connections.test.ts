@@ -13,20 +13,11 @@ import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/back
 import { eventually } from '../support/eventually.js'
 import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
-import { type Browser, chromiumMissing, openBrowser, screenshot } from './browser.js'
-import { PASSWORD, signedIn } from './portal-client.js'
+import { type Browser, chromiumMissing, openBrowser, screenshot, signIn } from './browser.js'
+import { signedIn } from './portal-client.js'
 
 const skip = chromiumMissing()
 const SECRET = 'Tr0ub4dor&3-never-shown'
-
-async function signIn(page: Page, server: TestServer, role: string, path: string): Promise<void> {
-  await page.context().clearCookies()
-  await page.goto(`${server.baseUrl}${path}`)
-  await page.getByLabel('Account name').fill(`${role}@${server.workspace.name}`)
-  await page.getByLabel('Password').fill(PASSWORD(role))
-  await page.getByLabel('Password').press('Enter')
-  await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'))
-}
 
 for (const [index, backend] of BACKENDS.entries()) {
   const shoot = index === 0 ? screenshot : async () => ''

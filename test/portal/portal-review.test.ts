@@ -15,19 +15,10 @@ import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fix
 import { connectMcp, textOf } from '../support/mcp-clients.js'
 import { openRawDatabase } from '../support/raw-database.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
-import { type Browser, chromiumMissing, openBrowser, screenshot } from './browser.js'
+import { type Browser, chromiumMissing, openBrowser, screenshot, signIn } from './browser.js'
 import { PASSWORD } from './portal-client.js'
 
 const skip = chromiumMissing()
-
-async function signIn(page: Page, server: TestServer, role: string, path: string): Promise<void> {
-  await page.context().clearCookies()
-  await page.goto(`${server.baseUrl}${path}`)
-  await page.getByLabel('Account name').fill(`${role}@${server.workspace.name}`)
-  await page.getByLabel('Password').fill(PASSWORD(role))
-  await page.getByLabel('Password').press('Enter')
-  await page.waitForURL((url) => !url.pathname.endsWith('/sign-in'))
-}
 
 /** Files a proposal through MCP (the v1 SDK client) as `role`; returns its id. */
 async function proposeThroughMcp(server: TestServer, role: 'analyst' | 'approver', rationale: string, change: Record<string, unknown>): Promise<string> {

@@ -11,12 +11,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
 import { BACKENDS } from '../support/backends.js'
 import { runCli, runCliInProcess } from '../support/cli.js'
+import { sendRaw } from '../support/raw-http.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { eventually } from '../support/eventually.js'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
@@ -27,23 +27,6 @@ import { signedIn } from '../portal/portal-client.js'
 function formsOf(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8')
   return [secret, bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex'), encodeURIComponent(secret)]
-}
-
-function send(baseUrl: string, method: string, path: string, headers: Record<string, string>, payload?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, agent: false, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = []
-      const done = () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') })
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', done)
-      // An event stream never ends by itself: what it replays in a moment is its answer.
-      if (String(res.headers['content-type'] ?? '').includes('text/event-stream')) setTimeout(() => { res.destroy(); done() }, 700)
-    })
-    req.on('error', reject)
-    req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${path}`)))
-    if (payload !== undefined) req.write(payload)
-    req.end()
-  })
 }
 
 function filesUnder(dir: string): string[] {
@@ -117,7 +100,7 @@ for (const backend of BACKENDS) {
     })
 
     it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths, the portal pages and the CLI status', async () => {
-      const description = await send(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` })
+      const description = await sendRaw(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` }, undefined, { eventStreamMs: 700 })
       assert.equal(description.status, 200)
       collect('GET /oi-api/openapi', description.text)
       const doc = JSON.parse(description.text) as { paths: Record<string, Record<string, unknown>> }
@@ -132,7 +115,7 @@ for (const backend of BACKENDS) {
             body = path.endsWith('/mcp') ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) : '{}'
           }
           const target = fill(path)
-          const response = await send(server.baseUrl, method, target, path.includes('eac-changes') ? { ...headers, 'last-event-id': '0' } : headers, body)
+          const response = await sendRaw(server.baseUrl, method, target, path.includes('eac-changes') ? { ...headers, 'last-event-id': '0' } : headers, body, { eventStreamMs: 700 })
           assert.ok(response.status < 500, `${method} ${target}: ${response.status} ${response.text.slice(0, 200)}`)
           collect(`${method} ${target}`, response.text)
           operations++
@@ -143,7 +126,7 @@ for (const backend of BACKENDS) {
       // the activity log (where the credential decisions are), in both shapes and formats
       await server.api('POST', '/oi-api/provenance/events', { token, body: { ScopeKey: 'x', entityType: 'note', entityId: 'n1', actionType: 'noted' }, unchecked: true })
       for (const path of ['/oi-api/provenance/events/export?format=json', '/oi-api/provenance/events/export?format=csv', '/oi-api/provenance/events/export?scopeKey=x&format=csv', '/oi-api/audit-logs/x/events/export?format=json', '/oi-api/audit-logs/x/events/export?format=csv']) {
-        const response = await send(server.baseUrl, 'GET', path, { authorization: `Bearer ${token}` })
+        const response = await sendRaw(server.baseUrl, 'GET', path, { authorization: `Bearer ${token}` }, undefined, { eventStreamMs: 700 })
         assert.equal(response.status, 200, `${path}: ${response.text.slice(0, 200)}`)
         collect(`GET ${path}`, response.text)
       }
@@ -155,7 +138,7 @@ for (const backend of BACKENDS) {
         const created = await server.api('POST', '/oi-api/downloads/data-connections/sensors', { token, body: { format, from: '2025-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' } })
         assert.equal(created.status, 200, created.text)
         const url = new URL((created.body as { downloadUrl: string }).downloadUrl)
-        const file = await send(server.baseUrl, 'GET', `${url.pathname}${url.search}`, {})
+        const file = await sendRaw(server.baseUrl, 'GET', `${url.pathname}${url.search}`, {}, undefined, { eventStreamMs: 700 })
         assert.equal(file.status, 200)
         collect(`export ${format}`, file.text)
       }
@@ -168,7 +151,7 @@ for (const backend of BACKENDS) {
         ['POST', '/oi-api/warm-queries', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{"Query":"Sensors | where"}'],
         ['GET', '/oi-api/no-such-route', { authorization: `Bearer ${token}` }, undefined],
       ] as const) {
-        const response = await send(server.baseUrl, method, path, headers, body)
+        const response = await sendRaw(server.baseUrl, method, path, headers, body, { eventStreamMs: 700 })
         assert.ok(response.status >= 400 && response.status < 500, `${method} ${path}: ${response.status}`)
         collect(`error ${method} ${path}`, response.text)
       }
@@ -239,7 +222,7 @@ for (const backend of BACKENDS) {
     it('an error message or log line that quotes a revealed secret is scrubbed (value-based redaction)', async () => {
       // What a connector's driver error does: quote the secret in its message. Here a 404 that names
       // the unknown connection from the path carries it.
-      const response = await send(server.baseUrl, 'POST', `/oi-api/ingest/data-connections/${viaCli}`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[]')
+      const response = await sendRaw(server.baseUrl, 'POST', `/oi-api/ingest/data-connections/${viaCli}`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[]', { eventStreamMs: 700 })
       assert.equal(response.status, 404)
       assert.match(response.text, /\[REDACTED\]/)
       assert.equal(response.text.includes(viaCli), false, response.text)
