@@ -52,9 +52,6 @@ async function runCase(k: QueryCase): Promise<string | undefined> {
 
 /** Cases whose failure is outside the function library, with the reason. */
 const TODO: Readonly<Record<string, string>> = {
-  'extract-1': 'the binder does not yet pass typeof(T) arguments (see function-helpers typeLiteralArg)',
-  'extract-json-1': 'the binder does not yet pass typeof(T) arguments (see function-helpers typeLiteralArg)',
-  'parse-urlquery-2': "the parser does not yet read the dynamic accessor .[expr]",
   'hash-combine-1': "Kusto's hash_combine mixing function is undocumented; ours differs",
 }
 
