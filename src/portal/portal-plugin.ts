@@ -9,7 +9,7 @@ import { scrub } from '../shared/secret-scrubber.js'
 import { timingSafeEqual, randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { roleHas } from '../domain/access/rights.js'
-import { DomainError, type ErrorKind, InvalidInputError } from '../domain/errors.js'
+import { DomainError, InvalidInputError } from '../domain/errors.js'
 import type { PortalSession } from '../domain/sessions/session-service.js'
 import { parseCookies, serializeCookie } from './cookies.js'
 import { type Html, html } from './html.js'
@@ -22,17 +22,10 @@ import { overviewRoutes } from './pages/overview-page.js'
 import { proposalRoutes } from './pages/proposals-page.js'
 import { renderSignIn } from './pages/sign-in-page.js'
 import { warmQueryRoutes } from './pages/warm-queries-page.js'
+import { STATUS } from '../http/error-envelope.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 import type { PortalContext, PortalDeps, PortalResult, PortalRoute } from './portal-route.js'
 
-const STATUS = {
-  'invalid-input': 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  'not-found': 404,
-  'not-provisioned': 503,
-  unavailable: 503,
-} as const satisfies Record<ErrorKind, number>
 
 const TITLES: Readonly<Record<number, string>> = { 400: 'That did not work', 403: 'Not allowed', 404: 'Not found', 429: 'Too many attempts', 503: 'Not available' }
 

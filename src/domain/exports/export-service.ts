@@ -272,18 +272,8 @@ export function createExportService(deps: ExportServiceDeps) {
       const issuedAt = clock.now()
       const link = files.link(record, contentType, issuedAt)
       record = { ...record, ...facts, completedAt: issuedAt, expiresAt: link.expiresAt }
-      const result: ExportResult = {
-        fileId,
-        downloadUrl: link.url,
-        expiresAt: link.expiresAt,
-        format,
-        page: request.page,
-        pageSize: request.pageSize,
-        pageCount: slice.pageCount,
-        rowCount: slice.rowCount,
-        totalRows,
-        truncated,
-      }
+      const paging = { page: request.page, pageSize: request.pageSize, pageCount: slice.pageCount, rowCount: slice.rowCount, totalRows, truncated }
+      const result: ExportResult = { fileId, downloadUrl: link.url, expiresAt: link.expiresAt, format, ...paging }
       await stores.transaction(async (tx) => {
         await tx.exports.insertFile(record)
         await activity.recordDecision({
@@ -300,12 +290,7 @@ export function createExportService(deps: ExportServiceDeps) {
             format,
             from: formatDateTime(request.from),
             to: formatDateTime(request.to),
-            page: request.page,
-            pageSize: request.pageSize,
-            pageCount: slice.pageCount,
-            rowCount: slice.rowCount,
-            totalRows,
-            truncated,
+            ...paging,
             sizeBytes: facts.sizeBytes,
             sha256: facts.sha256,
             expiresAt: new Date(link.expiresAt).toISOString(),
