@@ -47,7 +47,10 @@ function markdown(scenario: Scenario, result: ScenarioResult, at: string): strin
     '',
     '| measure | subject | baseline (same run) | ratio | target | met |',
     '|---|---|---|---|---|---|',
-    ...result.rows.map((r) => `| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio === undefined ? '–' : `${r.ratio.toFixed(2)}×`} | ${r.target} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`),
+    ...result.rows.map(
+      (r) =>
+        `| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio === undefined ? '–' : `${r.ratio.toFixed(2)}×`} | ${r.target} | ${r.met === undefined ? '–' : r.met ? 'yes' : '**no**'} |`,
+    ),
     ...(result.notes?.length ? ['', ...result.notes.map((n) => `- ${n}`)] : []),
   ]
   return lines.join('\n')
@@ -56,7 +59,9 @@ function markdown(scenario: Scenario, result: ScenarioResult, at: string): strin
 export function writeSection(file: string, scenario: Scenario, result: ScenarioResult): void {
   const at = new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC'
   const block = `<!-- bench:${scenario.id} -->\n${markdown(scenario, result, at)}\n<!-- /bench:${scenario.id} -->`
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\nWritten by `npm run bench`; each section is replaced when its scenario runs again.\n'
+  const current = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nWritten by `npm run bench`; each section is replaced when its scenario runs again.\n'
   const pattern = new RegExp(`<!-- bench:${scenario.id} -->[\\s\\S]*?<!-- /bench:${scenario.id} -->`)
   writeFileSync(file, pattern.test(current) ? current.replace(pattern, block) : `${current.trimEnd()}\n\n${block}\n`)
 }
@@ -91,19 +96,26 @@ export function writeSummary(file: string): void {
       if (!line.startsWith('| ') || cells.length < 6 || line.startsWith('| measure ')) continue
       const met = cells[5]!.replace(/ \|$/, '').trim()
       if (met !== 'yes' && met !== '**no**') continue
-      rows.push(`| [${id}](#${anchor(title)}) | ${cells[0]!.slice(2)} | ${cells[1]} | ${cells[2]} | ${cells[3]} | ${cells[4]} | ${met} | ${at} |`)
+      rows.push(
+        `| [${id}](#${anchor(title)}) | ${cells[0]!.slice(2)} | ${cells[1]} | ${cells[2]} | ${cells[3]} | ${cells[4]} | ${met} | ${at} |`,
+      )
       if (met === '**no**') missed.push(`${cells[0]!.slice(2)} (${id})`)
     }
   }
   // The soak (bench/soak.ts) writes its own sections: its targets are zero 5xx and flat RSS and fds.
-  const soak = /<!-- soak:([\w-]+) -->\n### (.*)\n\nMeasured (\S+ \S+ UTC)[\s\S]*?\*\*5xx: (\d+)\.\*\*[\s\S]*?RSS: ([^\n]*?); slope after warm-up (-?[\d.]+) MiB\/min[\s\S]*?descriptors: ([^\n]*?); slope after warm-up (-?[\d.]+)\/min[\s\S]*?<!-- \/soak:\1 -->/g
+  const soak =
+    /<!-- soak:([\w-]+) -->\n### (.*)\n\nMeasured (\S+ \S+ UTC)[\s\S]*?\*\*5xx: (\d+)\.\*\*[\s\S]*?RSS: ([^\n]*?); slope after warm-up (-?[\d.]+) MiB\/min[\s\S]*?descriptors: ([^\n]*?); slope after warm-up (-?[\d.]+)\/min[\s\S]*?<!-- \/soak:\1 -->/g
   for (const match of current.matchAll(soak)) {
     const [, backend, title, at, errors, rss, rssSlope, fds, fdSlope] = match as unknown as string[]
     const link = `[soak ${backend}](#${anchor(title!)})`
     const fiveXx = Number(errors) === 0
     rows.push(`| ${link} | 5xx under mixed load | ${errors} | – | – | 0 | ${fiveXx ? 'yes' : '**no**'} | ${at} |`)
-    rows.push(`| ${link} | RSS trend after warm-up | ${rssSlope} MiB/min (${rss}) | – | – | flat | ${Math.abs(Number(rssSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`)
-    rows.push(`| ${link} | open file descriptors trend | ${fdSlope}/min (${fds}) | – | – | flat | ${Math.abs(Number(fdSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`)
+    rows.push(
+      `| ${link} | RSS trend after warm-up | ${rssSlope} MiB/min (${rss}) | – | – | flat | ${Math.abs(Number(rssSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`,
+    )
+    rows.push(
+      `| ${link} | open file descriptors trend | ${fdSlope}/min (${fds}) | – | – | flat | ${Math.abs(Number(fdSlope)) < 1 ? 'yes' : '**no**'} | ${at} |`,
+    )
     if (!fiveXx) missed.push(`5xx in the soak (${backend})`)
   }
   const block = [
@@ -120,13 +132,14 @@ export function writeSummary(file: string): void {
     `<!-- /bench:${SUMMARY_ID} -->`,
   ].join('\n')
   const pattern = new RegExp(`<!-- bench:${SUMMARY_ID} -->[\\s\\S]*?<!-- /bench:${SUMMARY_ID} -->`)
-  const next = pattern.test(current)
-    ? current.replace(pattern, block)
-    : current.replace(/(Written by[^\n]*\n)/, `$1\n${block}\n`)
+  const next = pattern.test(current) ? current.replace(pattern, block) : current.replace(/(Written by[^\n]*\n)/, `$1\n${block}\n`)
   writeFileSync(file, next)
 }
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to dashes. */
 function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-')
+  return title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-')
 }

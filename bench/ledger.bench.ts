@@ -6,12 +6,13 @@
  * reading from a real SQLite file through better-sqlite3. Not a test; run by hand on a quiet
  * machine: `node --import tsx bench/ledger.bench.ts [records]` (default 200,000).
  */
-import Database from 'better-sqlite3'
+
 import { hash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { appendBatch, genesisTip, type AppendEntry } from '../src/domain/ledger/append-batch.js'
+import Database from 'better-sqlite3'
+import { type AppendEntry, appendBatch, genesisTip } from '../src/domain/ledger/append-batch.js'
 import { checkpointOrigin, signCheckpoint } from '../src/domain/ledger/checkpoint.js'
 import { canonicalRecordBody, containerIdForScope, createRecordHasher } from '../src/domain/ledger/digest.js'
 import type { StoredRecord } from '../src/domain/ledger/ledger-types.js'
@@ -118,7 +119,8 @@ try {
            ts TEXT NOT NULL, actor TEXT NOT NULL, body TEXT NOT NULL, digest BLOB NOT NULL, PRIMARY KEY (container, seq))`)
   const insert = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
   db.transaction(() => {
-    for (const r of records) insert.run(container.containerId, r.seq, r.recordId, r.prevDigest, r.timestamp, r.userId, r.canonical, r.digest)
+    for (const r of records)
+      insert.run(container.containerId, r.seq, r.recordId, r.prevDigest, r.timestamp, r.userId, r.canonical, r.digest)
   })()
   const scan = db.prepare('SELECT seq, record_id, prev, ts, actor, body, digest FROM events WHERE container = ? ORDER BY seq').raw(true)
   function* rows(): Generator<StoredRecord> {
@@ -131,7 +133,9 @@ try {
   })
   const dbFull = timed('verifyChain over the same read', N, () => verify(rows(), true))
   const dbNoJcs = timed('verifyChain over the same read, no JCS form check', N, () => verify(rows(), false))
-  console.log(`  ratio to baseline: ${(dbFull / baseDb).toFixed(2)} (with JCS check; design §12 target >= 0.50), ${(dbNoJcs / baseDb).toFixed(2)} (without)`)
+  console.log(
+    `  ratio to baseline: ${(dbFull / baseDb).toFixed(2)} (with JCS check; design §12 target >= 0.50), ${(dbNoJcs / baseDb).toFixed(2)} (without)`,
+  )
   db.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })

@@ -13,7 +13,14 @@ export interface LoadResult {
   readonly errors: number
 }
 
-export async function load(options: { url: string; headers?: Record<string, string>; method?: string; body?: string; connections?: number; seconds?: number }): Promise<LoadResult> {
+export async function load(options: {
+  url: string
+  headers?: Record<string, string>
+  method?: string
+  body?: string
+  connections?: number
+  seconds?: number
+}): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     method: (options.method ?? 'GET') as 'GET',

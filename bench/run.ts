@@ -13,7 +13,16 @@ import { ledgerAppend } from './scenarios/ledger-append.js'
 import { ledgerVerify } from './scenarios/ledger-verify.js'
 import { liveStream } from './scenarios/live-stream.js'
 
-const SCENARIOS: readonly Scenario[] = [authOverhead, kqlEngine, kqlWarmHttp, ledgerAppend, callRecording, ledgerVerify, exportScenario, liveStream]
+const SCENARIOS: readonly Scenario[] = [
+  authOverhead,
+  kqlEngine,
+  kqlWarmHttp,
+  ledgerAppend,
+  callRecording,
+  ledgerVerify,
+  exportScenario,
+  liveStream,
+]
 
 const wanted = process.argv.slice(2)
 const selected = wanted.length ? SCENARIOS.filter((s) => wanted.includes(s.id)) : SCENARIOS

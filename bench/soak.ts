@@ -12,11 +12,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import type { Backend } from '../test/support/backends.js'
 import { listenChanges } from '../test/support/change-listener.js'
 import { call, processUsage, seedDeployment, startChildServer } from '../test/support/child-server.js'
 import { sensorConfig } from '../test/support/fixtures.js'
 import { connectLive } from '../test/support/live-client.js'
-import type { Backend } from '../test/support/backends.js'
 import { machine } from './harness.js'
 
 export interface SoakOptions {
@@ -100,7 +100,15 @@ async function loop(name: string, until: number, everyMs: number, one: () => Pro
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - ms)))
   }
   latencies.sort((a, b) => a - b)
-  return { route: name, requests: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), status5xx: s5, otherNon2xx: other, errors }
+  return {
+    route: name,
+    requests: latencies.length,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    status5xx: s5,
+    otherNon2xx: other,
+    errors,
+  }
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
@@ -111,7 +119,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     const { editor, viewer } = deployment.tokens
     // Some data first, so the queries read something from the start.
-    const seedRows = Array.from({ length: 2000 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(), sensor: `s${i % 7}`, value: i % 100 }))
+    const seedRows = Array.from({ length: 2000 }, (_, i) => ({
+      timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      sensor: `s${i % 7}`,
+      value: i % 100,
+    }))
     const seeded = await call(server.url, 'POST', '/oi-api/ingest/data-connections/sensors', editor, seedRows)
     if (seeded.status !== 200) throw new Error(`seeding rows failed: ${seeded.status} ${seeded.text}`)
 
@@ -119,7 +131,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await sse.waitForOpens(1, 30_000)
     const liveClients = await Promise.all(Array.from({ length: LIVE_CLIENTS }, () => connectLive(server.url, { token: viewer })))
     const liveClosed: (string | undefined)[] = liveClients.map(() => undefined)
-    liveClients.forEach((c, i) => void c.closed.then(({ code, reason }) => { liveClosed[i] = `${code} ${reason}` }))
+    liveClients.forEach(
+      (c, i) =>
+        void c.closed.then(({ code, reason }) => {
+          liveClosed[i] = `${code} ${reason}`
+        }),
+    )
     const started = Date.now()
     const until = started + options.seconds * 1000
     const samples: Sample[] = []
@@ -136,7 +153,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     const auth = { authorization: `Bearer ${editor}`, 'content-type': 'application/json' }
     const rate = (perSecond: number) => Math.max(1, Math.round(perSecond * intensity))
-    const ingestBody = JSON.stringify(Array.from({ length: INGEST_ROWS }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 2) + i * 1000).toISOString(), sensor: `s${i % 7}`, value: i })))
+    const ingestBody = JSON.stringify(
+      Array.from({ length: INGEST_ROWS }, (_, i) => ({
+        timestamp: new Date(Date.UTC(2026, 0, 2) + i * 1000).toISOString(),
+        sensor: `s${i % 7}`,
+        value: i,
+      })),
+    )
     const cannon = (route: string, opts: { method: 'GET' | 'POST'; path: string; body?: string; connections: number; perSecond: number }) =>
       autocannon({
         url: `${server.url}${opts.path}`,
@@ -146,26 +169,57 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         connections: opts.connections,
         overallRate: rate(opts.perSecond),
         duration: options.seconds,
-      }).then((r): RouteReport => ({
-        route,
-        requests: r.requests.total,
-        p50Ms: r.latency.p50,
-        p99Ms: r.latency.p99,
-        status5xx: r['5xx'],
-        otherNon2xx: r.non2xx - r['5xx'],
-        errors: r.errors + r.timeouts,
-        ok: r['2xx'],
-      }))
+      }).then(
+        (r): RouteReport => ({
+          route,
+          requests: r.requests.total,
+          p50Ms: r.latency.p50,
+          p99Ms: r.latency.p99,
+          status5xx: r['5xx'],
+          otherNon2xx: r.non2xx - r['5xx'],
+          errors: r.errors + r.timeouts,
+          ok: r['2xx'],
+        }),
+      )
 
     let corrections = 0
     let attempts = 0
     const routes = await Promise.all([
-      cannon('GET warm query (plant/hall/avg)', { method: 'GET', path: '/oi-api/warm-queries/plant/hall/avg', connections: 4, perSecond: 40 }),
-      cannon('POST ad-hoc query', { method: 'POST', path: '/oi-api/warm-queries', body: JSON.stringify({ Query: 'Sensors | where value > 50 | summarize n = count(), avg_value = avg(value) by sensor | order by sensor asc' }), connections: 4, perSecond: 20 }),
-      cannon('POST activity-log append', { method: 'POST', path: '/oi-api/provenance/events', body: JSON.stringify({ ScopeKey: 'soak', entityType: 'reading', entityId: 'r', actionType: 'append', details: { soak: true } }), connections: 4, perSecond: 50 }),
-      cannon('POST ingest (10 rows)', { method: 'POST', path: '/oi-api/ingest/data-connections/sensors', body: ingestBody, connections: 2, perSecond: 10 }),
+      cannon('GET warm query (plant/hall/avg)', {
+        method: 'GET',
+        path: '/oi-api/warm-queries/plant/hall/avg',
+        connections: 4,
+        perSecond: 40,
+      }),
+      cannon('POST ad-hoc query', {
+        method: 'POST',
+        path: '/oi-api/warm-queries',
+        body: JSON.stringify({
+          Query: 'Sensors | where value > 50 | summarize n = count(), avg_value = avg(value) by sensor | order by sensor asc',
+        }),
+        connections: 4,
+        perSecond: 20,
+      }),
+      cannon('POST activity-log append', {
+        method: 'POST',
+        path: '/oi-api/provenance/events',
+        body: JSON.stringify({ ScopeKey: 'soak', entityType: 'reading', entityId: 'r', actionType: 'append', details: { soak: true } }),
+        connections: 4,
+        perSecond: 50,
+      }),
+      cannon('POST ingest (10 rows)', {
+        method: 'POST',
+        path: '/oi-api/ingest/data-connections/sensors',
+        body: ingestBody,
+        connections: 2,
+        perSecond: 10,
+      }),
       loop('POST export + GET download', until, 2000 / intensity, async () => {
-        const created = await call(server.url, 'POST', '/oi-api/downloads/data-connections/sensors', editor, { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-01T00:10:00Z' })
+        const created = await call(server.url, 'POST', '/oi-api/downloads/data-connections/sensors', editor, {
+          format: 'csv',
+          from: '2026-01-01T00:00:00Z',
+          to: '2026-01-01T00:10:00Z',
+        })
         if (created.status !== 200) return created.status
         const issued = new URL(created.body.downloadUrl)
         const file = await fetch(`${server.url}${issued.pathname}${issued.search}`)
@@ -174,7 +228,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       }),
       loop('POST correction', until, 1000 / intensity, async () => {
         const n = attempts++
-        const r = await call(server.url, 'POST', '/oi-api/provenance/amendments', editor, { ScopeKey: 'soak', entityType: 'lab-result', entityId: `LR-${n}`, reasonCategory: 'data-entry-error', reason: 'soak', before: { v: n }, after: { v: n + 1 } })
+        const r = await call(server.url, 'POST', '/oi-api/provenance/amendments', editor, {
+          ScopeKey: 'soak',
+          entityType: 'lab-result',
+          entityId: `LR-${n}`,
+          reasonCategory: 'data-entry-error',
+          reason: 'soak',
+          before: { v: n },
+          after: { v: n + 1 },
+        })
         if (r.status === 200) corrections++
         return r.status
       }),
@@ -184,15 +246,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // Every correction committed is a change: wait for the stream to catch up, then count.
     const deadline = Date.now() + 15_000
-    while (sse.events.filter((e) => e.data.kind === 'correction').length < corrections && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    while (sse.events.filter((e) => e.data.kind === 'correction').length < corrections && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     sse.close()
     // autocannon stops with requests still in flight, which the server may yet commit: count the
     // rows the soak ingested (dated 2026-01-02; the seed rows are of 2026-01-01) once they settle.
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    const counted = await call(server.url, 'POST', '/oi-api/warm-queries', editor, { Query: 'Sensors | where timestamp >= datetime(2026-01-02) | count' })
+    const counted = await call(server.url, 'POST', '/oi-api/warm-queries', editor, {
+      Query: 'Sensors | where timestamp >= datetime(2026-01-02) | count',
+    })
     const rowsIngested = counted.status === 200 ? Number(counted.body.results[0].Count) : -1
     const liveDeadline = Date.now() + 15_000
-    while (liveClients.some((c, i) => liveClosed[i] === undefined && c.events.length < rowsIngested) && Date.now() < liveDeadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    while (liveClients.some((c, i) => liveClosed[i] === undefined && c.events.length < rowsIngested) && Date.now() < liveDeadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     const live = liveClients.map((c, i) => ({ events: c.events.length, expected: rowsIngested, close: liveClosed[i] }))
     for (const c of liveClients) c.close()
     const correctionEvents = sse.events.filter((e) => e.data.kind === 'correction').length
@@ -224,7 +290,10 @@ export function summary(report: SoakReport): string {
   const last = report.samples.at(-1)
   return [
     `soak ${report.backend}, ${report.seconds} s: ${report.total5xx} 5xx; SSE ${report.sse.events}/${report.sse.expected} correction changes, ${report.sse.errors} stream errors; live stream clients ${report.live.map((l) => `${l.events}/${l.expected}${l.close ? ` closed ${l.close}` : ''}`).join(', ')} rows`,
-    ...report.routes.map((r) => `  ${r.route}: ${r.requests} requests, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, 5xx ${r.status5xx}, other non-2xx ${r.otherNon2xx}, errors ${r.errors}`),
+    ...report.routes.map(
+      (r) =>
+        `  ${r.route}: ${r.requests} requests, p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, 5xx ${r.status5xx}, other non-2xx ${r.otherNon2xx}, errors ${r.errors}`,
+    ),
     `  RSS ${first?.rssMiB.toFixed(0)} → ${last?.rssMiB.toFixed(0)} MiB (slope after ${report.warmupS.toFixed(0)} s: ${report.rssSlopeMiBPerMin.toFixed(2)} MiB/min); fds ${first?.fds} → ${last?.fds} (slope ${report.fdSlopePerMin.toFixed(2)}/min)`,
   ].join('\n')
 }
@@ -237,16 +306,26 @@ function markdown(report: SoakReport): string {
   return [
     `### Soak: ${report.seconds / 60} minutes of mixed load (${report.backend})`,
     '',
-    `Measured ${at} on ${machine()} (shared with other jobs). One \`provenant serve\` child process; `
-      + 'autocannon (rate-limited) and real clients (an SSE client, 3 WebSocket live-stream clients) at once; RSS and open file descriptors sampled from /proc every 5 s. '
-      + 'Run with `npm run soak -- --minutes 10`.',
+    `Measured ${at} on ${machine()} (shared with other jobs). One \`provenant serve\` child process; ` +
+      'autocannon (rate-limited) and real clients (an SSE client, 3 WebSocket live-stream clients) at once; RSS and open file descriptors sampled from /proc every 5 s. ' +
+      'Run with `npm run soak -- --minutes 10`.',
     '',
     '| route | requests | p50 ms | p99 ms | 5xx | other non-2xx | errors |',
     '|---|---|---|---|---|---|---|',
-    ...report.routes.map((r) => `| ${r.route} | ${r.requests} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.status5xx} | ${r.otherNon2xx} | ${r.errors} |`),
+    ...report.routes.map(
+      (r) =>
+        `| ${r.route} | ${r.requests} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.status5xx} | ${r.otherNon2xx} | ${r.errors} |`,
+    ),
     '',
     `- **5xx: ${report.total5xx}.** SSE change stream: ${report.sse.events} of ${report.sse.expected} correction changes received, ${report.sse.errors} stream errors, ${report.sse.opens} connection(s).`,
-    `- WebSocket live stream: ${report.live.length} clients received ${report.live.map((l) => l.events).join(', ')} of ${report.live[0]?.expected ?? 0} ingested rows; ${report.live.filter((l) => l.close !== undefined).length} closed early${report.live.some((l) => l.close) ? ` (${report.live.map((l) => l.close).filter(Boolean).join('; ')})` : ''}.`,
+    `- WebSocket live stream: ${report.live.length} clients received ${report.live.map((l) => l.events).join(', ')} of ${report.live[0]?.expected ?? 0} ingested rows; ${report.live.filter((l) => l.close !== undefined).length} closed early${
+      report.live.some((l) => l.close)
+        ? ` (${report.live
+            .map((l) => l.close)
+            .filter(Boolean)
+            .join('; ')})`
+        : ''
+    }.`,
     `- RSS: ${first.rssMiB.toFixed(0)} MiB at start, ${steadyStart.rssMiB.toFixed(0)} MiB after warm-up (${report.warmupS.toFixed(0)} s), ${last.rssMiB.toFixed(0)} MiB at the end; slope after warm-up ${report.rssSlopeMiBPerMin.toFixed(2)} MiB/min.`,
     `- Open file descriptors: ${first.fds} at start, ${steadyStart.fds} after warm-up, ${last.fds} at the end; slope after warm-up ${report.fdSlopePerMin.toFixed(2)}/min.`,
   ].join('\n')
@@ -260,10 +339,22 @@ export function writeSoakSection(file: string, report: SoakReport): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, backend: { type: 'string', default: 'sqlite' }, intensity: { type: 'string', default: '1' }, 'no-write': { type: 'boolean' } } })
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string', default: '10' },
+      backend: { type: 'string', default: 'sqlite' },
+      intensity: { type: 'string', default: '1' },
+      'no-write': { type: 'boolean' },
+    },
+  })
   const backend = values.backend as Backend
   if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend is sqlite or postgres')
-  const report = await runSoak({ seconds: Math.round(Number(values.minutes) * 60), backend, intensity: Number(values.intensity), log: (line) => console.log(line) })
+  const report = await runSoak({
+    seconds: Math.round(Number(values.minutes) * 60),
+    backend,
+    intensity: Number(values.intensity),
+    log: (line) => console.log(line),
+  })
   if (!values['no-write']) {
     const file = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.url))
     writeSoakSection(file, report)

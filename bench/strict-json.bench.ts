@@ -19,7 +19,9 @@ const nested = JSON.stringify({
   params: Array.from({ length: 40 }, (_, i) => ({ name: `p${i}`, value: i * 1.25, tags: ['a', 'b', `c${i}`], nested: { deep: { x: i } } })),
 })
 const numbers = JSON.stringify(Array.from({ length: 500 }, (_, i) => [i, i * 0.1, -i * 1e-5, 1e21 + i * 1e6]))
-const strings = JSON.stringify(Array.from({ length: 300 }, (_, i) => `Entr\u00e9e n\u00b0${i} \u2014 "quoted" \\ path\\to\\file ${'x'.repeat(i % 40)}`))
+const strings = JSON.stringify(
+  Array.from({ length: 300 }, (_, i) => `Entr\u00e9e n\u00b0${i} \u2014 "quoted" \\ path\\to\\file ${'x'.repeat(i % 40)}`),
+)
 
 function measure(label: string, fn: () => unknown, ms = 700): number {
   for (let i = 0; i < 2000; i++) fn() // warm up the JIT
@@ -37,7 +39,12 @@ function measure(label: string, fn: () => unknown, ms = 700): number {
 }
 
 console.log('body                 bytes   JSON.parse/s   strict/s   ratio   lossless-json/s')
-for (const [name, text] of [['append event', append], ['nested query', nested], ['numbers', numbers], ['escaped strings', strings]] as const) {
+for (const [name, text] of [
+  ['append event', append],
+  ['nested query', nested],
+  ['numbers', numbers],
+  ['escaped strings', strings],
+] as const) {
   const native = measure('native', () => JSON.parse(text))
   const strict = measure('strict', () => parseStrictJson(text))
   const lossless = measure('lossless', () => losslessParse(text), 400)

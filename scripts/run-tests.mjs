@@ -32,9 +32,13 @@ if (files.length === 0) {
 // the CPU, so two in parallel halve the wall time on a 2-core machine without starving either.
 // PROVENANT_TEST_CONCURRENCY=1 runs them one by one (e.g. to read a failing file's output in order).
 const concurrency = process.env['PROVENANT_TEST_CONCURRENCY'] ?? '2'
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODE_ENV: 'test' },
-})
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'test' },
+  },
+)
 process.exit(result.status ?? 1)

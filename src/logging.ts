@@ -56,7 +56,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       // error (e.g. a driver error repeating a connection string), which no path can name.
       hooks: { streamWrite: (line: string) => scrub(line) },
       serializers: {
-        req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({ method: req.method, url: pathOnly(req.url), id: req.id, remoteAddress: req.ip }),
+        req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
+          method: req.method,
+          url: pathOnly(req.url),
+          id: req.id,
+          remoteAddress: req.ip,
+        }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
         err: pino.stdSerializers.err,
       },

@@ -6,50 +6,54 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from './config/config.js'
+import { mqttConnector } from './connectors/mqtt-connector.js'
+import { postgresConnector } from './connectors/postgres-connector.js'
 import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
-import type { Services } from './domain/services.js'
-import { createCorrectionsService } from './domain/corrections/corrections-service.js'
-import { createIngestService } from './domain/ingest/ingest-service.js'
-import { createQueryService } from './domain/queries/query-service.js'
-import { createSessionService } from './domain/sessions/session-service.js'
-import { createExportService } from './domain/exports/export-service.js'
-import { openExportStorage } from './storage/exports/open-export-storage.js'
-import { registerDownloadRoute } from './http/routes/exports.js'
-import { createProposalServices } from './domain/proposals/index.js'
 import { createActivityLog } from './domain/activity/activity-log.js'
+import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
+import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
+import { createCorrectionsService } from './domain/corrections/corrections-service.js'
+import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
+import { createCredentialsService } from './domain/credentials/credentials-service.js'
+import { createExportService } from './domain/exports/export-service.js'
+import { createIngestService } from './domain/ingest/ingest-service.js'
 import { createLedgerService } from './domain/ledger/ledger-service.js'
-import { loadLedgerSigning } from './storage/ledger-key.js'
-import { openEventBus } from './storage/open-event-bus.js'
+import { createProposalServices } from './domain/proposals/index.js'
+import { createQueryService } from './domain/queries/query-service.js'
+import type { Services } from './domain/services.js'
+import { createSessionService } from './domain/sessions/session-service.js'
 import { createLiveHub } from './domain/streams/live-hub.js'
-import { enableWebSocketUpgrades } from './http/websocket-upgrade.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
+import { registerDownloadRoute } from './http/routes/exports.js'
 import { apiRoutes } from './http/routes/index.js'
+import { enableWebSocketUpgrades } from './http/websocket-upgrade.js'
 import { createLogger } from './logging.js'
 import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
+import { scrub } from './shared/secret-scrubber.js'
+import { openExportStorage } from './storage/exports/open-export-storage.js'
+import { loadLedgerSigning } from './storage/ledger-key.js'
+import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
+import { openEventBus } from './storage/open-event-bus.js'
 import { openStores, sqliteFileOf } from './storage/open-stores.js'
+import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
 import { createQueryPool } from './storage/query-pool.js'
 import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
-import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
-import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
-import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
-import { postgresConnector } from './connectors/postgres-connector.js'
-import { mqttConnector } from './connectors/mqtt-connector.js'
-import { scrub } from './shared/secret-scrubber.js'
-import { createCredentialsService } from './domain/credentials/credentials-service.js'
-import { type CredentialVault, createCredentialVault } from './domain/credentials/credential-vault.js'
-import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
 
 export interface RuntimeOptions {
   readonly clock?: Clock
   readonly logger?: Logger
   readonly scryptCost?: ScryptCost
   /** Pull connectors: restart backoff and lease retry (tests shorten them). */
-  readonly connectors?: { readonly backoff?: { initialMs: number; maxMs: number }; readonly leaseRetryMs?: number; readonly rescanMs?: number }
+  readonly connectors?: {
+    readonly backoff?: { initialMs: number; maxMs: number }
+    readonly leaseRetryMs?: number
+    readonly rescanMs?: number
+  }
 }
 
 export interface Runtime {
@@ -78,24 +82,42 @@ export async function createServices(config: Config, options: RuntimeOptions = {
   const clock = options.clock ?? systemClock
   const log = options.logger
   const bus = await openEventBus(config.databaseUrl, (error) => log?.warn({ err: error }, 'event bus connection problem'))
-  const stores = await openStores(config, { onChangeCommitted: (change) => bus.publish({ kind: 'change', change }) }).catch(async (error: unknown) => {
-    await bus.close()
-    throw error
-  })
+  const stores = await openStores(config, { onChangeCommitted: (change) => bus.publish({ kind: 'change', change }) }).catch(
+    async (error: unknown) => {
+      await bus.close()
+      throw error
+    },
+  )
   try {
-    const masterKeys = loadMasterKeyring({ dataDir: config.dataDir, env: { PROVENANT_MASTER_KEY: config.masterKey, PROVENANT_MASTER_KEY_PREVIOUS: config.masterKeyPrevious } })
+    const masterKeys = loadMasterKeyring({
+      dataDir: config.dataDir,
+      env: { PROVENANT_MASTER_KEY: config.masterKey, PROVENANT_MASTER_KEY_PREVIOUS: config.masterKeyPrevious },
+    })
     const id = await serverId(stores.db)
-    const keyring = await loadKeyring(stores.db, { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem }, clock.now())
+    const keyring = await loadKeyring(
+      stores.db,
+      { keysDir: keysDirOf(config.dataDir), privateKeyPem: config.jwtPrivateKeyPem },
+      clock.now(),
+    )
     const ledger = createLedgerService({
       stores,
       clock,
-      signing: loadLedgerSigning({ keysDir: keysDirOf(config.dataDir), keyText: config.ledgerSigningKey, serverId: id, extraTrustedKeys: config.ledgerTrustedKeys ?? [] }),
+      signing: loadLedgerSigning({
+        keysDir: keysDirOf(config.dataDir),
+        keyText: config.ledgerSigningKey,
+        serverId: id,
+        extraTrustedKeys: config.ledgerTrustedKeys ?? [],
+      }),
       onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
     })
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
-    const executor = createQueryPool(config.databaseUrl ? { dialect: 'postgres', databaseUrl: config.databaseUrl } : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) })
+    const executor = createQueryPool(
+      config.databaseUrl
+        ? { dialect: 'postgres', databaseUrl: config.databaseUrl }
+        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) },
+    )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
     const services: Services = {
@@ -114,8 +136,20 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       sessions: createSessionService({ stores, clock, admin, activity }),
       connectors: createConnectorStatusService({ stores, config: configService }),
       credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
-      exports: createExportService({ stores, config: configService, ...openExportStorage(config, clock), activity, clock, onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files') }),
-      live: createLiveHub({ stores, config: configService, bus, onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`) }),
+      exports: createExportService({
+        stores,
+        config: configService,
+        ...openExportStorage(config, clock),
+        activity,
+        clock,
+        onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files'),
+      }),
+      live: createLiveHub({
+        stores,
+        config: configService,
+        bus,
+        onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`),
+      }),
     }
     return {
       services,
@@ -125,7 +159,9 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       async close() {
         await services.exports.stopSweeper()
         await services.live.close()
-        await ledger.close().catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
+        await ledger
+          .close()
+          .catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
         await bus.close()
         await stores.close()
@@ -158,7 +194,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The vault decrypts inside the connector only; every revealed value joins the scrubber.
   const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
   const supervisor = createConnectorSupervisor({
-    stores: services.stores, ingest: services.ingest, bus: services.bus, activity: services.activity, clock: services.clock,
+    stores: services.stores,
+    ingest: services.ingest,
+    bus: services.bus,
+    activity: services.activity,
+    clock: services.clock,
     serverId: id,
     factories: { postgres: postgresConnector, mqtt: mqttConnector },
     leases: config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases,

@@ -35,7 +35,12 @@ describe('architecture: import boundaries', () => {
     it(`${prefix} keeps to its dependencies`, () => {
       const offenders = sources
         .filter((f) => f.startsWith(prefix) && !f.endsWith('.test.ts'))
-        .flatMap((f) => readFileSync(join(ROOT, f), 'utf8').split('\n').filter((line) => /^\s*(import|export) /.test(line) && rule.test(line)).map((line) => `${f}: ${line.trim()}`))
+        .flatMap((f) =>
+          readFileSync(join(ROOT, f), 'utf8')
+            .split('\n')
+            .filter((line) => /^\s*(import|export) /.test(line) && rule.test(line))
+            .map((line) => `${f}: ${line.trim()}`),
+        )
       assert.deepEqual(offenders, [])
     })
   }

@@ -23,10 +23,13 @@ function files(dir: string): string[] {
 describe('proposal review stays in the portal', () => {
   for (const layer of ['src/http', 'src/mcp']) {
     it(`${layer}/ never reaches the review half of the proposals service`, () => {
-      const offenders = files(join(ROOT, layer)).flatMap((file) => readFileSync(file, 'utf8').split('\n')
-        .map((line, i) => ({ line, i }))
-        .filter(({ line }) => REVIEW.test(line))
-        .map(({ line, i }) => `${relative(ROOT, file)}:${i + 1}: ${line.trim()}`))
+      const offenders = files(join(ROOT, layer)).flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .map((line, i) => ({ line, i }))
+          .filter(({ line }) => REVIEW.test(line))
+          .map(({ line, i }) => `${relative(ROOT, file)}:${i + 1}: ${line.trim()}`),
+      )
       assert.deepEqual(offenders, [])
     })
   }

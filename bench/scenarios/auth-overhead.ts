@@ -25,9 +25,20 @@ export const authOverhead: Scenario = {
     const { services } = handle
     const workspace = await services.admin.createWorkspace('bench')
     const account = await services.admin.addAccount({ name: 'bench', role: 'analyst', workspaceId: workspace.id })
-    const { token } = await services.access.createToken({ workspaceId: workspace.id, accountId: account.id, name: 'bench', expires: '1h', createdBy: { id: account.id, name: account.name } })
+    const { token } = await services.access.createToken({
+      workspaceId: workspace.id,
+      accountId: account.id,
+      name: 'bench',
+      expires: '1h',
+      createdBy: { id: account.id, name: account.name },
+    })
     const noop = defineRoute({
-      method: 'GET', path: '/bench/noop', operationId: 'benchNoop', summary: 'no-op', tag: 'Bench', rights: ['warm-queries:read'],
+      method: 'GET',
+      path: '/bench/noop',
+      operationId: 'benchNoop',
+      summary: 'no-op',
+      tag: 'Bench',
+      rights: ['warm-queries:read'],
       query: z.object({ n: z.coerce.number().int().optional() }),
       responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } },
       handler: async () => ({ ok: true }),
@@ -42,17 +53,20 @@ export const authOverhead: Scenario = {
       await load({ url: `${appUrl}/oi-api/bench/noop?n=1`, headers: { authorization: `Bearer ${token}` }, seconds: 2 })
       const baseline = await load({ url: `${bareUrl}/bench/noop?n=1`, seconds: 8 })
       const subject = await load({ url: `${appUrl}/oi-api/bench/noop?n=1`, headers: { authorization: `Bearer ${token}` }, seconds: 8 })
-      if (subject.non2xx > 0 || subject.errors > 0) throw new Error(`the authenticated route failed ${subject.non2xx + subject.errors} requests`)
+      if (subject.non2xx > 0 || subject.errors > 0)
+        throw new Error(`the authenticated route failed ${subject.non2xx + subject.errors} requests`)
       const ratio = subject.requestsPerSecond / baseline.requestsPerSecond
       return {
-        rows: [{
-          measure: 'GET no-op, 32 connections, SQLite',
-          subject: `${formatRate(subject.requestsPerSecond)} (p99 ${subject.p99Ms} ms)`,
-          baseline: `${formatRate(baseline.requestsPerSecond)} (p99 ${baseline.p99Ms} ms)`,
-          ratio,
-          target: 'informational (design §12 targets ≥ 0.6× for a warm query)',
-          met: undefined,
-        }],
+        rows: [
+          {
+            measure: 'GET no-op, 32 connections, SQLite',
+            subject: `${formatRate(subject.requestsPerSecond)} (p99 ${subject.p99Ms} ms)`,
+            baseline: `${formatRate(baseline.requestsPerSecond)} (p99 ${baseline.p99Ms} ms)`,
+            ratio,
+            target: 'informational (design §12 targets ≥ 0.6× for a warm query)',
+            met: undefined,
+          },
+        ],
         notes: [
           'Subject: the full /oi-api pipeline: JWT check (Ed25519 signature verified once per token text, expiry every time), token/account/membership read for revocation and effective rights (one SQL read per request, never cached, so revocation is immediate), right check, zod query validation, envelope headers.',
           'Baseline: a bare Fastify route returning the same JSON. autocannon runs in its own worker thread; both servers share the process.',

@@ -17,7 +17,13 @@ export const callRecording: Scenario = {
     const bench = await startBenchRuntime('sqlite', 'analyst')
     const services = bench.runtime.services
     const unrecorded = { ...services, activity: { ...services.activity, recordCall: async () => {} } }
-    const bare = await buildApp({ services: unrecorded, routes: apiRoutes(unrecorded), version: 'bench', publicUrl: 'http://127.0.0.1', logger: false })
+    const bare = await buildApp({
+      services: unrecorded,
+      routes: apiRoutes(unrecorded),
+      version: 'bench',
+      publicUrl: 'http://127.0.0.1',
+      logger: false,
+    })
     try {
       const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' })
       const headers = { authorization: `Bearer ${bench.token}` }
@@ -29,14 +35,17 @@ export const callRecording: Scenario = {
       if (recorded.non2xx + recorded.errors + without.non2xx + without.errors > 0) throw new Error('read requests failed')
       const stats = services.ledger.stats()
       return {
-        rows: [{
-          measure: 'GET /oi-api/provenance/reason-categories, 32 clients, SQLite',
-          subject: `${formatRate(recorded.requestsPerSecond)} with recording (p99 ${recorded.p99Ms} ms)`,
-          baseline: `${formatRate(without.requestsPerSecond)} without (p99 ${without.p99Ms} ms)`,
-          ratio: recorded.requestsPerSecond / without.requestsPerSecond,
-          target: 'informational (every call is a durable record; design §12 asks ≥ 0.6× of bare Fastify for a warm query with recording on)',
-          met: undefined,
-        }],
+        rows: [
+          {
+            measure: 'GET /oi-api/provenance/reason-categories, 32 clients, SQLite',
+            subject: `${formatRate(recorded.requestsPerSecond)} with recording (p99 ${recorded.p99Ms} ms)`,
+            baseline: `${formatRate(without.requestsPerSecond)} without (p99 ${without.p99Ms} ms)`,
+            ratio: recorded.requestsPerSecond / without.requestsPerSecond,
+            target:
+              'informational (every call is a durable record; design §12 asks ≥ 0.6× of bare Fastify for a warm query with recording on)',
+            met: undefined,
+          },
+        ],
         notes: [
           `With recording, each reply waits for its api-call record's group commit (mean ${(stats.entries / Math.max(1, stats.flushes)).toFixed(1)} records per commit over the run, including the set-up).`,
           'Without: the same app and services with the call recorder replaced by a no-op (the /oi-api pipeline is otherwise identical: auth, revocation read, rights, validation, envelope).',

@@ -26,7 +26,7 @@ const PAGE_SIZE = 5000
 const PAGES = WINDOW_ROWS / PAGE_SIZE
 const ROUNDS = 7
 const START = Date.parse('2026-01-01T00:00:00Z')
-const FROM = new Date(START + OUTSIDE_ROWS / 2 * 1000).toISOString()
+const FROM = new Date(START + (OUTSIDE_ROWS / 2) * 1000).toISOString()
 const TO = new Date(START + (OUTSIDE_ROWS / 2 + WINDOW_ROWS) * 1000).toISOString()
 const TARGET_MS = 150
 
@@ -44,7 +44,11 @@ interface Measured {
 }
 
 /** `cli` runs one page: returns the command and arguments. */
-function timeCli(outDir: string, cli: (offset: number, limit: number) => readonly [string, string[]], expectedLines: number): { pagesMs: number; oneShotMs: number } {
+function timeCli(
+  outDir: string,
+  cli: (offset: number, limit: number) => readonly [string, string[]],
+  expectedLines: number,
+): { pagesMs: number; oneShotMs: number } {
   const runPage = (offset: number, limit: number, file: string): void => {
     const [command, args] = cli(offset, limit)
     const fd = openSync(file, 'w')
@@ -64,7 +68,8 @@ function timeCli(outDir: string, cli: (offset: number, limit: number) => readonl
     const one = performance.now()
     runPage(0, WINDOW_ROWS, join(outDir, 'cli-all.csv'))
     const oneMs = performance.now() - one
-    if (round > 0) { // round 0 warms the page cache
+    if (round > 0) {
+      // round 0 warms the page cache
       rounds.push(pagesMs)
       oneShot.push(oneMs)
     }
@@ -76,19 +81,47 @@ function timeCli(outDir: string, cli: (offset: number, limit: number) => readonl
 
 async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | undefined): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-export-'))
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), { logger: pino({ level: 'silent' }), scryptCost: { log2N: 10, r: 8, p: 1 } })
+  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
+    logger: pino({ level: 'silent' }),
+    scryptCost: { log2N: 10, r: 8, p: 1 },
+  })
   try {
     const base = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
     const { services } = runtime
     const workspace = await services.admin.createWorkspace('bench')
     const admin = await services.admin.addAccount({ name: 'bench-admin', role: 'admin', workspaceId: workspace.id })
     const analyst = await services.admin.addAccount({ name: 'bench-analyst', role: 'analyst', workspaceId: workspace.id })
-    await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, {
-      connections: [{ lookup: 'line', kind: 'push', table: 'Line', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'sensor', type: 'string' }, { name: 'value', type: 'real' }] }],
-    })
-    const rows = Array.from({ length: WINDOW_ROWS + OUTSIDE_ROWS }, (_, i) => ({ timestamp: new Date(START + i * 1000).toISOString(), sensor: `sensor-${i % 16}`, value: i + 0.25 }))
+    await services.config.apply(
+      workspace.id,
+      { accountId: admin.id, accountName: admin.name, role: 'admin' },
+      {
+        connections: [
+          {
+            lookup: 'line',
+            kind: 'push',
+            table: 'Line',
+            columns: [
+              { name: 'timestamp', type: 'datetime' },
+              { name: 'sensor', type: 'string' },
+              { name: 'value', type: 'real' },
+            ],
+          },
+        ],
+      },
+    )
+    const rows = Array.from({ length: WINDOW_ROWS + OUTSIDE_ROWS }, (_, i) => ({
+      timestamp: new Date(START + i * 1000).toISOString(),
+      sensor: `sensor-${i % 16}`,
+      value: i + 0.25,
+    }))
     for (let i = 0; i < rows.length; i += 20_000) await services.ingest.importRows(workspace.id, 'line', rows.slice(i, i + 20_000))
-    const { token } = await services.access.createToken({ workspaceId: workspace.id, accountId: analyst.id, name: 'bench', expires: '1h', createdBy: { id: analyst.id, name: analyst.name } })
+    const { token } = await services.access.createToken({
+      workspaceId: workspace.id,
+      accountId: analyst.id,
+      name: 'bench',
+      expires: '1h',
+      createdBy: { id: analyst.id, name: analyst.name },
+    })
 
     let csvBytes = 0
     const exportPages = async (format: 'csv' | 'jsonl'): Promise<number> => {
@@ -99,8 +132,9 @@ async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | und
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ format, from: FROM, to: TO, page, pageSize: PAGE_SIZE }),
         })
-        const body = await response.json() as { rowCount: number; totalRows: number; truncated: boolean; downloadUrl: string }
-        if (response.status !== 200 || body.rowCount !== PAGE_SIZE || body.totalRows !== WINDOW_ROWS || body.truncated) throw new Error(`export failed: ${response.status} ${JSON.stringify(body)}`)
+        const body = (await response.json()) as { rowCount: number; totalRows: number; truncated: boolean; downloadUrl: string }
+        if (response.status !== 200 || body.rowCount !== PAGE_SIZE || body.totalRows !== WINDOW_ROWS || body.truncated)
+          throw new Error(`export failed: ${response.status} ${JSON.stringify(body)}`)
         if (format === 'csv' && page === 1) {
           const url = new URL(body.downloadUrl)
           csvBytes = (await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer()).byteLength
@@ -113,7 +147,8 @@ async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | und
     for (let round = 0; round <= ROUNDS; round++) {
       const c = await exportPages('csv')
       const j = await exportPages('jsonl')
-      if (round > 0) { // round 0 warms up
+      if (round > 0) {
+        // round 0 warms up
         csv.push(c)
         jsonl.push(j)
       }
@@ -137,7 +172,15 @@ async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | und
       baseline = timeCli(dir, (offset, limit) => ['psql', ['--csv', '-X', '-q', databaseUrl!, '-c', sql(offset, limit)]], WINDOW_ROWS + 1)
       tool = '`psql --csv` (one process per page)'
     }
-    return { backend, csvMs: median(csv), jsonlMs: median(jsonl), baselineMs: baseline.pagesMs, baselineOneShotMs: baseline.oneShotMs, baselineTool: tool, csvBytes }
+    return {
+      backend,
+      csvMs: median(csv),
+      jsonlMs: median(jsonl),
+      baselineMs: baseline.pagesMs,
+      baselineOneShotMs: baseline.oneShotMs,
+      baselineTool: tool,
+      csvBytes,
+    }
   } finally {
     await runtime.close()
     rmSync(dir, { recursive: true, force: true })
@@ -171,7 +214,7 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
 
 export const exportScenario: Scenario = {
   id: 'export',
-  title: 'Cold-data export: a 25,000-row window at pageSize 5000 (5 pages) vs the database\'s command-line CSV output',
+  title: "Cold-data export: a 25,000-row window at pageSize 5000 (5 pages) vs the database's command-line CSV output",
   async run() {
     const loadBefore = loadavg()[0]!
     const results: Measured[] = [await measure('sqlite', undefined)]
@@ -205,9 +248,9 @@ export const exportScenario: Scenario = {
       rows,
       notes: [
         `Subject: the sum of the five \`POST /oi-api/downloads/data-connections/{lookup}\` calls (pages 1–5, pageSize 5000) over loopback HTTP, i.e. server time plus well under a millisecond of transport per call: bearer check, validation, the capped count, keyset reads of the window, encoding, streaming to a file with fsync, and the export record. Median of ${ROUNDS} rounds after a warm-up round; the table has ${WINDOW_ROWS + OUTSIDE_ROWS} rows, ${WINDOW_ROWS} of them in the window (columns timestamp, sensor, value; one CSV page is ${Math.round((results[0]?.csvBytes ?? 0) / 1024)} KiB).`,
-          'Baseline: the command-line tool writing the same five pages of the same rows (same ORDER BY and LIMIT/OFFSET, timestamps formatted as ISO text) from the same database to files, each page a new process (process start-up included, as the server pays its own per-request costs); the one-run figure is a single process writing all 25,000 rows.',
+        'Baseline: the command-line tool writing the same five pages of the same rows (same ORDER BY and LIMIT/OFFSET, timestamps formatted as ISO text) from the same database to files, each page a new process (process start-up included, as the server pays its own per-request costs); the one-run figure is a single process writing all 25,000 rows.',
         `The machine is shared with other work (2 cores; 1-minute load average ${loadBefore.toFixed(1)} at the start of this run, ${loadavg()[0]!.toFixed(1)} at the end), so figures vary from run to run; the command-line baseline is measured in the same run to show the conditions.`,
-        'Why PostgreSQL misses the target and what would fix it: each page is about ten round trips to another process (the bearer check with its revocation read, the configuration, the row-id bound, the capped count over the window, the key at the page\'s offset, two keyset reads of 2,500 rows, and the export record with its decision, committed with an fsync), and the count and the offset walk the window\'s index again for every page; pg then builds an object per row. One query per page returning the count with the rows, array row mode in the pg adapter, and a keyset position remembered between pages would remove most of it.',
+        "Why PostgreSQL misses the target and what would fix it: each page is about ten round trips to another process (the bearer check with its revocation read, the configuration, the row-id bound, the capped count over the window, the key at the page's offset, two keyset reads of 2,500 rows, and the export record with its decision, committed with an fsync), and the count and the offset walk the window's index again for every page; pg then builds an object per row. One query per page returning the count with the rows, array row mode in the pg adapter, and a keyset position remembered between pages would remove most of it.",
       ],
     }
   },

@@ -35,20 +35,35 @@ export const SENSORS = 200
 export const BENCH_CONFIG = {
   connections: [
     {
-      lookup: 'readings', kind: 'push', table: 'Readings',
+      lookup: 'readings',
+      kind: 'push',
+      table: 'Readings',
       columns: [
-        { name: 'timestamp', type: 'datetime' }, { name: 'sensor', type: 'string' }, { name: 'site', type: 'string' },
-        { name: 'value', type: 'real' }, { name: 'status', type: 'long' }, { name: 'note', type: 'string' },
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'sensor', type: 'string' },
+        { name: 'site', type: 'string' },
+        { name: 'value', type: 'real' },
+        { name: 'status', type: 'long' },
+        { name: 'note', type: 'string' },
       ],
     },
     {
-      lookup: 'sites', kind: 'push', table: 'Sites',
-      columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'site', type: 'string' }, { name: 'region', type: 'string' }, { name: 'capacity', type: 'long' }],
+      lookup: 'sites',
+      kind: 'push',
+      table: 'Sites',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'site', type: 'string' },
+        { name: 'region', type: 'string' },
+        { name: 'capacity', type: 'long' },
+      ],
     },
   ],
   warmQueries: [
     {
-      lookup: 'sensor-hourly', path: 'bench/sensor-hourly', description: 'One sensor, hourly average over the last two days of data',
+      lookup: 'sensor-hourly',
+      path: 'bench/sensor-hourly',
+      description: 'One sensor, hourly average over the last two days of data',
       query: 'Readings | where timestamp >= datetime(2026-01-29) and sensor == "s-042" | summarize avg(value) by bin(timestamp, 1h)',
     },
   ],
@@ -61,7 +76,16 @@ export function readingRow(i: number): Record<string, unknown> {
   const sensorIndex = (i * 7919) % SENSORS
   const r = ((i * 2654435761) >>> 0) / 2 ** 32
   const status = r < 0.01 ? 500 : r < 0.015 ? 503 : r < 0.025 ? 404 : 200
-  const note = status === 500 ? 'error: timeout on line 3' : status === 503 ? 'ERROR disk full' : status === 404 ? 'not found' : r > 0.95 ? 'maintenance window' : ''
+  const note =
+    status === 500
+      ? 'error: timeout on line 3'
+      : status === 503
+        ? 'ERROR disk full'
+        : status === 404
+          ? 'not found'
+          : r > 0.95
+            ? 'maintenance window'
+            : ''
   return {
     timestamp: new Date(ms).toISOString(),
     sensor: `s-${String(sensorIndex).padStart(3, '0')}`,
@@ -72,7 +96,12 @@ export function readingRow(i: number): Record<string, unknown> {
   }
 }
 
-export const SITE_ROWS = SITES.map((site, k) => ({ timestamp: '2026-01-01T00:00:00Z', site, region: k < 4 ? 'EU' : 'US', capacity: 10 + k }))
+export const SITE_ROWS = SITES.map((site, k) => ({
+  timestamp: '2026-01-01T00:00:00Z',
+  site,
+  region: k < 4 ? 'EU' : 'US',
+  capacity: 10 + k,
+}))
 
 export interface Dataset {
   readonly backend: BenchBackend
@@ -106,7 +135,14 @@ async function ensurePgDatabase(name: string): Promise<{ url: string; existed: b
 }
 
 /** Pushes rows through the HTTP ingest endpoint in batches, `concurrency` requests at a time; returns rows/s. */
-export async function pushOverHttp(baseUrl: string, token: string, lookup: string, count: number, row: (i: number) => Record<string, unknown>, options: { batch?: number; concurrency?: number; onProgress?: (done: number) => void } = {}): Promise<number> {
+export async function pushOverHttp(
+  baseUrl: string,
+  token: string,
+  lookup: string,
+  count: number,
+  row: (i: number) => Record<string, unknown>,
+  options: { batch?: number; concurrency?: number; onProgress?: (done: number) => void } = {},
+): Promise<number> {
   const batch = options.batch ?? 1000
   const concurrency = options.concurrency ?? 2
   let next = 0
@@ -119,7 +155,9 @@ export async function pushOverHttp(baseUrl: string, token: string, lookup: strin
       next += batch
       const rows = Array.from({ length: Math.min(batch, count - start) }, (_, k) => row(start + k))
       const response = await fetch(`${baseUrl}/oi-api/ingest/data-connections/${lookup}`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(rows),
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(rows),
       })
       if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${await response.text()}`)
       await response.arrayBuffer()
@@ -151,13 +189,28 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
   let workspace = (await services.admin.listWorkspaces()).find((w) => w.name === 'bench')
   if (!workspace || fresh) {
     if (!workspace) workspace = await services.admin.createWorkspace('bench')
-    const admin = (await services.stores.access.accountByName('bench-admin@bench'))
-      ?? await services.admin.addAccount({ name: 'bench-admin@bench', role: 'admin', workspaceId: workspace.id, password: 'bench-admin-password' })
+    const admin =
+      (await services.stores.access.accountByName('bench-admin@bench')) ??
+      (await services.admin.addAccount({
+        name: 'bench-admin@bench',
+        role: 'admin',
+        workspaceId: workspace.id,
+        password: 'bench-admin-password',
+      }))
     await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
     const table = (await services.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
-    if (await services.stores.config.countRows(table) > 0) throw new Error(`the cached ${backend} dataset is incomplete: delete ${dir}${databaseUrl ? ` and ${databaseUrl}` : ''} and run again`)
-    const { token } = await services.access.createToken({ workspaceId: workspace.id, accountId: admin.id, name: 'bench ingest', expires: '24h', createdBy: { id: admin.id, name: admin.name } })
-    console.log(`  building the ${backend} dataset: ${DATASET_ROWS.toLocaleString('en-US')} rows through HTTP (cached for later runs in ${dir})`)
+    if ((await services.stores.config.countRows(table)) > 0)
+      throw new Error(`the cached ${backend} dataset is incomplete: delete ${dir}${databaseUrl ? ` and ${databaseUrl}` : ''} and run again`)
+    const { token } = await services.access.createToken({
+      workspaceId: workspace.id,
+      accountId: admin.id,
+      name: 'bench ingest',
+      expires: '24h',
+      createdBy: { id: admin.id, name: admin.name },
+    })
+    console.log(
+      `  building the ${backend} dataset: ${DATASET_ROWS.toLocaleString('en-US')} rows through HTTP (cached for later runs in ${dir})`,
+    )
     let shown = 0
     await pushOverHttp(baseUrl, token, 'readings', DATASET_ROWS, readingRow, {
       onProgress: (done) => {
@@ -176,22 +229,43 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     }
     writeFileSync(marker, JSON.stringify({ workspaceId: workspace.id, rows: DATASET_ROWS, builtAt: new Date().toISOString() }))
   }
-  const analyst = (await services.stores.access.accountByName('bench-analyst@bench'))
-    ?? await services.admin.addAccount({ name: 'bench-analyst@bench', role: 'analyst', workspaceId: workspace.id, password: 'bench-analyst-password' })
-  const { token: analystToken } = await services.access.createToken({ workspaceId: workspace.id, accountId: analyst.id, name: 'bench', expires: '24h', createdBy: { id: analyst.id, name: analyst.name } })
+  const analyst =
+    (await services.stores.access.accountByName('bench-analyst@bench')) ??
+    (await services.admin.addAccount({
+      name: 'bench-analyst@bench',
+      role: 'analyst',
+      workspaceId: workspace.id,
+      password: 'bench-analyst-password',
+    }))
+  const { token: analystToken } = await services.access.createToken({
+    workspaceId: workspace.id,
+    accountId: analyst.id,
+    name: 'bench',
+    expires: '24h',
+    createdBy: { id: analyst.id, name: analyst.name },
+  })
   const tables = await services.stores.config.connectionTables(workspace.id)
   const sqlNames = Object.fromEntries(BENCH_CONFIG.connections.map((c) => [c.table, tables.find((t) => t.lookup === c.lookup)!.sqlName]))
   const schema: KqlSchema = {
     tables: BENCH_CONFIG.connections.map((c) => ({
       name: c.table,
       columns: c.columns.map((col) => ({ name: col.name, type: col.type as 'string' })),
-      hiddenColumns: [{ name: '_rowid', type: 'long' }, { name: '_ingested_at', type: 'datetime' }],
+      hiddenColumns: [
+        { name: '_rowid', type: 'long' },
+        { name: '_ingested_at', type: 'datetime' },
+      ],
       sqlName: sqlNames[c.table]!,
     })),
   }
   JSON.parse(readFileSync(marker, 'utf8'))
   return {
-    backend, runtime, services, workspaceId: workspace.id, schema, sqlNames, analystToken,
+    backend,
+    runtime,
+    services,
+    workspaceId: workspace.id,
+    schema,
+    sqlNames,
+    analystToken,
     ...(databaseUrl ? { databaseUrl } : { sqliteFile: sqliteFileOf(config.dataDir) }),
     close: () => runtime.close(),
   }

@@ -89,7 +89,12 @@ async function openRunner(dataset: Dataset): Promise<Runner> {
     async hand(sql, params) {
       let name = names.get(sql)
       if (!name) names.set(sql, (name = `hand_${++n}`))
-      const r = await handClient.query({ name, text: sql, values: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)), rowMode: 'array' })
+      const r = await handClient.query({
+        name,
+        text: sql,
+        values: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)),
+        rowMode: 'array',
+      })
       return r.rows
     },
     async close() {
@@ -101,9 +106,11 @@ async function openRunner(dataset: Dataset): Promise<Runner> {
 
 /** Why a query may miss the execution target, and what would close the gap (said when it does). */
 const MISSED: Readonly<Record<string, string>> = {
-  'has-count': 'has is a whole-term match and the baseline is not (LIKE also counts "errors", "terror"); the engine adds the term-boundary test on the rows LIKE finds, and a bound LIKE pattern costs SQLite about 10% over a literal one. Nothing cheaper stays exact; PostgreSQL\'s regex form is within target',
-  'make-series': 'the filtered rows travel to memory, where make-series builds the arrays; pushing the per-bin aggregation (count and sum per key and bin) into SQL and only assembling the series in memory would close the gap',
-  'window-count': 'a sub-millisecond query: the engine\'s fixed per-run cost (plan walk, decoding) and scheduling noise dominate',
+  'has-count':
+    'has is a whole-term match and the baseline is not (LIKE also counts "errors", "terror"); the engine adds the term-boundary test on the rows LIKE finds, and a bound LIKE pattern costs SQLite about 10% over a literal one. Nothing cheaper stays exact; PostgreSQL\'s regex form is within target',
+  'make-series':
+    'the filtered rows travel to memory, where make-series builds the arrays; pushing the per-bin aggregation (count and sum per key and bin) into SQL and only assembling the series in memory would close the gap',
+  'window-count': "a sub-millisecond query: the engine's fixed per-run cost (plan walk, decoding) and scheduling noise dominate",
 }
 
 async function measureBackend(backend: BenchBackend): Promise<{ rows: BenchRow[]; notes: string[] }> {
@@ -128,7 +135,8 @@ async function measureBackend(backend: BenchBackend): Promise<{ rows: BenchRow[]
       const first = await compiled.execute(runner.source, { now, rowCap: 10_000_000 })
       const baseRows = await runner.hand(sql, q.params)
       const expectedRows = q.id === 'make-series' ? 2 : baseRows.length
-      if (first.rows.length !== expectedRows) throw new Error(`${q.id}: the engine returned ${first.rows.length} rows, the hand-written SQL ${expectedRows}`)
+      if (first.rows.length !== expectedRows)
+        throw new Error(`${q.id}: the engine returned ${first.rows.length} rows, the hand-written SQL ${expectedRows}`)
       const engine: number[] = []
       const hand: number[] = []
       // fast queries get more runs, so a median is not one scheduler hiccup on a shared machine
@@ -149,7 +157,10 @@ async function measureBackend(backend: BenchBackend): Promise<{ rows: BenchRow[]
         target: '≤ 1.25×',
         met: ratio <= 1.25,
       })
-      if (ratio > 1.25) notes.push(`Target missed by \`${q.id}\` on ${backend}: ${MISSED[q.id] ?? 'within the run-to-run spread of this shared two-core machine (ratios move by about ±0.1 between runs); the SQL the engine sends is the same shape as the hand-written one'}.`)
+      if (ratio > 1.25)
+        notes.push(
+          `Target missed by \`${q.id}\` on ${backend}: ${MISSED[q.id] ?? 'within the run-to-run spread of this shared two-core machine (ratios move by about ±0.1 between runs); the SQL the engine sends is the same shape as the hand-written one'}.`,
+        )
     }
   } finally {
     await runner.close()
@@ -162,7 +173,9 @@ export const kqlEngine: Scenario = {
   id: 'kql-engine',
   title: 'KQL engine: compile time and execution vs hand-written SQL (1M rows, SQLite and PostgreSQL)',
   async run() {
-    const backends: BenchBackend[] = (process.env.PROVENANT_BENCH_BACKENDS ?? 'sqlite,postgres').split(',').map((s) => s.trim()) as BenchBackend[]
+    const backends: BenchBackend[] = (process.env.PROVENANT_BENCH_BACKENDS ?? 'sqlite,postgres')
+      .split(',')
+      .map((s) => s.trim()) as BenchBackend[]
     const rows: BenchRow[] = []
     const notes: string[] = []
     for (const backend of backends) {

@@ -75,7 +75,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
       postgres: "SELECT site, COUNT(*) FROM {R} WHERE note ILIKE '%timeout%' GROUP BY site",
     },
     params: [],
-    note: 'baseline LIKE/ILIKE folds case by the database\'s rules, not Kusto\'s',
+    note: "baseline LIKE/ILIKE folds case by the database's rules, not Kusto's",
   },
   {
     id: 'has-count',
@@ -91,8 +91,10 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     id: 'join-dimension',
     kql: 'Readings | where timestamp >= datetime(2026-01-20) | summarize n = count() by site | join kind=inner (Sites) on site | project region, site, n',
     sql: {
-      sqlite: 'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= ? GROUP BY site) r JOIN {S} s ON s.site = r.site',
-      postgres: 'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= $1 GROUP BY site) r JOIN {S} s ON s.site = r.site',
+      sqlite:
+        'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= ? GROUP BY site) r JOIN {S} s ON s.site = r.site',
+      postgres:
+        'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= $1 GROUP BY site) r JOIN {S} s ON s.site = r.site',
     },
     params: [day(19)],
   },
@@ -100,8 +102,10 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     id: 'make-series',
     kql: 'Readings | where sensor in ("s-001", "s-002") and timestamp >= datetime(2026-01-01) and timestamp < datetime(2026-01-08) | make-series avg(value) default=0 on timestamp from datetime(2026-01-01) to datetime(2026-01-08) step 1h by sensor',
     sql: {
-      sqlite: 'SELECT sensor, "timestamp" / ? * ? AS h, AVG(value) FROM {R} WHERE sensor IN (?, ?) AND "timestamp" >= ? AND "timestamp" < ? GROUP BY sensor, h',
-      postgres: 'SELECT sensor, "timestamp" / $1 * $2 AS h, AVG(value) FROM {R} WHERE sensor IN ($3, $4) AND "timestamp" >= $5 AND "timestamp" < $6 GROUP BY sensor, h',
+      sqlite:
+        'SELECT sensor, "timestamp" / ? * ? AS h, AVG(value) FROM {R} WHERE sensor IN (?, ?) AND "timestamp" >= ? AND "timestamp" < ? GROUP BY sensor, h',
+      postgres:
+        'SELECT sensor, "timestamp" / $1 * $2 AS h, AVG(value) FROM {R} WHERE sensor IN ($3, $4) AND "timestamp" >= $5 AND "timestamp" < $6 GROUP BY sensor, h',
     },
     params: [TICKS_PER_HOUR, TICKS_PER_HOUR, 's-001', 's-002', day(0), day(7)],
     note: 'baseline returns the hourly groups; the series arrays (with default 0 for empty hours) are built in memory',

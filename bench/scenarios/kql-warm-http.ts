@@ -19,7 +19,7 @@ import { compileQuery, type SqlQuery } from '../../src/kql/index.js'
 import { createRuntime } from '../../src/main.js'
 import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
 import { registerKqlFunctions } from '../../src/storage/query-source.js'
-import { formatRate, type BenchRow, type Scenario } from '../harness.js'
+import { type BenchRow, formatRate, type Scenario } from '../harness.js'
 import { load } from '../load.js'
 import { BENCH_CONFIG, type BenchBackend, openDataset, PG_ADMIN_URL, pushOverHttp, readingRow } from './kql-dataset.js'
 
@@ -49,7 +49,9 @@ async function warmQuery(backend: BenchBackend): Promise<BenchRow> {
     registerKqlFunctions(db)
     const prepared = db.prepare(stmt.sql).raw(true)
     prepared.safeIntegers(true)
-    bare.get('/bare', async () => ({ results: (prepared.all(...params) as unknown[][]).map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))) }))
+    bare.get('/bare', async () => ({
+      results: (prepared.all(...params) as unknown[][]).map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v))),
+    }))
     closeBaseline = async () => {
       db.close()
     }
@@ -111,14 +113,28 @@ async function ingest(backend: BenchBackend): Promise<BenchRow> {
       await c.end()
     }
   }
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), { logger: pino({ level: 'warn' }), scryptCost: { log2N: 10, r: 8, p: 1 } })
+  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
+    logger: pino({ level: 'warn' }),
+    scryptCost: { log2N: 10, r: 8, p: 1 },
+  })
   try {
     const services = runtime.services
     const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
     const workspace = await services.admin.createWorkspace('bench')
-    const admin = await services.admin.addAccount({ name: 'bench-admin@bench', role: 'admin', workspaceId: workspace.id, password: 'bench-admin-password' })
+    const admin = await services.admin.addAccount({
+      name: 'bench-admin@bench',
+      role: 'admin',
+      workspaceId: workspace.id,
+      password: 'bench-admin-password',
+    })
     await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
-    const { token } = await services.access.createToken({ workspaceId: workspace.id, accountId: admin.id, name: 'bench', expires: '1h', createdBy: { id: admin.id, name: admin.name } })
+    const { token } = await services.access.createToken({
+      workspaceId: workspace.id,
+      accountId: admin.id,
+      name: 'bench',
+      expires: '1h',
+      createdBy: { id: admin.id, name: admin.name },
+    })
     await pushOverHttp(baseUrl, token, 'readings', 10_000, readingRow) // warm-up
     const rate = await pushOverHttp(baseUrl, token, 'readings', INGEST_ROWS, (i) => readingRow(i + 10_000))
     return {

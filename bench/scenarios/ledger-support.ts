@@ -4,12 +4,13 @@
  * `provenant serve`) on a fresh data directory, SQLite or PostgreSQL, with a workspace, an editor
  * and a token.
  */
+
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pino from 'pino'
 import pg from 'pg'
-import { randomBytes } from 'node:crypto'
+import pino from 'pino'
 import { loadConfig } from '../../src/config/config.js'
 import { createRuntime, type Runtime } from '../../src/main.js'
 
@@ -49,13 +50,25 @@ export async function startBenchRuntime(backend: 'sqlite' | 'postgres', role: 'e
     u.pathname = `/${dbName}`
     databaseUrl = u.toString()
   }
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), { scryptCost: { log2N: 10, r: 8, p: 1 }, logger: pino({ level: 'silent' }) })
+  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
+    scryptCost: { log2N: 10, r: 8, p: 1 },
+    logger: pino({ level: 'silent' }),
+  })
   const workspace = await runtime.services.admin.createWorkspace('bench')
   const account = await runtime.services.admin.addAccount({ name: 'bench', role, workspaceId: workspace.id })
-  const { token } = await runtime.services.access.createToken({ workspaceId: workspace.id, accountId: account.id, name: 'bench', expires: '1h', createdBy: { id: account.id, name: account.name } })
+  const { token } = await runtime.services.access.createToken({
+    workspaceId: workspace.id,
+    accountId: account.id,
+    name: 'bench',
+    expires: '1h',
+    createdBy: { id: account.id, name: account.name },
+  })
   const url = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   return {
-    runtime, url, token, workspaceId: workspace.id,
+    runtime,
+    url,
+    token,
+    workspaceId: workspace.id,
     async close() {
       await runtime.close()
       rmSync(dir, { recursive: true, force: true })

@@ -7,9 +7,9 @@
  * and hashes each with SHA-256, in the same run.
  */
 import { hash } from 'node:crypto'
-import { scopeContainer, type AppendRequest } from '../../src/domain/ledger/ledger-service.js'
+import { type AppendRequest, scopeContainer } from '../../src/domain/ledger/ledger-service.js'
 import type { Services } from '../../src/domain/services.js'
-import { formatRate, type BenchRow, type Scenario } from '../harness.js'
+import { type BenchRow, formatRate, type Scenario } from '../harness.js'
 import { postgresReachable, startBenchRuntime } from './ledger-support.js'
 
 const SQLITE_RECORDS = Number(process.env['BENCH_VERIFY_RECORDS'] ?? 1_000_000)
@@ -23,7 +23,16 @@ async function fill(services: Services, workspaceId: string, userId: string, n: 
   for (let done = 0; done < n; done += PER_TRANSACTION) {
     const batch: AppendRequest[] = []
     for (let i = done; i < Math.min(n, done + PER_TRANSACTION); i++) {
-      batch.push({ userId, body: { ScopeKey: 'line-1', entityType: 'reading', entityId: `S-${i % 97}`, actionType: 'recorded', details: { value: (i % 1000) / 10, unit: 'C', seq: i } } })
+      batch.push({
+        userId,
+        body: {
+          ScopeKey: 'line-1',
+          entityType: 'reading',
+          entityId: `S-${i % 97}`,
+          actionType: 'recorded',
+          details: { value: (i % 1000) / 10, unit: 'C', seq: i },
+        },
+      })
     }
     await services.stores.transaction((tx) => services.ledger.appendInTransaction(tx, container, batch))
   }
@@ -31,21 +40,25 @@ async function fill(services: Services, workspaceId: string, userId: string, n: 
   return (n * 1000) / (performance.now() - started)
 }
 
-async function measure(backend: 'sqlite' | 'postgres', n: number): Promise<{ verify: number; baseline: number; fill: number; valid: boolean; reason: string }> {
+async function measure(
+  backend: 'sqlite' | 'postgres',
+  n: number,
+): Promise<{ verify: number; baseline: number; fill: number; valid: boolean; reason: string }> {
   const bench = await startBenchRuntime(backend)
   try {
     const services = bench.runtime.services
     const userId = (await services.stores.access.accountByName('bench'))!.id
     const fillRate = await fill(services, bench.workspaceId, userId, n)
     const container = scopeContainer(bench.workspaceId, 'line-1')
-    const readAndHash = () => services.stores.ledger.readSnapshot(async (snap) => {
-      let rows = 0
-      for await (const r of snap.records(container)) {
-        hash('sha256', r.canonical, 'buffer')
-        rows++
-      }
-      return rows
-    })
+    const readAndHash = () =>
+      services.stores.ledger.readSnapshot(async (snap) => {
+        let rows = 0
+        for await (const r of snap.records(container)) {
+          hash('sha256', r.canonical, 'buffer')
+          rows++
+        }
+        return rows
+      })
     await readAndHash() // warm the page cache for both
     // Alternated, best of two each: the machine is shared, and load shifts between phases.
     let baseline = 0
@@ -62,7 +75,9 @@ async function measure(backend: 'sqlite' | 'postgres', n: number): Promise<{ ver
     }
     if (rows !== n || result === null) throw new Error(`read ${rows} rows, expected ${n}`)
     return {
-      verify, baseline, fill: fillRate,
+      verify,
+      baseline,
+      fill: fillRate,
       valid: result.kind === 'verdict' && result.verdict.ChainValid,
       reason: result.kind === 'verdict' ? result.verdict.Reason : result.message,
     }
@@ -76,19 +91,21 @@ export const ledgerVerify: Scenario = {
   title: 'Activity log: whole-chain verify vs reading every row and hashing it',
   async run() {
     const sqlite = await measure('sqlite', SQLITE_RECORDS)
-    const rows: BenchRow[] = [{
-      measure: `whole-chain verify, ${SQLITE_RECORDS.toLocaleString('en')} records, SQLite`,
-      subject: `${formatRate(sqlite.verify)} records (${(SQLITE_RECORDS / sqlite.verify).toFixed(1)} s; ${sqlite.valid ? 'valid' : 'INVALID'})`,
-      baseline: `${formatRate(sqlite.baseline)} rows read + SHA-256`,
-      ratio: sqlite.verify / sqlite.baseline,
-      target: '≥ 0.5× (design §12)',
-      met: sqlite.verify / sqlite.baseline >= 0.5 && sqlite.valid,
-    }]
+    const rows: BenchRow[] = [
+      {
+        measure: `whole-chain verify, ${SQLITE_RECORDS.toLocaleString('en')} records, SQLite`,
+        subject: `${formatRate(sqlite.verify)} records (${(SQLITE_RECORDS / sqlite.verify).toFixed(1)} s; ${sqlite.valid ? 'valid' : 'INVALID'})`,
+        baseline: `${formatRate(sqlite.baseline)} rows read + SHA-256`,
+        ratio: sqlite.verify / sqlite.baseline,
+        target: '≥ 0.5× (design §12)',
+        met: sqlite.verify / sqlite.baseline >= 0.5 && sqlite.valid,
+      },
+    ]
     const notes = [
       `Verdict: ${sqlite.reason}`,
       `Filling the container through the append path (10,000 records per transaction) ran at ${formatRate(sqlite.fill)} records.`,
       'Each rate is the better of two alternated runs (baseline, verify, baseline, verify) on the same container.',
-      'Verify: one read snapshot (SQLite: a separate read-only connection, so appends continue meanwhile), records streamed 4,096 per page; per record the v1 digest, the link, RFC 8785 canonical form and the Merkle leaf; the result is compared with the head row, the newest signed checkpoint and up to 64 heads-log entries. Baseline: the same snapshot reader and pages, SHA-256 of each record\'s stored body.',
+      "Verify: one read snapshot (SQLite: a separate read-only connection, so appends continue meanwhile), records streamed 4,096 per page; per record the v1 digest, the link, RFC 8785 canonical form and the Merkle leaf; the result is compared with the head row, the newest signed checkpoint and up to 64 heads-log entries. Baseline: the same snapshot reader and pages, SHA-256 of each record's stored body.",
     ]
     if (await postgresReachable()) {
       const postgres = await measure('postgres', POSTGRES_RECORDS)

@@ -18,8 +18,22 @@ export const epochNow = (): number => performance.timeOrigin + performance.now()
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export type ClientsStart =
-  | { readonly kind: 'start'; readonly protocol: 'ws'; readonly count: number; readonly total: number; readonly url: string; readonly token: string }
-  | { readonly kind: 'start'; readonly protocol: 'mqtt'; readonly count: number; readonly total: number; readonly port: number; readonly topic: string }
+  | {
+      readonly kind: 'start'
+      readonly protocol: 'ws'
+      readonly count: number
+      readonly total: number
+      readonly url: string
+      readonly token: string
+    }
+  | {
+      readonly kind: 'start'
+      readonly protocol: 'mqtt'
+      readonly count: number
+      readonly total: number
+      readonly port: number
+      readonly topic: string
+    }
 
 /** Sent before the measured phase: ids from here on are counted. */
 export interface ClientsMeasure {
@@ -139,16 +153,27 @@ function connectWs(url: URL, token: string, receiver: Receiver): Promise<Socket>
       socket.removeListener('data', onHandshake)
       if (!handshake.startsWith('HTTP/1.1 101')) return reject(new Error(`upgrade refused: ${handshake.split('\r\n')[0]}`))
       socket.on('data', (data: Buffer) => receiver.feed(data, parseFrame))
-      socket.on('close', () => { receiver.closed = true })
+      socket.on('close', () => {
+        receiver.closed = true
+      })
       const rest = Buffer.from(handshake.slice(end + 4), 'latin1')
       if (rest.length > 0) receiver.feed(rest, parseFrame)
       resolve(socket)
     }
     socket.on('data', onHandshake)
-    socket.write([
-      `GET ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Connection: Upgrade', 'Upgrade: websocket',
-      'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', `Authorization: Bearer ${token}`, '', '',
-    ].join('\r\n'))
+    socket.write(
+      [
+        `GET ${url.pathname} HTTP/1.1`,
+        `Host: ${url.host}`,
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Version: 13',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        `Authorization: Bearer ${token}`,
+        '',
+        '',
+      ].join('\r\n'),
+    )
   })
 }
 
@@ -175,7 +200,8 @@ export function mqttPacket(firstByte: number, body: Buffer): Buffer {
 }
 
 /** MQTT 3.1.1 CONNECT with a clean session and no keep-alive. */
-export const mqttConnect = (clientId: string) => mqttPacket(0x10, Buffer.concat([mqttString('MQTT'), Buffer.from([4, 0x02, 0, 0]), mqttString(clientId)]))
+export const mqttConnect = (clientId: string) =>
+  mqttPacket(0x10, Buffer.concat([mqttString('MQTT'), Buffer.from([4, 0x02, 0, 0]), mqttString(clientId)]))
 
 /** A raw MQTT subscriber: CONNECT, SUBSCRIBE (QoS 0), then PUBLISH headers and ids only. */
 function connectMqtt(port: number, clientId: string, topic: string, receiver: Receiver): Promise<Socket> {
@@ -183,24 +209,28 @@ function connectMqtt(port: number, clientId: string, topic: string, receiver: Re
     const socket = createConnection({ host: '127.0.0.1', port })
     socket.setNoDelay(true)
     socket.once('error', reject)
-    socket.on('close', () => { receiver.closed = true })
-    socket.on('data', (chunk: Buffer) => receiver.feed(chunk, (buffer, offset, at) => {
-      let length = 0
-      let multiplier = 1
-      let index = offset + 1
-      for (;;) {
-        if (index >= buffer.length) return 0
-        const byte = buffer[index++]!
-        length += (byte & 0x7f) * multiplier
-        multiplier *= 128
-        if ((byte & 0x80) === 0) break
-      }
-      if (buffer.length - index < length) return 0
-      const type = buffer[offset]! >> 4
-      if (type === 3) receiver.record(idAt(buffer, index + 2 + buffer.readUInt16BE(index) + ID_OFFSET), at)
-      else if (type === 9) resolve(socket) // SUBACK
-      return index - offset + length
-    }))
+    socket.on('close', () => {
+      receiver.closed = true
+    })
+    socket.on('data', (chunk: Buffer) =>
+      receiver.feed(chunk, (buffer, offset, at) => {
+        let length = 0
+        let multiplier = 1
+        let index = offset + 1
+        for (;;) {
+          if (index >= buffer.length) return 0
+          const byte = buffer[index++]!
+          length += (byte & 0x7f) * multiplier
+          multiplier *= 128
+          if ((byte & 0x80) === 0) break
+        }
+        if (buffer.length - index < length) return 0
+        const type = buffer[offset]! >> 4
+        if (type === 3) receiver.record(idAt(buffer, index + 2 + buffer.readUInt16BE(index) + ID_OFFSET), at)
+        else if (type === 9) resolve(socket) // SUBACK
+        return index - offset + length
+      }),
+    )
     socket.write(mqttConnect(clientId))
     socket.write(mqttPacket(0x82, Buffer.concat([Buffer.from([0, 1]), mqttString(topic), Buffer.from([0])])))
   })
@@ -219,9 +249,17 @@ async function main(): Promise<void> {
       if (message.kind === 'start') {
         for (let i = 0; i < message.count; i++) receivers.push(new Receiver(i < SAMPLED))
         for (let i = 0; i < message.count; i += 50) {
-          sockets.push(...await Promise.all(receivers.slice(i, i + 50).map((r, j) => message.protocol === 'ws'
-            ? connectWs(new URL(message.url), message.token, r)
-            : connectMqtt(message.port, `sub-${i + j}`, message.topic, r))))
+          sockets.push(
+            ...(await Promise.all(
+              receivers
+                .slice(i, i + 50)
+                .map((r, j) =>
+                  message.protocol === 'ws'
+                    ? connectWs(new URL(message.url), message.token, r)
+                    : connectMqtt(message.port, `sub-${i + j}`, message.topic, r),
+                ),
+            )),
+          )
         }
         process.send!({ kind: 'ready' })
         return
@@ -256,8 +294,11 @@ async function main(): Promise<void> {
       const result: ClientsResult = {
         kind: 'result',
         delivered: receivers.reduce((sum, r) => sum + r.count, 0),
-        firstArrival, lastArrival,
-        p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted.at(-1) ?? NaN,
+        firstArrival,
+        lastArrival,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        max: sorted.at(-1) ?? NaN,
         lost: open.reduce((sum, r) => sum + Math.max(0, total - r.count), 0),
         incomplete: open.filter((r) => r.count !== total || r.outOfOrder > 0).length,
         closed: receivers.length - open.length,

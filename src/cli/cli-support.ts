@@ -3,8 +3,8 @@
  * Shared pieces of the CLI: argument parsing with per-command help, errors in words, and opening
  * the services on the configured store.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util'
-import { loadConfig, type Config } from '../config/config.js'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { type Config, loadConfig } from '../config/config.js'
 import { DomainError } from '../domain/errors.js'
 import type { Services } from '../domain/services.js'
 import type { Workspace } from '../domain/workspaces/workspace.js'
@@ -69,7 +69,11 @@ export async function readStdin(): Promise<string> {
 /** Renders rows as an aligned text table. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
-  const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
 }
 

@@ -15,8 +15,17 @@ import { tokenCommand } from './commands/token.js'
 import { verifyCommand, verifyExportCommand } from './commands/verify.js'
 import { workspaceCommand } from './commands/workspace.js'
 
-const COMMANDS: readonly Command[] = [serveCommand, workspaceCommand, accountCommand, tokenCommand, applyCommand, ingestCommand,
-  verifyCommand, verifyExportCommand, connectionCommand, keysCommand,
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  workspaceCommand,
+  accountCommand,
+  tokenCommand,
+  applyCommand,
+  ingestCommand,
+  verifyCommand,
+  verifyExportCommand,
+  connectionCommand,
+  keysCommand,
 ]
 
 const COMMON = `Every command reads --data DIR (or PROVENANT_DATA_DIR; default ./data) and

@@ -54,9 +54,13 @@ function exportBucketOf(env: NodeJS.ProcessEnv): ExportBucketConfig | undefined 
   if (!bucket) return undefined
   const accessKeyId = env['PROVENANT_EXPORT_S3_ACCESS_KEY_ID'] ?? env['AWS_ACCESS_KEY_ID']
   const secretAccessKey = env['PROVENANT_EXPORT_S3_SECRET_ACCESS_KEY'] ?? env['AWS_SECRET_ACCESS_KEY']
-  if (!accessKeyId || !secretAccessKey) throw new Error('PROVENANT_EXPORT_S3_BUCKET is set but no credentials are: set PROVENANT_EXPORT_S3_ACCESS_KEY_ID and PROVENANT_EXPORT_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)')
+  if (!accessKeyId || !secretAccessKey)
+    throw new Error(
+      'PROVENANT_EXPORT_S3_BUCKET is set but no credentials are: set PROVENANT_EXPORT_S3_ACCESS_KEY_ID and PROVENANT_EXPORT_S3_SECRET_ACCESS_KEY (or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)',
+    )
   const endpoint = env['PROVENANT_EXPORT_S3_ENDPOINT'] || undefined
-  if (endpoint && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error(`PROVENANT_EXPORT_S3_ENDPOINT must be scheme://host[:port], not "${endpoint}"`)
+  if (endpoint && !/^https?:\/\/[^/]+\/?$/.test(endpoint))
+    throw new Error(`PROVENANT_EXPORT_S3_ENDPOINT must be scheme://host[:port], not "${endpoint}"`)
   const pathStyle = env['PROVENANT_EXPORT_S3_PATH_STYLE']
   return {
     bucket,
@@ -94,10 +98,16 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     publicUrl: (flags.publicUrl ?? env['PROVENANT_PUBLIC_URL'] ?? `http://${shownHost}:${port}`).replace(/\/+$/, ''),
     logLevel: env['PROVENANT_LOG_LEVEL'] ?? 'info',
     jwtPrivateKeyPem: env['PROVENANT_JWT_PRIVATE_KEY'] || undefined,
-    allowedOrigins: (env['PROVENANT_ALLOWED_ORIGINS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    allowedOrigins: (env['PROVENANT_ALLOWED_ORIGINS'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     demo: flags.demo ?? env['PROVENANT_DEMO'] === '1',
     ledgerSigningKey: env['PROVENANT_LEDGER_SIGNING_KEY'] || undefined,
-    ledgerTrustedKeys: (env['PROVENANT_LEDGER_TRUSTED_KEYS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    ledgerTrustedKeys: (env['PROVENANT_LEDGER_TRUSTED_KEYS'] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     exportDir: resolve(env['PROVENANT_EXPORT_DIR'] ?? join(dataDir, 'exports')),
     exportBucket: exportBucketOf(env),
     downloadUrlKey: env['PROVENANT_DOWNLOAD_URL_KEY'] || undefined,

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { defaultClientId, parseMqttSettings, payloadToRows } from './mqtt-connector.js'
 
-const columns = [{ name: 'timestamp', type: 'datetime' }, { name: 'temp', type: 'real' }, { name: 'topic', type: 'string' }]
+const columns = [
+  { name: 'timestamp', type: 'datetime' },
+  { name: 'temp', type: 'real' },
+  { name: 'topic', type: 'string' },
+]
 const at = Date.parse('2026-03-01T10:00:00Z')
 const bytes = (text: string) => Buffer.from(text, 'utf8')
 
@@ -10,8 +14,12 @@ describe('mqtt connector: the payload mapping', () => {
   const settings = { topicColumn: 'topic', timeColumn: 'timestamp' }
 
   it('maps an object to one row: declared fields by name, the topic, the arrival time when missing', () => {
-    assert.deepEqual(payloadToRows(settings, columns, 'a/b', bytes('{"temp": 1.5, "other": true}'), at), { rows: [{ temp: 1.5, topic: 'a/b', timestamp: '2026-03-01T10:00:00.000Z' }] })
-    assert.deepEqual(payloadToRows(settings, columns, 'a/b', bytes('{"temp": 1, "timestamp": "2026-01-01T00:00:00Z"}'), at).rows, [{ temp: 1, timestamp: '2026-01-01T00:00:00Z', topic: 'a/b' }])
+    assert.deepEqual(payloadToRows(settings, columns, 'a/b', bytes('{"temp": 1.5, "other": true}'), at), {
+      rows: [{ temp: 1.5, topic: 'a/b', timestamp: '2026-03-01T10:00:00.000Z' }],
+    })
+    assert.deepEqual(payloadToRows(settings, columns, 'a/b', bytes('{"temp": 1, "timestamp": "2026-01-01T00:00:00Z"}'), at).rows, [
+      { temp: 1, timestamp: '2026-01-01T00:00:00Z', topic: 'a/b' },
+    ])
   })
 
   it('maps an array of objects to one row each', () => {
@@ -27,7 +35,10 @@ describe('mqtt connector: the payload mapping', () => {
   })
 
   it('checks that topicColumn and timeColumn are declared, and derives a stable client id', () => {
-    assert.throws(() => parseMqttSettings({ url: 'mqtt://h', topics: ['x'], topicColumn: 'nope' }, columns), /settings\.topicColumn names "nope"/)
+    assert.throws(
+      () => parseMqttSettings({ url: 'mqtt://h', topics: ['x'], topicColumn: 'nope' }, columns),
+      /settings\.topicColumn names "nope"/,
+    )
     assert.throws(() => parseMqttSettings({ url: 'http://h', topics: ['x'] }, columns), /settings\.url/)
     assert.equal(parseMqttSettings({ url: 'mqtt://h', topics: ['x'] }, columns).qos, 1)
     assert.equal(defaultClientId('s', 'w', 'l'), defaultClientId('s', 'w', 'l'))

@@ -14,7 +14,12 @@
 import { createHash } from 'node:crypto'
 import mqtt, { type IClientOptions, type IPublishPacket, type MqttClient } from 'mqtt'
 import { z } from 'zod'
-import { type ConnectorContext, type ConnectorFactory, ConnectorSettingsError, type RunningConnector } from '../domain/connectors/connector-supervisor.js'
+import {
+  type ConnectorContext,
+  type ConnectorFactory,
+  ConnectorSettingsError,
+  type RunningConnector,
+} from '../domain/connectors/connector-supervisor.js'
 
 const column = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
 
@@ -52,12 +57,15 @@ const ACK_DEFERRED = Object.freeze(Object.assign(new Error('acknowledged after c
 export function parseMqttSettings(settings: unknown, columns: readonly { name: string; type: string }[]): MqttSettings {
   const parsed = mqttSettingsSchema.safeParse(settings)
   if (!parsed.success) {
-    throw new ConnectorSettingsError(`mqtt connector: ${parsed.error.issues.map((i) => `${i.path.length ? `settings.${i.path.join('.')}` : 'settings'}: ${i.message}`).join('; ')}`)
+    throw new ConnectorSettingsError(
+      `mqtt connector: ${parsed.error.issues.map((i) => `${i.path.length ? `settings.${i.path.join('.')}` : 'settings'}: ${i.message}`).join('; ')}`,
+    )
   }
   const names = new Set(columns.map((c) => c.name))
   for (const key of ['topicColumn', 'timeColumn'] as const) {
     const name = parsed.data[key]
-    if (name !== undefined && !names.has(name)) throw new ConnectorSettingsError(`mqtt connector: settings.${key} names "${name}", which is not a declared column`)
+    if (name !== undefined && !names.has(name))
+      throw new ConnectorSettingsError(`mqtt connector: settings.${key} names "${name}", which is not a declared column`)
   }
   return parsed.data
 }
@@ -82,7 +90,13 @@ export interface PayloadRows {
  * Fields are matched to declared columns by name; other fields are ignored. The topic and the
  * arrival time fill their configured columns.
  */
-export function payloadToRows(settings: Pick<MqttSettings, 'topicColumn' | 'timeColumn'>, columns: readonly { name: string }[], topic: string, payload: Uint8Array, receivedAt: number): PayloadRows {
+export function payloadToRows(
+  settings: Pick<MqttSettings, 'topicColumn' | 'timeColumn'>,
+  columns: readonly { name: string }[],
+  topic: string,
+  payload: Uint8Array,
+  receivedAt: number,
+): PayloadRows {
   let value: unknown
   try {
     value = JSON.parse(Buffer.from(payload).toString('utf8'))
@@ -97,7 +111,8 @@ export function payloadToRows(settings: Pick<MqttSettings, 'topicColumn' | 'time
     const row: Record<string, unknown> = {}
     for (const c of columns) if (Object.hasOwn(item, c.name)) row[c.name] = item[c.name]
     if (settings.topicColumn) row[settings.topicColumn] = topic
-    if (settings.timeColumn && (row[settings.timeColumn] === undefined || row[settings.timeColumn] === null)) row[settings.timeColumn] = new Date(receivedAt).toISOString()
+    if (settings.timeColumn && (row[settings.timeColumn] === undefined || row[settings.timeColumn] === null))
+      row[settings.timeColumn] = new Date(receivedAt).toISOString()
     return row
   })
   return { rows }
@@ -144,7 +159,9 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
   let idleTimer: NodeJS.Timeout | undefined
   let stopping = false
   let settle: { resolve: () => void; reject: (error: unknown) => void } | undefined
-  const done = new Promise<void>((resolve, reject) => { settle = { resolve, reject } })
+  const done = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject }
+  })
   let failed = false
 
   const client: MqttClient = mqtt.connect(settings.url, options)
@@ -182,8 +199,8 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
   }
 
   function ack(messageId: number | undefined): void {
-    if (messageId === undefined || !client.connected) return
-    // mqtt.js has no public PUBACK call; its own handlers send it exactly like this.
+    if (messageId === undefined || !client.connected)
+      return // mqtt.js has no public PUBACK call; its own handlers send it exactly like this.
     ;(client as unknown as { _sendPacket(packet: object, cb: () => void): void })._sendPacket({ cmd: 'puback', messageId }, () => {})
   }
 
@@ -198,7 +215,13 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
       if (item.packet.dup && recentSet.has(item.digest)) continue
       fresh.push(item)
       digests.push(item.digest)
-      const { rows, problem } = payloadToRows(settings, ctx.connection.columns, item.packet.topic, item.packet.payload as Uint8Array, item.receivedAt)
+      const { rows, problem } = payloadToRows(
+        settings,
+        ctx.connection.columns,
+        item.packet.topic,
+        item.packet.payload as Uint8Array,
+        item.receivedAt,
+      )
       if (problem) {
         unparsed++
         if (samples.length < 5) samples.push(problem)
@@ -221,7 +244,12 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
     const batch = queue
     queue = []
     pendingBatches++
-    flushing = flushing.then(() => (failed ? undefined : commit(batch))).catch((error: unknown) => fail(error)).finally(() => { pendingBatches-- })
+    flushing = flushing
+      .then(() => (failed ? undefined : commit(batch)))
+      .catch((error: unknown) => fail(error))
+      .finally(() => {
+        pendingBatches--
+      })
     return flushing
   }
 
@@ -247,12 +275,16 @@ export const mqttConnector: ConnectorFactory = (ctx: ConnectorContext): RunningC
   }
 
   client.on('connect', () => {
-    client.subscribe(settings.topics.map((t) => t), { qos: settings.qos }, (error, granted) => {
-      if (error) return fail(error)
-      const refused = (granted ?? []).filter((g) => g.qos === 128)
-      if (refused.length) return fail(new Error(`the broker refused the subscription to ${refused.map((g) => g.topic).join(', ')}`))
-      ctx.healthy().catch(fail)
-    })
+    client.subscribe(
+      settings.topics.map((t) => t),
+      { qos: settings.qos },
+      (error, granted) => {
+        if (error) return fail(error)
+        const refused = (granted ?? []).filter((g) => g.qos === 128)
+        if (refused.length) return fail(new Error(`the broker refused the subscription to ${refused.map((g) => g.topic).join(', ')}`))
+        ctx.healthy().catch(fail)
+      },
+    )
   })
   client.on('error', (error) => fail(error))
   client.on('close', () => fail(new Error(`the connection to the MQTT broker ${new URL(settings.url).host} closed`)))

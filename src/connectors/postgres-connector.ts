@@ -14,7 +14,12 @@
  */
 import pg from 'pg'
 import { z } from 'zod'
-import { type ConnectorContext, type ConnectorFactory, ConnectorSettingsError, type RunningConnector } from '../domain/connectors/connector-supervisor.js'
+import {
+  type ConnectorContext,
+  type ConnectorFactory,
+  ConnectorSettingsError,
+  type RunningConnector,
+} from '../domain/connectors/connector-supervisor.js'
 import type { ColumnConfig } from '../domain/workspace-config/config-document.js'
 
 const identifier = z.string().min(1).max(63)
@@ -90,7 +95,8 @@ export function mapRow(columns: readonly ColumnConfig[], row: Record<string, unk
     if (key === undefined) continue
     let value = row[key]
     if (value instanceof Date) value = value.toISOString()
-    if (column.type === 'string' && value !== null && value !== undefined && typeof value !== 'string') value = typeof value === 'object' ? JSON.stringify(value) : String(value)
+    if (column.type === 'string' && value !== null && value !== undefined && typeof value !== 'string')
+      value = typeof value === 'object' ? JSON.stringify(value) : String(value)
     out[column.name] = value
   }
   return out
@@ -98,15 +104,24 @@ export function mapRow(columns: readonly ColumnConfig[], row: Record<string, unk
 
 function clientConfig(settings: PostgresSettings, credentials: Readonly<Record<string, string>> | undefined): pg.ClientConfig {
   const ssl = settings.ssl === undefined ? undefined : settings.ssl === true ? {} : settings.ssl === false ? false : { ...settings.ssl }
-  const common = { application_name: 'provenant-connector', connectionTimeoutMillis: 10_000, keepAlive: true, types: sourceTypes as unknown as pg.CustomTypesConfig, ...(ssl !== undefined ? { ssl } : {}) }
+  const common = {
+    application_name: 'provenant-connector',
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    types: sourceTypes as unknown as pg.CustomTypesConfig,
+    ...(ssl !== undefined ? { ssl } : {}),
+  }
   if (credentials?.['connectionString']) return { ...common, connectionString: credentials['connectionString'] }
-  if (!settings.host || !settings.database) throw new ConnectorSettingsError('postgres connector: settings.host and settings.database are required unless the credentials hold a connectionString')
+  if (!settings.host || !settings.database)
+    throw new ConnectorSettingsError(
+      'postgres connector: settings.host and settings.database are required unless the credentials hold a connectionString',
+    )
   return {
     ...common,
     host: settings.host,
     port: settings.port ?? 5432,
     database: settings.database,
-    ...(settings.user ?? credentials?.['user'] ? { user: settings.user ?? credentials?.['user'] } : {}),
+    ...((settings.user ?? credentials?.['user']) ? { user: settings.user ?? credentials?.['user'] } : {}),
     ...(credentials?.['password'] !== undefined ? { password: credentials['password'] } : {}),
   }
 }
@@ -126,15 +141,16 @@ export const postgresConnector: ConnectorFactory = (ctx: ConnectorContext): Runn
   let wake: (() => void) | undefined
   let connectionError: Error | undefined
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms)
-    function done() {
-      clearTimeout(timer)
-      wake = undefined
-      resolve()
-    }
-    wake = done
-  })
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        wake = undefined
+        resolve()
+      }
+      wake = done
+    })
 
   async function poll(client: pg.Client): Promise<number> {
     const statement = pollStatement(settings, cursor !== undefined)
@@ -152,9 +168,14 @@ export const postgresConnector: ConnectorFactory = (ctx: ConnectorContext): Runn
     const rows = result.rows
     if (rows.length === 0) return 0
     const last = rows[rows.length - 1]!
-    const next: PostgresCursor = { value: String(last[CURSOR_ALIAS]), ...(settings.tiebreakColumn ? { tiebreak: String(last[TIEBREAK_ALIAS]) } : {}) }
+    const next: PostgresCursor = {
+      value: String(last[CURSOR_ALIAS]),
+      ...(settings.tiebreakColumn ? { tiebreak: String(last[TIEBREAK_ALIAS]) } : {}),
+    }
     if (last[CURSOR_ALIAS] === null || (settings.tiebreakColumn && last[TIEBREAK_ALIAS] === null)) {
-      throw new Error(`postgres connector: the query returned a row whose ${settings.cursorColumn}${settings.tiebreakColumn ? ` or ${settings.tiebreakColumn}` : ''} is NULL; the cursor columns must never be NULL (filter them out in the query)`)
+      throw new Error(
+        `postgres connector: the query returned a row whose ${settings.cursorColumn}${settings.tiebreakColumn ? ` or ${settings.tiebreakColumn}` : ''} is NULL; the cursor columns must never be NULL (filter them out in the query)`,
+      )
     }
     const inputs = rows.map((r) => mapRow(ctx.connection.columns, r))
     await ctx.ingest(inputs, JSON.stringify(next))

@@ -42,7 +42,8 @@ export const DEMO_CONFIG = {
       lookup: 'alarms',
       path: 'plant/alarms',
       description: 'Readings whose status is not ok, newest first.',
-      query: 'SensorReadings\n| where status != "ok"\n| project timestamp, sensor, line, temperature, pressure, status\n| order by timestamp desc\n| take 100',
+      query:
+        'SensorReadings\n| where status != "ok"\n| project timestamp, sensor, line, temperature, pressure, status\n| order by timestamp desc\n| take 100',
     },
   ],
 }

@@ -36,9 +36,12 @@ export async function seedDemo(services: Services, options: SeedOptions): Promis
     passwords.push(`    ${spec.name.padEnd(9)} ${password}   (${spec.role})`)
   }
   const admin = accounts[0]!
-  await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, DEMO_CONFIG, { message: 'demo configuration' })
+  await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, DEMO_CONFIG, {
+    message: 'demo configuration',
+  })
   const readings = syntheticReadings(services.clock.now())
-  for (let i = 0; i < readings.length; i += 5_000) await services.ingest.importRows(workspace.id, 'plant-sensors', readings.slice(i, i + 5_000))
+  for (let i = 0; i < readings.length; i += 5_000)
+    await services.ingest.importRows(workspace.id, 'plant-sensors', readings.slice(i, i + 5_000))
   return {
     instructions: [
       `Seeded the demo workspace "demo" with ${readings.length} sensor readings of the last 24 hours.`,
@@ -78,7 +81,14 @@ export function syntheticReadings(now: number): Record<string, unknown>[] {
       const spike = random() < 0.01
       const pressure = 1.2 + (random() - 0.5) * 0.05 + (spike ? 0.4 : 0)
       const status = random() < 0.001 ? 'fault' : spike ? 'warn' : 'ok'
-      rows.push({ timestamp: new Date(t).toISOString(), sensor: s.sensor, line: s.line, temperature: Math.round(temperature * 100) / 100, pressure: Math.round(pressure * 1000) / 1000, status })
+      rows.push({
+        timestamp: new Date(t).toISOString(),
+        sensor: s.sensor,
+        line: s.line,
+        temperature: Math.round(temperature * 100) / 100,
+        pressure: Math.round(pressure * 1000) / 1000,
+        status,
+      })
     }
   }
   return rows

@@ -4,21 +4,21 @@
  */
 import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
-import type { ActivityLog } from './activity/activity-log.js'
 import type { AdminService } from './access/admin-service.js'
-import type { CorrectionsService } from './corrections/corrections-service.js'
-import type { ExportService } from './exports/export-service.js'
+import type { ActivityLog } from './activity/activity-log.js'
 import type { ConnectorStatusService } from './connectors/connector-status-service.js'
+import type { CorrectionsService } from './corrections/corrections-service.js'
+import type { CredentialsService } from './credentials/credentials-service.js'
+import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
-import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { LedgerService } from './ledger/ledger-service.js'
+import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
 import type { Stores } from './stores.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { LiveHub } from './streams/live-hub.js'
 import type { ConfigService } from './workspace-config/config-service.js'
-import type { CredentialsService } from './credentials/credentials-service.js'
 
 export interface Services {
   readonly clock: Clock

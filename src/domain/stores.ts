@@ -4,15 +4,15 @@
  */
 import type { AccessStore } from './access/access-store.js'
 import type { ChangeStore } from './changes/workspace-change.js'
-import type { CorrectionStore } from './corrections/correction.js'
-import type { ConnectionDataStore } from './ingest/connection-data-store.js'
-import type { ProposalStore } from './proposals/proposal-store.js'
-import type { ExportStore } from './exports/export-store.js'
-import type { ConfigStore } from './workspace-config/config-store.js'
-import type { SessionStore } from './sessions/session-store.js'
-import type { LedgerStore } from './ledger/ledger-store.js'
 import type { ConnectorStatusStore } from './connectors/connector-status.js'
+import type { CorrectionStore } from './corrections/correction.js'
 import type { CredentialStore } from './credentials/credential-store.js'
+import type { ExportStore } from './exports/export-store.js'
+import type { ConnectionDataStore } from './ingest/connection-data-store.js'
+import type { LedgerStore } from './ledger/ledger-store.js'
+import type { ProposalStore } from './proposals/proposal-store.js'
+import type { SessionStore } from './sessions/session-store.js'
+import type { ConfigStore } from './workspace-config/config-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'

@@ -5,16 +5,16 @@
  * listen: main.ts and the tests do.
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import type { Services } from '../domain/services.js'
 import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
+import type { Services } from '../domain/services.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { registerCallRecording } from './plugins/record-call.js'
-import { registerWellKnownRoutes } from './routes/well-known.js'
 import { requestIdOf } from './request-id.js'
 import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
-import { parseJsonBody } from './wire/json-body.js'
+import { registerWellKnownRoutes } from './routes/well-known.js'
 import { bearerFromSubprotocol } from './websocket-upgrade.js'
+import { parseJsonBody } from './wire/json-body.js'
 
 export interface AppOptions {
   readonly services: Services
@@ -54,9 +54,10 @@ const SAFE_HEADERS = {
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options
-  const loggerOption = options.logger && typeof (options.logger as { child?: unknown }).child === 'function'
-    ? { loggerInstance: options.logger as FastifyServerOptions['loggerInstance'] }
-    : { logger: options.logger as FastifyServerOptions['logger'] }
+  const loggerOption =
+    options.logger && typeof (options.logger as { child?: unknown }).child === 'function'
+      ? { loggerInstance: options.logger as FastifyServerOptions['loggerInstance'] }
+      : { logger: options.logger as FastifyServerOptions['logger'] }
   const app = Fastify({
     ...loggerOption,
     genReqId: requestIdOf,
@@ -69,12 +70,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // envelope with 400, and the connection closed.
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy()
-      const message = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 'the request headers are larger than the server accepts' : 'the request is not valid HTTP'
+      const message =
+        (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
+          ? 'the request headers are larger than the server accepts'
+          : 'the request is not valid HTTP'
       const body = JSON.stringify(envelope(message))
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      )
     },
     frameworkErrors: (error, _request, reply) => {
-      const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : `the request URL is malformed (${error.message})`
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment is too long' : `the request URL is malformed (${error.message})`
       return sendError(reply, 400, message)
     },
   })
@@ -141,31 +148,35 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     tag: 'OpenAPI',
     rights: [],
     responses: { 200: { description: 'An OpenAPI 3.1 document.' } },
-    handler: async ({ caller }): Promise<unknown> => buildOpenApiDocument(allRoutes, caller, { version: options.version, serverUrl: options.publicUrl }),
+    handler: async ({ caller }): Promise<unknown> =>
+      buildOpenApiDocument(allRoutes, caller, { version: options.version, serverUrl: options.publicUrl }),
   })
   const allRoutes: AnyRoute[] = [openapiRoute, ...options.routes]
 
-  await app.register(async (api) => {
-    api.addHook('onRequest', async (request, reply) => {
-      for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
-      if (/%00/.test(request.url)) return sendError(reply, 400, 'the URL may not contain the NUL character (%00)')
-      // Node keeps the first of several Authorization headers and drops the rest; a proxy may pick
-      // another one. Two credentials are ambiguous, so neither is used.
-      if (request.raw.rawHeaders.filter((_, i, all) => i % 2 === 0 && all[i]!.toLowerCase() === 'authorization').length > 1) {
-        return sendError(reply, 401, 'malformed Authorization header; send exactly one "Authorization: Bearer <token>"')
-      }
-      try {
-        // Browsers cannot set headers on a WebSocket: they send the token as the subprotocol bearer.<token>.
-        request.caller = await services.access.authenticate(request.headers.authorization ?? bearerFromSubprotocol(request))
-      } catch (error) {
-        if (error instanceof UnauthenticatedError) return sendError(reply, 401, error.message)
-        throw error
-      }
-      if (request.caller.expiresAt !== undefined) reply.header('x-token-expires-at', new Date(request.caller.expiresAt).toISOString())
-    })
-    registerCallRecording(api, { record: (workspaceId, call) => services.activity.recordCall(workspaceId, call) })
-    registerRoutes(api, allRoutes)
-  }, { prefix: '/oi-api' })
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', async (request, reply) => {
+        for (const [name, value] of Object.entries(SAFE_HEADERS)) reply.header(name, value)
+        if (/%00/.test(request.url)) return sendError(reply, 400, 'the URL may not contain the NUL character (%00)')
+        // Node keeps the first of several Authorization headers and drops the rest; a proxy may pick
+        // another one. Two credentials are ambiguous, so neither is used.
+        if (request.raw.rawHeaders.filter((_, i, all) => i % 2 === 0 && all[i]!.toLowerCase() === 'authorization').length > 1) {
+          return sendError(reply, 401, 'malformed Authorization header; send exactly one "Authorization: Bearer <token>"')
+        }
+        try {
+          // Browsers cannot set headers on a WebSocket: they send the token as the subprotocol bearer.<token>.
+          request.caller = await services.access.authenticate(request.headers.authorization ?? bearerFromSubprotocol(request))
+        } catch (error) {
+          if (error instanceof UnauthenticatedError) return sendError(reply, 401, error.message)
+          throw error
+        }
+        if (request.caller.expiresAt !== undefined) reply.header('x-token-expires-at', new Date(request.caller.expiresAt).toISOString())
+      })
+      registerCallRecording(api, { record: (workspaceId, call) => services.activity.recordCall(workspaceId, call) })
+      registerRoutes(api, allRoutes)
+    },
+    { prefix: '/oi-api' },
+  )
   registerWellKnownRoutes(app, services)
 
   if (options.extend) await options.extend(app)

@@ -50,29 +50,51 @@ function operation(route: AnyRoute): JsonSchema {
     responses[status] = {
       description: response.description,
       ...(response.schema || response.contentType
-        ? { content: { [response.contentType ?? 'application/json']: { schema: response.schema ? jsonSchema(response.schema, 'output') : {} } } }
+        ? {
+            content: {
+              [response.contentType ?? 'application/json']: { schema: response.schema ? jsonSchema(response.schema, 'output') : {} },
+            },
+          }
         : {}),
     }
   }
   for (const status of [400, 401, 403, 404, 500, 503]) {
     responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` }
   }
-  const rightsNote = route.rights.length ? `\n\nRequires the right${route.rights.length > 1 ? 's' : ''} ${route.rights.map((r) => `\`${r}\``).join(', ')}.` : ''
+  const rightsNote = route.rights.length
+    ? `\n\nRequires the right${route.rights.length > 1 ? 's' : ''} ${route.rights.map((r) => `\`${r}\``).join(', ')}.`
+    : ''
   return {
     operationId: route.operationId,
     summary: route.summary,
     description: `${route.description ?? route.summary}${rightsNote}`,
     tags: [route.tag],
     ...(route.deprecated ? { deprecated: true } : {}),
-    parameters: [...parametersOf(route.params, 'path', route.openapiPath?.match(/\{([^}]+)\}$/)?.[1]), ...parametersOf(route.query, 'query')],
+    parameters: [
+      ...parametersOf(route.params, 'path', route.openapiPath?.match(/\{([^}]+)\}$/)?.[1]),
+      ...parametersOf(route.query, 'query'),
+    ],
     ...(route.body
-      ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+      ? {
+          requestBody: {
+            required: !route.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+          },
+        }
       : route.rawBody
         ? {
             requestBody: {
               required: true,
               description: route.rawBody.description,
-              content: Object.fromEntries(route.rawBody.contentTypes.map((type) => [type, { schema: type.includes('json') && !type.includes('ndjson') ? jsonSchema(route.rawBody!.schema, 'input') : { type: 'string' } }])),
+              content: Object.fromEntries(
+                route.rawBody.contentTypes.map((type) => [
+                  type,
+                  {
+                    schema:
+                      type.includes('json') && !type.includes('ndjson') ? jsonSchema(route.rawBody!.schema, 'input') : { type: 'string' },
+                  },
+                ]),
+              ),
             },
           }
         : {}),
@@ -98,7 +120,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], caller: Caller
   }
   const errorResponses: Record<string, JsonSchema> = {}
   for (const [status, description] of Object.entries(ERROR_STATUSES)) {
-    errorResponses[`Error${status}`] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } }
+    errorResponses[`Error${status}`] = {
+      description,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+    }
   }
   return {
     openapi: '3.1.0',

@@ -3,8 +3,9 @@
  * `X-Request-Id`: echoed when the client sends a sane one, generated otherwise; it is also the
  * correlation id of 500 errors and of every log line of the request.
  */
-import type { IncomingMessage } from 'node:http'
+
 import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 
 const SAFE_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 

@@ -91,7 +91,11 @@ function validate<T>(where: string, schema: z.ZodType<T> | undefined, value: unk
   // A missing body or query is validated as an empty object, so the messages name the fields
   // that are required ("reason is required") rather than the missing body.
   const missing = value === undefined || value === null
-  const input = missing ? (where === 'body' && schema.safeParse(undefined).success ? undefined : {}) : normaliseKeys(value, objectKeys(schema))
+  const input = missing
+    ? where === 'body' && schema.safeParse(undefined).success
+      ? undefined
+      : {}
+    : normaliseKeys(value, objectKeys(schema))
   const result = schema.safeParse(input)
   if (!result.success) throw new InvalidInputError(describeIssues(where, result.error))
   return result.data
@@ -119,7 +123,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]
         if (!caller) throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
         const missing = missingRights(caller, route.rights)
         if (missing.length > 0) {
-          throw new ForbiddenError(`this token lacks the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')} needed for ${route.method} ${route.openapiPath ?? route.path}`)
+          throw new ForbiddenError(
+            `this token lacks the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')} needed for ${route.method} ${route.openapiPath ?? route.path}`,
+          )
         }
         const params = validate('path', route.params, request.params)
         const query = validate('query', route.query, request.query)

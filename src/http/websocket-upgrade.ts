@@ -35,8 +35,11 @@ const wss = new WebSocketServer({
 /** The offered subprotocols (`Sec-WebSocket-Protocol`, comma-separated). */
 export function offeredSubprotocols(request: FastifyRequest | IncomingMessage): string[] {
   const header = request.headers['sec-websocket-protocol']
-  const text = Array.isArray(header) ? header.join(',') : header ?? ''
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const text = Array.isArray(header) ? header.join(',') : (header ?? '')
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
 }
 
 /**
@@ -97,7 +100,9 @@ export function enableWebSocketUpgrades(app: FastifyInstance): void {
   const server = app.server
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     // Node removed its own error listener before emitting 'upgrade'.
-    const onError = (): void => { socket.destroy() }
+    const onError = (): void => {
+      socket.destroy()
+    }
     socket.on('error', onError)
     const response = new ServerResponse(request)
     response.shouldKeepAlive = false
@@ -121,14 +126,19 @@ export function enableWebSocketUpgrades(app: FastifyInstance): void {
     server.removeListener('upgrade', onUpgrade)
     const sockets = [...(open.get(server) ?? [])]
     open.delete(server)
-    await Promise.all(sockets.map((ws) => new Promise<void>((resolve) => {
-      if (ws.readyState === WebSocket.CLOSED) return resolve()
-      const timer = setTimeout(() => ws.terminate(), 2_000)
-      ws.once('close', () => {
-        clearTimeout(timer)
-        resolve()
-      })
-      ws.close(1001, 'the server is shutting down; reconnect with since=<last event id>')
-    })))
+    await Promise.all(
+      sockets.map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            if (ws.readyState === WebSocket.CLOSED) return resolve()
+            const timer = setTimeout(() => ws.terminate(), 2_000)
+            ws.once('close', () => {
+              clearTimeout(timer)
+              resolve()
+            })
+            ws.close(1001, 'the server is shutting down; reconnect with since=<last event id>')
+          }),
+      ),
+    )
   })
 }

@@ -15,7 +15,11 @@ const schema: KqlSchema = {
     {
       name: 'Readings',
       sqlName: 'conn_readings',
-      columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'Device', type: 'string' }, { name: 'Temperature', type: 'real' }],
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'Device', type: 'string' },
+        { name: 'Temperature', type: 'real' },
+      ],
       hiddenColumns: [{ name: '_rowid', type: 'long' }],
       sqlColumns: { Temperature: 'temp_c' },
     },
@@ -29,7 +33,9 @@ const ROWS: KqlValue[][] = [
   [T0 + 2n * HOUR, 'a', 22.5, 3],
 ]
 
-function recordingSource(rows: KqlValue[][] = ROWS): SqlSource & { calls: { sql: string; params: readonly unknown[]; columns: readonly KqlColumn[] }[] } {
+function recordingSource(
+  rows: KqlValue[][] = ROWS,
+): SqlSource & { calls: { sql: string; params: readonly unknown[]; columns: readonly KqlColumn[] }[] } {
   const calls: { sql: string; params: readonly unknown[]; columns: readonly KqlColumn[] }[] = []
   return {
     calls,
@@ -49,14 +55,23 @@ describe('compileQuery / execute', () => {
   it('without pushdown, reads a table with one plain SELECT of its quoted physical columns and no parameters', async () => {
     const source = recordingSource()
     const q = compileInMemory('Readings | where Temperature > 21 | project Device, Temperature')
-    assert.deepEqual(q.columns, [{ name: 'Device', type: 'string' }, { name: 'Temperature', type: 'real' }])
+    assert.deepEqual(q.columns, [
+      { name: 'Device', type: 'string' },
+      { name: 'Temperature', type: 'real' },
+    ])
     assert.deepEqual(q.tables, ['Readings'])
     const result = await q.execute(source, run)
     assert.equal(source.calls.length, 1)
     assert.equal(source.calls[0]!.sql, 'SELECT "timestamp", "Device", "temp_c", "_rowid" FROM "conn_readings"')
     assert.deepEqual(source.calls[0]!.params, [])
-    assert.deepEqual(source.calls[0]!.columns.map((c) => c.type), ['datetime', 'string', 'real', 'long'])
-    assert.deepEqual(result.rows, [['b', 21.5], ['a', 22.5]])
+    assert.deepEqual(
+      source.calls[0]!.columns.map((c) => c.type),
+      ['datetime', 'string', 'real', 'long'],
+    )
+    assert.deepEqual(result.rows, [
+      ['b', 21.5],
+      ['a', 22.5],
+    ])
     assert.equal(result.truncated, false)
   })
 
@@ -68,7 +83,9 @@ describe('compileQuery / execute', () => {
 
   it('fetches a table once per run even when the query reads it twice', async () => {
     const source = recordingSource()
-    const result = await compileInMemory('Readings | join kind=inner (Readings | project Device, T2 = Temperature) on Device | count').execute(source, run)
+    const result = await compileInMemory(
+      'Readings | join kind=inner (Readings | project Device, T2 = Temperature) on Device | count',
+    ).execute(source, run)
     assert.equal(source.calls.length, 1)
     assert.deepEqual(result.rows, [[5]])
   })
@@ -112,14 +129,20 @@ describe('compileQuery / execute', () => {
     const started = Date.now()
     setTimeout(() => during.abort(new Error('time cap')), 20)
     await assert.rejects(
-      compile('range x from 1 to 4000000 step 1 | extend y = x * 2 | summarize sum(y)').execute(undefined, { ...run, signal: during.signal }),
+      compile('range x from 1 to 4000000 step 1 | extend y = x * 2 | summarize sum(y)').execute(undefined, {
+        ...run,
+        signal: during.signal,
+      }),
       /time cap/,
     )
     assert.ok(Date.now() - started < 2000, 'the run stopped soon after the abort')
   })
 
   it('needs a source for a query that reads a table, and passes database errors through', async () => {
-    await assert.rejects(compile('Readings').execute(undefined, run), (e: unknown) => e instanceof KqlError && /no data source/.test(e.message))
+    await assert.rejects(
+      compile('Readings').execute(undefined, run),
+      (e: unknown) => e instanceof KqlError && /no data source/.test(e.message),
+    )
     const boom = new Error('disk I/O error')
     const failing: SqlSource = { query: () => Promise.reject(boom) }
     await assert.rejects(compile('Readings | count').execute(failing, run), (e: unknown) => e === boom)
@@ -133,11 +156,19 @@ describe('compileQuery / execute', () => {
 
 describe('toWireRows', () => {
   it('keys rows by column name and writes values in their wire form', async () => {
-    const result = await compile(`print d = datetime(2024-01-01 10:30:00.25), t = 90m, s = '', n = real(nan), i = real(-inf), g = dynamic({"a": [1, 2]}), l = long(null), b = true`).execute(undefined, run)
+    const result = await compile(
+      `print d = datetime(2024-01-01 10:30:00.25), t = 90m, s = '', n = real(nan), i = real(-inf), g = dynamic({"a": [1, 2]}), l = long(null), b = true`,
+    ).execute(undefined, run)
     assert.deepEqual(toWireRows(result), {
       columns: [
-        { name: 'd', type: 'datetime' }, { name: 't', type: 'timespan' }, { name: 's', type: 'string' }, { name: 'n', type: 'real' },
-        { name: 'i', type: 'real' }, { name: 'g', type: 'dynamic' }, { name: 'l', type: 'long' }, { name: 'b', type: 'bool' },
+        { name: 'd', type: 'datetime' },
+        { name: 't', type: 'timespan' },
+        { name: 's', type: 'string' },
+        { name: 'n', type: 'real' },
+        { name: 'i', type: 'real' },
+        { name: 'g', type: 'dynamic' },
+        { name: 'l', type: 'long' },
+        { name: 'b', type: 'bool' },
       ],
       results: [{ d: '2024-01-01T10:30:00.25Z', t: '01:30:00', s: '', n: 'NaN', i: '-Infinity', g: { a: [1, 2] }, l: null, b: true }],
     })

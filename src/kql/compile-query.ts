@@ -3,13 +3,13 @@
  * compileQuery(): parse and bind one query text into a reusable CompiledQuery whose execute()
  * runs the plan (table scans through the caller's SqlSource, the rest in memory).
  */
-import { bindScript, type BoundQuery, type DiscoveredSchema, type PendingDiscovery } from './binder/binder.js'
+import { type BoundQuery, bindScript, type DiscoveredSchema, type PendingDiscovery } from './binder/binder.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './binder/function-library.js'
 import type { CompiledQuery, CompileOptions, ExecuteOptions, QueryResult, SqlSource } from './engine-types.js'
 import { compileExpr, type Row } from './exec/compile-expr.js'
 import { createRunner, isSourceFailure } from './exec/evaluator.js'
-import { compareNonNull, keyOf } from './exec/value-ops.js'
 import { DEFAULT_SEED, seededRandom } from './exec/random.js'
+import { compareNonNull, keyOf } from './exec/value-ops.js'
 import { KqlError } from './kql-error.js'
 import type { PlanColumn, PlanNode } from './plan/plan.js'
 import type { KqlColumn, KqlSchema } from './schema.js'

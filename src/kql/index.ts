@@ -6,15 +6,22 @@
  * faithfully, SQL + bound parameters; the rest runs in the engine's own evaluator over the rows
  * that SQL returned (docs/decisions.md, "KQL execution").
  */
-export { KqlError, SqlRefusalError, type KqlErrorKind, type SourcePosition } from './kql-error.js'
-export type { KqlType, KqlValue, DynamicValue } from './types.js'
-export type { KqlColumn, KqlTable, KqlSchema } from './schema.js'
-export { EMPTY_SCHEMA } from './schema.js'
-export { formatDateTime, formatTimespan, parseDateTime, parseTimespan, toWireValue } from './values.js'
+
+export { type CompiledPlanQuery, compileQuery } from './compile-query.js'
 export type {
-  CompiledQuery, CompileOptions, ExecuteOptions, QueryResult, SqlDialectName, SqlSource, Visualization,
+  CompiledQuery,
+  CompileOptions,
+  ExecuteOptions,
+  QueryResult,
+  SqlDialectName,
+  SqlSource,
+  Visualization,
 } from './engine-types.js'
-export { compileQuery, type CompiledPlanQuery } from './compile-query.js'
-export { toWireRows, type WireRows } from './wire-rows.js'
-export type { PlanNode, PlanColumn, Expr as PlanExpr, SqlQuery, SqlParam } from './plan/plan.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'
+export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'
+export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'
+export type { KqlColumn, KqlSchema, KqlTable } from './schema.js'
+export { EMPTY_SCHEMA } from './schema.js'
+export type { DynamicValue, KqlType, KqlValue } from './types.js'
+export { formatDateTime, formatTimespan, parseDateTime, parseTimespan, toWireValue } from './values.js'
+export { toWireRows, type WireRows } from './wire-rows.js'

@@ -32,15 +32,24 @@ export type KqlValue = null | boolean | number | string | bigint | DynamicValue
 
 /** Type names Kusto accepts in schemas and `datatable(...)` declarations, mapped to the canonical name. */
 export const TYPE_ALIASES: Readonly<Record<string, KqlType>> = {
-  bool: 'bool', boolean: 'bool',
-  int: 'int', int32: 'int',
-  long: 'long', int64: 'long',
-  real: 'real', double: 'real', float: 'real',
+  bool: 'bool',
+  boolean: 'bool',
+  int: 'int',
+  int32: 'int',
+  long: 'long',
+  int64: 'long',
+  real: 'real',
+  double: 'real',
+  float: 'real',
   decimal: 'decimal',
   string: 'string',
-  datetime: 'datetime', date: 'datetime',
-  timespan: 'timespan', time: 'timespan',
-  guid: 'guid', uuid: 'guid', uniqueid: 'guid',
+  datetime: 'datetime',
+  date: 'datetime',
+  timespan: 'timespan',
+  time: 'timespan',
+  guid: 'guid',
+  uuid: 'guid',
+  uniqueid: 'guid',
   dynamic: 'dynamic',
 }
 

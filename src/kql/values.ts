@@ -81,7 +81,9 @@ export function dateTimeParts(ticks: bigint): DateTimeParts {
   const { year, month, day } = civilFromDays(Number(days))
   const secs = Number(rem / TICKS_PER_SECOND)
   return {
-    year, month, day,
+    year,
+    month,
+    day,
     hour: Math.floor(secs / 3600),
     minute: Math.floor((secs % 3600) / 60),
     second: secs % 60,
@@ -129,16 +131,29 @@ export function formatTimespan(ticks: bigint): string {
 }
 
 const MONTHS: Readonly<Record<string, number>> = {
-  jan: 1, feb: 2, mar: 3, apr: 4, may: 5, jun: 6, jul: 7, aug: 8, sep: 9, oct: 10, nov: 11, dec: 12,
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
 }
 
 const ISO_RE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/
 const SLASH_RE = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|UTC|GMT)?$/
 // RFC 822 / 1123 / 850: "Sat, 8 Nov 2014 15:05:02 GMT", "Saturday, 08-Nov-14 15:05:02 GMT", "8 Nov 14 15:05 +0100"
-const RFC_RE = /^(?:[A-Za-z]+,?\s+)?(\d{1,2})[\s-]([A-Za-z]{3})[A-Za-z]*[\s-](\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(Z|UT|UTC|GMT|[+-]\d{4}|[A-Z]{3})?$/
+const RFC_RE =
+  /^(?:[A-Za-z]+,?\s+)?(\d{1,2})[\s-]([A-Za-z]{3})[A-Za-z]*[\s-](\d{2}|\d{4})\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(Z|UT|UTC|GMT|[+-]\d{4}|[A-Z]{3})?$/
 const US_RE = /^([A-Za-z]{3})[A-Za-z]*\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/
 // US numeric form, as .NET's invariant culture reads it, month first: "02/17/2016 08:40:01", "12-02-2022"
-const US_NUMERIC_RE = /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(AM|PM|am|pm)?)?\s*(Z|UTC|GMT)?$/
+const US_NUMERIC_RE =
+  /^(\d{1,2})[-/](\d{1,2})[-/](\d{4})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?\s*(AM|PM|am|pm)?)?\s*(Z|UTC|GMT)?$/
 
 function offsetTicks(zone: string | undefined): bigint {
   if (!zone || /^(z|utc|gmt|ut)$/i.test(zone)) return 0n
@@ -163,8 +178,12 @@ export function parseDateTime(text: string): bigint | null {
   let m = ISO_RE.exec(s) ?? SLASH_RE.exec(s)
   if (m) {
     const ticks = makeDateTime({
-      year: Number(m[1]), month: Number(m[2]), day: Number(m[3]),
-      hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0),
+      year: Number(m[1]),
+      month: Number(m[2]),
+      day: Number(m[3]),
+      hour: Number(m[4] ?? 0),
+      minute: Number(m[5] ?? 0),
+      second: Number(m[6] ?? 0),
       fractionTicks: fractionTicksOf(m[7]),
     })
     return ticks === null ? null : ticks - offsetTicks(m[8])
@@ -176,8 +195,12 @@ export function parseDateTime(text: string): bigint | null {
     let year = Number(m[3])
     if (m[3]!.length === 2) year += year < 50 ? 2000 : 1900
     const ticks = makeDateTime({
-      year, month, day: Number(m[1]),
-      hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0),
+      year,
+      month,
+      day: Number(m[1]),
+      hour: Number(m[4]),
+      minute: Number(m[5]),
+      second: Number(m[6] ?? 0),
       fractionTicks: fractionTicksOf(m[7]),
     })
     return ticks === null ? null : ticks - offsetTicks(m[8])
@@ -189,8 +212,13 @@ export function parseDateTime(text: string): bigint | null {
     if (ampm === 'PM' && hour < 12) hour += 12
     if (ampm === 'AM' && hour === 12) hour = 0
     return makeDateTime({
-      year: Number(m[3]), month: Number(m[1]), day: Number(m[2]),
-      hour, minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0), fractionTicks: fractionTicksOf(m[7]),
+      year: Number(m[3]),
+      month: Number(m[1]),
+      day: Number(m[2]),
+      hour,
+      minute: Number(m[5] ?? 0),
+      second: Number(m[6] ?? 0),
+      fractionTicks: fractionTicksOf(m[7]),
     })
   }
   m = US_RE.exec(s)
@@ -198,22 +226,44 @@ export function parseDateTime(text: string): bigint | null {
     const month = MONTHS[m[1]!.toLowerCase()]
     if (!month) return null
     return makeDateTime({
-      year: Number(m[3]), month, day: Number(m[2]),
-      hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0), fractionTicks: 0,
+      year: Number(m[3]),
+      month,
+      day: Number(m[2]),
+      hour: Number(m[4] ?? 0),
+      minute: Number(m[5] ?? 0),
+      second: Number(m[6] ?? 0),
+      fractionTicks: 0,
     })
   }
   return null
 }
 
 const TIMESPAN_UNITS: Readonly<Record<string, bigint>> = {
-  d: TICKS_PER_DAY, day: TICKS_PER_DAY, days: TICKS_PER_DAY,
-  h: TICKS_PER_HOUR, hr: TICKS_PER_HOUR, hrs: TICKS_PER_HOUR, hour: TICKS_PER_HOUR, hours: TICKS_PER_HOUR,
-  m: TICKS_PER_MINUTE, min: TICKS_PER_MINUTE, minute: TICKS_PER_MINUTE, minutes: TICKS_PER_MINUTE,
-  s: TICKS_PER_SECOND, sec: TICKS_PER_SECOND, second: TICKS_PER_SECOND, seconds: TICKS_PER_SECOND,
-  ms: TICKS_PER_MILLISECOND, milli: TICKS_PER_MILLISECOND, millis: TICKS_PER_MILLISECOND,
-  millisecond: TICKS_PER_MILLISECOND, milliseconds: TICKS_PER_MILLISECOND,
-  microsecond: TICKS_PER_MICROSECOND, microseconds: TICKS_PER_MICROSECOND,
-  tick: 1n, ticks: 1n,
+  d: TICKS_PER_DAY,
+  day: TICKS_PER_DAY,
+  days: TICKS_PER_DAY,
+  h: TICKS_PER_HOUR,
+  hr: TICKS_PER_HOUR,
+  hrs: TICKS_PER_HOUR,
+  hour: TICKS_PER_HOUR,
+  hours: TICKS_PER_HOUR,
+  m: TICKS_PER_MINUTE,
+  min: TICKS_PER_MINUTE,
+  minute: TICKS_PER_MINUTE,
+  minutes: TICKS_PER_MINUTE,
+  s: TICKS_PER_SECOND,
+  sec: TICKS_PER_SECOND,
+  second: TICKS_PER_SECOND,
+  seconds: TICKS_PER_SECOND,
+  ms: TICKS_PER_MILLISECOND,
+  milli: TICKS_PER_MILLISECOND,
+  millis: TICKS_PER_MILLISECOND,
+  millisecond: TICKS_PER_MILLISECOND,
+  milliseconds: TICKS_PER_MILLISECOND,
+  microsecond: TICKS_PER_MICROSECOND,
+  microseconds: TICKS_PER_MICROSECOND,
+  tick: 1n,
+  ticks: 1n,
 }
 
 /** Ticks per unit for a timespan literal suffix (`1d`, `2h`, `30m`, `10s`, `100ms`, `1microsecond`, `5tick`), or undefined. */
@@ -243,10 +293,16 @@ export function parseTimespan(text: string): bigint | null {
   const s = text.trim()
   let m = CLOCK_RE.exec(s)
   if (m) {
-    const h = Number(m[3]), mi = Number(m[4]), sec = Number(m[5] ?? 0)
+    const h = Number(m[3]),
+      mi = Number(m[4]),
+      sec = Number(m[5] ?? 0)
     if (h > 23 || mi > 59 || sec > 59) return null
-    const t = BigInt(m[2] ?? 0) * TICKS_PER_DAY + BigInt(h) * TICKS_PER_HOUR + BigInt(mi) * TICKS_PER_MINUTE +
-      BigInt(sec) * TICKS_PER_SECOND + BigInt(fractionTicksOf(m[6]))
+    const t =
+      BigInt(m[2] ?? 0) * TICKS_PER_DAY +
+      BigInt(h) * TICKS_PER_HOUR +
+      BigInt(mi) * TICKS_PER_MINUTE +
+      BigInt(sec) * TICKS_PER_SECOND +
+      BigInt(fractionTicksOf(m[6]))
     return m[1] ? -t : t
   }
   m = UNIT_RE.exec(s)
@@ -267,7 +323,7 @@ export function parseTimespan(text: string): bigint | null {
 /** Floor division for bigints (rounds toward negative infinity, as Kusto's bin() does). */
 export function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q
 }
 
 /**

@@ -25,7 +25,7 @@ export interface McpDeps {
 }
 
 const INSTRUCTIONS = [
-  'Provenant serves one workspace\'s time-series data and its change history.',
+  "Provenant serves one workspace's time-series data and its change history.",
   'Warm queries are saved KQL queries a person approved; list_warm_queries shows them with their columns, and run_warm_query runs one.',
   'run_kql runs ad-hoc read-only KQL when the token allows it.',
   'propose_change files a proposal to add, change or remove warm queries; a different person accepts or rejects it in the portal, never through this server.',

@@ -8,7 +8,13 @@ import { MAX_CELL, textTable } from './text-table.js'
 describe('text table', () => {
   it('pads columns, escapes pipes, flattens newlines, shows null as empty and JSON for objects', () => {
     assert.equal(
-      textTable(['sensor', 'value', 'tags'], [{ sensor: 's|1', value: 1.5, tags: { a: [1] } }, { sensor: 'line\nbreak', value: null, tags: null }]),
+      textTable(
+        ['sensor', 'value', 'tags'],
+        [
+          { sensor: 's|1', value: 1.5, tags: { a: [1] } },
+          { sensor: 'line\nbreak', value: null, tags: null },
+        ],
+      ),
       [
         '| sensor     | value | tags      |',
         '| ---------- | ----- | --------- |',

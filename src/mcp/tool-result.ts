@@ -26,11 +26,16 @@ export function errorResult(text: string): CallToolResult {
 
 /** What a tool handler returns when the token lacks the tool's right. */
 export function missingRightResult(right: ApiRight, tool: string): CallToolResult {
-  return errorResult(`Not allowed: ${tool} needs the right ${right}, which this token does not carry. Ask for a token with it in the portal (API Keys).`)
+  return errorResult(
+    `Not allowed: ${tool} needs the right ${right}, which this token does not carry. Ask for a token with it in the portal (API Keys).`,
+  )
 }
 
 /** Runs a tool body and maps errors to tool results. */
-export async function runTool(body: () => Promise<CallToolResult>, onUnexpected: (error: unknown, correlationId: string) => void): Promise<CallToolResult> {
+export async function runTool(
+  body: () => Promise<CallToolResult>,
+  onUnexpected: (error: unknown, correlationId: string) => void,
+): Promise<CallToolResult> {
   try {
     return await body()
   } catch (error) {

@@ -15,6 +15,9 @@ describe('portal time formatting', () => {
     assert.equal(relativeText(now - 36 * 3_600_000, now), '2 days ago')
     assert.equal(relativeText(now + 30 * 86_400_000, now), 'in 30 days')
     assert.equal(timeTag(undefined, now).text, '<span class="muted">never</span>')
-    assert.equal(timeTag(now, now).text, '<time datetime="2026-03-01T12:00:00.000Z">2026-03-01 12:00 UTC</time> <span class="muted">(just now)</span>')
+    assert.equal(
+      timeTag(now, now).text,
+      '<time datetime="2026-03-01T12:00:00.000Z">2026-03-01 12:00 UTC</time> <span class="muted">(just now)</span>',
+    )
   })
 })

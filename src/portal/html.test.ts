@@ -6,7 +6,10 @@ import { escapeHtml, html, raw } from './html.js'
 describe('portal html', () => {
   it('escapes interpolated text but keeps Html values', () => {
     const name = '<script>alert("x")</script> & \'y\''
-    assert.equal(html`<p title="${name}">${name}</p>`.text, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;</p>')
+    assert.equal(
+      html`<p title="${name}">${name}</p>`.text,
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;</p>',
+    )
     assert.equal(html`<div>${html`<b>${'a<b'}</b>`}</div>`.text, '<div><b>a&lt;b</b></div>')
     assert.equal(html`${raw('<hr>')}`.text, '<hr>')
   })

@@ -23,12 +23,48 @@ export interface NavEntry {
 
 export const NAV: readonly NavEntry[] = [
   { key: 'overview', label: 'Overview', href: '/portal/', rights: [], blurb: 'Your workspace, role and what you can do here.' },
-  { key: 'warm-queries', label: 'Warm queries', href: '/portal/warm-queries', rights: ['warm-queries:read'], blurb: 'Approved queries with their approver: read the KQL, run a preview, see a chart.' },
-  { key: 'api-keys', label: 'API keys', href: '/portal/api-keys', rights: [], blurb: 'Create tokens for the API with an expiry, rights and scopes; revoke them at once.' },
-  { key: 'proposals', label: 'Proposals', href: '/portal/proposals', rights: ['proposals:create'], blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.' },
-  { key: 'corrections', label: 'Corrections', href: '/portal/corrections', rights: ['amendments:read'], blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.' },
-  { key: 'activity', label: 'Activity log', href: '/portal/activity', rights: ['provenance:read'], blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.' },
-  { key: 'connections', label: 'Connections', href: '/portal/connections', rights: ['connections:manage'], blurb: 'Connector status (last run, rows, last error) and write-only credentials.' },
+  {
+    key: 'warm-queries',
+    label: 'Warm queries',
+    href: '/portal/warm-queries',
+    rights: ['warm-queries:read'],
+    blurb: 'Approved queries with their approver: read the KQL, run a preview, see a chart.',
+  },
+  {
+    key: 'api-keys',
+    label: 'API keys',
+    href: '/portal/api-keys',
+    rights: [],
+    blurb: 'Create tokens for the API with an expiry, rights and scopes; revoke them at once.',
+  },
+  {
+    key: 'proposals',
+    label: 'Proposals',
+    href: '/portal/proposals',
+    rights: ['proposals:create'],
+    blurb: 'Changes proposed by people and AI clients (MCP), with a readable diff; accept or reject.',
+  },
+  {
+    key: 'corrections',
+    label: 'Corrections',
+    href: '/portal/corrections',
+    rights: ['amendments:read'],
+    blurb: 'Pending corrections with before and after; approve or reject with an electronic signature.',
+  },
+  {
+    key: 'activity',
+    label: 'Activity log',
+    href: '/portal/activity',
+    rights: ['provenance:read'],
+    blurb: 'Every call and decision, tamper-evident: browse, filter, verify the chain, export.',
+  },
+  {
+    key: 'connections',
+    label: 'Connections',
+    href: '/portal/connections',
+    rights: ['connections:manage'],
+    blurb: 'Connector status (last run, rows, last error) and write-only credentials.',
+  },
 ]
 
 export function navFor(session: PortalSession): NavEntry[] {
@@ -63,12 +99,14 @@ export function renderLayout(input: LayoutInput): Html {
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">
   <a class="brand" href="/portal/"><span class="brand-mark" aria-hidden="true"></span>Provenant</a>
-  ${input.workspaces.length > 1
-    ? html`<form method="post" action="/portal/workspace"><input type="hidden" name="_csrf" value="${csrf}">
+  ${
+    input.workspaces.length > 1
+      ? html`<form method="post" action="/portal/workspace"><input type="hidden" name="_csrf" value="${csrf}">
       <label for="workspace-switch">Workspace</label>
       <select id="workspace-switch" name="workspace">${input.workspaces.map((m) => html`<option value="${m.workspace.name}"${m.workspace.id === session.workspace.id ? html` selected` : ''}>${m.workspace.name}</option>`)}</select>
       <button class="btn-quiet" type="submit">Switch</button></form>`
-    : html`<span class="who">Workspace <strong>${session.workspace.name}</strong></span>`}
+      : html`<span class="who">Workspace <strong>${session.workspace.name}</strong></span>`
+  }
   <span class="spacer"></span>
   <span class="who">Signed in as <strong>${session.account.displayName}</strong>${session.account.displayName !== session.account.name ? html` (${session.account.name})` : ''}<span class="role-badge">${session.role}</span></span>
   <form method="post" action="/portal/sign-out"><input type="hidden" name="_csrf" value="${csrf}"><button class="btn-quiet" type="submit">Sign out</button></form>

@@ -7,13 +7,24 @@ const cols = (...pairs: [string, string][]) => pairs.map(([name, type]) => ({ na
 
 describe('line chart', () => {
   it('needs a timestamp datetime column and a numeric column', () => {
-    const rows = [{ timestamp: '2026-01-01T00:00:00Z', v: 1 }, { timestamp: '2026-01-01T01:00:00Z', v: 2 }]
+    const rows = [
+      { timestamp: '2026-01-01T00:00:00Z', v: 1 },
+      { timestamp: '2026-01-01T01:00:00Z', v: 2 },
+    ]
     assert.equal(chartDataOf(cols(['timestamp', 'string'], ['v', 'real']), rows), undefined)
     assert.equal(chartDataOf(cols(['time', 'datetime'], ['v', 'real']), rows), undefined)
     assert.equal(chartDataOf(cols(['timestamp', 'datetime'], ['v', 'string']), rows), undefined)
     assert.deepEqual(chartDataOf(cols(['timestamp', 'datetime'], ['v', 'real']), rows), {
       yLabel: 'v',
-      series: [{ name: 'v', points: [{ t: Date.parse('2026-01-01T00:00:00Z'), y: 1 }, { t: Date.parse('2026-01-01T01:00:00Z'), y: 2 }] }],
+      series: [
+        {
+          name: 'v',
+          points: [
+            { t: Date.parse('2026-01-01T00:00:00Z'), y: 1 },
+            { t: Date.parse('2026-01-01T01:00:00Z'), y: 2 },
+          ],
+        },
+      ],
     })
   })
 
@@ -25,7 +36,13 @@ describe('line chart', () => {
       { timestamp: '2026-01-01T03:00:00Z', sensor: 'b', v: null },
     ]
     const data = chartDataOf(cols(['timestamp', 'datetime'], ['sensor', 'string'], ['v', 'long']), rows)!
-    assert.deepEqual(data.series.map((s) => [s.name, s.points.map((p) => p.y)]), [['a', [3, 1]], ['b', [5]]])
+    assert.deepEqual(
+      data.series.map((s) => [s.name, s.points.map((p) => p.y)]),
+      [
+        ['a', [3, 1]],
+        ['b', [5]],
+      ],
+    )
   })
 
   it('one point is no chart', () => {
@@ -33,7 +50,11 @@ describe('line chart', () => {
   })
 
   it('renders an accessible SVG with one polyline per series and a legend', () => {
-    const rows = Array.from({ length: 24 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, i)).toISOString(), temperature: 20 + Math.sin(i / 4), pressure: 1.2 }))
+    const rows = Array.from({ length: 24 }, (_, i) => ({
+      timestamp: new Date(Date.UTC(2026, 0, 1, i)).toISOString(),
+      temperature: 20 + Math.sin(i / 4),
+      pressure: 1.2,
+    }))
     const svg = renderLineChart(chartDataOf(cols(['timestamp', 'datetime'], ['temperature', 'real'], ['pressure', 'real']), rows)!).text
     assert.match(svg, /role="img" aria-label="Line chart of value over time \(UTC\), 2 lines, from 2026-01-01 00:00 to 2026-01-01 23:00"/)
     assert.equal(svg.match(/<polyline /g)?.length, 2)
@@ -43,9 +64,13 @@ describe('line chart', () => {
   })
 
   it('nice ticks cover the range with round steps (property)', () => {
-    fc.assert(fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0, max: 1e6, noNaN: true }), (a, width) => {
-      const ticks = niceTicks(a, a + width)
-      return ticks.length >= 2 && ticks.length <= 12 && ticks[0]! <= a && ticks[ticks.length - 1]! >= a + width - Math.abs(a + width) * 1e-9
-    }))
+    fc.assert(
+      fc.property(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.double({ min: 0, max: 1e6, noNaN: true }), (a, width) => {
+        const ticks = niceTicks(a, a + width)
+        return (
+          ticks.length >= 2 && ticks.length <= 12 && ticks[0]! <= a && ticks[ticks.length - 1]! >= a + width - Math.abs(a + width) * 1e-9
+        )
+      }),
+    )
   })
 })

@@ -4,7 +4,7 @@
  * CDN). A result gets a chart when it has a `timestamp` datetime column (what dashboards select,
  * spec 2.2) and a numeric column; a string column with a few distinct values splits the lines.
  */
-import { html, type Html } from './html.js'
+import { type Html, html } from './html.js'
 
 export interface ResultColumn {
   readonly name: string
@@ -42,10 +42,16 @@ export function chartDataOf(columns: readonly ResultColumn[], rows: readonly Rea
   const time = columns.find((c) => c.name === 'timestamp' && c.type === 'datetime')
   const numeric = columns.filter((c) => NUMERIC_TYPES.has(c.type))
   if (!time || numeric.length === 0) return undefined
-  const timeOf = (row: Readonly<Record<string, unknown>>) => (typeof row['timestamp'] === 'string' ? Date.parse(row['timestamp']) : Number.NaN)
+  const timeOf = (row: Readonly<Record<string, unknown>>) =>
+    typeof row['timestamp'] === 'string' ? Date.parse(row['timestamp']) : Number.NaN
 
   let series: ChartSeries[]
-  const splitBy = columns.find((c) => c.type === 'string' && new Set(rows.map((r) => String(r[c.name] ?? ''))).size <= MAX_SERIES && new Set(rows.map((r) => String(r[c.name] ?? ''))).size >= 2)
+  const splitBy = columns.find(
+    (c) =>
+      c.type === 'string' &&
+      new Set(rows.map((r) => String(r[c.name] ?? ''))).size <= MAX_SERIES &&
+      new Set(rows.map((r) => String(r[c.name] ?? ''))).size >= 2,
+  )
   if (splitBy) {
     const metric = numeric[0]!
     const groups = new Map<string, ChartPoint[]>()
@@ -143,10 +149,10 @@ export function renderLineChart(data: ChartData, options: ChartOptions = {}): Ht
 <text x="${m.left + plotW / 2}" y="${height - 4}" text-anchor="middle" font-size="12" fill="#3d434b">timestamp (UTC${span > 2 * 86_400_000 ? ', month-day' : ''})</text>
 <text x="14" y="${m.top + plotH / 2}" text-anchor="middle" font-size="12" fill="#3d434b" transform="rotate(-90 14 ${m.top + plotH / 2})">${data.yLabel}</text></g>
 ${data.series.map((s, i) => {
-    const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]!
-    const path = s.points.map((p) => `${round(x(p.t))},${round(y(p.y))}`).join(' ')
-    return html`<g class="chart-series"><polyline points="${path}" fill="none" stroke="${colour}" stroke-width="2" stroke-linejoin="round"/>${s.points.length <= 200 ? s.points.map((p) => html`<circle cx="${round(x(p.t))}" cy="${round(y(p.y))}" r="3" fill="${colour}"><title>${s.name}: ${formatTick(p.y)} at ${new Date(p.t).toISOString()}</title></circle>`) : ''}</g>`
-  })}
+  const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]!
+  const path = s.points.map((p) => `${round(x(p.t))},${round(y(p.y))}`).join(' ')
+  return html`<g class="chart-series"><polyline points="${path}" fill="none" stroke="${colour}" stroke-width="2" stroke-linejoin="round"/>${s.points.length <= 200 ? s.points.map((p) => html`<circle cx="${round(x(p.t))}" cy="${round(y(p.y))}" r="3" fill="${colour}"><title>${s.name}: ${formatTick(p.y)} at ${new Date(p.t).toISOString()}</title></circle>`) : ''}</g>`
+})}
 </svg>
 <figcaption><ul class="chart-legend">${data.series.map((s, i) => html`<li><span class="swatch swatch-${i % SERIES_COLOURS.length}" aria-hidden="true"></span>${s.name} <span class="muted">(${s.points.length} point${s.points.length === 1 ? '' : 's'})</span></li>`)}</ul></figcaption>
 </figure>`

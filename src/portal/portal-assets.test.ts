@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 import { SERIES_COLOURS } from './line-chart.js'
+import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 
 /** WCAG 2.x contrast ratio of two #rrggbb colours. */
 function contrast(a: string, b: string): number {
   const luminance = (hex: string) => {
-    const [r, g, bl] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+    const [r, g, bl] = [1, 3, 5]
+      .map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!
   }
   const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
@@ -47,7 +49,11 @@ describe('portal assets', () => {
       ['pending badge', colourOf('.badge.open, .badge.pending'), '#fff6e0'],
       ['rejected badge', variable('danger'), '#fdeceb'],
       ['ink on a broken record row', variable('ink'), '#fdeceb'],
-      ...(['.k-kw', '.k-fn', '.k-str', '.k-num', '.k-cmt', '.k-pipe', '.k-op'] as const).map((s): [string, string, string] => [`${s} on code`, colourOf(s), code]),
+      ...(['.k-kw', '.k-fn', '.k-str', '.k-num', '.k-cmt', '.k-pipe', '.k-op'] as const).map((s): [string, string, string] => [
+        `${s} on code`,
+        colourOf(s),
+        code,
+      ]),
     ]
     for (const [what, fg, bg] of pairs) assert.ok(contrast(fg, bg) >= 4.5, `${what}: ${fg} on ${bg} is ${contrast(fg, bg).toFixed(2)}:1`)
   })

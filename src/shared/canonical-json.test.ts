@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { canonicalJson, canonicalJsonBytes, CanonicalJsonError, isCanonicalJson } from './canonical-json.js'
+import { CanonicalJsonError, canonicalJson, canonicalJsonBytes, isCanonicalJson } from './canonical-json.js'
 import { parseStrictJson } from './strict-json.js'
 
 /**
@@ -41,8 +41,10 @@ describe('canonicalJson: RFC 8785 reference vectors (cyberphone/json-canonicaliz
   }
 
   it('RFC 8785 §3.2.4 example, byte for byte', () => {
-    const input = '{\n  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n  "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",\n  "literals": [null, true, false]\n}'
-    const expected = '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'
+    const input =
+      '{\n  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n  "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",\n  "literals": [null, true, false]\n}'
+    const expected =
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'
     assert.equal(jcs(input), expected)
     // RFC 8785 §3.2.4 lists the UTF-8 bytes of the result.
     const rfcHex =
@@ -52,7 +54,7 @@ describe('canonicalJson: RFC 8785 reference vectors (cyberphone/json-canonicaliz
     assert.equal(canonicalJsonBytes(JSON.parse(input)).toString('hex'), rfcHex.replace(/ /g, ''))
   })
 
-  it('the strict body parser refuses the vectors\' inexact 333333333.33333329 rather than rounding it', () => {
+  it("the strict body parser refuses the vectors' inexact 333333333.33333329 rather than rounding it", () => {
     assert.throws(() => parseStrictJson('[333333333.33333329]'), /would become 333333333\.3333333/)
     assert.equal(canonicalJson(parseStrictJson('[333333333.3333333, 1E30, 4.50, 2e-3]')), '[333333333.3333333,1e+30,4.5,0.002]')
   })
@@ -112,7 +114,10 @@ describe('canonicalJson: numbers (RFC 8785 Appendix B samples)', () => {
   }
   it('refuses NaN and the infinities (7fffffffffffffff, 7ff0000000000000)', () => {
     for (const bad of [Buffer.from('7fffffffffffffff', 'hex').readDoubleBE(0), Infinity, -Infinity]) {
-      assert.throws(() => canonicalJson({ n: bad }), (e: unknown) => e instanceof CanonicalJsonError && /is not a JSON number at \/n$/.test(e.message))
+      assert.throws(
+        () => canonicalJson({ n: bad }),
+        (e: unknown) => e instanceof CanonicalJsonError && /is not a JSON number at \/n$/.test(e.message),
+      )
     }
   })
 })
@@ -128,7 +133,10 @@ describe('canonicalJson: strings', () => {
     )
   })
   it('refuses lone surrogates in values and in keys, naming where', () => {
-    assert.throws(() => canonicalJson({ a: ['x', '\ud800'] }), { name: 'CanonicalJsonError', message: 'string contains a lone surrogate (JCS needs valid Unicode) at /a/1' })
+    assert.throws(() => canonicalJson({ a: ['x', '\ud800'] }), {
+      name: 'CanonicalJsonError',
+      message: 'string contains a lone surrogate (JCS needs valid Unicode) at /a/1',
+    })
     assert.throws(() => canonicalJson({ ['k\udc00']: 1 }), /lone surrogate/)
   })
   it('keeps NFC and NFD distinct (no normalisation)', () => {
@@ -145,14 +153,25 @@ describe('canonicalJson: only plain data', () => {
     ['bigint', { n: 1n }, /a bigint is not a JSON value at \/n/],
     ['Date', { d: new Date(0) }, /Date is not plain JSON data at \/d/],
     ['Map', new Map(), /Map is not plain JSON data/],
-    ['class instance', { x: new (class Point { x = 1 })() }, /Point is not plain JSON data at \/x/],
+    [
+      'class instance',
+      {
+        x: new (class Point {
+          x = 1
+        })(),
+      },
+      /Point is not plain JSON data at \/x/,
+    ],
     ['array hole', [1, , 3], /undefined is not a JSON value at \/1/], // eslint-disable-line no-sparse-arrays
     ['boxed string', { s: new String('x') }, /String is not plain JSON data/],
     ['symbol key', { [Symbol('k')]: 1 }, /symbol-keyed/],
   ]
   for (const [name, value, message] of bad) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => canonicalJson(value), (e: unknown) => e instanceof CanonicalJsonError && message.test(e.message))
+      assert.throws(
+        () => canonicalJson(value),
+        (e: unknown) => e instanceof CanonicalJsonError && message.test(e.message),
+      )
     })
   }
   it('refuses cycles, but not shared (acyclic) references', () => {
@@ -193,7 +212,7 @@ describe('canonicalJson: properties', () => {
   })
 })
 
-describe('isCanonicalJson (the verifier\'s one-pass check of stored text)', () => {
+describe("isCanonicalJson (the verifier's one-pass check of stored text)", () => {
   /** The definition it must agree with. */
   const reference = (t: string): boolean => {
     try {
@@ -204,9 +223,19 @@ describe('isCanonicalJson (the verifier\'s one-pass check of stored text)', () =
   }
 
   it('accepts the canonical outputs of the reference vectors', () => {
-    for (const t of ['{"":"empty","1":{"\\n":56,"f":{"F":5,"f":"hi"}},"10":{},"111":[{}],"A":{},"a":{}}', '[56,{"1":[],"10":null,"d":true}]',
+    for (const t of [
+      '{"":"empty","1":{"\\n":56,"f":{"F":5,"f":"hi"}},"10":{},"111":[{}],"A":{},"a":{}}',
+      '[56,{"1":[],"10":null,"d":true}]',
       '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
-      '0', '-1', '1e+21', '5e-324', '"\\u001f"', '"😀"', '[]', '{}']) {
+      '0',
+      '-1',
+      '1e+21',
+      '5e-324',
+      '"\\u001f"',
+      '"😀"',
+      '[]',
+      '{}',
+    ]) {
       assert.equal(isCanonicalJson(t), true, t)
       assert.equal(reference(t), true, t)
     }
@@ -248,10 +277,14 @@ describe('isCanonicalJson (the verifier\'s one-pass check of stored text)', () =
     const mutate = (t: string, at: number, kind: number): string => {
       const i = t.length === 0 ? 0 : at % t.length
       switch (kind % 4) {
-        case 0: return t.slice(0, i) + ' ' + t.slice(i)
-        case 1: return t.slice(0, i) + t.slice(i + 1)
-        case 2: return t.slice(0, i) + t.slice(i, i + 1).toUpperCase() + t.slice(i + 1)
-        default: return t.slice(0, i) + '0' + t.slice(i)
+        case 0:
+          return t.slice(0, i) + ' ' + t.slice(i)
+        case 1:
+          return t.slice(0, i) + t.slice(i + 1)
+        case 2:
+          return t.slice(0, i) + t.slice(i, i + 1).toUpperCase() + t.slice(i + 1)
+        default:
+          return t.slice(0, i) + '0' + t.slice(i)
       }
     }
     fc.assert(

@@ -12,11 +12,17 @@ export interface Clock {
 export const systemClock: Clock = { now: () => Date.now() }
 
 /** A clock tests can set and advance. */
-export function manualClock(start: number = Date.parse('2026-01-01T00:00:00Z')): Clock & { set(ms: number): void; advance(ms: number): void } {
+export function manualClock(
+  start: number = Date.parse('2026-01-01T00:00:00Z'),
+): Clock & { set(ms: number): void; advance(ms: number): void } {
   let current = start
   return {
     now: () => current,
-    set: (ms) => { current = ms },
-    advance: (ms) => { current += ms },
+    set: (ms) => {
+      current = ms
+    },
+    advance: (ms) => {
+      current += ms
+    },
   }
 }

@@ -18,7 +18,12 @@ export function parseDuration(text: string): number | undefined {
 export function formatDuration(ms: number): string {
   const parts: string[] = []
   let rest = Math.round(ms / 1000)
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)
       rest %= size

@@ -18,7 +18,13 @@ describe('secret scrubber', () => {
     for (const line of lines) {
       const out = scrub(line)
       assert.ok(out.includes('[REDACTED]'), out)
-      for (const form of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), b.toString('base64'), b.toString('hex')]) {
+      for (const form of [
+        secret,
+        JSON.stringify(secret).slice(1, -1),
+        encodeURIComponent(secret),
+        b.toString('base64'),
+        b.toString('hex'),
+      ]) {
         assert.equal(out.includes(form), false, `${form} in ${out}`)
       }
     }

@@ -19,12 +19,44 @@ function rejects(text: string | Uint8Array, code: StrictJsonErrorCode, message: 
 
 describe('parseStrictJson: accepts what JSON.parse accepts, with the same result', () => {
   const cases = [
-    'null', 'true', 'false', '0', '-0', '1', '-1', '123456789012345', '9007199254740991', '-9007199254740991',
-    '9007199254740992', '1e20', '1E+2', '1e-7', '0.1', '0.30000000000000004', '-12.5e-3', '1.7976931348623157e308',
-    '5e-324', '2.2250738585072014e-308', '100000000000000000000', '1.0', '1.50', '0e10', '0.0',
-    '""', '"abc"', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\u0041\\u00e9\\u20AC"', '"\\ud83d\\ude00"', '"😀é€"',
-    '"\u007f\u0080\u2028"', '[]', '{}', '[1,[2,[3]]]', ' \t\r\n{ "a" : [ 1 , "x" , null ] , "b" : {} } \n',
-    '{"a":{"a":{"a":1}}}', '{"toJSON":1,"constructor":2,"hasOwnProperty":3,"__proto__x":4}',
+    'null',
+    'true',
+    'false',
+    '0',
+    '-0',
+    '1',
+    '-1',
+    '123456789012345',
+    '9007199254740991',
+    '-9007199254740991',
+    '9007199254740992',
+    '1e20',
+    '1E+2',
+    '1e-7',
+    '0.1',
+    '0.30000000000000004',
+    '-12.5e-3',
+    '1.7976931348623157e308',
+    '5e-324',
+    '2.2250738585072014e-308',
+    '100000000000000000000',
+    '1.0',
+    '1.50',
+    '0e10',
+    '0.0',
+    '""',
+    '"abc"',
+    '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
+    '"\\u0041\\u00e9\\u20AC"',
+    '"\\ud83d\\ude00"',
+    '"😀é€"',
+    '"\u007f\u0080\u2028"',
+    '[]',
+    '{}',
+    '[1,[2,[3]]]',
+    ' \t\r\n{ "a" : [ 1 , "x" , null ] , "b" : {} } \n',
+    '{"a":{"a":{"a":1}}}',
+    '{"toJSON":1,"constructor":2,"hasOwnProperty":3,"__proto__x":4}',
   ]
   for (const text of cases) {
     it(JSON.stringify(text), () => {
@@ -58,8 +90,34 @@ describe('parseStrictJson: accepts what JSON.parse accepts, with the same result
   })
 
   it('property: on token soup it never accepts what JSON.parse rejects, and agrees when it accepts', () => {
-    const token = fc.constantFrom('{', '}', '[', ']', ',', ':', ' ', '"a"', '"a"', '"b\\n"', '"\\ud800"', '"\\u00e9"', '1', '-0',
-      '1.5', '1e400', '9007199254740993', 'true', 'null', '"', '\\', 'x', '\u00e9', '\ud83d', '\ude00', '\n')
+    const token = fc.constantFrom(
+      '{',
+      '}',
+      '[',
+      ']',
+      ',',
+      ':',
+      ' ',
+      '"a"',
+      '"a"',
+      '"b\\n"',
+      '"\\ud800"',
+      '"\\u00e9"',
+      '1',
+      '-0',
+      '1.5',
+      '1e400',
+      '9007199254740993',
+      'true',
+      'null',
+      '"',
+      '\\',
+      'x',
+      '\u00e9',
+      '\ud83d',
+      '\ude00',
+      '\n',
+    )
     fc.assert(
       fc.property(fc.array(token, { maxLength: 14 }), (parts) => {
         const text = parts.join('')
@@ -120,7 +178,12 @@ describe('parseStrictJson: duplicate keys', () => {
 
 describe('parseStrictJson: numbers must be exact', () => {
   it('rejects integers JSON.parse would round (beyond 2^53)', () => {
-    rejects('{"id":9007199254740993}', 'inexact-number', /^number 9007199254740993 at position 6 cannot be represented exactly \(it would become 9007199254740992\); integers beyond ±9007199254740991/, 6)
+    rejects(
+      '{"id":9007199254740993}',
+      'inexact-number',
+      /^number 9007199254740993 at position 6 cannot be represented exactly \(it would become 9007199254740992\); integers beyond ±9007199254740991/,
+      6,
+    )
     rejects('-9007199254740993', 'inexact-number', /would become -9007199254740992/)
     rejects('18446744073709551616', 'inexact-number', /18446744073709552000/)
     rejects('12345678901234567890123', 'inexact-number', /cannot be represented exactly/)
@@ -132,7 +195,12 @@ describe('parseStrictJson: numbers must be exact', () => {
     rejects('4.9e-324', 'inexact-number', /5e-324/)
   })
   it('rejects out-of-range numbers and underflow to zero', () => {
-    rejects('1e400', 'inexact-number', 'number 1e400 at position 0 is out of range for a JSON number (a 64-bit double); send it as a string', 0)
+    rejects(
+      '1e400',
+      'inexact-number',
+      'number 1e400 at position 0 is out of range for a JSON number (a 64-bit double); send it as a string',
+      0,
+    )
     rejects('-1e400', 'inexact-number', /out of range/)
     rejects('1e-400', 'inexact-number', /would become 0/)
     rejects('[2e308]', 'inexact-number', /out of range/, 1)

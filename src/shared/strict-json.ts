@@ -353,15 +353,40 @@ function parseStringSlow(start: number): string {
     out += src.slice(chunk, i)
     const e = src.charCodeAt(i + 1)
     switch (e) {
-      case 0x22: out += '"'; i += 2; break
-      case 0x5c: out += '\\'; i += 2; break
-      case 0x2f: out += '/'; i += 2; break
-      case 0x62: out += '\b'; i += 2; break
-      case 0x66: out += '\f'; i += 2; break
-      case 0x6e: out += '\n'; i += 2; break
-      case 0x72: out += '\r'; i += 2; break
-      case 0x74: out += '\t'; i += 2; break
-      case 0x75: { // u
+      case 0x22:
+        out += '"'
+        i += 2
+        break
+      case 0x5c:
+        out += '\\'
+        i += 2
+        break
+      case 0x2f:
+        out += '/'
+        i += 2
+        break
+      case 0x62:
+        out += '\b'
+        i += 2
+        break
+      case 0x66:
+        out += '\f'
+        i += 2
+        break
+      case 0x6e:
+        out += '\n'
+        i += 2
+        break
+      case 0x72:
+        out += '\r'
+        i += 2
+        break
+      case 0x74:
+        out += '\t'
+        i += 2
+        break
+      case 0x75: {
+        // u
         const unit = readHex4(i)
         if (unit >= 0xd800 && unit <= 0xdbff) {
           // A high surrogate must be followed at once by an escaped low surrogate (raw or escaped
@@ -381,7 +406,11 @@ function parseStringSlow(start: number): string {
         break
       }
       default:
-        fail('syntax', `invalid escape ${i + 1 < src.length ? JSON.stringify(src.slice(i, i + 2)) : 'at end of input'} at position ${i}; valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX`, i)
+        fail(
+          'syntax',
+          `invalid escape ${i + 1 < src.length ? JSON.stringify(src.slice(i, i + 2)) : 'at end of input'} at position ${i}; valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX`,
+          i,
+        )
     }
     chunk = i
   }
@@ -432,7 +461,8 @@ function parseNumber(): number {
   }
   const intDigits = i - intStart
   let isInteger = true
-  if (c === 0x2e) { // .
+  if (c === 0x2e) {
+    // .
     isInteger = false
     c = src.charCodeAt(++i)
     if (!(c >= 0x30 && c <= 0x39)) {
@@ -441,7 +471,8 @@ function parseNumber(): number {
     do c = src.charCodeAt(++i)
     while (c >= 0x30 && c <= 0x39)
   }
-  if (c === 0x65 || c === 0x45) { // e E
+  if (c === 0x65 || c === 0x45) {
+    // e E
     isInteger = false
     c = src.charCodeAt(++i)
     if (c === 0x2b || c === 0x2d) c = src.charCodeAt(++i)
@@ -487,7 +518,11 @@ function significantDigits(text: string): number {
 
 function checkExact(text: string, n: number, at: number): void {
   if (!Number.isFinite(n)) {
-    fail('inexact-number', `number ${shorten(text)} at position ${at} is out of range for a JSON number (a 64-bit double); send it as a string`, at)
+    fail(
+      'inexact-number',
+      `number ${shorten(text)} at position ${at} is out of range for a JSON number (a 64-bit double); send it as a string`,
+      at,
+    )
   }
   // Text written by a JS client (JSON.stringify) is already the shortest round-trip form.
   if (String(n) === text) return
@@ -498,7 +533,11 @@ function checkExact(text: string, n: number, at: number): void {
   const hint = /^-?[0-9]+$/.test(text)
     ? `integers beyond ±${Number.MAX_SAFE_INTEGER} are not all representable; send it as a string`
     : 'send fewer significant digits, or a string'
-  fail('inexact-number', `number ${shorten(text)} at position ${at} cannot be represented exactly (it would become ${wouldBe}); ${hint}`, at)
+  fail(
+    'inexact-number',
+    `number ${shorten(text)} at position ${at} cannot be represented exactly (it would become ${wouldBe}); ${hint}`,
+    at,
+  )
 }
 
 function shorten(text: string): string {

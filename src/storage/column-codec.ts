@@ -20,7 +20,8 @@ export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): u
     case 'real':
     case 'decimal':
       // SQLite has no NaN (it would store NULL); PostgreSQL takes the text forms.
-      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'
+      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value))
+        return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'
       return value
     default:
       return value

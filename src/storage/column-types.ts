@@ -9,13 +9,29 @@ import type { KqlType } from '../kql/types.js'
 import type { Dialect } from './sql-db.js'
 
 const SQLITE: Record<KqlType, string> = {
-  bool: 'INTEGER', int: 'INTEGER', long: 'INTEGER', real: 'REAL', decimal: 'REAL',
-  string: "TEXT NOT NULL DEFAULT ''", datetime: 'INTEGER', timespan: 'INTEGER', guid: 'TEXT', dynamic: 'TEXT',
+  bool: 'INTEGER',
+  int: 'INTEGER',
+  long: 'INTEGER',
+  real: 'REAL',
+  decimal: 'REAL',
+  string: "TEXT NOT NULL DEFAULT ''",
+  datetime: 'INTEGER',
+  timespan: 'INTEGER',
+  guid: 'TEXT',
+  dynamic: 'TEXT',
 }
 
 const POSTGRES: Record<KqlType, string> = {
-  bool: 'BOOLEAN', int: 'INTEGER', long: 'BIGINT', real: 'DOUBLE PRECISION', decimal: 'DOUBLE PRECISION',
-  string: "TEXT NOT NULL DEFAULT ''", datetime: 'BIGINT', timespan: 'BIGINT', guid: 'TEXT', dynamic: 'TEXT',
+  bool: 'BOOLEAN',
+  int: 'INTEGER',
+  long: 'BIGINT',
+  real: 'DOUBLE PRECISION',
+  decimal: 'DOUBLE PRECISION',
+  string: "TEXT NOT NULL DEFAULT ''",
+  datetime: 'BIGINT',
+  timespan: 'BIGINT',
+  guid: 'TEXT',
+  dynamic: 'TEXT',
 }
 
 export function columnDdlType(dialect: Dialect, type: KqlType): string {

@@ -11,7 +11,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { LedgerSigning } from '../domain/ledger/ledger-service.js'
-import { createNoteSigner, formatPrivateNoteKey, generateSigningKey, importSigningKey, parseVerifierKey } from '../domain/ledger/signed-note.js'
+import {
+  createNoteSigner,
+  formatPrivateNoteKey,
+  generateSigningKey,
+  importSigningKey,
+  parseVerifierKey,
+} from '../domain/ledger/signed-note.js'
 
 export const LEDGER_KEY_FILE = 'activity-log.key'
 const KEY_SUFFIX = '/activity-log'
@@ -40,7 +46,10 @@ export function loadLedgerSigning(options: LedgerKeyOptions): LedgerSigning {
     if (!existsSync(file)) {
       try {
         // wx: when two processes start on a fresh data directory at once, one key wins and both use it.
-        writeFileSync(file, `${formatPrivateNoteKey(defaultLedgerKeyName(options.serverId), generateSigningKey())}\n`, { mode: 0o600, flag: 'wx' })
+        writeFileSync(file, `${formatPrivateNoteKey(defaultLedgerKeyName(options.serverId), generateSigningKey())}\n`, {
+          mode: 0o600,
+          flag: 'wx',
+        })
         chmodSync(file, 0o600)
       } catch (error) {
         if ((error as { code?: string }).code !== 'EEXIST') throw error

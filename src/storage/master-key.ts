@@ -51,9 +51,13 @@ export function parseMasterKey(text: string, what: string): Buffer {
   if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(t)) {
     const key = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64')
     if (key.length === 32) return key
-    throw new MasterKeyError(`${what} must be 32 bytes, written as base64 (44 characters) or hex (64 characters); it decodes to ${key.length} bytes. Make one with: openssl rand -base64 32`)
+    throw new MasterKeyError(
+      `${what} must be 32 bytes, written as base64 (44 characters) or hex (64 characters); it decodes to ${key.length} bytes. Make one with: openssl rand -base64 32`,
+    )
   }
-  throw new MasterKeyError(`${what} must be 32 bytes, written as base64 (44 characters) or hex (64 characters). Make one with: openssl rand -base64 32`)
+  throw new MasterKeyError(
+    `${what} must be 32 bytes, written as base64 (44 characters) or hex (64 characters). Make one with: openssl rand -base64 32`,
+  )
 }
 
 export function masterKeyFileOf(dataDir: string): string {
@@ -63,7 +67,9 @@ export function masterKeyFileOf(dataDir: string): string {
 function checkMode(file: string): void {
   const mode = statSync(file).mode & 0o777
   if (mode & 0o077) {
-    throw new MasterKeyError(`the master key file ${file} is readable or writable by group or others (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${file}`)
+    throw new MasterKeyError(
+      `the master key file ${file} is readable or writable by group or others (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${file}`,
+    )
   }
 }
 
@@ -79,7 +85,10 @@ function scrubbed(keys: Buffer[]): Buffer[] {
 /** Keys of a key file, newest first. */
 function readKeyFile(file: string): Buffer[] {
   checkMode(file)
-  const lines = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
   if (lines.length === 0) throw new MasterKeyError(`the master key file ${file} holds no key`)
   return scrubbed(lines.map((line, i) => parseMasterKey(line, `line ${i + 1} of ${file}`)).reverse())
 }
@@ -87,7 +96,12 @@ function readKeyFile(file: string): Buffer[] {
 /** Writes the key file atomically (temporary file, then rename), mode 0600; keys newest first. */
 export function writeKeyFile(file: string, keysNewestFirst: readonly Buffer[]): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
-  const text = `# Provenant master keys for connection credentials: one base64 key a line, newest last.\n# Back this file up separately from the database; without it stored credentials cannot be opened.\n${[...keysNewestFirst].reverse().map((k) => k.toString('base64')).join('\n')}\n`
+  const text = `# Provenant master keys for connection credentials: one base64 key a line, newest last.\n# Back this file up separately from the database; without it stored credentials cannot be opened.\n${[
+    ...keysNewestFirst,
+  ]
+    .reverse()
+    .map((k) => k.toString('base64'))
+    .join('\n')}\n`
   const temporary = `${file}.${process.pid}.tmp`
   writeFileSync(temporary, text, { mode: 0o600, flag: 'w' })
   chmodSync(temporary, 0o600)
@@ -127,7 +141,10 @@ export function loadMasterKeyring(options: MasterKeyOptions): LoadedKeyring {
   const fromEnv = env[MASTER_KEY_ENV]?.trim()
   if (fromEnv) {
     const keys = [parseMasterKey(fromEnv, MASTER_KEY_ENV)]
-    const previous = (env[MASTER_KEY_PREVIOUS_ENV] ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+    const previous = (env[MASTER_KEY_PREVIOUS_ENV] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     previous.forEach((p, i) => keys.push(parseMasterKey(p, `${MASTER_KEY_PREVIOUS_ENV} (key ${i + 1})`)))
     return { ...staticKeyring(scrubbed(keys)), source: { kind: 'env' } }
   }

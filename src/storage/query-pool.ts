@@ -7,16 +7,25 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 import type { QueryExecutor, QueryOutcome, QueryRun } from '../domain/queries/query-executor.js'
 import { QueryTimeoutError } from '../domain/queries/query-executor.js'
-import { KqlError, type KqlColumn, type KqlErrorKind, type SourcePosition } from '../kql/index.js'
+import { type KqlColumn, KqlError, type KqlErrorKind, type SourcePosition } from '../kql/index.js'
 
-export type WorkerInit = { readonly dialect: 'sqlite'; readonly sqliteFile: string } | { readonly dialect: 'postgres'; readonly databaseUrl: string }
+export type WorkerInit =
+  | { readonly dialect: 'sqlite'; readonly sqliteFile: string }
+  | { readonly dialect: 'postgres'; readonly databaseUrl: string }
 
 export interface WorkerTask extends QueryRun {
   readonly id: number
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; columns: KqlColumn[]; results: Record<string, unknown>[]; truncated: boolean; visualization?: QueryOutcome['visualization'] }
+  | {
+      id: number
+      ok: true
+      columns: KqlColumn[]
+      results: Record<string, unknown>[]
+      truncated: boolean
+      visualization?: QueryOutcome['visualization']
+    }
   | { id: number; ok: false; kind: 'kql'; kqlKind: KqlErrorKind; message: string; position?: SourcePosition }
   | { id: number; ok: false; kind: 'error'; message: string }
 
@@ -84,7 +93,12 @@ export function createQueryPool(init: WorkerInit, size = Math.max(1, Math.min(4,
     clearTimeout(slot.timer)
     slot.current = undefined
     if (reply.ok) {
-      pending.resolve({ columns: reply.columns, results: reply.results, truncated: reply.truncated, ...(reply.visualization ? { visualization: reply.visualization } : {}) })
+      pending.resolve({
+        columns: reply.columns,
+        results: reply.results,
+        truncated: reply.truncated,
+        ...(reply.visualization ? { visualization: reply.visualization } : {}),
+      })
     } else if (reply.kind === 'kql') {
       pending.reject(new KqlError(reply.kqlKind, reply.message.replace(/^line \d+, column \d+: /, ''), reply.position))
     } else {
@@ -107,20 +121,23 @@ export function createQueryPool(init: WorkerInit, size = Math.max(1, Math.min(4,
       if (slot.current || queue.length === 0) continue
       const pending = queue.shift()!
       slot.current = pending
-      slot.ready.then(() => {
-        if (slot.current !== pending) return
-        // The cap counts the query's own run, not a replacement worker's start-up.
-        slot.timer = setTimeout(() => {
+      slot.ready.then(
+        () => {
           if (slot.current !== pending) return
-          slot.current = undefined
-          replace(slot) // terminating the thread really stops the query
-          pending.reject(new QueryTimeoutError(pending.task.timeoutMs))
-          dispatch()
-        }, pending.task.timeoutMs)
-        slot.worker.postMessage(pending.task)
-      }, (error: Error) => {
-        if (slot.current === pending) fail(slot, error)
-      })
+          // The cap counts the query's own run, not a replacement worker's start-up.
+          slot.timer = setTimeout(() => {
+            if (slot.current !== pending) return
+            slot.current = undefined
+            replace(slot) // terminating the thread really stops the query
+            pending.reject(new QueryTimeoutError(pending.task.timeoutMs))
+            dispatch()
+          }, pending.task.timeoutMs)
+          slot.worker.postMessage(pending.task)
+        },
+        (error: Error) => {
+          if (slot.current === pending) fail(slot, error)
+        },
+      )
     }
   }
 
@@ -141,11 +158,13 @@ export function createQueryPool(init: WorkerInit, size = Math.max(1, Math.min(4,
     async close() {
       closed = true
       for (const pending of queue.splice(0)) pending.reject(new Error('the server is shutting down'))
-      await Promise.all(slots.map(async (slot) => {
-        clearTimeout(slot.timer)
-        slot.current?.reject(new Error('the server is shutting down'))
-        await slot.worker.terminate()
-      }))
+      await Promise.all(
+        slots.map(async (slot) => {
+          clearTimeout(slot.timer)
+          slot.current?.reject(new Error('the server is shutting down'))
+          await slot.worker.terminate()
+        }),
+      )
     },
   }
 }

@@ -11,9 +11,9 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
+import { SQLITE_FUNCTIONS } from '../kql/dialect/sqlite/sqlite-functions.js'
 import type { KqlColumn, KqlValue, SqlSource } from '../kql/index.js'
 import { SqlRefusalError } from '../kql/index.js'
-import { SQLITE_FUNCTIONS } from '../kql/dialect/sqlite/sqlite-functions.js'
 import { decodeValue } from './column-codec.js'
 
 function decodeRows(rows: unknown[][], columns: readonly KqlColumn[]): KqlValue[][] {
@@ -100,7 +100,12 @@ export function createPostgresQuerySource(client: pg.Client, options: PostgresQu
       const name = `kql_${createHash('sha1').update(sql).digest('hex').slice(0, 24)}`
       prepared.add(name)
       try {
-        const result = await client.query({ name, text: sql, values: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)), rowMode: 'array' })
+        const result = await client.query({
+          name,
+          text: sql,
+          values: params.map((p) => (typeof p === 'bigint' ? p.toString() : p)),
+          rowMode: 'array',
+        })
         return decodeRows(result.rows as unknown[][], columns)
       } catch (error) {
         const code = (error as { code?: unknown }).code

@@ -28,7 +28,11 @@ async function openSource(): Promise<SqlSource> {
     registerKqlFunctions(db)
     return createSqliteQuerySource(db)
   }
-  const client = new pg.Client({ connectionString: init.databaseUrl, types: pgTypes as unknown as pg.CustomTypesConfig, application_name: 'provenant-query' })
+  const client = new pg.Client({
+    connectionString: init.databaseUrl,
+    types: pgTypes as unknown as pg.CustomTypesConfig,
+    application_name: 'provenant-query',
+  })
   client.on('error', () => {})
   await client.connect()
   return createPostgresQuerySource(client, { timeoutMs: () => currentTimeoutMs + 1000 })
@@ -48,9 +52,24 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
     currentTimeoutMs = task.timeoutMs
     const result = await plan.execute(plan.tables.length > 0 ? source : undefined, { now: task.now, rowCap: task.rowCap })
     const wire = toWireRows(result)
-    return { id: task.id, ok: true, columns: [...wire.columns], results: [...wire.results], truncated: result.truncated, ...(result.visualization ? { visualization: result.visualization } : {}) }
+    return {
+      id: task.id,
+      ok: true,
+      columns: [...wire.columns],
+      results: [...wire.results],
+      truncated: result.truncated,
+      ...(result.visualization ? { visualization: result.visualization } : {}),
+    }
   } catch (error) {
-    if (error instanceof KqlError) return { id: task.id, ok: false, kind: 'kql', kqlKind: error.kind, message: error.message, ...(error.position ? { position: error.position } : {}) }
+    if (error instanceof KqlError)
+      return {
+        id: task.id,
+        ok: false,
+        kind: 'kql',
+        kqlKind: error.kind,
+        message: error.message,
+        ...(error.position ? { position: error.position } : {}),
+      }
     return { id: task.id, ok: false, kind: 'error', message: error instanceof Error ? error.message : String(error) }
   }
 }

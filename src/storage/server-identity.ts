@@ -20,13 +20,18 @@ export async function serverId(db: SqlDb): Promise<string> {
 
 /** Key id: the first 16 hex digits of SHA-256 over the public key's DER (stable, not secret). */
 export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16)
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16)
 }
 
 /** Reads `<dir>/<prefix>-*.pem` or creates one (0600). Returns the newest key. */
 export function loadOrCreatePrivateKey(dir: string, prefix: string): KeyObject {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const files = readdirSync(dir).filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.pem')).sort()
+  const files = readdirSync(dir)
+    .filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.pem'))
+    .sort()
   const newest = files.at(-1)
   if (newest) return createPrivateKey(readFileSync(join(dir, newest), 'utf8'))
   const { privateKey } = generateKeyPairSync('ed25519')
@@ -54,10 +59,11 @@ export async function loadKeyring(db: SqlDb, options: KeyringOptions, now: numbe
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error('the token signing key must be an Ed25519 private key')
   const publicKey = createPublicKey(privateKey)
   const kid = keyIdOf(publicKey)
-  await db.run(
-    "INSERT INTO signing_keys (kid, purpose, public_key, created_at) VALUES (?, 'jwt', ?, ?) ON CONFLICT (kid) DO NOTHING",
-    [kid, publicKey.export({ type: 'spki', format: 'pem' }).toString(), now],
-  )
+  await db.run("INSERT INTO signing_keys (kid, purpose, public_key, created_at) VALUES (?, 'jwt', ?, ?) ON CONFLICT (kid) DO NOTHING", [
+    kid,
+    publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    now,
+  ])
   const known = new Map<string, KeyObject | null>([[kid, publicKey]])
   const lastMiss = new Map<string, number>()
   return {
@@ -69,7 +75,10 @@ export async function loadKeyring(db: SqlDb, options: KeyringOptions, now: numbe
       const cached = known.get(wanted)
       if (cached !== undefined) return cached ?? undefined
       if (Date.now() - (lastMiss.get(wanted) ?? 0) < 1000) return undefined
-      const row = await db.get<{ public_key: string }>("SELECT public_key FROM signing_keys WHERE kid = ? AND purpose = 'jwt' AND retired_at IS NULL", [wanted])
+      const row = await db.get<{ public_key: string }>(
+        "SELECT public_key FROM signing_keys WHERE kid = ? AND purpose = 'jwt' AND retired_at IS NULL",
+        [wanted],
+      )
       if (!row) {
         if (lastMiss.size > 10_000) lastMiss.clear()
         lastMiss.set(wanted, Date.now())

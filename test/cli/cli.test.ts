@@ -42,7 +42,19 @@ for (const backend of BACKENDS) {
     after(() => server.stop())
 
     it('token create prints only a JWT that the running server accepts', async () => {
-      const result = await runCli(['token', 'create', '--account', server.accounts.analyst.name, '--expires', '8h', '--workspace', 'acme', '--rights', 'amendments:read', ...store])
+      const result = await runCli([
+        'token',
+        'create',
+        '--account',
+        server.accounts.analyst.name,
+        '--expires',
+        '8h',
+        '--workspace',
+        'acme',
+        '--rights',
+        'amendments:read',
+        ...store,
+      ])
       assert.equal(result.code, 0, result.stderr)
       assert.match(result.stdout, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\n$/)
       const response = await server.api('GET', '/oi-api/provenance/reason-categories', { token: result.stdout.trim() })
@@ -50,11 +62,33 @@ for (const backend of BACKENDS) {
     })
 
     it('token create refuses a bad expiry and rights beyond the owner, in words', async () => {
-      const expiry = await runCli(['token', 'create', '--account', server.accounts.analyst.name, '--expires', '14m59s', '--workspace', 'acme', ...store])
+      const expiry = await runCli([
+        'token',
+        'create',
+        '--account',
+        server.accounts.analyst.name,
+        '--expires',
+        '14m59s',
+        '--workspace',
+        'acme',
+        ...store,
+      ])
       assert.equal(expiry.code, 1)
       assert.match(expiry.stderr, /between 15 minutes and 30 days/)
       assert.equal(expiry.stdout, '')
-      const rights = await runCli(['token', 'create', '--account', server.accounts.viewer.name, '--expires', '1h', '--rights', 'ingest:write', '--workspace', 'acme', ...store])
+      const rights = await runCli([
+        'token',
+        'create',
+        '--account',
+        server.accounts.viewer.name,
+        '--expires',
+        '1h',
+        '--rights',
+        'ingest:write',
+        '--workspace',
+        'acme',
+        ...store,
+      ])
       assert.equal(rights.code, 1)
       assert.match(rights.stderr, /cannot exceed its owner's rights/)
       const usage = await runCli(['token', 'create', '--workspace', 'acme', ...store])
@@ -64,7 +98,9 @@ for (const backend of BACKENDS) {
 
     it('apply shows the changes and commits; a bad file is refused whole with paths', async () => {
       const good = join(dir, `good-${backend}.yaml`)
-      writeFileSync(good, `connections:
+      writeFileSync(
+        good,
+        `connections:
   - lookup: meters
     kind: push
     table: Meters
@@ -75,13 +111,24 @@ warmQueries:
   - lookup: daily-kwh
     path: energy/daily
     query: Meters | summarize sum(kwh) by bin(timestamp, 1d)
-`)
+`,
+      )
       const dry = await runCli(['apply', good, '--account', server.accounts.admin.name, '--dry-run', '--workspace', 'acme', ...store])
       assert.equal(dry.code, 0, dry.stderr)
       assert.match(dry.stdout, /\+ connection meters[\s\S]*\+ warmQuery daily-kwh[\s\S]*dry run: nothing committed/)
       assert.equal((await server.services.config.history(server.workspace.id)).length, 0)
 
-      const applied = await runCli(['apply', good, '--account', server.accounts.approver.name, '-m', 'meters', '--workspace', 'acme', ...store])
+      const applied = await runCli([
+        'apply',
+        good,
+        '--account',
+        server.accounts.approver.name,
+        '-m',
+        'meters',
+        '--workspace',
+        'acme',
+        ...store,
+      ])
       assert.equal(applied.code, 0, applied.stderr)
       assert.match(applied.stdout, /committed [0-9a-f]{12} \(#1\) to acme/)
       server.services.config.invalidate(server.workspace.id)
@@ -108,8 +155,12 @@ warmQueries:
     it('account and workspace commands list what exists', async () => {
       const accounts = await runCli(['account', 'list', '--workspace', 'acme', ...store])
       assert.equal(accounts.code, 0, accounts.stderr)
-      for (const role of ['viewer', 'analyst', 'editor', 'approver', 'admin']) assert.match(accounts.stdout, new RegExp(`${role}@acme\\s+${role}`))
-      const added = await runCli(['account', 'add', `cli-user-${backend}`, '--role', 'analyst', '--password-stdin', '--workspace', 'acme', ...store], { stdin: 'a-long-enough-password\n' })
+      for (const role of ['viewer', 'analyst', 'editor', 'approver', 'admin'])
+        assert.match(accounts.stdout, new RegExp(`${role}@acme\\s+${role}`))
+      const added = await runCli(
+        ['account', 'add', `cli-user-${backend}`, '--role', 'analyst', '--password-stdin', '--workspace', 'acme', ...store],
+        { stdin: 'a-long-enough-password\n' },
+      )
       assert.equal(added.code, 0, added.stderr)
       assert.ok(await server.services.admin.checkPassword(`cli-user-${backend}`, 'a-long-enough-password'))
       const badRole = await runCli(['account', 'add', 'x', '--role', 'superuser', '--workspace', 'acme', ...store])

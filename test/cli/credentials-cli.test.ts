@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { connectionCommand, parseCredentialText } from '../../src/cli/commands/connection.js'
 import { UsageError } from '../../src/cli/cli-support.js'
+import { connectionCommand, parseCredentialText } from '../../src/cli/commands/connection.js'
 import { masterKeyId } from '../../src/domain/credentials/credential-cipher.js'
 import { masterKeyFileOf } from '../../src/storage/master-key.js'
 import { BACKENDS } from '../support/backends.js'
-import { runCli, runCliInProcess as cli } from '../support/cli.js'
+import { runCliInProcess as cli, runCli } from '../support/cli.js'
 import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
 import { openRawDatabase } from '../support/raw-database.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -33,13 +33,22 @@ describe('provenant connection set-credentials: values never on the command line
       ['connection', 'set-credentials', 'sensors', `-p${secret}`],
     ]
     for (const args of cases) {
-      const error = await connectionCommand.run(args).then(() => undefined, (e: unknown) => e as Error)
+      const error = await connectionCommand.run(args).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      )
       assert.ok(error instanceof UsageError, args.join(' '))
       assert.match(error.message, /never taken from the command line/)
       assert.equal(error.message.includes(secret), false, error.message)
     }
-    assert.throws(() => parseCredentialText(`{"password": "${secret}`), (e: unknown) => e instanceof UsageError && /not valid JSON/.test(e.message) && !e.message.includes(secret))
-    assert.throws(() => parseCredentialText(`user=a\n${secret}\n`), (e: unknown) => e instanceof UsageError && /line 2 .* not key=value/.test(e.message) && !e.message.includes(secret))
+    assert.throws(
+      () => parseCredentialText(`{"password": "${secret}`),
+      (e: unknown) => e instanceof UsageError && /not valid JSON/.test(e.message) && !e.message.includes(secret),
+    )
+    assert.throws(
+      () => parseCredentialText(`user=a\n${secret}\n`),
+      (e: unknown) => e instanceof UsageError && /line 2 .* not key=value/.test(e.message) && !e.message.includes(secret),
+    )
     assert.throws(() => parseCredentialText('  \n'), /no credentials were given/)
   })
 
@@ -81,12 +90,15 @@ for (const backend of BACKENDS) {
         runCli(['connection', 'set-credentials', 'meters', '--file', file, '--workspace', 'acme', ...store]),
       ])
       assert.equal(fromStdin.code, 0, fromStdin.stderr)
-      assert.match(fromStdin.stdout, /credentials of connection sensors set in workspace acme \(keys: password, user; master key [0-9a-f]{8}\)/)
+      assert.match(
+        fromStdin.stdout,
+        /credentials of connection sensors set in workspace acme \(keys: password, user; master key [0-9a-f]{8}\)/,
+      )
       assert.equal(fromFile.code, 0, fromFile.stderr)
       for (const r of [fromStdin, fromFile]) assert.equal(`${r.stdout}${r.stderr}`.includes(secret), false)
-      assert.deepEqual({ ...await vault().reveal(server.workspace.id, 'sensors') }, { user: 'reader', password: secret })
+      assert.deepEqual({ ...(await vault().reveal(server.workspace.id, 'sensors')) }, { user: 'reader', password: secret })
       // comments and blank lines ignored, everything after the first = kept, a final CR dropped
-      assert.deepEqual({ ...await vault().reveal(server.workspace.id, 'meters') }, { username: 'meter', password: `${secret}=x` })
+      assert.deepEqual({ ...(await vault().reveal(server.workspace.id, 'meters')) }, { username: 'meter', password: `${secret}=x` })
     })
 
     it('credentials shows status (keys, who, master key) but never values; clear-credentials removes them', async () => {
@@ -102,7 +114,11 @@ for (const backend of BACKENDS) {
       assert.equal(cleared.code, 0, cleared.stderr)
       assert.match(cleared.stdout, /credentials of connection meters cleared/)
       assert.equal(await vault().reveal(server.workspace.id, 'meters'), undefined)
-      assert.deepEqual(await server.services.credentials.status(server.workspace.id, 'meters'), { connection: 'meters', set: false, keys: [] })
+      assert.deepEqual(await server.services.credentials.status(server.workspace.id, 'meters'), {
+        connection: 'meters',
+        set: false,
+        keys: [],
+      })
     })
 
     it('keys rotate re-seals every credential under a new key the running server uses at once; --retire-old drops the older keys', async () => {
@@ -116,13 +132,22 @@ for (const backend of BACKENDS) {
       assert.equal(after.updatedAt, before.updatedAt)
       assert.equal((await vault().reveal(server.workspace.id, 'sensors'))?.['password'], secret)
       // set by the running server after the rotation: sealed under the new key
-      assert.equal((await server.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, server.workspace.id, 'meters', { token: 'tttt-1' })).keyId, after.keyId)
+      assert.equal(
+        (await server.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, server.workspace.id, 'meters', { token: 'tttt-1' }))
+          .keyId,
+        after.keyId,
+      )
       const retire = await cli(['keys', 'rotate', '--retire-old', ...store])
       assert.equal(retire.code, 0, retire.stderr)
       // a rotation with --retire-old is a whole one: yet another new key, everything re-sealed, both older keys gone
       assert.match(retire.stdout, /re-sealed 2 credential\(s\) under master key [0-9a-f]{8}; 0 already under it/)
-      assert.match(retire.stdout, new RegExp(`retired master key\\(s\\) (${before.keyId}, ${after.keyId}|${after.keyId}, ${before.keyId})\\b`))
-      const keyLines = readFileSync(masterKeyFileOf(server.config.dataDir), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))
+      assert.match(
+        retire.stdout,
+        new RegExp(`retired master key\\(s\\) (${before.keyId}, ${after.keyId}|${after.keyId}, ${before.keyId})\\b`),
+      )
+      const keyLines = readFileSync(masterKeyFileOf(server.config.dataDir), 'utf8')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
       assert.equal(keyLines.length, 1)
       assert.equal((await vault().reveal(server.workspace.id, 'sensors'))?.['password'], secret)
       assert.equal(rotated.stdout.includes(secret) || retire.stdout.includes(secret), false)
@@ -130,10 +155,20 @@ for (const backend of BACKENDS) {
       try {
         const rows = await raw.all<{ body: string }>("SELECT body FROM ledger_records WHERE entity_type = 'master-key' ORDER BY seq")
         assert.equal(rows.length, 2)
-        const first = JSON.parse(rows[0]!.body) as { actionType: string; details: { keyId: string; fromKeyIds: string[]; resealed: number } }
+        const first = JSON.parse(rows[0]!.body) as {
+          actionType: string
+          details: { keyId: string; fromKeyIds: string[]; resealed: number }
+        }
         assert.equal(first.actionType, 'rotated')
-        assert.deepEqual({ ...first.details, actor: undefined }, { keyId: after.keyId, fromKeyIds: [before.keyId], resealed: 1, actor: undefined })
-        for (const line of keyLines) assert.equal(rows.some((r) => r.body.includes(line)), false)
+        assert.deepEqual(
+          { ...first.details, actor: undefined },
+          { keyId: after.keyId, fromKeyIds: [before.keyId], resealed: 1, actor: undefined },
+        )
+        for (const line of keyLines)
+          assert.equal(
+            rows.some((r) => r.body.includes(line)),
+            false,
+          )
       } finally {
         await raw.close()
       }
@@ -144,10 +179,19 @@ for (const backend of BACKENDS) {
       const envServer = await startTestServer(backend, { config: { masterKey: k1.toString('base64') } })
       try {
         await applyAsAdmin(envServer, sensorConfig())
-        const envStore = ['--data', envServer.config.dataDir, ...(envServer.config.databaseUrl ? ['--database-url', envServer.config.databaseUrl] : [])]
-        const set = await envServer.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, envServer.workspace.id, 'sensors', { password: secret })
+        const envStore = [
+          '--data',
+          envServer.config.dataDir,
+          ...(envServer.config.databaseUrl ? ['--database-url', envServer.config.databaseUrl] : []),
+        ]
+        const set = await envServer.services.credentials.set({ id: 'x', name: 'x', via: 'api' }, envServer.workspace.id, 'sensors', {
+          password: secret,
+        })
         assert.equal(set.keyId, masterKeyId(k1))
-        const rotated = await cli(['keys', 'rotate', '--retire-old', ...envStore], { PROVENANT_MASTER_KEY: k2.toString('base64'), PROVENANT_MASTER_KEY_PREVIOUS: k1.toString('base64') })
+        const rotated = await cli(['keys', 'rotate', '--retire-old', ...envStore], {
+          PROVENANT_MASTER_KEY: k2.toString('base64'),
+          PROVENANT_MASTER_KEY_PREVIOUS: k1.toString('base64'),
+        })
         assert.equal(rotated.code, 0, rotated.stderr)
         assert.match(rotated.stdout, /re-sealed 1 credential/)
         assert.match(rotated.stdout, /PROVENANT_MASTER_KEY_PREVIOUS can be removed/)

@@ -18,7 +18,12 @@ import { openRawDatabase } from '../support/raw-database.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
 const R = (n: number): string => String(n).padStart(12, '0')
-const lines = (stdout: string) => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+const lines = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 
 describe('provenant verify / verify-export: help and usage', () => {
   it('prints help; a missing file is a usage error (exit 2)', async () => {
@@ -47,7 +52,16 @@ for (const backend of BACKENDS) {
       editor = await server.token('editor')
       for (const scope of ['alpha', 'beta']) {
         for (let n = 1; n <= 6; n++) {
-          const r = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: scope, entityType: 'batch', entityId: `B-${n}`, actionType: 'update', details: { n, note: 'Entrée, "quoted"' } } })
+          const r = await server.api('POST', '/oi-api/provenance/events', {
+            token: editor,
+            body: {
+              ScopeKey: scope,
+              entityType: 'batch',
+              entityId: `B-${n}`,
+              actionType: 'update',
+              details: { n, note: 'Entrée, "quoted"' },
+            },
+          })
           assert.equal(r.status, 200)
         }
       }
@@ -64,23 +78,42 @@ for (const backend of BACKENDS) {
         assert.ok(v, `${c} verified`)
         assert.deepEqual([v['ChainValid'], v['BrokenAt'], v['ForkDetected'], v['Empty'], v['Valid']], [true, null, false, false, null])
       }
-      assert.deepEqual(Object.keys(byContainer.get('scope:alpha')!), ['workspace', 'container', 'ScopeKey', 'Valid', 'ChainValid', 'Empty', 'BrokenAt', 'ForkDetected', 'Reason'])
+      assert.deepEqual(Object.keys(byContainer.get('scope:alpha')!), [
+        'workspace',
+        'container',
+        'ScopeKey',
+        'Valid',
+        'ChainValid',
+        'Empty',
+        'BrokenAt',
+        'ForkDetected',
+        'Reason',
+      ])
       assert.match(result.stderr, /containers verified: all valid/)
     })
 
     it('verify --scope K --record ID: one verdict; a tampered store exits 1 with BrokenAt', async () => {
       const one = await runCli(['verify', '--scope', 'beta', '--record', R(3), ...store])
       assert.equal(one.code, 0, one.stderr)
-      assert.deepEqual(lines(one.stdout).map((v) => [v['ScopeKey'], v['Valid'], v['ChainValid']]), [['beta', true, true]])
+      assert.deepEqual(
+        lines(one.stdout).map((v) => [v['ScopeKey'], v['Valid'], v['ChainValid']]),
+        [['beta', true, true]],
+      )
       const db = await openRawDatabase(server)
       try {
-        await db.run("UPDATE ledger_records SET user_id = 'acc_mallory' WHERE workspace_id = ? AND container_id = ? AND seq = 4", [server.workspace.id, containerIdForScope('beta')])
+        await db.run("UPDATE ledger_records SET user_id = 'acc_mallory' WHERE workspace_id = ? AND container_id = ? AND seq = 4", [
+          server.workspace.id,
+          containerIdForScope('beta'),
+        ])
       } finally {
         await db.close()
       }
       const tampered = await runCli(['verify', '--scope', 'beta', ...store])
       assert.equal(tampered.code, 1)
-      assert.deepEqual(lines(tampered.stdout).map((v) => [v['ChainValid'], v['BrokenAt'], String(v['Reason']).split(':')[0]]), [[false, R(4), 'DIGEST_MISMATCH']])
+      assert.deepEqual(
+        lines(tampered.stdout).map((v) => [v['ChainValid'], v['BrokenAt'], String(v['Reason']).split(':')[0]]),
+        [[false, R(4), 'DIGEST_MISMATCH']],
+      )
       assert.match(tampered.stderr, /1 NOT valid/)
       const all = await runCli(['verify', ...store])
       assert.equal(all.code, 1)
@@ -100,9 +133,12 @@ for (const backend of BACKENDS) {
         assert.equal(byUrl.code, 0, byUrl.stderr + byUrl.stdout)
         const [v] = lines(byUrl.stdout)
         assert.deepEqual([v!['Valid'], v!['ChainValid'], v!['Empty'], v!['BrokenAt'], v!['ForkDetected']], [null, true, false, null, false])
-        assert.match(String(v!['Reason']), /^OK: 6 records verified \(000000000001 to 000000000006\); all records are covered by a signed checkpoint \(size 6\)$/)
+        assert.match(
+          String(v!['Reason']),
+          /^OK: 6 records verified \(000000000001 to 000000000006\); all records are covered by a signed checkpoint \(size 6\)$/,
+        )
         assert.deepEqual((v!['Export'] as Record<string, unknown>)['seal'], 'valid')
-        const vkey = (await (await fetch(url)).json() as { verifierKey: string }).verifierKey
+        const vkey = ((await (await fetch(url)).json()) as { verifierKey: string }).verifierKey
         if (format === 'json') {
           // The other ways of giving the key (CLI start-up is slow on a busy machine: once is enough).
           const keyFile = join(dir, 'key.txt')
@@ -125,7 +161,9 @@ for (const backend of BACKENDS) {
     })
 
     it('any single-character edit anywhere in an exported file makes it fail offline (JSON and CSV)', async () => {
-      const vkey = parseVerifierKey((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json() as { verifierKey: string }).verifierKey)
+      const vkey = parseVerifierKey(
+        ((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json()) as { verifierKey: string }).verifierKey,
+      )
       for (const format of ['json', 'csv'] as const) {
         const text = (await server.api('GET', `/oi-api/provenance/events/export?scopeKey=alpha&format=${format}`, { token: editor })).text
         assert.ok(isExportValid(await verifyExport([text], { trustedKeys: [vkey] })))
@@ -133,7 +171,15 @@ for (const backend of BACKENDS) {
         // Every 5th character (and its neighbours across runs of the backends), replaced by a different one.
         for (let i = backend === 'sqlite' ? 0 : 2; i < text.length; i += 5) {
           const c = text[i]!
-          const replacement = /[0-9]/.test(c) ? String((Number(c) + 1) % 10) : /[a-f]/.test(c) ? (c === 'f' ? 'a' : String.fromCharCode(c.charCodeAt(0) + 1)) : c === 'x' ? 'y' : 'x'
+          const replacement = /[0-9]/.test(c)
+            ? String((Number(c) + 1) % 10)
+            : /[a-f]/.test(c)
+              ? c === 'f'
+                ? 'a'
+                : String.fromCharCode(c.charCodeAt(0) + 1)
+              : c === 'x'
+                ? 'y'
+                : 'x'
           const edited = text.slice(0, i) + replacement + text.slice(i + 1)
           tried++
           let ok: boolean
@@ -142,12 +188,18 @@ for (const backend of BACKENDS) {
           } catch {
             ok = false
           }
-          assert.equal(ok, false, `${format}: editing position ${i} (${JSON.stringify(text.slice(Math.max(0, i - 20), i + 20))}) went unnoticed`)
+          assert.equal(
+            ok,
+            false,
+            `${format}: editing position ${i} (${JSON.stringify(text.slice(Math.max(0, i - 20), i + 20))}) went unnoticed`,
+          )
         }
         assert.ok(tried > 300, `only ${tried} edits`)
         // Whole-line edits: a record deleted, two records swapped, the trailer cut off.
         const rows = text.split(format === 'json' ? '\n' : '\r\n')
-        const recordRows = rows.map((r, i) => [r, i] as const).filter(([r]) => (format === 'json' ? /^,?\{"RecordID"/.test(r) : r.startsWith('record,')))
+        const recordRows = rows
+          .map((r, i) => [r, i] as const)
+          .filter(([r]) => (format === 'json' ? /^,?\{"RecordID"/.test(r) : r.startsWith('record,')))
         const without = rows.filter((_, i) => i !== recordRows[2]![1]).join(format === 'json' ? '\n' : '\r\n')
         const swapped = [...rows]
         ;[swapped[recordRows[2]![1]], swapped[recordRows[3]![1]]] = [rows[recordRows[3]![1]]!, rows[recordRows[2]![1]]!]

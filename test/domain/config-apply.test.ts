@@ -9,7 +9,9 @@ import { BACKENDS } from '../support/backends.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
 const sensors = (extraColumns: object[] = []) => ({
-  lookup: 'sensors', kind: 'push', table: 'Sensors',
+  lookup: 'sensors',
+  kind: 'push',
+  table: 'Sensors',
   columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'value', type: 'real' }, ...extraColumns],
 })
 
@@ -32,19 +34,31 @@ for (const backend of BACKENDS) {
 
     it('applies a document as commit #1 with its tables, approvals by the applier, and defaults', async () => {
       const result = await server.services.config.apply(ws(), admin, {
-        connections: [sensors()], surfaces: [{ lookup: 'hall', connections: ['sensors'] }], warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')],
+        connections: [sensors()],
+        surfaces: [{ lookup: 'hall', connections: ['sensors'] }],
+        warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')],
       })
       assert.equal(result.commit?.seq, 1)
-      assert.deepEqual(result.changes.map((c) => `${c.action} ${c.entity} ${c.id}`), ['added connection sensors', 'added surface hall', 'added warmQuery avg'])
+      assert.deepEqual(
+        result.changes.map((c) => `${c.action} ${c.entity} ${c.id}`),
+        ['added connection sensors', 'added surface hall', 'added warmQuery avg'],
+      )
       assert.deepEqual(await tables(), ['sensors'])
       const current = await server.services.config.current(ws())
       assert.equal(current.approvals['avg']?.accountName, admin.accountName)
-      assert.deepEqual(current.document.reasonCategories.map((r) => r.id), ['data-entry-error', 'transcription-error', 'recalculation', 'delayed-entry', 'instrument-fault', 'other'])
+      assert.deepEqual(
+        current.document.reasonCategories.map((r) => r.id),
+        ['data-entry-error', 'transcription-error', 'recalculation', 'delayed-entry', 'instrument-fault', 'other'],
+      )
       assert.equal(current.document.settings.queries.rowCap, 10_000)
     })
 
     it('re-applying the same document changes nothing and records no commit', async () => {
-      const document = { connections: [sensors()], surfaces: [{ lookup: 'hall', connections: ['sensors'] }], warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')] }
+      const document = {
+        connections: [sensors()],
+        surfaces: [{ lookup: 'hall', connections: ['sensors'] }],
+        warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')],
+      }
       const result = await server.services.config.apply(ws(), admin, document)
       assert.equal(result.commit, undefined)
       assert.deepEqual(result.changes, [])
@@ -68,26 +82,44 @@ for (const backend of BACKENDS) {
         },
       )
       await assert.rejects(
-        server.services.config.apply(ws(), admin, { connections: [{ lookup: 'no-ts', kind: 'push', table: 'T2', columns: [{ name: 'value', type: 'real' }] }], surfaces: [{ lookup: 's', connections: ['missing'] }] }),
-        (error: Error) => /a connection needs a column named "timestamp"/.test(error.message) && /surfaces\[0\]\.connections\[0\]: no connection has the lookup "missing"/.test(error.message),
+        server.services.config.apply(ws(), admin, {
+          connections: [{ lookup: 'no-ts', kind: 'push', table: 'T2', columns: [{ name: 'value', type: 'real' }] }],
+          surfaces: [{ lookup: 's', connections: ['missing'] }],
+        }),
+        (error: Error) =>
+          /a connection needs a column named "timestamp"/.test(error.message) &&
+          /surfaces\[0\]\.connections\[0\]: no connection has the lookup "missing"/.test(error.message),
       )
       assert.equal((await server.services.config.history(ws())).length, before.length)
       assert.deepEqual(await tables(), ['sensors'])
     })
 
     it('adds columns in place and refuses changes that would lose stored rows, whole', async () => {
-      await server.services.config.apply(ws(), admin, { connections: [sensors([{ name: 'unit', type: 'string' }])], surfaces: [{ lookup: 'hall', connections: ['sensors'] }], warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')] })
+      await server.services.config.apply(ws(), admin, {
+        connections: [sensors([{ name: 'unit', type: 'string' }])],
+        surfaces: [{ lookup: 'hall', connections: ['sensors'] }],
+        warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')],
+      })
       const table = (await server.services.stores.config.connectionTables(ws()))[0]!
-      assert.deepEqual(table.columns.map((c) => c.name), ['timestamp', 'value', 'unit'])
+      assert.deepEqual(
+        table.columns.map((c) => c.name),
+        ['timestamp', 'value', 'unit'],
+      )
       await server.services.ingest.importRows(ws(), 'sensors', [{ timestamp: '2026-01-01T00:00:00Z', value: 1.5, unit: 'C' }])
       const history = (await server.services.config.history(ws())).length
       await assert.rejects(
         server.services.config.apply(ws(), admin, {
-          connections: [sensors(), { lookup: 'new-one', kind: 'push', table: 'NewOne', columns: [{ name: 'timestamp', type: 'datetime' }] }],
+          connections: [
+            sensors(),
+            { lookup: 'new-one', kind: 'push', table: 'NewOne', columns: [{ name: 'timestamp', type: 'datetime' }] },
+          ],
         }),
         /connection sensors has 1 stored rows; refusing to remove column unit/,
       )
-      await assert.rejects(server.services.config.apply(ws(), admin, { connections: [] }), /removing connection sensors would delete its 1 stored rows/)
+      await assert.rejects(
+        server.services.config.apply(ws(), admin, { connections: [] }),
+        /removing connection sensors would delete its 1 stored rows/,
+      )
       assert.deepEqual(await tables(), ['sensors'], 'the new connection of the refused document was not created')
       assert.equal((await server.services.config.history(ws())).length, history)
     })
@@ -99,17 +131,34 @@ for (const backend of BACKENDS) {
         /the editor role cannot approve/,
       )
       const approver: ConfigActor = { accountId: server.accounts.approver.id, accountName: server.accounts.approver.name, role: 'approver' }
-      const result = await server.services.config.apply(ws(), approver, { ...base, warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg'), query('max', 'Sensors | summarize max(value)')] })
-      assert.deepEqual(result.changes.map((c) => `${c.action} ${c.id}`), ['added max'])
+      const result = await server.services.config.apply(ws(), approver, {
+        ...base,
+        warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg'), query('max', 'Sensors | summarize max(value)')],
+      })
+      assert.deepEqual(
+        result.changes.map((c) => `${c.action} ${c.id}`),
+        ['added max'],
+      )
       assert.equal(result.commit!.approvals['avg']!.accountName, admin.accountName, 'unchanged query keeps its approver')
       assert.equal(result.commit!.approvals['max']!.accountName, approver.accountName)
       // Editors may apply documents whose warm queries they leave alone.
-      const edited = await server.services.config.apply(ws(), editor, { ...base, warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg'), query('max', 'Sensors | summarize max(value)')], reasonCategories: ['other'] })
+      const edited = await server.services.config.apply(ws(), editor, {
+        ...base,
+        warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg'), query('max', 'Sensors | summarize max(value)')],
+        reasonCategories: ['other'],
+      })
       assert.deepEqual(edited.changes.map((c) => `${c.action} ${c.entity} ${c.id}`).sort(), [
-        'changed reasonCategory other', 'removed reasonCategory data-entry-error', 'removed reasonCategory delayed-entry',
-        'removed reasonCategory instrument-fault', 'removed reasonCategory recalculation', 'removed reasonCategory transcription-error',
+        'changed reasonCategory other',
+        'removed reasonCategory data-entry-error',
+        'removed reasonCategory delayed-entry',
+        'removed reasonCategory instrument-fault',
+        'removed reasonCategory recalculation',
+        'removed reasonCategory transcription-error',
       ])
-      await assert.rejects(server.services.config.apply(ws(), { ...editor, role: 'viewer' }, base), /the viewer role cannot apply configuration/)
+      await assert.rejects(
+        server.services.config.apply(ws(), { ...editor, role: 'viewer' }, base),
+        /the viewer role cannot apply configuration/,
+      )
     })
 
     it('refuses warm query addresses that clash', async () => {
@@ -126,22 +175,34 @@ for (const backend of BACKENDS) {
     it('serialises concurrent applies: each becomes its own commit, none fails', async () => {
       const before = (await server.services.config.history(ws())).length
       const base = (await server.services.config.current(ws())).document
-      const results = await Promise.all(['one', 'two', 'three'].map((id) =>
-        server.services.config.apply(ws(), admin, { ...base, reasonCategories: [...base.reasonCategories, { id: `concurrent-${id}` }] })))
+      const results = await Promise.all(
+        ['one', 'two', 'three'].map((id) =>
+          server.services.config.apply(ws(), admin, { ...base, reasonCategories: [...base.reasonCategories, { id: `concurrent-${id}` }] }),
+        ),
+      )
       assert.equal(results.filter((r) => r.commit).length, 3)
       const history = await server.services.config.history(ws())
       assert.equal(history.length, before + 3)
-      assert.deepEqual(history.slice(0, 3).map((c) => c.seq), [before + 3, before + 2, before + 1])
+      assert.deepEqual(
+        history.slice(0, 3).map((c) => c.seq),
+        [before + 3, before + 2, before + 1],
+      )
     })
 
     it('keeps the commit history newest first with author, parent, message and changes', async () => {
       const history = await server.services.config.history(ws())
-      assert.deepEqual(history.map((c) => c.seq), [...history.map((c) => c.seq)].sort((a, b) => b - a))
+      assert.deepEqual(
+        history.map((c) => c.seq),
+        [...history.map((c) => c.seq)].sort((a, b) => b - a),
+      )
       for (let i = 0; i < history.length - 1; i++) assert.equal(history[i]!.parentId, history[i + 1]!.id)
       assert.equal(history.at(-1)!.parentId, undefined)
       assert.ok(history.every((c) => c.message.length > 0 && c.changes.length > 0 && c.authorName))
       const changes = await server.services.stores.changes.since(ws(), 0, 100)
-      assert.deepEqual(changes.filter((c) => c.kind === 'config').map((c) => c.commitId), [...history].reverse().map((c) => c.id))
+      assert.deepEqual(
+        changes.filter((c) => c.kind === 'config').map((c) => c.commitId),
+        [...history].reverse().map((c) => c.id),
+      )
     })
   })
 }

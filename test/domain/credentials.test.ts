@@ -45,7 +45,12 @@ for (const backend of BACKENDS) {
         [Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, secret])), /at most 32 keys/],
       ]
       for (const [values, message] of bad) {
-        const error = await credentials().set(actor, ws(), 'sensors', values as Record<string, string>).then(() => undefined, (e: unknown) => e as Error)
+        const error = await credentials()
+          .set(actor, ws(), 'sensors', values as Record<string, string>)
+          .then(
+            () => undefined,
+            (e: unknown) => e as Error,
+          )
         assert.ok(error instanceof InvalidInputError, String(error))
         assert.match(error.message, message)
         assert.equal(error.message.includes(secret), false)
@@ -73,7 +78,9 @@ for (const backend of BACKENDS) {
     it('records a decision with key names only and announces a workspace change of kind credentials', async () => {
       const raw = await openRawDatabase(server)
       try {
-        const rows = await raw.all<{ body: string }>("SELECT body FROM ledger_records WHERE entity_type = 'connection-credentials' ORDER BY seq")
+        const rows = await raw.all<{ body: string }>(
+          "SELECT body FROM ledger_records WHERE entity_type = 'connection-credentials' ORDER BY seq",
+        )
         assert.equal(rows.length, 1)
         const body = JSON.parse(rows[0]!.body) as { actionType: string; entityId: string; details: { keys: string[]; connection: string } }
         assert.equal(body.actionType, 'credentials-set')
@@ -122,7 +129,9 @@ for (const backend of BACKENDS) {
       assert.equal(await server.runtime.credentialVault.reveal(ws(), 'sensors'), undefined)
       const raw = await openRawDatabase(server)
       try {
-        const rows = await raw.all<{ body: string }>("SELECT body FROM ledger_records WHERE entity_type = 'connection-credentials' ORDER BY seq")
+        const rows = await raw.all<{ body: string }>(
+          "SELECT body FROM ledger_records WHERE entity_type = 'connection-credentials' ORDER BY seq",
+        )
         const actions = rows.map((r) => (JSON.parse(r.body) as { actionType: string }).actionType)
         assert.deepEqual(actions, ['credentials-set', 'credentials-set', 'credentials-set', 'credentials-cleared'])
       } finally {
@@ -133,12 +142,25 @@ for (const backend of BACKENDS) {
     it('credentials outlive removing their connection from the configuration: list marks them, clear removes them, set is refused', async () => {
       await credentials().set(actor, ws(), 'meters', { token: `t-${randomBytes(8).toString('hex')}` })
       const config = sensorConfig() as { connections: { lookup: string }[]; surfaces: { lookup: string }[] }
-      await applyAsAdmin(server, { ...config, connections: config.connections.filter((c) => c.lookup !== 'meters'), surfaces: config.surfaces.filter((x) => x.lookup !== 'yard') })
+      await applyAsAdmin(server, {
+        ...config,
+        connections: config.connections.filter((c) => c.lookup !== 'meters'),
+        surfaces: config.surfaces.filter((x) => x.lookup !== 'yard'),
+      })
       const listed = await credentials().list(ws())
-      assert.deepEqual(listed.map((s) => [s.connection, s.set, s.configured]), [['sensors', false, undefined], ['meters', true, false]])
+      assert.deepEqual(
+        listed.map((s) => [s.connection, s.set, s.configured]),
+        [
+          ['sensors', false, undefined],
+          ['meters', true, false],
+        ],
+      )
       await assert.rejects(credentials().set(actor, ws(), 'meters', { token: 'abcdefgh' }), NotFoundError)
       assert.equal(await credentials().clear(actor, ws(), 'meters'), true)
-      assert.deepEqual((await credentials().list(ws())).map((s) => s.connection), ['sensors'])
+      assert.deepEqual(
+        (await credentials().list(ws())).map((s) => s.connection),
+        ['sensors'],
+      )
     })
   })
 }

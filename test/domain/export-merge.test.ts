@@ -14,7 +14,10 @@ import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const columns = [{ name: 'timestamp', type: 'datetime' }, { name: 'seq', type: 'long' }]
+const columns = [
+  { name: 'timestamp', type: 'datetime' },
+  { name: 'seq', type: 'long' },
+]
 const CONFIG = {
   connections: ['a', 'b', 'c'].map((lookup) => ({ lookup, kind: 'push', table: lookup.toUpperCase(), columns })),
   surfaces: [{ lookup: 's', connections: ['c', 'a', 'b'] }],
@@ -51,15 +54,26 @@ for (const backend of BACKENDS) {
 
     async function exportLines(chunkRows: number, page: number, pageSize: number): Promise<{ connection: string; seq: number }[]> {
       const service = createExportService({
-        stores: server.services.stores, config: server.services.config, ...openExportStorage(server.config, server.services.clock),
-        activity: server.services.activity, clock: server.services.clock, chunkRows,
+        stores: server.services.stores,
+        config: server.services.config,
+        ...openExportStorage(server.config, server.services.clock),
+        activity: server.services.activity,
+        clock: server.services.clock,
+        chunkRows,
       })
-      const result = await service.create(caller, { kind: 'surface', surface: 's' }, { format: 'jsonl', from: BigInt(BASE) * 10_000n, to: BigInt(BASE + 20_000) * 10_000n, page, pageSize })
+      const result = await service.create(
+        caller,
+        { kind: 'surface', surface: 's' },
+        { format: 'jsonl', from: BigInt(BASE) * 10_000n, to: BigInt(BASE + 20_000) * 10_000n, page, pageSize },
+      )
       const file = join(server.config.exportDir, server.workspace.id, `${result.fileId}.jsonl`)
-      return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
-        const row = JSON.parse(line) as { connection: string; seq: number }
-        return { connection: row.connection, seq: row.seq }
-      })
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const row = JSON.parse(line) as { connection: string; seq: number }
+          return { connection: row.connection, seq: row.seq }
+        })
     }
 
     it('any chunk size gives the whole window in (timestamp, row id) order', async () => {
@@ -69,9 +83,14 @@ for (const backend of BACKENDS) {
 
     it('pages partition the merged rows in order, whatever the chunk size', async () => {
       const want = expected.map(({ connection, seq }) => ({ connection, seq }))
-      for (const [chunkRows, pageSize] of [[2, 7], [3, 10], [1000, 13], [4, 1]] as const) {
+      for (const [chunkRows, pageSize] of [
+        [2, 7],
+        [3, 10],
+        [1000, 13],
+        [4, 1],
+      ] as const) {
         const got: { connection: string; seq: number }[] = []
-        for (let page = 1; page <= Math.ceil(want.length / pageSize); page++) got.push(...await exportLines(chunkRows, page, pageSize))
+        for (let page = 1; page <= Math.ceil(want.length / pageSize); page++) got.push(...(await exportLines(chunkRows, page, pageSize)))
         assert.deepEqual(got, want, `chunkRows ${chunkRows}, pageSize ${pageSize}`)
       }
     })

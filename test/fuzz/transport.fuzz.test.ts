@@ -24,7 +24,11 @@ const RUNS = Number(process.env['PROVENANT_FUZZ_RUNS'] ?? 4)
 /** The status of a body over the limit (docs/decisions.md: spec statuses only). */
 const OVERSIZED_STATUS = 400
 
-interface RawAnswer { readonly statuses: number[]; readonly bodies: string[]; readonly text: string }
+interface RawAnswer {
+  readonly statuses: number[]
+  readonly bodies: string[]
+  readonly text: string
+}
 
 /** Sends raw bytes on a fresh connection and reads until the server closes it (or 10 s pass). */
 function raw(server: TestServer, bytes: Buffer | string): Promise<RawAnswer> {
@@ -35,7 +39,10 @@ function raw(server: TestServer, bytes: Buffer | string): Promise<RawAnswer> {
     const finish = () => {
       const text = Buffer.concat(chunks).toString('latin1')
       const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))
-      const bodies = text.split(/HTTP\/1\.1 \d{3}/).slice(1).map((part) => part.slice(part.indexOf('\r\n\r\n') + 4))
+      const bodies = text
+        .split(/HTTP\/1\.1 \d{3}/)
+        .slice(1)
+        .map((part) => part.slice(part.indexOf('\r\n\r\n') + 4))
       resolve({ statuses, bodies, text })
     }
     socket.on('data', (c: Buffer) => chunks.push(c))
@@ -71,7 +78,8 @@ for (const backend of BACKENDS) {
       await pushRows(server, 'sensors', sensorRows(20))
       token = await server.token('admin')
       // Connection: close, so every answer ends with the connection (a kept-alive one would wait).
-      head = (method, path, extra = '') => `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n${extra}`
+      head = (method, path, extra = '') =>
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n${extra}`
     })
     after(() => server.stop())
 
@@ -80,15 +88,51 @@ for (const backend of BACKENDS) {
       const cases: Record<string, string> = {
         'a 64 KiB header': head('GET', '/oi-api/openapi', `X-Big: ${'a'.repeat(65_536)}\r\n\r\n`),
         '3000 headers': head('GET', '/oi-api/openapi', `${Array.from({ length: 3000 }, (_, i) => `X-H${i}: ${i}`).join('\r\n')}\r\n\r\n`),
-        'two different Content-Lengths': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nContent-Length: 5\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
-        'Content-Length and Transfer-Encoding': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`),
-        'a Content-Length shorter than the body': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nContent-Length: 9\r\n\r\n${body}`),
-        'a negative Content-Length': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nContent-Length: -1\r\n\r\n${body}`),
-        'a non-numeric Content-Length': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nContent-Length: 1e3\r\n\r\n${body}`),
-        'chunked garbage': head('POST', '/oi-api/warm-queries', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'),
-        'a chunk longer than announced': head('POST', '/oi-api/warm-queries', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"Query":"x"}\r\n0\r\n\r\n'),
-        'a chunk size of 2^64': head('POST', '/oi-api/warm-queries', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx\r\n'),
-        'Transfer-Encoding: gzip, chunked with a plain body': head('POST', '/oi-api/warm-queries', `Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`),
+        'two different Content-Lengths': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nContent-Length: 5\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        ),
+        'Content-Length and Transfer-Encoding': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        ),
+        'a Content-Length shorter than the body': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nContent-Length: 9\r\n\r\n${body}`,
+        ),
+        'a negative Content-Length': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nContent-Length: -1\r\n\r\n${body}`,
+        ),
+        'a non-numeric Content-Length': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nContent-Length: 1e3\r\n\r\n${body}`,
+        ),
+        'chunked garbage': head(
+          'POST',
+          '/oi-api/warm-queries',
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+        ),
+        'a chunk longer than announced': head(
+          'POST',
+          '/oi-api/warm-queries',
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"Query":"x"}\r\n0\r\n\r\n',
+        ),
+        'a chunk size of 2^64': head(
+          'POST',
+          '/oi-api/warm-queries',
+          'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx\r\n',
+        ),
+        'Transfer-Encoding: gzip, chunked with a plain body': head(
+          'POST',
+          '/oi-api/warm-queries',
+          `Content-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+        ),
         'obsolete line folding': head('GET', '/oi-api/openapi', 'X-Folded: a\r\n b\r\n\r\n'),
         'a space before the colon': head('GET', '/oi-api/openapi', 'Content-Length : 5\r\n\r\n'),
         'a NUL in a header value': head('GET', '/oi-api/openapi', 'X-Nul: a\u0000b\r\n\r\n'),
@@ -108,8 +152,23 @@ for (const backend of BACKENDS) {
 
     it('odd Content-Types for a JSON route', async () => {
       const body = '{"Query":"Sensors | count"}'
-      for (const contentType of ['application/json; charset=utf-16', 'application/json;;;', 'application/json; boundary=--', 'application/json\u000b', 'text/json', 'application/x-www-form-urlencoded', 'multipart/form-data', '*/*', 'application/', '; charset=utf-8', 'a'.repeat(5000)]) {
-        const answer = await raw(server, head('POST', '/oi-api/warm-queries', `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n${body}`))
+      for (const contentType of [
+        'application/json; charset=utf-16',
+        'application/json;;;',
+        'application/json; boundary=--',
+        'application/json\u000b',
+        'text/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        '*/*',
+        'application/',
+        '; charset=utf-8',
+        'a'.repeat(5000),
+      ]) {
+        const answer = await raw(
+          server,
+          head('POST', '/oi-api/warm-queries', `Content-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+        )
         assert.ok(answer.statuses.length === 1, contentType)
         // Parameters of application/json are ignored (JSON is UTF-8); everything else is refused.
         if (answer.statuses[0] !== 200) assertRefusedRaw(`Content-Type ${contentType.slice(0, 40)}`, answer)
@@ -118,26 +177,45 @@ for (const backend of BACKENDS) {
     })
 
     it('invalid UTF-8 as raw bytes in the path, the query string and header values', async () => {
-      const invalid = fc.constantFrom([0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xff], [0xfe, 0xfe], [0xe2, 0x82], [0xf5, 0x80, 0x80, 0x80])
+      const invalid = fc.constantFrom(
+        [0x80],
+        [0xc0, 0xaf],
+        [0xed, 0xa0, 0x80],
+        [0xff],
+        [0xfe, 0xfe],
+        [0xe2, 0x82],
+        [0xf5, 0x80, 0x80, 0x80],
+      )
       const place = fc.constantFrom('path', 'lookup', 'query', 'header', 'last-event-id')
-      await fc.assert(fc.asyncProperty(invalid, place, async (bytes, where) => {
-        const bad = Buffer.from(bytes).toString('latin1')
-        const request = where === 'path' ? head('GET', `/oi-api/${bad}`, '\r\n')
-          : where === 'lookup' ? head('GET', `/oi-api/warm-queries/${bad}x`, '\r\n')
-          : where === 'query' ? head('GET', `/oi-api/provenance/events/query?entityType=${bad}`, '\r\n')
-          : where === 'header' ? head('GET', '/oi-api/openapi', `X-Request-Id: ${bad}\r\n\r\n`)
-          : head('GET', '/oi-api/provenance/events/query', `Last-Event-ID: ${bad}\r\n\r\n`)
-        const answer = await raw(server, Buffer.from(request, 'latin1'))
-        assert.ok(answer.statuses.length === 1, `${where}: ${answer.text.slice(0, 200)}`)
-        assert.ok(answer.statuses[0]! < 500, `${where} ${Buffer.from(bytes).toString('hex')}: ${answer.statuses[0]}`)
-        if (answer.statuses[0]! >= 400) assertRefusedRaw(where, answer)
-      }), { numRuns: RUNS * 3 })
+      await fc.assert(
+        fc.asyncProperty(invalid, place, async (bytes, where) => {
+          const bad = Buffer.from(bytes).toString('latin1')
+          const request =
+            where === 'path'
+              ? head('GET', `/oi-api/${bad}`, '\r\n')
+              : where === 'lookup'
+                ? head('GET', `/oi-api/warm-queries/${bad}x`, '\r\n')
+                : where === 'query'
+                  ? head('GET', `/oi-api/provenance/events/query?entityType=${bad}`, '\r\n')
+                  : where === 'header'
+                    ? head('GET', '/oi-api/openapi', `X-Request-Id: ${bad}\r\n\r\n`)
+                    : head('GET', '/oi-api/provenance/events/query', `Last-Event-ID: ${bad}\r\n\r\n`)
+          const answer = await raw(server, Buffer.from(request, 'latin1'))
+          assert.ok(answer.statuses.length === 1, `${where}: ${answer.text.slice(0, 200)}`)
+          assert.ok(answer.statuses[0]! < 500, `${where} ${Buffer.from(bytes).toString('hex')}: ${answer.statuses[0]}`)
+          if (answer.statuses[0]! >= 400) assertRefusedRaw(where, answer)
+        }),
+        { numRuns: RUNS * 3 },
+      )
       await healthy(server)
     })
 
     it('a declared 100 MB body is refused from its Content-Length, before any of it is sent', async () => {
       for (const path of ['/oi-api/warm-queries', '/oi-api/ingest/data-connections/sensors', '/oi-api/provenance/events', '/oi-api/mcp']) {
-        const answer = await raw(server, head('POST', path, `Content-Type: application/json\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n{"a":`))
+        const answer = await raw(
+          server,
+          head('POST', path, `Content-Type: application/json\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n{"a":`),
+        )
         assert.deepEqual(answer.statuses, [OVERSIZED_STATUS], `${path}: ${answer.text.slice(0, 300)}`)
         assert.match(answer.bodies[0]!, /"HasError":true.*larger than this endpoint accepts/)
       }
@@ -155,8 +233,17 @@ for (const backend of BACKENDS) {
         let sent = 0
         let answer = ''
         let done = false
-        const finish = () => { if (!done) { done = true; socket.destroy(); resolve({ sent, answer }) } }
-        socket.on('data', (c: Buffer) => { answer += c.toString('latin1'); if (answer.includes('}')) finish() })
+        const finish = () => {
+          if (!done) {
+            done = true
+            socket.destroy()
+            resolve({ sent, answer })
+          }
+        }
+        socket.on('data', (c: Buffer) => {
+          answer += c.toString('latin1')
+          if (answer.includes('}')) finish()
+        })
         socket.on('close', finish)
         socket.on('error', finish)
         socket.write(head('POST', '/oi-api/provenance/events', 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n'))
@@ -187,56 +274,132 @@ for (const backend of BACKENDS) {
     })
 
     it('the change stream takes any Last-Event-ID: a stream or a 400, never a 5xx', async () => {
-      const value = fc.oneof(fc.constantFrom('', '0', '-1', '1e3', '00000000000000000001', '99999999999999999999', 'NaN', '1.5', ' 7 ', '\t', 'null', "1' OR '1'='1", '%00', '1,2'), fc.string({ maxLength: 25 }), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String))
-      await fc.assert(fc.asyncProperty(value, fc.boolean(), async (id, asHeader) => {
-        const url = `${server.baseUrl}/oi-api/eac-changes/stream${asHeader ? '' : `?lastEventId=${encodeURIComponent(id)}`}`
-        const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' }
-        if (asHeader && /^[\x20-\x7e\t]*$/.test(id)) headers['last-event-id'] = id
-        // node:http without an agent: undici opens a spare connection after an abort, which holds up
-        // the server's close until its headers timeout.
-        const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
-          const req = httpGet(url, { agent: false, headers }, (res) => {
-            const type = String(res.headers['content-type'] ?? '')
-            if (type.includes('text/event-stream')) {
-              res.destroy()
-              return resolve({ status: res.statusCode ?? 0, type, body: '' })
-            }
-            let body = ''
-            res.on('data', (c: Buffer) => { body += c.toString() })
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, type, body }))
+      const value = fc.oneof(
+        fc.constantFrom(
+          '',
+          '0',
+          '-1',
+          '1e3',
+          '00000000000000000001',
+          '99999999999999999999',
+          'NaN',
+          '1.5',
+          ' 7 ',
+          '\t',
+          'null',
+          "1' OR '1'='1",
+          '%00',
+          '1,2',
+        ),
+        fc.string({ maxLength: 25 }),
+        fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      )
+      await fc.assert(
+        fc.asyncProperty(value, fc.boolean(), async (id, asHeader) => {
+          const url = `${server.baseUrl}/oi-api/eac-changes/stream${asHeader ? '' : `?lastEventId=${encodeURIComponent(id)}`}`
+          const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' }
+          if (asHeader && /^[\x20-\x7e\t]*$/.test(id)) headers['last-event-id'] = id
+          // node:http without an agent: undici opens a spare connection after an abort, which holds up
+          // the server's close until its headers timeout.
+          const answer = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+            const req = httpGet(url, { agent: false, headers }, (res) => {
+              const type = String(res.headers['content-type'] ?? '')
+              if (type.includes('text/event-stream')) {
+                res.destroy()
+                return resolve({ status: res.statusCode ?? 0, type, body: '' })
+              }
+              let body = ''
+              res.on('data', (c: Buffer) => {
+                body += c.toString()
+              })
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, type, body }))
+            })
+            req.on('error', reject)
           })
-          req.on('error', reject)
-        })
-        assert.ok(answer.status === 200 || answer.status === 400, `${JSON.stringify(id)} → ${answer.status}`)
-        if (answer.status === 400) assert.equal((JSON.parse(answer.body) as { HasError: boolean }).HasError, true)
-        else assert.match(answer.type, /text\/event-stream/)
-      }), { numRuns: RUNS * 3 })
+          assert.ok(answer.status === 200 || answer.status === 400, `${JSON.stringify(id)} → ${answer.status}`)
+          if (answer.status === 400) assert.equal((JSON.parse(answer.body) as { HasError: boolean }).HasError, true)
+          else assert.match(answer.type, /text\/event-stream/)
+        }),
+        { numRuns: RUNS * 3 },
+      )
       await healthy(server)
     })
 
     it('a tampered download URL is 403 in the envelope, whatever part changed', async () => {
-      const issued = await server.api('POST', '/oi-api/downloads/data-connections/sensors', { token, body: { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' } })
+      const issued = await server.api('POST', '/oi-api/downloads/data-connections/sensors', {
+        token,
+        body: { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+      })
       assert.equal(issued.status, 200, issued.text)
       const url = new URL(issued.body.downloadUrl as string)
       const id = url.pathname.split('/').pop()!
       const expires = url.searchParams.get('expires')!
       const signature = url.searchParams.get('signature')!
-      const flip = (s: string, at: number, c: string) => { const i = at % s.length; return s.slice(0, i) + (s[i] === c ? (c === 'A' ? 'B' : 'A') : c) + s.slice(i + 1) }
-      const variant = fc.oneof(
-        fc.tuple(fc.nat(), fc.constantFrom('A', '_', '-', '0', 'z')).map(([at, c]) => ({ id, expires, signature: flip(signature, at, c) })),
-        fc.tuple(fc.nat(), fc.constantFrom('0', '9', 'a')).map(([at, c]) => ({ id, expires: flip(expires, at, c), signature })),
-        fc.tuple(fc.nat(), fc.constantFrom('a', '0', '_')).map(([at, c]) => ({ id: flip(id, at, c), expires, signature })),
-        fc.constantFrom('../../../etc/passwd', '..%2f..%2fprovenant.db', '%2e%2e', `${id}%00`, `${id}/..`, `${id}.csv`, `..%2ffiles%2f${id}`, id.toUpperCase(), ' '.repeat(3) + id).map((other) => ({ id: other, expires, signature })),
-        fc.constantFrom(`${expires}0`, `0${expires}`, `${expires}.0`, '9'.repeat(16), '1', '', `${expires} `, `+${expires}`, `${Number(expires) + 1}`).map((e) => ({ id, expires: e, signature })),
-        fc.constantFrom('', `${signature}=`, `${signature}A`, signature.slice(1), signature.toLowerCase(), `${signature.slice(0, -1)}${signature.at(-1) === 'A' ? 'B' : 'A'}`, Buffer.from(signature, 'base64url').toString('base64')).map((s) => ({ id, expires, signature: s })),
-      ).filter((v) => v.id !== id || v.expires !== expires || v.signature !== signature)
-      await fc.assert(fc.asyncProperty(variant, async (v) => {
-        const response = await fetch(`${server.baseUrl}/oi-api/downloads/files/${v.id}?expires=${encodeURIComponent(v.expires)}&signature=${encodeURIComponent(v.signature)}`)
-        const text = await response.text()
-        assert.ok(response.status === 403 || response.status === 404, `${JSON.stringify(v)} → ${response.status}`)
-        assert.equal((JSON.parse(text) as { HasError: boolean }).HasError, true)
-        assert.ok(!text.includes(signature) && !text.includes(server.config.dataDir), 'the answer echoes neither the signature nor a path')
-      }), { numRuns: RUNS * 5 })
+      const flip = (s: string, at: number, c: string) => {
+        const i = at % s.length
+        return s.slice(0, i) + (s[i] === c ? (c === 'A' ? 'B' : 'A') : c) + s.slice(i + 1)
+      }
+      const variant = fc
+        .oneof(
+          fc
+            .tuple(fc.nat(), fc.constantFrom('A', '_', '-', '0', 'z'))
+            .map(([at, c]) => ({ id, expires, signature: flip(signature, at, c) })),
+          fc.tuple(fc.nat(), fc.constantFrom('0', '9', 'a')).map(([at, c]) => ({ id, expires: flip(expires, at, c), signature })),
+          fc.tuple(fc.nat(), fc.constantFrom('a', '0', '_')).map(([at, c]) => ({ id: flip(id, at, c), expires, signature })),
+          fc
+            .constantFrom(
+              '../../../etc/passwd',
+              '..%2f..%2fprovenant.db',
+              '%2e%2e',
+              `${id}%00`,
+              `${id}/..`,
+              `${id}.csv`,
+              `..%2ffiles%2f${id}`,
+              id.toUpperCase(),
+              ' '.repeat(3) + id,
+            )
+            .map((other) => ({ id: other, expires, signature })),
+          fc
+            .constantFrom(
+              `${expires}0`,
+              `0${expires}`,
+              `${expires}.0`,
+              '9'.repeat(16),
+              '1',
+              '',
+              `${expires} `,
+              `+${expires}`,
+              `${Number(expires) + 1}`,
+            )
+            .map((e) => ({ id, expires: e, signature })),
+          fc
+            .constantFrom(
+              '',
+              `${signature}=`,
+              `${signature}A`,
+              signature.slice(1),
+              signature.toLowerCase(),
+              `${signature.slice(0, -1)}${signature.at(-1) === 'A' ? 'B' : 'A'}`,
+              Buffer.from(signature, 'base64url').toString('base64'),
+            )
+            .map((s) => ({ id, expires, signature: s })),
+        )
+        .filter((v) => v.id !== id || v.expires !== expires || v.signature !== signature)
+      await fc.assert(
+        fc.asyncProperty(variant, async (v) => {
+          const response = await fetch(
+            `${server.baseUrl}/oi-api/downloads/files/${v.id}?expires=${encodeURIComponent(v.expires)}&signature=${encodeURIComponent(v.signature)}`,
+          )
+          const text = await response.text()
+          assert.ok(response.status === 403 || response.status === 404, `${JSON.stringify(v)} → ${response.status}`)
+          assert.equal((JSON.parse(text) as { HasError: boolean }).HasError, true)
+          assert.ok(
+            !text.includes(signature) && !text.includes(server.config.dataDir),
+            'the answer echoes neither the signature nor a path',
+          )
+        }),
+        { numRuns: RUNS * 5 },
+      )
       const issuedAnswer = await fetch(`${server.baseUrl}${url.pathname}${url.search}`)
       await issuedAnswer.arrayBuffer()
       assert.equal(issuedAnswer.status, 200, 'the issued URL itself still works')

@@ -39,7 +39,22 @@ interface Expect {
   readonly valid5: boolean | 404
 }
 
-const SCENARIOS = ['edit-details', 'edit-actor', 'edit-time', 'edit-rehash', 'delete-tip', 'delete-middle', 'insert', 'swap-bodies', 'swap-rows', 'fork', 'rollback', 'rewrite', 'delete-container', 'legacy'] as const
+const SCENARIOS = [
+  'edit-details',
+  'edit-actor',
+  'edit-time',
+  'edit-rehash',
+  'delete-tip',
+  'delete-middle',
+  'insert',
+  'swap-bodies',
+  'swap-rows',
+  'fork',
+  'rollback',
+  'rewrite',
+  'delete-container',
+  'legacy',
+] as const
 
 for (const backend of BACKENDS) {
   describe(`${backend}: tampering with stored history is detected, with the exact verdict`, () => {
@@ -56,15 +71,20 @@ for (const backend of BACKENDS) {
       editor = await server.token('editor')
       auditor = await server.token('analyst')
       // Ten records per container, one request (so one batch and one checkpoint) each.
-      await Promise.all(SCENARIOS.map(async (scope) => {
-        for (let n = 1; n <= 10; n++) {
-          const r = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: scope, entityType: 'batch', entityId: `B-${n}`, actionType: 'update', details: { n } } })
-          assert.equal(r.status, 200, r.text)
-        }
-        const cp = await server.api('GET', `/oi-api/provenance/checkpoints/latest?scopeKey=${scope}`, { token: auditor })
-        assert.equal(cp.body.size, 10)
-        kept.set(scope, cp.body.checkpoint)
-      }))
+      await Promise.all(
+        SCENARIOS.map(async (scope) => {
+          for (let n = 1; n <= 10; n++) {
+            const r = await server.api('POST', '/oi-api/provenance/events', {
+              token: editor,
+              body: { ScopeKey: scope, entityType: 'batch', entityId: `B-${n}`, actionType: 'update', details: { n } },
+            })
+            assert.equal(r.status, 200, r.text)
+          }
+          const cp = await server.api('GET', `/oi-api/provenance/checkpoints/latest?scopeKey=${scope}`, { token: auditor })
+          assert.equal(cp.body.size, 10)
+          kept.set(scope, cp.body.checkpoint)
+        }),
+      )
       db = await openRawDatabase(server)
     })
     after(async () => {
@@ -73,7 +93,10 @@ for (const backend of BACKENDS) {
     })
 
     async function rows(scope: string): Promise<Row[]> {
-      const list = await db.all<Row>('SELECT id, seq, record_id, prev_digest, ts, user_id, body, digest FROM ledger_records WHERE workspace_id = ? AND container_id = ? ORDER BY seq, id', [ws(), containerIdForScope(scope)])
+      const list = await db.all<Row>(
+        'SELECT id, seq, record_id, prev_digest, ts, user_id, body, digest FROM ledger_records WHERE workspace_id = ? AND container_id = ? ORDER BY seq, id',
+        [ws(), containerIdForScope(scope)],
+      )
       return list.map((r) => ({ ...r, id: Number(r.id), seq: Number(r.seq) }))
     }
     async function row(scope: string, seq: number): Promise<Row> {
@@ -82,14 +105,27 @@ for (const backend of BACKENDS) {
       return r
     }
     function digestOf(scope: string, r: Pick<Row, 'record_id' | 'prev_digest' | 'ts' | 'user_id' | 'body'>): Buffer {
-      return recordDigest({ workspaceId: ws(), containerId: containerIdForScope(scope), recordId: r.record_id, prevDigest: r.prev_digest, timestamp: r.ts, userId: r.user_id, canonical: r.body })
+      return recordDigest({
+        workspaceId: ws(),
+        containerId: containerIdForScope(scope),
+        recordId: r.record_id,
+        prevDigest: r.prev_digest,
+        timestamp: r.ts,
+        userId: r.user_id,
+        canonical: r.body,
+      })
     }
     async function setById(id: number, fields: Partial<Omit<Row, 'id'>>): Promise<void> {
       const keys = Object.keys(fields) as (keyof typeof fields)[]
       await db.run(`UPDATE ledger_records SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`, [...keys.map((k) => fields[k]), id])
     }
     async function deleteSeqs(scope: string, seqs: readonly number[]): Promise<void> {
-      for (const seq of seqs) await db.run('DELETE FROM ledger_records WHERE workspace_id = ? AND container_id = ? AND seq = ?', [ws(), containerIdForScope(scope), seq])
+      for (const seq of seqs)
+        await db.run('DELETE FROM ledger_records WHERE workspace_id = ? AND container_id = ? AND seq = ?', [
+          ws(),
+          containerIdForScope(scope),
+          seq,
+        ])
     }
     /** Points the head row at the highest stored record, with a matching compact range. */
     async function fixHead(scope: string): Promise<void> {
@@ -97,15 +133,22 @@ for (const backend of BACKENDS) {
       const range = createCompactRange()
       for (const r of list) range.append(r.digest)
       const last = list[list.length - 1]!
-      await db.run('UPDATE ledger_heads SET seq = ?, digest = ?, last_ts = ?, range_peaks = ?, checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?',
-        [last.seq, last.digest, last.ts, range.serialize(), last.seq, ws(), containerIdForScope(scope)])
+      await db.run(
+        'UPDATE ledger_heads SET seq = ?, digest = ?, last_ts = ?, range_peaks = ?, checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?',
+        [last.seq, last.digest, last.ts, range.serialize(), last.seq, ws(), containerIdForScope(scope)],
+      )
     }
     /** Deletes the stored checkpoints and heads-log entries above `size` (a thorough attacker). */
     async function deleteAnchorsAbove(scope: string, size: number): Promise<void> {
       const container = containerIdForScope(scope)
       await db.run('DELETE FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = ? AND size > ?', [ws(), container, size])
-      const heads = await db.all<{ id: number; body: string }>("SELECT id, body FROM ledger_records WHERE workspace_id = ? AND container_id = 'heads' AND entity_id = ?", [ws(), container])
-      for (const h of heads) if ((JSON.parse(h.body) as { details: { size: number } }).details.size > size) await db.run('DELETE FROM ledger_records WHERE id = ?', [h.id])
+      const heads = await db.all<{ id: number; body: string }>(
+        "SELECT id, body FROM ledger_records WHERE workspace_id = ? AND container_id = 'heads' AND entity_id = ?",
+        [ws(), container],
+      )
+      for (const h of heads)
+        if ((JSON.parse(h.body) as { details: { size: number } }).details.size > size)
+          await db.run('DELETE FROM ledger_records WHERE id = ?', [h.id])
     }
     async function verify(scope: string, extra: Record<string, unknown> = {}) {
       return server.api('POST', '/oi-api/provenance/events/verify', { token: auditor, body: { ScopeKey: scope, ...extra } })
@@ -126,18 +169,36 @@ for (const backend of BACKENDS) {
         assert.equal(five.status, 404, five.text)
       } else {
         assert.equal(five.status, 200, five.text)
-        assert.deepEqual([five.body.Valid, five.body.ChainValid, five.body.BrokenAt], [want.valid5, want.ChainValid, want.BrokenAt], five.body.Reason)
+        assert.deepEqual(
+          [five.body.Valid, five.body.ChainValid, five.body.BrokenAt],
+          [want.valid5, want.ChainValid, want.BrokenAt],
+          five.body.Reason,
+        )
       }
     }
 
     it('untampered: every container verifies', async () => {
-      await expectVerdict('edit-details', { ChainValid: true, BrokenAt: null, ForkDetected: false, code: 'OK', valid5: true, reason: /all records are covered by a signed checkpoint \(size 10\)$/ })
+      await expectVerdict('edit-details', {
+        ChainValid: true,
+        BrokenAt: null,
+        ForkDetected: false,
+        code: 'OK',
+        valid5: true,
+        reason: /all records are covered by a signed checkpoint \(size 10\)$/,
+      })
     })
 
     it('edit the details of a middle record → DIGEST_MISMATCH at 000000000005; Valid false', async () => {
       const r = await row('edit-details', 5)
       await setById(r.id, { body: r.body.replace('"n":5', '"n":500') })
-      await expectVerdict('edit-details', { ChainValid: false, BrokenAt: R(5), ForkDetected: false, code: 'DIGEST_MISMATCH', valid5: false, reason: /^DIGEST_MISMATCH: record 000000000005 does not hash to its stored digest/ })
+      await expectVerdict('edit-details', {
+        ChainValid: false,
+        BrokenAt: R(5),
+        ForkDetected: false,
+        code: 'DIGEST_MISMATCH',
+        valid5: false,
+        reason: /^DIGEST_MISMATCH: record 000000000005 does not hash to its stored digest/,
+      })
     })
 
     it('edit the actor (userId) of a middle record → DIGEST_MISMATCH at 000000000005', async () => {
@@ -156,12 +217,26 @@ for (const backend of BACKENDS) {
       const r = await row('edit-rehash', 5)
       const edited = { ...r, body: r.body.replace('"n":5', '"n":500') }
       await setById(r.id, { body: edited.body, digest: digestOf('edit-rehash', edited) })
-      await expectVerdict('edit-rehash', { ChainValid: false, BrokenAt: R(6), ForkDetected: false, code: 'LINK_MISMATCH', valid5: true, reason: /^LINK_MISMATCH: record 000000000006 does not link to record 000000000005/ })
+      await expectVerdict('edit-rehash', {
+        ChainValid: false,
+        BrokenAt: R(6),
+        ForkDetected: false,
+        code: 'LINK_MISMATCH',
+        valid5: true,
+        reason: /^LINK_MISMATCH: record 000000000006 does not link to record 000000000005/,
+      })
     })
 
     it('delete the tip → TRUNCATED at 000000000010 (the head row still names it); RecordID 10 is Valid false, not 404', async () => {
       await deleteSeqs('delete-tip', [10])
-      await expectVerdict('delete-tip', { ChainValid: false, BrokenAt: R(10), ForkDetected: false, code: 'TRUNCATED', valid5: true, reason: /^TRUNCATED: the store ends at 000000000009 but 000000000010 was attested by the head row/ })
+      await expectVerdict('delete-tip', {
+        ChainValid: false,
+        BrokenAt: R(10),
+        ForkDetected: false,
+        code: 'TRUNCATED',
+        valid5: true,
+        reason: /^TRUNCATED: the store ends at 000000000009 but 000000000010 was attested by the head row/,
+      })
       const ten = await verify('delete-tip', { RecordID: R(10) })
       assert.deepEqual([ten.status, ten.body.Valid], [200, false])
       assert.equal((await verify('delete-tip', { RecordID: R(11) })).status, 404)
@@ -169,7 +244,14 @@ for (const backend of BACKENDS) {
 
     it('delete a middle record → MISSING at 000000000005; Valid false', async () => {
       await deleteSeqs('delete-middle', [5])
-      await expectVerdict('delete-middle', { ChainValid: false, BrokenAt: R(5), ForkDetected: false, code: 'MISSING', valid5: false, reason: /^MISSING: record 000000000005 is missing/ })
+      await expectVerdict('delete-middle', {
+        ChainValid: false,
+        BrokenAt: R(5),
+        ForkDetected: false,
+        code: 'MISSING',
+        valid5: false,
+        reason: /^MISSING: record 000000000005 is missing/,
+      })
     })
 
     it('insert a forged record after #5 (constraints dropped, suffix renumbered, head fixed) → FORK_DUP_PREV at 000000000007', async () => {
@@ -177,11 +259,35 @@ for (const backend of BACKENDS) {
       const scope = 'insert'
       for (const r of (await rows(scope)).reverse()) if (r.seq >= 6) await setById(r.id, { seq: r.seq + 1, record_id: R(r.seq + 1) })
       const five = await row(scope, 5)
-      const forged = { record_id: R(6), prev_digest: five.digest, ts: five.ts, user_id: 'acc_mallory', body: five.body.replace('"n":5', '"n":6').replace('B-5', 'FORGED') }
-      await db.run('INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES (?, ?, 6, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)',
-        [ws(), containerIdForScope(scope), forged.record_id, forged.prev_digest, forged.ts, forged.user_id, forged.body, digestOf(scope, forged)])
+      const forged = {
+        record_id: R(6),
+        prev_digest: five.digest,
+        ts: five.ts,
+        user_id: 'acc_mallory',
+        body: five.body.replace('"n":5', '"n":6').replace('B-5', 'FORGED'),
+      }
+      await db.run(
+        'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES (?, ?, 6, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)',
+        [
+          ws(),
+          containerIdForScope(scope),
+          forged.record_id,
+          forged.prev_digest,
+          forged.ts,
+          forged.user_id,
+          forged.body,
+          digestOf(scope, forged),
+        ],
+      )
       await fixHead(scope)
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(7), ForkDetected: true, code: 'FORK_DUP_PREV', valid5: true, reason: /^FORK_DUP_PREV: records 000000000006 and 000000000007 both claim the same predecessor/ })
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(7),
+        ForkDetected: true,
+        code: 'FORK_DUP_PREV',
+        valid5: true,
+        reason: /^FORK_DUP_PREV: records 000000000006 and 000000000007 both claim the same predecessor/,
+      })
     })
 
     it('swap the bodies of two records → DIGEST_MISMATCH at 000000000004; Valid(5) false', async () => {
@@ -205,10 +311,34 @@ for (const backend of BACKENDS) {
       await db.dropConstraints()
       const scope = 'fork'
       const six = await row(scope, 6)
-      const branch = { record_id: R(7), prev_digest: six.digest, ts: six.ts, user_id: 'acc_mallory', body: six.body.replace('B-6', 'BRANCH') }
-      await db.run('INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest) VALUES (?, ?, 7, ?, ?, ?, ?, ?, ?)',
-        [ws(), containerIdForScope(scope), branch.record_id, branch.prev_digest, branch.ts, branch.user_id, branch.body, digestOf(scope, branch)])
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(7), ForkDetected: true, code: 'FORK_DUP_SEQ', valid5: true, reason: /^FORK_DUP_SEQ: two records claim RecordID 000000000007/ })
+      const branch = {
+        record_id: R(7),
+        prev_digest: six.digest,
+        ts: six.ts,
+        user_id: 'acc_mallory',
+        body: six.body.replace('B-6', 'BRANCH'),
+      }
+      await db.run(
+        'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest) VALUES (?, ?, 7, ?, ?, ?, ?, ?, ?)',
+        [
+          ws(),
+          containerIdForScope(scope),
+          branch.record_id,
+          branch.prev_digest,
+          branch.ts,
+          branch.user_id,
+          branch.body,
+          digestOf(scope, branch),
+        ],
+      )
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(7),
+        ForkDetected: true,
+        code: 'FORK_DUP_SEQ',
+        valid5: true,
+        reason: /^FORK_DUP_SEQ: two records claim RecordID 000000000007/,
+      })
     })
 
     it('roll back to #6 and rebuild a consistent shorter chain → TRUNCATED at 000000000007, from the stored copies, or only from a kept checkpoint', async () => {
@@ -216,13 +346,31 @@ for (const backend of BACKENDS) {
       await deleteSeqs(scope, [7, 8, 9, 10])
       await fixHead(scope)
       // 1. The stored checkpoint and heads-log entries still say 10.
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(7), ForkDetected: false, code: 'TRUNCATED', valid5: true, reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by a stored checkpoint \(size 10\)/ })
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(7),
+        ForkDetected: false,
+        code: 'TRUNCATED',
+        valid5: true,
+        reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by a stored checkpoint \(size 10\)/,
+      })
       // 2. A thorough attacker removes them too: the store alone can no longer tell (documented)…
       await deleteAnchorsAbove(scope, 6)
       await expectVerdict(scope, { ChainValid: true, BrokenAt: null, ForkDetected: false, code: 'OK', valid5: true })
       // …but the checkpoint the auditor kept does.
       const trusted = { TrustedCheckpoint: kept.get(scope) }
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(7), ForkDetected: false, code: 'TRUNCATED', valid5: true, reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by the trusted checkpoint \(size 10\)/ }, trusted)
+      await expectVerdict(
+        scope,
+        {
+          ChainValid: false,
+          BrokenAt: R(7),
+          ForkDetected: false,
+          code: 'TRUNCATED',
+          valid5: true,
+          reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by the trusted checkpoint \(size 10\)/,
+        },
+        trusted,
+      )
       const eight = await verify(scope, { ...trusted, RecordID: R(8) })
       assert.deepEqual([eight.status, eight.body.Valid], [200, false], 'inside the attested range: missing, not unknown')
       assert.equal((await verify(scope, { RecordID: R(8) })).status, 404, 'without the kept checkpoint, 8 is past the tip')
@@ -239,11 +387,31 @@ for (const backend of BACKENDS) {
       }
       await fixHead(scope)
       // 1. The heads log still holds the old roots.
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(1), ForkDetected: true, code: 'SPLIT_VIEW', valid5: true, reason: /^SPLIT_VIEW: records 000000000001 to 000000000001 no longer hash to the root recorded in the workspace heads log \(size 1\)/ })
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(1),
+        ForkDetected: true,
+        code: 'SPLIT_VIEW',
+        valid5: true,
+        reason:
+          /^SPLIT_VIEW: records 000000000001 to 000000000001 no longer hash to the root recorded in the workspace heads log \(size 1\)/,
+      })
       // 2. Thorough: every stored copy gone; only the kept checkpoint shows the split view.
       await deleteAnchorsAbove(scope, 0)
       await expectVerdict(scope, { ChainValid: true, BrokenAt: null, ForkDetected: false, code: 'OK', valid5: true })
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(1), ForkDetected: true, code: 'SPLIT_VIEW', valid5: true, reason: /^SPLIT_VIEW: records 000000000001 to 000000000010 no longer hash to the root signed in the trusted checkpoint \(size 10\)/ }, { TrustedCheckpoint: kept.get(scope) })
+      await expectVerdict(
+        scope,
+        {
+          ChainValid: false,
+          BrokenAt: R(1),
+          ForkDetected: true,
+          code: 'SPLIT_VIEW',
+          valid5: true,
+          reason:
+            /^SPLIT_VIEW: records 000000000001 to 000000000010 no longer hash to the root signed in the trusted checkpoint \(size 10\)/,
+        },
+        { TrustedCheckpoint: kept.get(scope) },
+      )
     })
 
     it('delete a whole container, head row and stored checkpoints included → not Empty: the heads log says it had 10 records', async () => {
@@ -252,7 +420,15 @@ for (const backend of BACKENDS) {
       await db.run('DELETE FROM ledger_records WHERE workspace_id = ? AND container_id = ?', [ws(), container])
       await db.run('DELETE FROM ledger_heads WHERE workspace_id = ? AND container_id = ?', [ws(), container])
       await db.run('DELETE FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = ?', [ws(), container])
-      await expectVerdict(scope, { ChainValid: false, BrokenAt: R(1), ForkDetected: false, Empty: false, code: 'TRUNCATED', valid5: false, reason: /^TRUNCATED: no records are stored but 000000000010 was attested by the workspace heads log \(size 10\)/ })
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(1),
+        ForkDetected: false,
+        Empty: false,
+        code: 'TRUNCATED',
+        valid5: false,
+        reason: /^TRUNCATED: no records are stored but 000000000010 was attested by the workspace heads log \(size 10\)/,
+      })
     })
 
     it('the per-log shape gives the same verdict: isValid false with brokenAt', async () => {

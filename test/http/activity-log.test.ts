@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { openCheckpoint } from '../../src/domain/ledger/checkpoint.js'
+import { verifyExport } from '../../src/domain/ledger/export-format.js'
 import { verifyConsistency, verifyInclusion } from '../../src/domain/ledger/merkle.js'
 import { parseVerifierKey } from '../../src/domain/ledger/signed-note.js'
-import { verifyExport } from '../../src/domain/ledger/export-format.js'
 import { BACKENDS } from '../support/backends.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -21,7 +21,14 @@ for (const backend of BACKENDS) {
     let editor: string
     let viewer: string
     let analyst: string
-    const events = (scope: string, n: number, extra: Record<string, unknown> = {}) => Array.from({ length: n }, (_, i) => ({ ScopeKey: scope, entityType: 'batch', entityId: `B-${i + 1}`, actionType: i % 2 === 0 ? 'create' : 'release', details: { n: i + 1, ...extra } }))
+    const events = (scope: string, n: number, extra: Record<string, unknown> = {}) =>
+      Array.from({ length: n }, (_, i) => ({
+        ScopeKey: scope,
+        entityType: 'batch',
+        entityId: `B-${i + 1}`,
+        actionType: i % 2 === 0 ? 'create' : 'release',
+        details: { n: i + 1, ...extra },
+      }))
     async function append(body: unknown, token = editor) {
       return server.api('POST', '/oi-api/provenance/events', { token, body })
     }
@@ -35,9 +42,26 @@ for (const backend of BACKENDS) {
 
     it('appends and returns the stored record: RecordID from 000000000001, server-set userId and timestamp, linked digests', async () => {
       const before = Date.now()
-      const first = await append({ ScopeKey: 'line-1', entityType: 'batch', entityId: 'B-1', actionType: 'create', details: { qty: 12, unit: 'kg' } })
+      const first = await append({
+        ScopeKey: 'line-1',
+        entityType: 'batch',
+        entityId: 'B-1',
+        actionType: 'create',
+        details: { qty: 12, unit: 'kg' },
+      })
       assert.equal(first.status, 200, first.text)
-      assert.deepEqual(Object.keys(first.body), ['RecordID', 'ScopeKey', 'entityType', 'entityId', 'actionType', 'userId', 'timestamp', 'details', 'previousDigest', 'digest'])
+      assert.deepEqual(Object.keys(first.body), [
+        'RecordID',
+        'ScopeKey',
+        'entityType',
+        'entityId',
+        'actionType',
+        'userId',
+        'timestamp',
+        'details',
+        'previousDigest',
+        'digest',
+      ])
       assert.equal(first.body.RecordID, R(1))
       assert.equal(first.body.userId, server.accounts.editor.id)
       assert.ok(Date.parse(first.body.timestamp) >= before - 5 && Date.parse(first.body.timestamp) <= Date.now() + 5)
@@ -46,7 +70,10 @@ for (const backend of BACKENDS) {
       assert.match(first.body.digest, /^[0-9a-f]{64}$/)
       const second = await append({ scopekey: 'line-1', details: { note: 'case-insensitive names' } })
       assert.equal(second.status, 200, second.text)
-      assert.deepEqual([second.body.RecordID, second.body.previousDigest, second.body.entityType, second.body.actionType], [R(2), first.body.digest, null, null])
+      assert.deepEqual(
+        [second.body.RecordID, second.body.previousDigest, second.body.entityType, second.body.actionType],
+        [R(2), first.body.digest, null, null],
+      )
       assert.ok(second.body.timestamp >= first.body.timestamp)
       const other = await append({ ScopeKey: 'line-2' })
       assert.deepEqual([other.body.RecordID, other.body.details], [R(1), {}], 'each ScopeKey is its own chain')
@@ -55,9 +82,19 @@ for (const backend of BACKENDS) {
     it('concurrent appends to one scope get gap-free RecordIDs in one valid chain', async () => {
       const responses = await Promise.all(events('burst', 40).map((e) => append(e)))
       assert.ok(responses.every((r) => r.status === 200))
-      assert.deepEqual(responses.map((r) => r.body.RecordID).sort(), Array.from({ length: 40 }, (_, i) => R(i + 1)))
+      assert.deepEqual(
+        responses.map((r) => r.body.RecordID).sort(),
+        Array.from({ length: 40 }, (_, i) => R(i + 1)),
+      )
       const verdict = await server.api('POST', '/oi-api/provenance/events/verify', { token: analyst, body: { ScopeKey: 'burst' } })
-      assert.deepEqual(verdict.body, { Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: 'OK: 40 records verified (000000000001 to 000000000040); all records are covered by a signed checkpoint (size 40)' })
+      assert.deepEqual(verdict.body, {
+        Valid: null,
+        ChainValid: true,
+        Empty: false,
+        BrokenAt: null,
+        ForkDetected: false,
+        Reason: 'OK: 40 records verified (000000000001 to 000000000040); all records are covered by a signed checkpoint (size 40)',
+      })
     })
 
     it('refuses a body without ScopeKey, or one that sets the user, actor, timestamp, RecordID or a digest (400)', async () => {
@@ -86,13 +123,16 @@ for (const backend of BACKENDS) {
       const dup = await server.api('POST', '/oi-api/provenance/events', { token: editor, rawBody: '{"ScopeKey":"a","ScopeKey":"b"}' })
       assert.equal(dup.status, 400)
       assert.match(errorMessage(dup), /duplicate key "ScopeKey"/)
-      const inexact = await server.api('POST', '/oi-api/provenance/events', { token: editor, rawBody: '{"ScopeKey":"a","details":{"id":9007199254740993}}' })
+      const inexact = await server.api('POST', '/oi-api/provenance/events', {
+        token: editor,
+        rawBody: '{"ScopeKey":"a","details":{"id":9007199254740993}}',
+      })
       assert.equal(inexact.status, 400)
       const nothing = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=a', { token: viewer })
       assert.equal(nothing.body.totalCount, 0, 'nothing was appended by a refused body')
     })
 
-    it('403 without the rights (append needs provenance:append, verify provenance:verify) or outside the token\'s scope keys', async () => {
+    it("403 without the rights (append needs provenance:append, verify provenance:verify) or outside the token's scope keys", async () => {
       const noAppend = await append({ ScopeKey: 'line-1' }, analyst)
       assert.equal(noAppend.status, 403)
       assert.match(errorMessage(noAppend), /provenance:append/)
@@ -119,9 +159,15 @@ for (const backend of BACKENDS) {
         const r = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&limit=5', { token: viewer })
         assert.equal(r.status, 200, r.text)
         assert.deepEqual([r.body.ScopeKey, r.body.totalCount, r.body.limit, r.body.offset, r.body.order], ['q', 13, 5, 0, 'desc'])
-        assert.deepEqual(r.body.results.map((e: { RecordID: string }) => e.RecordID), [R(13), R(12), R(11), R(10), R(9)])
+        assert.deepEqual(
+          r.body.results.map((e: { RecordID: string }) => e.RecordID),
+          [R(13), R(12), R(11), R(10), R(9)],
+        )
         const page = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&limit=5&offset=10&order=asc', { token: viewer })
-        assert.deepEqual(page.body.results.map((e: { RecordID: string }) => e.RecordID), [R(11), R(12), R(13)])
+        assert.deepEqual(
+          page.body.results.map((e: { RecordID: string }) => e.RecordID),
+          [R(11), R(12), R(13)],
+        )
         assert.equal(page.body.totalCount, 13)
         const defaults = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q', { token: viewer })
         assert.deepEqual([defaults.body.limit, defaults.body.offset, defaults.body.results.length], [100, 0, 13])
@@ -129,25 +175,52 @@ for (const backend of BACKENDS) {
 
       it('filters by entityType, actionType and userId (exact), combined', async () => {
         const byType = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&entityType=lot', { token: viewer })
-        assert.deepEqual(byType.body.results.map((e: { entityId: string }) => e.entityId), ['L-1'])
-        const byAction = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&actionType=release&entityType=batch', { token: viewer })
+        assert.deepEqual(
+          byType.body.results.map((e: { entityId: string }) => e.entityId),
+          ['L-1'],
+        )
+        const byAction = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&actionType=release&entityType=batch', {
+          token: viewer,
+        })
         assert.equal(byAction.body.totalCount, 6)
         assert.ok(byAction.body.results.every((e: { actionType: string }) => e.actionType === 'release'))
-        const byUser = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&userId=${server.accounts.approver.id}`, { token: viewer })
-        assert.deepEqual(byUser.body.results.map((e: { actionType: string }) => e.actionType), ['hold'])
+        const byUser = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&userId=${server.accounts.approver.id}`, {
+          token: viewer,
+        })
+        assert.deepEqual(
+          byUser.body.results.map((e: { actionType: string }) => e.actionType),
+          ['hold'],
+        )
         const none = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&entityType=Batch', { token: viewer })
         assert.equal(none.body.totalCount, 0, 'exact, case-sensitive matches')
       })
 
       it('filters by startDate (inclusive) and endDate (exclusive; a date alone includes that day)', async () => {
-        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&order=asc', { token: viewer })).body.results as { RecordID: string; timestamp: string }[]
+        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&order=asc', { token: viewer })).body.results as {
+          RecordID: string
+          timestamp: string
+        }[]
         const pivot = all[6]!.timestamp
-        const from = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&startDate=${encodeURIComponent(pivot)}&order=asc`, { token: viewer })
-        assert.deepEqual(from.body.results.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp >= pivot).map((e) => e.timestamp))
-        const to = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&endDate=${encodeURIComponent(pivot)}&order=asc`, { token: viewer })
-        assert.deepEqual(to.body.results.map((e: { timestamp: string }) => e.timestamp), all.filter((e) => e.timestamp < pivot).map((e) => e.timestamp))
+        const from = await server.api(
+          'GET',
+          `/oi-api/provenance/events/query?scopeKey=q&startDate=${encodeURIComponent(pivot)}&order=asc`,
+          { token: viewer },
+        )
+        assert.deepEqual(
+          from.body.results.map((e: { timestamp: string }) => e.timestamp),
+          all.filter((e) => e.timestamp >= pivot).map((e) => e.timestamp),
+        )
+        const to = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&endDate=${encodeURIComponent(pivot)}&order=asc`, {
+          token: viewer,
+        })
+        assert.deepEqual(
+          to.body.results.map((e: { timestamp: string }) => e.timestamp),
+          all.filter((e) => e.timestamp < pivot).map((e) => e.timestamp),
+        )
         const day = pivot.slice(0, 10)
-        const wholeDay = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&startDate=${day}&endDate=${day}`, { token: viewer })
+        const wholeDay = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&startDate=${day}&endDate=${day}`, {
+          token: viewer,
+        })
         assert.equal(wholeDay.body.totalCount, 13)
         const future = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=q&startDate=2999-01-01', { token: viewer })
         assert.equal(future.body.totalCount, 0)
@@ -170,7 +243,11 @@ for (const backend of BACKENDS) {
           ['userId=%00', /NUL character/],
         ]
         for (const [q, message] of cases) {
-          const r = await server.api('GET', `/oi-api/provenance/events/query?scopeKey=q&${q}`.replace('scopeKey=q&scopeKey=', 'scopeKey='), { token: viewer })
+          const r = await server.api(
+            'GET',
+            `/oi-api/provenance/events/query?scopeKey=q&${q}`.replace('scopeKey=q&scopeKey=', 'scopeKey='),
+            { token: viewer },
+          )
           assert.equal(r.status, 400, q)
           assert.match(errorMessage(r), message, q)
         }
@@ -196,17 +273,33 @@ for (const backend of BACKENDS) {
         const whole = await verify({ ScopeKey: 'v' })
         assert.equal(whole.status, 200)
         assert.deepEqual(Object.keys(whole.body), ['Valid', 'ChainValid', 'Empty', 'BrokenAt', 'ForkDetected', 'Reason'])
-        assert.deepEqual({ ...whole.body, Reason: undefined }, { Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined })
-        assert.equal(whole.body.Reason, 'OK: 5 records verified (000000000001 to 000000000005); all records are covered by a signed checkpoint (size 5)')
+        assert.deepEqual(
+          { ...whole.body, Reason: undefined },
+          { Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined },
+        )
+        assert.equal(
+          whole.body.Reason,
+          'OK: 5 records verified (000000000001 to 000000000005); all records are covered by a signed checkpoint (size 5)',
+        )
         const one = await verify({ scopeKey: 'v', recordId: R(3) })
-        assert.deepEqual({ ...one.body, Reason: undefined }, { Valid: true, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined })
+        assert.deepEqual(
+          { ...one.body, Reason: undefined },
+          { Valid: true, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined },
+        )
         const nullRecord = await verify({ ScopeKey: 'v', RecordID: null })
         assert.equal(nullRecord.body.Valid, null, 'a null RecordID is an absent one')
       })
 
       it('an unknown or unwritten container is Empty with ChainValid true; any RecordID there is a 404', async () => {
         const empty = await verify({ ScopeKey: 'never-written' })
-        assert.deepEqual(empty.body, { Valid: null, ChainValid: true, Empty: true, BrokenAt: null, ForkDetected: false, Reason: 'EMPTY: nothing to check: the container has no records and never had any' })
+        assert.deepEqual(empty.body, {
+          Valid: null,
+          ChainValid: true,
+          Empty: true,
+          BrokenAt: null,
+          ForkDetected: false,
+          Reason: 'EMPTY: nothing to check: the container has no records and never had any',
+        })
         const record = await verify({ ScopeKey: 'never-written', RecordID: R(1) })
         assert.equal(record.status, 404)
         assert.match(errorMessage(record), /RecordID 000000000001 does not exist: the container is empty/)
@@ -219,8 +312,28 @@ for (const backend of BACKENDS) {
       })
 
       it('every malformed RecordID is a 400 before anything is read, never a whole-chain verify', async () => {
-        const malformed: unknown[] = ['1', '00000000001', '0000000000001', 'abc', '-00000000001', '+00000000001', ' 000000000001', '000000000001 ', '000000000001\n',
-          '٠٠٠٠٠٠٠٠٠٠٠١', '０００００００００００１', '', '000000000000', '1e0000000000', '0x0000000001', 1, 1.0, true, ['000000000001'], { id: 1 }]
+        const malformed: unknown[] = [
+          '1',
+          '00000000001',
+          '0000000000001',
+          'abc',
+          '-00000000001',
+          '+00000000001',
+          ' 000000000001',
+          '000000000001 ',
+          '000000000001\n',
+          '٠٠٠٠٠٠٠٠٠٠٠١',
+          '０００００００００００１',
+          '',
+          '000000000000',
+          '1e0000000000',
+          '0x0000000001',
+          1,
+          1.0,
+          true,
+          ['000000000001'],
+          { id: 1 },
+        ]
         for (const RecordID of malformed) {
           const r = await verify({ ScopeKey: 'v', RecordID })
           assert.equal(r.status, 400, `RecordID ${JSON.stringify(RecordID)}: ${r.text}`)
@@ -229,7 +342,10 @@ for (const backend of BACKENDS) {
         // …also for a container that does not exist: the shape is checked before any look-up.
         const unknown = await verify({ ScopeKey: 'never-written', RecordID: '1' })
         assert.equal(unknown.status, 400)
-        const legacy = await server.api('POST', '/oi-api/audit-logs/v/events/verify', { token: analyst, body: { RecordID: ' 000000000001' } })
+        const legacy = await server.api('POST', '/oi-api/audit-logs/v/events/verify', {
+          token: analyst,
+          body: { RecordID: ' 000000000001' },
+        })
         assert.equal(legacy.status, 400)
       })
 
@@ -254,7 +370,10 @@ for (const backend of BACKENDS) {
         const foreign = await verify({ ScopeKey: 'q', TrustedCheckpoint: kept })
         assert.equal(foreign.status, 400)
         assert.match(errorMessage(foreign), /TrustedCheckpoint is not usable: checkpoint is for .*scope%3Av", not/)
-        const forged = kept.replace(/\n— .*$/s, '\n— someone-else/activity-log AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n')
+        const forged = kept.replace(
+          /\n— .*$/s,
+          '\n— someone-else/activity-log AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n',
+        )
         const untrusted = await verify({ ScopeKey: 'v', TrustedCheckpoint: forged })
         assert.equal(untrusted.status, 400)
         assert.match(errorMessage(untrusted), /TrustedCheckpoint is not usable/)
@@ -269,7 +388,7 @@ for (const backend of BACKENDS) {
       it('the latest checkpoint is a C2SP note signed by the key published without a token', async () => {
         const keyResponse = await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)
         assert.equal(keyResponse.status, 200)
-        const key = await keyResponse.json() as { verifierKey: string; keyName: string; algorithm: string }
+        const key = (await keyResponse.json()) as { verifierKey: string; keyName: string; algorithm: string }
         assert.equal(key.algorithm, 'Ed25519')
         const text = await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key.txt`)).text()
         assert.equal(text, `${key.verifierKey}\n`)
@@ -293,23 +412,54 @@ for (const backend of BACKENDS) {
 
       it('inclusion proofs verify against the signed root (RFC 9162 §2.1.3.2); 404 past the tip, 400 for a bad size', async () => {
         const cp = await server.api('GET', '/oi-api/provenance/checkpoints/latest?scopeKey=p', { token: viewer })
-        const records = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=p&order=asc', { token: viewer })).body.results as { RecordID: string; digest: string }[]
+        const records = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=p&order=asc', { token: viewer })).body
+          .results as { RecordID: string; digest: string }[]
         for (const rec of records) {
           const r = await server.api('GET', `/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=${rec.RecordID}`, { token: viewer })
           assert.equal(r.status, 200, r.text)
-          assert.deepEqual([r.body.treeSize, r.body.rootHash, r.body.leafHash, r.body.checkpoint], [7, cp.body.rootHash, rec.digest, cp.body.checkpoint])
-          assert.ok(verifyInclusion(r.body.leafIndex, 7, Buffer.from(rec.digest, 'hex'), r.body.proof.map((h: string) => Buffer.from(h, 'hex')), Buffer.from(cp.body.rootHash, 'hex')))
+          assert.deepEqual(
+            [r.body.treeSize, r.body.rootHash, r.body.leafHash, r.body.checkpoint],
+            [7, cp.body.rootHash, rec.digest, cp.body.checkpoint],
+          )
+          assert.ok(
+            verifyInclusion(
+              r.body.leafIndex,
+              7,
+              Buffer.from(rec.digest, 'hex'),
+              r.body.proof.map((h: string) => Buffer.from(h, 'hex')),
+              Buffer.from(cp.body.rootHash, 'hex'),
+            ),
+          )
         }
-        const small = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000002&treeSize=3', { token: viewer })
+        const small = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000002&treeSize=3', {
+          token: viewer,
+        })
         assert.equal(small.status, 200)
-        const cp3 = openCheckpoint(small.body.checkpoint, [parseVerifierKey((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json() as { verifierKey: string }).verifierKey)])
-        assert.ok(verifyInclusion(1, 3, Buffer.from(records[1]!.digest, 'hex'), small.body.proof.map((h: string) => Buffer.from(h, 'hex')), cp3.root))
+        const cp3 = openCheckpoint(small.body.checkpoint, [
+          parseVerifierKey(
+            ((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json()) as { verifierKey: string })
+              .verifierKey,
+          ),
+        ])
+        assert.ok(
+          verifyInclusion(
+            1,
+            3,
+            Buffer.from(records[1]!.digest, 'hex'),
+            small.body.proof.map((h: string) => Buffer.from(h, 'hex')),
+            cp3.root,
+          ),
+        )
         const past = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000008', { token: viewer })
         assert.equal(past.status, 404)
-        const tooBig = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000002&treeSize=99', { token: viewer })
+        const tooBig = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000002&treeSize=99', {
+          token: viewer,
+        })
         assert.equal(tooBig.status, 400)
         assert.match(errorMessage(tooBig), /treeSize 99 is larger than the container \(7 records\)/)
-        const notIn = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000005&treeSize=3', { token: viewer })
+        const notIn = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=000000000005&treeSize=3', {
+          token: viewer,
+        })
         assert.equal(notIn.status, 400)
         const malformed = await server.api('GET', '/oi-api/provenance/proofs/inclusion?scopeKey=p&RecordID=5', { token: viewer })
         assert.equal(malformed.status, 400)
@@ -321,7 +471,10 @@ for (const backend of BACKENDS) {
           assert.equal(r.status, 200, r.text)
           assert.equal(r.body.toSize, 7)
           const proof = r.body.proof.map((h: string) => Buffer.from(h, 'hex'))
-          assert.ok(verifyConsistency(from, 7, Buffer.from(r.body.fromRoot, 'hex'), Buffer.from(r.body.toRoot, 'hex'), proof), `from ${from}`)
+          assert.ok(
+            verifyConsistency(from, 7, Buffer.from(r.body.fromRoot, 'hex'), Buffer.from(r.body.toRoot, 'hex'), proof),
+            `from ${from}`,
+          )
           const wrong = Buffer.from(r.body.fromRoot, 'hex')
           wrong[0]! ^= 1
           assert.ok(!verifyConsistency(from, 7, wrong, Buffer.from(r.body.toRoot, 'hex'), proof))
@@ -343,13 +496,25 @@ for (const backend of BACKENDS) {
           const r = await server.api('GET', `/oi-api/provenance/events/export?scopeKey=x&format=${format}`, { token: viewer })
           assert.equal(r.status, 200, r.text)
           assert.match(r.headers.get('content-type')!, format === 'json' ? /^application\/json/ : /^text\/csv/)
-          assert.match(r.headers.get('content-disposition')!, new RegExp(`attachment; filename="activity-log-x-\\d{4}-\\d{2}-\\d{2}\\.${format}"`))
-          const key = parseVerifierKey((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json() as { verifierKey: string }).verifierKey)
+          assert.match(
+            r.headers.get('content-disposition')!,
+            new RegExp(`attachment; filename="activity-log-x-\\d{4}-\\d{2}-\\d{2}\\.${format}"`),
+          )
+          const key = parseVerifierKey(
+            ((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json()) as { verifierKey: string })
+              .verifierKey,
+          )
           const checked = await verifyExport([r.text], { trustedKeys: [key] })
           assert.equal(checked.result.kind, 'verdict')
           if (checked.result.kind !== 'verdict') return
-          assert.deepEqual({ ...checked.result.verdict, Reason: undefined }, { Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined })
-          assert.match(checked.result.verdict.Reason, /^OK: 6 records verified \(000000000001 to 000000000006\); all records are covered by a signed checkpoint \(size 6\)$/)
+          assert.deepEqual(
+            { ...checked.result.verdict, Reason: undefined },
+            { Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false, Reason: undefined },
+          )
+          assert.match(
+            checked.result.verdict.Reason,
+            /^OK: 6 records verified \(000000000001 to 000000000006\); all records are covered by a signed checkpoint \(size 6\)$/,
+          )
           assert.deepEqual([checked.recordsRead, checked.recordCountMatches, checked.seal.status], [6, true, 'valid'])
           const edited = r.text.replace('B-3', 'B-9')
           assert.notEqual(edited, r.text)
@@ -359,10 +524,18 @@ for (const backend of BACKENDS) {
       }
 
       it('a date range exports that part, tied by proof to the newest checkpoint; an empty range is an empty export', async () => {
-        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=x&order=asc', { token: viewer })).body.results as { timestamp: string }[]
-        const r = await server.api('GET', `/oi-api/provenance/events/export?scopeKey=x&startDate=${encodeURIComponent(all[2]!.timestamp)}&endDate=${encodeURIComponent(all[4]!.timestamp)}`, { token: viewer })
+        const all = (await server.api('GET', '/oi-api/provenance/events/query?scopeKey=x&order=asc', { token: viewer })).body.results as {
+          timestamp: string
+        }[]
+        const r = await server.api(
+          'GET',
+          `/oi-api/provenance/events/export?scopeKey=x&startDate=${encodeURIComponent(all[2]!.timestamp)}&endDate=${encodeURIComponent(all[4]!.timestamp)}`,
+          { token: viewer },
+        )
         assert.equal(r.status, 200)
-        const key = parseVerifierKey((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json() as { verifierKey: string }).verifierKey)
+        const key = parseVerifierKey(
+          ((await (await fetch(`${server.baseUrl}/.well-known/provenant/activity-log-key`)).json()) as { verifierKey: string }).verifierKey,
+        )
         const checked = await verifyExport([r.text], { trustedKeys: [key] })
         assert.ok(checked.result.kind === 'verdict')
         const expected = all.filter((e) => e.timestamp >= all[2]!.timestamp && e.timestamp < all[4]!.timestamp).length
@@ -394,12 +567,29 @@ for (const backend of BACKENDS) {
     })
     after(() => server.stop())
 
-    it('appends to {lookup}; actor and action are the current shape\'s userId and actionType; both views show the same log', async () => {
-      const r = await server.api('POST', '/oi-api/audit-logs/line-9/events', { token: editor, body: { entityType: 'batch', entityId: 'B-1', actionType: 'create', details: { a: 1 } } })
+    it("appends to {lookup}; actor and action are the current shape's userId and actionType; both views show the same log", async () => {
+      const r = await server.api('POST', '/oi-api/audit-logs/line-9/events', {
+        token: editor,
+        body: { entityType: 'batch', entityId: 'B-1', actionType: 'create', details: { a: 1 } },
+      })
       assert.equal(r.status, 200, r.text)
-      assert.deepEqual(Object.keys(r.body), ['RecordID', 'lookup', 'entityType', 'entityId', 'action', 'actor', 'timestamp', 'details', 'previousDigest', 'digest'])
+      assert.deepEqual(Object.keys(r.body), [
+        'RecordID',
+        'lookup',
+        'entityType',
+        'entityId',
+        'action',
+        'actor',
+        'timestamp',
+        'details',
+        'previousDigest',
+        'digest',
+      ])
       assert.deepEqual([r.body.RecordID, r.body.lookup, r.body.action, r.body.actor], [R(1), 'line-9', 'create', server.accounts.editor.id])
-      const current = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'line-9', actionType: 'release' } })
+      const current = await server.api('POST', '/oi-api/provenance/events', {
+        token: editor,
+        body: { ScopeKey: 'line-9', actionType: 'release' },
+      })
       assert.equal(current.body.RecordID, R(2))
       assert.equal(current.body.previousDigest, r.body.digest)
       const mismatch = await server.api('POST', '/oi-api/audit-logs/line-9/events', { token: editor, body: { ScopeKey: 'other' } })
@@ -411,11 +601,16 @@ for (const backend of BACKENDS) {
     })
 
     it('query filters by actor and action, newest first', async () => {
-      const q = await server.api('GET', `/oi-api/audit-logs/line-9/events/query?actor=${server.accounts.editor.id}&action=release`, { token: editor })
+      const q = await server.api('GET', `/oi-api/audit-logs/line-9/events/query?actor=${server.accounts.editor.id}&action=release`, {
+        token: editor,
+      })
       assert.equal(q.status, 200, q.text)
       assert.deepEqual([q.body.lookup, q.body.totalCount, q.body.results[0].RecordID], ['line-9', 1, R(2)])
       const all = await server.api('GET', '/oi-api/audit-logs/line-9/events/query', { token: editor })
-      assert.deepEqual(all.body.results.map((e: { RecordID: string }) => e.RecordID), [R(2), R(1)])
+      assert.deepEqual(
+        all.body.results.map((e: { RecordID: string }) => e.RecordID),
+        [R(2), R(1)],
+      )
       const bad = await server.api('GET', '/oi-api/audit-logs/line-9/events/query?limit=0', { token: editor })
       assert.equal(bad.status, 400)
     })
@@ -430,10 +625,15 @@ for (const backend of BACKENDS) {
       const past = await server.api('POST', '/oi-api/audit-logs/line-9/events/verify', { token: editor, body: { RecordID: R(3) } })
       assert.equal(past.status, 404)
       const empty = await server.api('POST', '/oi-api/audit-logs/nothing-here/events/verify', { token: editor })
-      assert.deepEqual(empty.body, { isValid: true, recordCount: 0, brokenAt: null, reason: 'EMPTY: nothing to check: the container has no records and never had any' })
+      assert.deepEqual(empty.body, {
+        isValid: true,
+        recordCount: 0,
+        brokenAt: null,
+        reason: 'EMPTY: nothing to check: the container has no records and never had any',
+      })
     })
 
-    it('export is the same file as the current shape\'s', async () => {
+    it("export is the same file as the current shape's", async () => {
       const legacy = await server.api('GET', '/oi-api/audit-logs/line-9/events/export?format=csv', { token: editor })
       assert.equal(legacy.status, 200)
       const checked = await verifyExport([legacy.text], { trustEmbeddedKeys: true })
@@ -442,7 +642,9 @@ for (const backend of BACKENDS) {
     })
 
     it('the per-log operations are marked deprecated in the OpenAPI description', async () => {
-      const doc = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin') })).body as { paths: Record<string, Record<string, { deprecated?: boolean }>> }
+      const doc = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin') })).body as {
+        paths: Record<string, Record<string, { deprecated?: boolean }>>
+      }
       assert.equal(doc.paths['/oi-api/audit-logs/{lookup}/events']!['post']!.deprecated, true)
       assert.equal(doc.paths['/oi-api/audit-logs/{lookup}/events/query']!['get']!.deprecated, true)
       assert.equal(doc.paths['/oi-api/audit-logs/{lookup}/events/verify']!['post']!.deprecated, true)

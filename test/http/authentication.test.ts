@@ -85,7 +85,11 @@ for (const backend of BACKENDS) {
     it('401: revoked token, at once', async () => {
       const token = await server.token('analyst')
       assert.equal((await server.api('GET', ROUTE, { token })).status, 200)
-      await server.services.access.revokeToken(server.workspace.id, claimsOf(token).jti, { id: server.accounts.analyst.id, name: 'analyst', canRevokeOthers: false })
+      await server.services.access.revokeToken(server.workspace.id, claimsOf(token).jti, {
+        id: server.accounts.analyst.id,
+        name: 'analyst',
+        canRevokeOthers: false,
+      })
       await expect401(`Bearer ${token}`, /has been revoked/)
     })
 
@@ -97,7 +101,7 @@ for (const backend of BACKENDS) {
       await expect401(`Bearer ${token}`, /is disabled/)
     })
 
-    it('403: a valid token without the route\'s right', async () => {
+    it("403: a valid token without the route's right", async () => {
       const token = await server.token('analyst', { rights: ['warm-queries:read'] })
       const response = await server.api('GET', ROUTE, { token })
       assert.equal(response.status, 403)

@@ -39,8 +39,19 @@ for (const backend of BACKENDS) {
 
     /** The Platform-Config records, read straight from the service (no call of its own). */
     async function platform(filter: { entityType?: string } = {}): Promise<PlatformRecord[]> {
-      const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), filter, { limit: 1000, offset: 0, order: 'asc' })
-      return records.map((v) => ({ RecordID: v.record.recordId, entityType: v.entityType!, entityId: v.entityId!, actionType: v.actionType!, userId: v.record.userId, details: v.details as Record<string, unknown> }))
+      const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), filter, {
+        limit: 1000,
+        offset: 0,
+        order: 'asc',
+      })
+      return records.map((v) => ({
+        RecordID: v.record.recordId,
+        entityType: v.entityType!,
+        entityId: v.entityId!,
+        actionType: v.actionType!,
+        userId: v.record.userId,
+        details: v.details as Record<string, unknown>,
+      }))
     }
     const callRecord = async (requestId: string) => (await platform({ entityType: 'api-call' })).find((r) => r.entityId === requestId)
 
@@ -68,8 +79,26 @@ for (const backend of BACKENDS) {
         const route = path.replace(/\?.*$/, '').replace(/^\/oi-api\/warm-queries\/.*/, '/oi-api/warm-queries/*')
         assert.equal(record.actionType, `${method} ${route}`)
         assert.equal(record.userId, server.accounts.analyst.id)
-        assert.deepEqual(Object.keys(record.details).sort(), ['accountName', 'clientAddress', 'durationMs', 'method', 'requestId', 'route', 'status', 'tokenId'])
-        assert.deepEqual([record.details['method'], record.details['route'], record.details['status'], record.details['tokenId'], record.details['requestId']], [method, route, status, jti(analyst), requestId])
+        assert.deepEqual(Object.keys(record.details).sort(), [
+          'accountName',
+          'clientAddress',
+          'durationMs',
+          'method',
+          'requestId',
+          'route',
+          'status',
+          'tokenId',
+        ])
+        assert.deepEqual(
+          [
+            record.details['method'],
+            record.details['route'],
+            record.details['status'],
+            record.details['tokenId'],
+            record.details['requestId'],
+          ],
+          [method, route, status, jti(analyst), requestId],
+        )
         assert.equal(typeof record.details['durationMs'], 'number')
         assert.match(String(record.details['clientAddress']), /127\.0\.0\.1/)
       }
@@ -77,7 +106,10 @@ for (const backend of BACKENDS) {
 
     it('an append and its call record share one commit: exactly one api-call record, status 200', async () => {
       const editor = await server.token('editor')
-      const response = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'shared-commit', actionType: 'create' } })
+      const response = await server.api('POST', '/oi-api/provenance/events', {
+        token: editor,
+        body: { ScopeKey: 'shared-commit', actionType: 'create' },
+      })
       assert.equal(response.status, 200, response.text)
       const records = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === response.headers.get('x-request-id'))
       assert.equal(records.length, 1)
@@ -85,12 +117,21 @@ for (const backend of BACKENDS) {
       const legacy = await server.api('POST', '/oi-api/audit-logs/shared-commit/events', { token: editor, body: { actionType: 'update' } })
       assert.equal(legacy.status, 200)
       const legacyRecords = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === legacy.headers.get('x-request-id'))
-      assert.deepEqual(legacyRecords.map((r) => [r.actionType, r.details['status']]), [['POST /oi-api/audit-logs/:lookup/events', 200]])
+      assert.deepEqual(
+        legacyRecords.map((r) => [r.actionType, r.details['status']]),
+        [['POST /oi-api/audit-logs/:lookup/events', 200]],
+      )
       // A refused body is recorded with the status it got, and nothing is appended.
-      const refused = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'shared-commit', userId: 'x' } })
+      const refused = await server.api('POST', '/oi-api/provenance/events', {
+        token: editor,
+        body: { ScopeKey: 'shared-commit', userId: 'x' },
+      })
       assert.equal(refused.status, 400)
       const refusedRecords = (await platform({ entityType: 'api-call' })).filter((r) => r.entityId === refused.headers.get('x-request-id'))
-      assert.deepEqual(refusedRecords.map((r) => r.details['status']), [400])
+      assert.deepEqual(
+        refusedRecords.map((r) => r.details['status']),
+        [400],
+      )
     })
 
     it('never records the token, the query string or the body', async () => {
@@ -111,15 +152,36 @@ for (const backend of BACKENDS) {
 
     it('decisions: token created and revoked, configuration applied, ingest batches, in the transaction of the change', async () => {
       // Token created and revoked.
-      const created = await server.services.access.createToken({ workspaceId: server.workspace.id, accountId: server.accounts.viewer.id, name: 'decision test', expires: '1h', createdBy: { id: server.accounts.admin.id, name: server.accounts.admin.name } })
-      await server.services.access.revokeToken(server.workspace.id, created.record.id, { id: server.accounts.admin.id, name: server.accounts.admin.name, canRevokeOthers: true })
-      const tokenRecords = (await platform({ entityType: 'token' })).filter((r) => r.entityId === created.record.id)
-      assert.deepEqual(tokenRecords.map((r) => r.actionType), ['created', 'revoked'])
-      assert.equal(tokenRecords[0]!.userId, server.accounts.admin.id)
-      assert.deepEqual({ ...tokenRecords[0]!.details, expiresAt: undefined, scopes: undefined, rights: undefined }, {
-        name: 'decision test', ownerId: server.accounts.viewer.id, owner: server.accounts.viewer.name, expiresAt: undefined, scopes: undefined, rights: undefined,
-        actor: { name: server.accounts.admin.name, via: 'portal' },
+      const created = await server.services.access.createToken({
+        workspaceId: server.workspace.id,
+        accountId: server.accounts.viewer.id,
+        name: 'decision test',
+        expires: '1h',
+        createdBy: { id: server.accounts.admin.id, name: server.accounts.admin.name },
       })
+      await server.services.access.revokeToken(server.workspace.id, created.record.id, {
+        id: server.accounts.admin.id,
+        name: server.accounts.admin.name,
+        canRevokeOthers: true,
+      })
+      const tokenRecords = (await platform({ entityType: 'token' })).filter((r) => r.entityId === created.record.id)
+      assert.deepEqual(
+        tokenRecords.map((r) => r.actionType),
+        ['created', 'revoked'],
+      )
+      assert.equal(tokenRecords[0]!.userId, server.accounts.admin.id)
+      assert.deepEqual(
+        { ...tokenRecords[0]!.details, expiresAt: undefined, scopes: undefined, rights: undefined },
+        {
+          name: 'decision test',
+          ownerId: server.accounts.viewer.id,
+          owner: server.accounts.viewer.name,
+          expiresAt: undefined,
+          scopes: undefined,
+          rights: undefined,
+          actor: { name: server.accounts.admin.name, via: 'portal' },
+        },
+      )
       assert.ok(!JSON.stringify(tokenRecords).includes(created.token), 'the token itself is never recorded')
 
       // Configuration applied; a refused document records nothing.
@@ -129,7 +191,10 @@ for (const backend of BACKENDS) {
       await applyAsAdmin(server, sensorConfig())
       const config = (await platform({ entityType: 'config' })).at(-1)!
       const head = await server.services.config.current(server.workspace.id)
-      assert.deepEqual([config.entityId, config.actionType, config.userId, config.details['seq']], [head.commitId, 'applied', server.accounts.admin.id, head.seq])
+      assert.deepEqual(
+        [config.entityId, config.actionType, config.userId, config.details['seq']],
+        [head.commitId, 'applied', server.accounts.admin.id, head.seq],
+      )
       assert.ok(Array.isArray(config.details['changes']) && (config.details['changes'] as string[]).length > 0)
 
       // Ingest batch; a refused batch records nothing.
@@ -137,11 +202,26 @@ for (const backend of BACKENDS) {
       const refused = await server.api('POST', '/oi-api/ingest/data-connections/sensors', { token: editor, body: [{ timestamp: 'never' }] })
       assert.equal(refused.status, 400)
       assert.equal((await platform({ entityType: 'data-connection' })).length, 0)
-      const pushed = await server.api('POST', '/oi-api/ingest/data-connections/sensors', { token: editor, body: [{ timestamp: '2026-01-01T00:00:00Z', sensor: 'a', value: 1 }, { timestamp: '2026-01-01T00:01:00Z', sensor: 'b', value: 2 }] })
+      const pushed = await server.api('POST', '/oi-api/ingest/data-connections/sensors', {
+        token: editor,
+        body: [
+          { timestamp: '2026-01-01T00:00:00Z', sensor: 'a', value: 1 },
+          { timestamp: '2026-01-01T00:01:00Z', sensor: 'b', value: 2 },
+        ],
+      })
       assert.equal(pushed.status, 200, pushed.text)
       const ingest = (await platform({ entityType: 'data-connection' })).at(-1)!
-      assert.deepEqual([ingest.entityId, ingest.actionType, ingest.userId, ingest.details['rowCount'], ingest.details['firstRowId'], ingest.details['lastRowId']],
-        ['sensors', 'rows-ingested', server.accounts.editor.id, 2, pushed.body.firstRowId, pushed.body.lastRowId])
+      assert.deepEqual(
+        [
+          ingest.entityId,
+          ingest.actionType,
+          ingest.userId,
+          ingest.details['rowCount'],
+          ingest.details['firstRowId'],
+          ingest.details['lastRowId'],
+        ],
+        ['sensors', 'rows-ingested', server.accounts.editor.id, 2, pushed.body.firstRowId, pushed.body.lastRowId],
+      )
       assert.deepEqual(ingest.details['actor'], { name: server.accounts.editor.name, via: 'api' })
 
       // Every decision is checkpointed right after its commit, and the whole log verifies.
@@ -155,10 +235,16 @@ for (const backend of BACKENDS) {
       const db = await openRawDatabase(server)
       try {
         if (db.dialect === 'sqlite') {
-          await db.run("CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records WHEN NEW.entity_type = 'api-call' BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END")
+          await db.run(
+            "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records WHEN NEW.entity_type = 'api-call' BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END",
+          )
         } else {
-          await db.run("CREATE FUNCTION refuse_api_calls() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$")
-          await db.run("CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records FOR EACH ROW WHEN (NEW.entity_type = 'api-call') EXECUTE FUNCTION refuse_api_calls()")
+          await db.run(
+            "CREATE FUNCTION refuse_api_calls() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$",
+          )
+          await db.run(
+            "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records FOR EACH ROW WHEN (NEW.entity_type = 'api-call') EXECUTE FUNCTION refuse_api_calls()",
+          )
         }
         const read = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })
         assert.equal(read.status, 503)
@@ -167,7 +253,11 @@ for (const backend of BACKENDS) {
         const editor = await server.token('editor')
         const append = await server.api('POST', '/oi-api/provenance/events', { token: editor, body: { ScopeKey: 'during-outage' } })
         assert.equal(append.status, 503)
-        const { total } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'scope:during-outage' }, {}, { limit: 1, offset: 0, order: 'desc' })
+        const { total } = await server.services.ledger.query(
+          { workspaceId: server.workspace.id, containerId: 'scope:during-outage' },
+          {},
+          { limit: 1, offset: 0, order: 'desc' },
+        )
         assert.equal(total, 0, 'the append was rolled back with its call record')
         const exported = await server.api('GET', '/oi-api/provenance/events/export?scopeKey=line-1', { token: analyst })
         assert.equal(exported.status, 503)
@@ -185,7 +275,12 @@ for (const backend of BACKENDS) {
 
     it('routes that hijack their reply record the call themselves before hijacking (recordHijackedCall)', async () => {
       const hijacking = defineRoute({
-        method: 'GET', path: '/test/hijack', operationId: 'testHijack', summary: 'hijacks', tag: 'Test', rights: [],
+        method: 'GET',
+        path: '/test/hijack',
+        operationId: 'testHijack',
+        summary: 'hijacks',
+        tag: 'Test',
+        rights: [],
         responses: { 200: { description: 'raw' } },
         handler: async ({ request, reply }) => {
           await recordHijackedCall(request, reply, 200, { kind: 'mcp', tool: 'list-warm-queries' })
@@ -195,13 +290,20 @@ for (const backend of BACKENDS) {
           return reply
         },
       })
-      const app = await buildApp({ services: server.services, routes: [...apiRoutes(server.services), hijacking], version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
+      const app = await buildApp({
+        services: server.services,
+        routes: [...apiRoutes(server.services), hijacking],
+        version: 'test',
+        publicUrl: 'http://127.0.0.1',
+        logger: false,
+      })
       try {
         const url = await app.listen({ port: 0, host: '127.0.0.1' })
         const response = await fetch(`${url}/oi-api/test/hijack`, { headers: { authorization: `Bearer ${analyst}` } })
         assert.equal(await response.text(), 'raw reply')
-        const record = await callRecord(response.headers.get('x-request-id') ?? '')
-          ?? (await platform({ entityType: 'api-call' })).find((r) => r.details['route'] === '/oi-api/test/hijack')
+        const record =
+          (await callRecord(response.headers.get('x-request-id') ?? '')) ??
+          (await platform({ entityType: 'api-call' })).find((r) => r.details['route'] === '/oi-api/test/hijack')
         assert.ok(record, 'the hijacked call was recorded')
         assert.deepEqual([record.details['status'], record.details['via']], [200, { kind: 'mcp', tool: 'list-warm-queries' }])
       } finally {
@@ -210,16 +312,32 @@ for (const backend of BACKENDS) {
     })
 
     it('the Platform-Config chain stays valid under concurrent calls and decisions', async () => {
-      await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 3 === 0
-        ? server.services.access.createToken({ workspaceId: server.workspace.id, accountId: server.accounts.viewer.id, name: `t${i}`, expires: '1h', createdBy: { id: 'cli', name: 'provenant CLI' } })
-        : server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst }))))
+      await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          i % 3 === 0
+            ? server.services.access.createToken({
+                workspaceId: server.workspace.id,
+                accountId: server.accounts.viewer.id,
+                name: `t${i}`,
+                expires: '1h',
+                createdBy: { id: 'cli', name: 'provenant CLI' },
+              })
+            : server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst }),
+        ),
+      )
       await server.services.ledger.drain()
       const verdict = await server.api('POST', '/oi-api/provenance/events/verify', { token: analyst, body: {} })
       assert.equal(verdict.body.ChainValid, true, verdict.body.Reason)
       const records = await platform()
-      assert.deepEqual(records.map((r) => r.RecordID), records.map((_, i) => String(i + 1).padStart(12, '0')), 'gap-free')
+      assert.deepEqual(
+        records.map((r) => r.RecordID),
+        records.map((_, i) => String(i + 1).padStart(12, '0')),
+        'gap-free',
+      )
       const z1 = z.object({ via: z.literal('cli') })
-      assert.ok(records.filter((r) => r.entityType === 'token' && r.userId === 'cli').every((r) => z1.safeParse(r.details['actor']).success))
+      assert.ok(
+        records.filter((r) => r.entityType === 'token' && r.userId === 'cli').every((r) => z1.safeParse(r.details['actor']).success),
+      )
     })
   })
 }

@@ -45,7 +45,9 @@ for (const backend of BACKENDS) {
       const anonymous = await server.api('GET', '/oi-api/eac-changes/stream')
       assert.equal(anonymous.status, 401)
       assert.equal(anonymous.headers.get('www-authenticate'), 'Bearer realm="oi-api"')
-      const noRight = await server.api('GET', '/oi-api/eac-changes/stream', { token: await server.token('viewer', { rights: ['warm-queries:read'] }) })
+      const noRight = await server.api('GET', '/oi-api/eac-changes/stream', {
+        token: await server.token('viewer', { rights: ['warm-queries:read'] }),
+      })
       assert.equal(noRight.status, 403)
       assert.match(errorMessage(noRight), /lacks the right streams:changes/)
       const badHeader = await server.api('GET', '/oi-api/eac-changes/stream', { token: viewer, headers: { 'last-event-id': 'abc' } })
@@ -58,7 +60,10 @@ for (const backend of BACKENDS) {
 
     it('answers an event stream with retry advice and headers that stop proxies from buffering', async () => {
       const controller = new AbortController()
-      const response = await fetch(`${server.baseUrl}/oi-api/eac-changes/stream`, { headers: { authorization: `Bearer ${viewer}` }, signal: controller.signal })
+      const response = await fetch(`${server.baseUrl}/oi-api/eac-changes/stream`, {
+        headers: { authorization: `Bearer ${viewer}` },
+        signal: controller.signal,
+      })
       try {
         assert.equal(response.status, 200)
         assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8')
@@ -79,17 +84,43 @@ for (const backend of BACKENDS) {
       const listener = listen(viewer)
       await listener.waitForOpens(1)
       const other = await server.services.admin.createWorkspace(`other-${backend}`)
-      await server.services.admin.addAccount({ name: `someone@other-${backend}`, role: 'viewer', workspaceId: other.id, password: 'a-long-password-123' })
-      const revoked = await server.services.access.createToken({ workspaceId: server.workspace.id, accountId: server.accounts.admin.id, name: 'short-lived', expires: '1h', createdBy: adminActor() })
+      await server.services.admin.addAccount({
+        name: `someone@other-${backend}`,
+        role: 'viewer',
+        workspaceId: other.id,
+        password: 'a-long-password-123',
+      })
+      const revoked = await server.services.access.createToken({
+        workspaceId: server.workspace.id,
+        accountId: server.accounts.admin.id,
+        name: 'short-lived',
+        expires: '1h',
+        createdBy: adminActor(),
+      })
       await server.services.access.revokeToken(server.workspace.id, revoked.record.id, { ...adminActor(), canRevokeOthers: true })
-      const proposal = await server.services.proposals.create(analystCaller, { rationale: 'peak', changes: [{ entity: 'warmQuery', action: 'create', lookup: 'peak', query: 'Sensors | summarize max(value)' }] }, 'mcp')
-      const { commit } = await server.services.proposalReview.accept({ accountId: server.accounts.approver.id, accountName: server.accounts.approver.name, role: 'approver' }, server.workspace.id, proposal.id)
+      const proposal = await server.services.proposals.create(
+        analystCaller,
+        {
+          rationale: 'peak',
+          changes: [{ entity: 'warmQuery', action: 'create', lookup: 'peak', query: 'Sensors | summarize max(value)' }],
+        },
+        'mcp',
+      )
+      const { commit } = await server.services.proposalReview.accept(
+        { accountId: server.accounts.approver.id, accountName: server.accounts.approver.name, role: 'approver' },
+        server.workspace.id,
+        proposal.id,
+      )
       await applyAsAdmin(server, sensorConfig())
       const events = await listener.waitFor(6)
-      assert.deepEqual(events.map((e) => e.lastEventId), [1, 2, 3, 4, 5, 6].map((i) => String(start + i)))
-      assert.deepEqual(events.map((e) => `${e.data['kind']} ${e.data['action']}`), [
-        'token created', 'token revoked', 'proposal created', 'config committed', 'proposal accepted', 'config committed',
-      ])
+      assert.deepEqual(
+        events.map((e) => e.lastEventId),
+        [1, 2, 3, 4, 5, 6].map((i) => String(start + i)),
+      )
+      assert.deepEqual(
+        events.map((e) => `${e.data['kind']} ${e.data['action']}`),
+        ['token created', 'token revoked', 'proposal created', 'config committed', 'proposal accepted', 'config committed'],
+      )
       assert.deepEqual(events[3]!.data, {
         id: start + 4,
         kind: 'config',
@@ -101,7 +132,17 @@ for (const backend of BACKENDS) {
         commitId: commit!.id,
         summary: '1 change: + warmQuery peak',
       })
-      assert.deepEqual(Object.keys(events[1]!.data), ['id', 'kind', 'entityType', 'entityId', 'action', 'actor', 'at', 'commitId', 'summary'])
+      assert.deepEqual(Object.keys(events[1]!.data), [
+        'id',
+        'kind',
+        'entityType',
+        'entityId',
+        'action',
+        'actor',
+        'at',
+        'commitId',
+        'summary',
+      ])
       assert.equal(events[1]!.data['entityId'], revoked.record.id)
       assert.equal(events[1]!.data['commitId'], null)
       assert.equal(events[4]!.data['entityId'], proposal.id)
@@ -115,13 +156,24 @@ for (const backend of BACKENDS) {
       const start = await latest()
       const listener = listen(viewer)
       await listener.waitForOpens(1)
-      await assert.rejects(server.services.stores.transaction(async (tx) => {
-        await tx.changes.append({
-          workspaceId: server.workspace.id, kind: 'config', entityType: 'config', entityId: 'rolled-back', action: 'committed',
-          actorId: 'x', actorName: 'x', at: Date.now(), commitId: 'rolled-back', summary: 'never committed',
-        })
-        throw new Error('fails after writing its change row')
-      }), /fails after writing/)
+      await assert.rejects(
+        server.services.stores.transaction(async (tx) => {
+          await tx.changes.append({
+            workspaceId: server.workspace.id,
+            kind: 'config',
+            entityType: 'config',
+            entityId: 'rolled-back',
+            action: 'committed',
+            actorId: 'x',
+            actorName: 'x',
+            at: Date.now(),
+            commitId: 'rolled-back',
+            summary: 'never committed',
+          })
+          throw new Error('fails after writing its change row')
+        }),
+        /fails after writing/,
+      )
       const refused = sensorConfig()
       ;(refused['connections'] as Record<string, unknown>[])[1]!['columns'] = [{ name: 'timestamp', type: 'datetime' }]
       await pushRows(server, 'meters', [{ timestamp: '2026-01-01T00:00:00Z', kwh: 1.5 }])
@@ -146,7 +198,10 @@ for (const backend of BACKENDS) {
       server.services.bus.publish({ kind: 'change', change: { ...committed, seq: committed.seq + 3, summary: 'not committed' } })
       await makeChange()
       const events = await listener.waitFor(2)
-      assert.deepEqual(events.map((e) => e.lastEventId), [first!.lastEventId, String(start + 2)])
+      assert.deepEqual(
+        events.map((e) => e.lastEventId),
+        [first!.lastEventId, String(start + 2)],
+      )
       await new Promise((resolve) => setTimeout(resolve, 100))
       assert.equal(listener.events.length, 2)
       listener.close()
@@ -160,14 +215,21 @@ for (const backend of BACKENDS) {
       for (const options of [{ lastEventIdQuery: String(start) }, { lastEventIdHeader: String(start) }]) {
         const listener = listen(viewer, options)
         const replayed = await listener.waitFor(3)
-        assert.deepEqual(replayed.map((e) => e.lastEventId), [start + 1, start + 2, start + 3].map(String), JSON.stringify(options))
+        assert.deepEqual(
+          replayed.map((e) => e.lastEventId),
+          [start + 1, start + 2, start + 3].map(String),
+          JSON.stringify(options),
+        )
         listener.close()
       }
       const live = listen(viewer, { lastEventIdQuery: String(start + 1) })
       await live.waitFor(2)
       await makeChange()
       const all = await live.waitFor(3)
-      assert.deepEqual(all.map((e) => e.lastEventId), [start + 2, start + 3, start + 4].map(String))
+      assert.deepEqual(
+        all.map((e) => e.lastEventId),
+        [start + 2, start + 3, start + 4].map(String),
+      )
       live.close()
     })
 
@@ -175,7 +237,13 @@ for (const backend of BACKENDS) {
       let app: FastifyInstance
       let baseUrl: string
       before(async () => {
-        app = await buildApp({ services: server.services, routes: changeStreamRoutes(server.services, { heartbeatMs: 100, retryMs: 200 }), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
+        app = await buildApp({
+          services: server.services,
+          routes: changeStreamRoutes(server.services, { heartbeatMs: 100, retryMs: 200 }),
+          version: 'test',
+          publicUrl: 'http://127.0.0.1',
+          logger: false,
+        })
         baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
       })
       after(async () => {
@@ -186,10 +254,20 @@ for (const backend of BACKENDS) {
       })
 
       it('the stream ends when its token is revoked, and the client is then refused with 401', async () => {
-        const created = await server.services.access.createToken({ workspaceId: server.workspace.id, accountId: server.accounts.viewer.id, name: 'stream', expires: '1h', createdBy: { id: server.accounts.viewer.id, name: server.accounts.viewer.name } })
+        const created = await server.services.access.createToken({
+          workspaceId: server.workspace.id,
+          accountId: server.accounts.viewer.id,
+          name: 'stream',
+          expires: '1h',
+          createdBy: { id: server.accounts.viewer.id, name: server.accounts.viewer.name },
+        })
         const listener = listen(created.token, undefined, baseUrl)
         await listener.waitForOpens(1)
-        await server.services.access.revokeToken(server.workspace.id, created.record.id, { id: server.accounts.viewer.id, name: server.accounts.viewer.name, canRevokeOthers: false })
+        await server.services.access.revokeToken(server.workspace.id, created.record.id, {
+          id: server.accounts.viewer.id,
+          name: server.accounts.viewer.name,
+          canRevokeOthers: false,
+        })
         const [event] = await listener.waitFor(1)
         assert.equal(event!.data['action'], 'revoked')
         await listener.waitForClosed()
@@ -215,11 +293,15 @@ for (const backend of BACKENDS) {
 
       it('sends a heartbeat comment at the interval', async () => {
         const controller = new AbortController()
-        const response = await fetch(`${baseUrl}/oi-api/eac-changes/stream`, { headers: { authorization: `Bearer ${viewer}` }, signal: controller.signal })
+        const response = await fetch(`${baseUrl}/oi-api/eac-changes/stream`, {
+          headers: { authorization: `Bearer ${viewer}` },
+          signal: controller.signal,
+        })
         const reader = response.body!.getReader()
         let text = ''
         const started = Date.now()
-        while (!text.includes(': heartbeat\n\n') && Date.now() - started < 5000) text += new TextDecoder().decode((await reader.read()).value)
+        while (!text.includes(': heartbeat\n\n') && Date.now() - started < 5000)
+          text += new TextDecoder().decode((await reader.read()).value)
         controller.abort()
         assert.match(text, /^retry: 200\n/)
         assert.ok(text.includes(': heartbeat\n\n'))
@@ -237,14 +319,23 @@ for (const backend of BACKENDS) {
         await listener.waitForOpens(2)
         await makeChange()
         const events = await listener.waitFor(4)
-        assert.deepEqual(events.map((e) => e.lastEventId), [1, 2, 3, 4].map((i) => String(start + i)))
+        assert.deepEqual(
+          events.map((e) => e.lastEventId),
+          [1, 2, 3, 4].map((i) => String(start + i)),
+        )
         await new Promise((resolve) => setTimeout(resolve, 100))
         assert.equal(listener.events.length, 4)
         listener.close()
       })
 
       it('ends open streams when the server closes, so shutdown is not held up', async () => {
-        const other = await buildApp({ services: server.services, routes: changeStreamRoutes(server.services), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
+        const other = await buildApp({
+          services: server.services,
+          routes: changeStreamRoutes(server.services),
+          version: 'test',
+          publicUrl: 'http://127.0.0.1',
+          logger: false,
+        })
         const url = await other.listen({ port: 0, host: '127.0.0.1' })
         const listener = listen(viewer, undefined, url)
         await listener.waitForOpens(1)
@@ -263,13 +354,27 @@ for (const backend of BACKENDS) {
           const listener = listen(viewer, undefined, second.baseUrl)
           await listener.waitForOpens(1)
           await makeChange()
-          await applyAsAdmin(server, sensorConfig({ surfaces: [{ lookup: 'hall', connections: ['sensors', 'meters'] }, { lookup: 'yard', connections: ['meters'] }] }))
+          await applyAsAdmin(
+            server,
+            sensorConfig({
+              surfaces: [
+                { lookup: 'hall', connections: ['sensors', 'meters'] },
+                { lookup: 'yard', connections: ['meters'] },
+              ],
+            }),
+          )
           const events = await listener.waitFor(2)
-          assert.deepEqual(events.map((e) => `${e.lastEventId} ${e.data['kind']}`), [`${start + 1} token`, `${start + 2} config`])
+          assert.deepEqual(
+            events.map((e) => `${e.lastEventId} ${e.data['kind']}`),
+            [`${start + 1} token`, `${start + 2} config`],
+          )
           listener.close()
           await makeChange()
           const resumed = listen(viewer, { lastEventIdQuery: String(start + 1) }, second.baseUrl)
-          assert.deepEqual((await resumed.waitFor(2)).map((e) => e.lastEventId), [start + 2, start + 3].map(String))
+          assert.deepEqual(
+            (await resumed.waitFor(2)).map((e) => e.lastEventId),
+            [start + 2, start + 3].map(String),
+          )
           resumed.close()
         } finally {
           await applyAsAdmin(server, sensorConfig())

@@ -17,7 +17,16 @@ function settings(amendments: Record<string, unknown>) {
 }
 
 function correction(overrides: Record<string, unknown> = {}) {
-  return { ScopeKey: 'batch-7', entityType: 'lab-result', entityId: 'LR-1', reasonCategory: 'data-entry-error', reason: 'typo in the value', before: { ph: 7.9 }, after: { ph: 7.1 }, ...overrides }
+  return {
+    ScopeKey: 'batch-7',
+    entityType: 'lab-result',
+    entityId: 'LR-1',
+    reasonCategory: 'data-entry-error',
+    reason: 'typo in the value',
+    before: { ph: 7.9 },
+    after: { ph: 7.1 },
+    ...overrides,
+  }
 }
 
 for (const backend of BACKENDS) {
@@ -36,8 +45,10 @@ for (const backend of BACKENDS) {
     after(() => server.stop())
 
     const create = (body: Record<string, unknown>, token = editor) => server.api('POST', AMENDMENTS, { token, body })
-    const approve = (id: string, token = approver, scopeKey = 'batch-7') => server.api('POST', `${AMENDMENTS}/${id}/approve?scopeKey=${scopeKey}`, { token })
-    const reject = (id: string, body: unknown, token = approver, scopeKey = 'batch-7') => server.api('POST', `${AMENDMENTS}/${id}/reject?scopeKey=${scopeKey}`, { token, body })
+    const approve = (id: string, token = approver, scopeKey = 'batch-7') =>
+      server.api('POST', `${AMENDMENTS}/${id}/approve?scopeKey=${scopeKey}`, { token })
+    const reject = (id: string, body: unknown, token = approver, scopeKey = 'batch-7') =>
+      server.api('POST', `${AMENDMENTS}/${id}/reject?scopeKey=${scopeKey}`, { token, body })
 
     it('creates a pending correction when approval is required; server sets author, status and dates', async () => {
       const response = await create(correction())
@@ -97,7 +108,10 @@ for (const backend of BACKENDS) {
     it('applies at once when approval is not required, or not required for this category', async () => {
       await applyAsAdmin(server, settings({ approvalRequired: false, twoPersonApproval: true }))
       assert.equal((await create(correction({ entityId: 'LR-6' }))).body.status, 'applied')
-      await applyAsAdmin(server, settings({ approvalRequired: true, twoPersonApproval: true, approvalRequiredFor: { reasonCategories: ['recalculation'] } }))
+      await applyAsAdmin(
+        server,
+        settings({ approvalRequired: true, twoPersonApproval: true, approvalRequiredFor: { reasonCategories: ['recalculation'] } }),
+      )
       assert.equal((await create(correction({ entityId: 'LR-7' }))).body.status, 'applied')
       assert.equal((await create(correction({ entityId: 'LR-7', reasonCategory: 'recalculation' }))).body.status, 'pending')
       await applyAsAdmin(server, settings({ approvalRequired: true, twoPersonApproval: true }))
@@ -106,7 +120,10 @@ for (const backend of BACKENDS) {
     it('400 for an unknown reason category (listing the valid ones), missing fields, server-set fields', async () => {
       const category = await create(correction({ reasonCategory: 'whim' }))
       assert.equal(category.status, 400)
-      assert.match(errorMessage(category), /"whim" is not in this workspace's list; use one of data-entry-error, transcription-error, recalculation, delayed-entry, instrument-fault, other/)
+      assert.match(
+        errorMessage(category),
+        /"whim" is not in this workspace's list; use one of data-entry-error, transcription-error, recalculation, delayed-entry, instrument-fault, other/,
+      )
       const { ScopeKey: _s, ...noScope } = correction()
       assert.match(errorMessage(await create(noScope)), /ScopeKey is required/)
       const { before: _b, ...noBefore } = correction()
@@ -151,22 +168,39 @@ for (const backend of BACKENDS) {
       const list = (query: string) => server.api('GET', `${AMENDMENTS}?scopeKey=batch-7&${query}`, { token: reader })
       const all = await list('limit=1000')
       assert.ok(all.body.totalCount >= 9)
-      assert.deepEqual(all.body.results.map((c: { createdAt: string }) => c.createdAt), [...all.body.results.map((c: { createdAt: string }) => c.createdAt)].sort().reverse(), 'newest first')
+      assert.deepEqual(
+        all.body.results.map((c: { createdAt: string }) => c.createdAt),
+        [...all.body.results.map((c: { createdAt: string }) => c.createdAt)].sort().reverse(),
+        'newest first',
+      )
       const pending = await list('status=pending')
       assert.ok(pending.body.results.every((c: { status: string }) => c.status === 'pending'))
       assert.equal(pending.body.totalCount, pending.body.results.length)
       const byEntity = await list('entityId=LR-7')
-      assert.deepEqual(byEntity.body.results.map((c: { reasonCategory: string }) => c.reasonCategory).sort(), ['data-entry-error', 'recalculation'])
+      assert.deepEqual(byEntity.body.results.map((c: { reasonCategory: string }) => c.reasonCategory).sort(), [
+        'data-entry-error',
+        'recalculation',
+      ])
       assert.equal((await list('reasonCategory=recalculation')).body.totalCount, 1)
       assert.equal((await list(`amendedBy=${encodeURIComponent(server.accounts.approver.name)}`)).body.totalCount, 1)
       assert.equal((await list(`amendedBy=${server.accounts.approver.id}`)).body.totalCount, 1)
       assert.equal((await list('entityType=nothing')).body.totalCount, 0)
       const page = await list('limit=2&offset=1')
-      assert.deepEqual(page.body.results.map((c: { id: string }) => c.id), all.body.results.slice(1, 3).map((c: { id: string }) => c.id))
+      assert.deepEqual(
+        page.body.results.map((c: { id: string }) => c.id),
+        all.body.results.slice(1, 3).map((c: { id: string }) => c.id),
+      )
       assert.equal(page.body.totalCount, all.body.totalCount)
       assert.equal((await list(`startDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.totalCount, 0)
       assert.equal((await list(`endDate=${new Date(Date.now() + 60_000).toISOString()}`)).body.totalCount, all.body.totalCount)
-      for (const [query, message] of [['limit=0', /limit must be at least 1/], ['limit=1001', /limit may be at most 1000/], ['limit=abc', /limit/], ['offset=-1', /offset may not be negative/], ['status=done', /status/], ['startDate=yesterday', /startDate must be an ISO 8601 time/]] as const) {
+      for (const [query, message] of [
+        ['limit=0', /limit must be at least 1/],
+        ['limit=1001', /limit may be at most 1000/],
+        ['limit=abc', /limit/],
+        ['offset=-1', /offset may not be negative/],
+        ['status=done', /status/],
+        ['startDate=yesterday', /startDate must be an ISO 8601 time/],
+      ] as const) {
         const response = await list(query)
         assert.equal(response.status, 400, query)
         assert.match(errorMessage(response), message)
@@ -175,23 +209,53 @@ for (const backend of BACKENDS) {
 
     it('a row correction changes what a warm query returns, and the original stays in the chain', async () => {
       await pushRows(server, 'sensors', sensorRows(3))
-      const query = () => server.api('POST', '/oi-api/warm-queries', { token: editor, body: { Query: 'Sensors | where sensor == "s1" | project _rowid, value' } })
+      const query = () =>
+        server.api('POST', '/oi-api/warm-queries', {
+          token: editor,
+          body: { Query: 'Sensors | where sensor == "s1" | project _rowid, value' },
+        })
       const [{ _rowid: rowId, value: original }] = (await query()).body.results
-      const created = await create({ ScopeKey: 'line-1', entityType: 'row:sensors', entityId: String(rowId), reasonCategory: 'instrument-fault', reason: 'sensor s1 read 1 instead of 11', before: { value: original }, after: { value: 11 } })
+      const created = await create({
+        ScopeKey: 'line-1',
+        entityType: 'row:sensors',
+        entityId: String(rowId),
+        reasonCategory: 'instrument-fault',
+        reason: 'sensor s1 read 1 instead of 11',
+        before: { value: original },
+        after: { value: 11 },
+      })
       assert.equal(created.status, 200, created.text)
       assert.equal((await query()).body.results[0].value, original, 'pending corrections change nothing')
       assert.equal((await approve(created.body.id, approver, 'line-1')).body.status, 'applied')
       assert.equal((await query()).body.results[0].value, 11, 'the query sees the corrected value')
-      const chain = await server.api('GET', `${AMENDMENTS}/chain?scopeKey=line-1&entityId=${rowId}&entityType=row:sensors`, { token: editor })
-      assert.deepEqual(chain.body.results.map((c: { before: unknown; after: unknown }) => [c.before, c.after]), [[{ value: original }, { value: 11 }]])
+      const chain = await server.api('GET', `${AMENDMENTS}/chain?scopeKey=line-1&entityId=${rowId}&entityType=row:sensors`, {
+        token: editor,
+      })
+      assert.deepEqual(
+        chain.body.results.map((c: { before: unknown; after: unknown }) => [c.before, c.after]),
+        [[{ value: original }, { value: 11 }]],
+      )
     })
 
     it('a stale before is refused: concurrent corrections of one row, one wins', async () => {
       await applyAsAdmin(server, settings({ approvalRequired: false, twoPersonApproval: true }))
       try {
-        const rows = (await server.api('POST', '/oi-api/warm-queries', { token: editor, body: { Query: 'Sensors | where sensor == "s2" | project _rowid, value | take 1' } })).body.results
+        const rows = (
+          await server.api('POST', '/oi-api/warm-queries', {
+            token: editor,
+            body: { Query: 'Sensors | where sensor == "s2" | project _rowid, value | take 1' },
+          })
+        ).body.results
         const { _rowid: rowId, value } = rows[0]
-        const body = (to: number) => ({ ScopeKey: 'line-1', entityType: 'row:sensors', entityId: String(rowId), reasonCategory: 'recalculation', reason: `recalculated to ${to}`, before: { value }, after: { value: to } })
+        const body = (to: number) => ({
+          ScopeKey: 'line-1',
+          entityType: 'row:sensors',
+          entityId: String(rowId),
+          reasonCategory: 'recalculation',
+          reason: `recalculated to ${to}`,
+          before: { value },
+          after: { value: to },
+        })
         const results = await Promise.all([create(body(100)), create(body(200))])
         assert.deepEqual(results.map((r) => r.status).sort(), [200, 400])
         const loser = results.find((r) => r.status === 400)!
@@ -208,19 +272,30 @@ for (const backend of BACKENDS) {
       }
     })
 
-    it('every create, approve and reject is a record of the scope\'s activity log, and the chain verifies', async () => {
+    it("every create, approve and reject is a record of the scope's activity log, and the chain verifies", async () => {
       const id = (await create(correction({ entityId: 'LR-LOG' }))).body.id
       await approve(id)
       const rejected = (await create(correction({ entityId: 'LR-LOG' }))).body.id
       await reject(rejected, { reason: 'duplicate' })
       const reader = await server.token('analyst')
-      const log = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=batch-7&entityType=lab-result&order=asc&limit=1000', { token: reader })
+      const log = await server.api('GET', '/oi-api/provenance/events/query?scopeKey=batch-7&entityType=lab-result&order=asc&limit=1000', {
+        token: reader,
+      })
       assert.equal(log.status, 200, log.text)
       const mine = log.body.results.filter((r: { entityId: string }) => r.entityId === 'LR-LOG')
-      assert.deepEqual(mine.map((r: { actionType: string; details: { correctionId: string } }) => [r.actionType, r.details.correctionId]), [
-        ['correction-created', id], ['correction-approved', id], ['correction-created', rejected], ['correction-rejected', rejected],
-      ])
-      assert.deepEqual(mine.map((r: { userId: string }) => r.userId), [server.accounts.editor.id, server.accounts.approver.id, server.accounts.editor.id, server.accounts.approver.id])
+      assert.deepEqual(
+        mine.map((r: { actionType: string; details: { correctionId: string } }) => [r.actionType, r.details.correctionId]),
+        [
+          ['correction-created', id],
+          ['correction-approved', id],
+          ['correction-created', rejected],
+          ['correction-rejected', rejected],
+        ],
+      )
+      assert.deepEqual(
+        mine.map((r: { userId: string }) => r.userId),
+        [server.accounts.editor.id, server.accounts.approver.id, server.accounts.editor.id, server.accounts.approver.id],
+      )
       assert.deepEqual(mine[0].details.before, { ph: 7.9 }, 'the original value is in the log')
       const verdict = await server.api('POST', '/oi-api/provenance/events/verify', { token: reader, body: { ScopeKey: 'batch-7' } })
       assert.equal(verdict.status, 200, verdict.text)
@@ -229,18 +304,47 @@ for (const backend of BACKENDS) {
 
     it('the earlier per-log shape is a second view of the same corrections (deprecated)', async () => {
       const legacy = '/oi-api/amendment-logs/batch-7'
-      const created = await server.api('POST', `${legacy}/amendments`, { token: editor, body: { entityType: 'lab-result', entityId: 'LR-1', reasonCategory: 'transcription-error', reason: 'second look', before: { ph: 7.1 }, after: { ph: 7.2 } } })
+      const created = await server.api('POST', `${legacy}/amendments`, {
+        token: editor,
+        body: {
+          entityType: 'lab-result',
+          entityId: 'LR-1',
+          reasonCategory: 'transcription-error',
+          reason: 'second look',
+          before: { ph: 7.1 },
+          after: { ph: 7.2 },
+        },
+      })
       assert.equal(created.status, 200, created.text)
       assert.equal(created.body.ScopeKey, 'batch-7')
       assert.equal(created.body.chainIndex, 2)
       const current = await server.api('GET', `${AMENDMENTS}/chain?scopeKey=batch-7&entityId=LR-1`, { token: editor })
       const old = await server.api('GET', `${legacy}/chain?entityId=LR-1`, { token: editor })
-      assert.deepEqual(current.body.results.map((c: { chainIndex: number }) => c.chainIndex), [1, 2])
-      assert.deepEqual(old.body.results.map((c: { chainIndex: number }) => c.chainIndex), [2, 1], 'the earlier shape lists newest first')
+      assert.deepEqual(
+        current.body.results.map((c: { chainIndex: number }) => c.chainIndex),
+        [1, 2],
+      )
+      assert.deepEqual(
+        old.body.results.map((c: { chainIndex: number }) => c.chainIndex),
+        [2, 1],
+        'the earlier shape lists newest first',
+      )
       assert.equal((await server.api('GET', `${legacy}/amendments/query?entityId=LR-1`, { token: editor })).body.totalCount, 2)
       assert.equal((await server.api('GET', `${legacy}/reason-categories`, { token: editor })).body.reasonCategories.length, 6)
-      assert.equal((await server.api('POST', `${legacy}/amendments/${created.body.id}/reject`, { token: approver, body: { reason: 'no' } })).body.status, 'rejected')
-      assert.equal((await server.api('POST', '/oi-api/amendment-logs/batch-8/amendments', { token: editor, body: { ...correction(), ScopeKey: 'batch-7' } })).status, 400)
+      assert.equal(
+        (await server.api('POST', `${legacy}/amendments/${created.body.id}/reject`, { token: approver, body: { reason: 'no' } })).body
+          .status,
+        'rejected',
+      )
+      assert.equal(
+        (
+          await server.api('POST', '/oi-api/amendment-logs/batch-8/amendments', {
+            token: editor,
+            body: { ...correction(), ScopeKey: 'batch-7' },
+          })
+        ).status,
+        400,
+      )
       const doc = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin') })).body
       assert.equal(doc.paths['/oi-api/amendment-logs/{lookup}/chain'].get.deprecated, true)
       assert.equal(doc.paths['/oi-api/provenance/amendments/chain'].get.deprecated, undefined)
@@ -256,17 +360,29 @@ for (const backend of BACKENDS) {
         const token = await server.token('editor')
         const ids: string[] = []
         for (const [i, effective] of ['2026-03-09T00:00:00Z', '2026-03-01T00:00:00Z', '2026-02-01T00:00:00Z'].entries()) {
-          const response = await server.api('POST', AMENDMENTS, { token, body: correction({ entityId: 'E', reasonCategory: 'delayed-entry', before: i, after: i + 1, effectiveAt: effective }) })
+          const response = await server.api('POST', AMENDMENTS, {
+            token,
+            body: correction({ entityId: 'E', reasonCategory: 'delayed-entry', before: i, after: i + 1, effectiveAt: effective }),
+          })
           assert.equal(response.status, 200, response.text)
           ids.push(response.body.id)
           clock.advance(-3_600_000) // the clock steps back an hour between corrections
         }
         const chain = (await server.api('GET', `${AMENDMENTS}/chain?scopeKey=batch-7&entityId=E`, { token })).body.results
-        assert.deepEqual(chain.map((c: { id: string }) => c.id), ids)
-        assert.deepEqual(chain.map((c: { previousId?: string }) => c.previousId), [undefined, ids[0], ids[1]])
+        assert.deepEqual(
+          chain.map((c: { id: string }) => c.id),
+          ids,
+        )
+        assert.deepEqual(
+          chain.map((c: { previousId?: string }) => c.previousId),
+          [undefined, ids[0], ids[1]],
+        )
         assert.ok(Date.parse(chain[0].createdAt) > Date.parse(chain[2].createdAt), 'timestamps disagree with link order')
         const legacy = (await server.api('GET', '/oi-api/amendment-logs/batch-7/chain?entityId=E', { token })).body.results
-        assert.deepEqual(legacy.map((c: { id: string }) => c.id), [...ids].reverse())
+        assert.deepEqual(
+          legacy.map((c: { id: string }) => c.id),
+          [...ids].reverse(),
+        )
       } finally {
         await server.stop()
       }

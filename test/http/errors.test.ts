@@ -32,7 +32,10 @@ for (const backend of BACKENDS) {
     it('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
       const echoed = await server.api('GET', '/oi-api/provenance/reason-categories', { token, headers: { 'x-request-id': 'trace-42.abc' } })
       assert.equal(echoed.headers.get('x-request-id'), 'trace-42.abc')
-      const replaced = await server.api('GET', '/oi-api/provenance/reason-categories', { token, headers: { 'x-request-id': 'a'.repeat(300) } })
+      const replaced = await server.api('GET', '/oi-api/provenance/reason-categories', {
+        token,
+        headers: { 'x-request-id': 'a'.repeat(300) },
+      })
       assert.notEqual(replaced.headers.get('x-request-id'), 'a'.repeat(300))
     })
 
@@ -54,8 +57,10 @@ for (const backend of BACKENDS) {
       const broken = await startTestServer(backend)
       const brokenToken = await broken.token('admin')
       await broken.services.stores.close()
-      const response = await fetch(`${broken.baseUrl}/oi-api/provenance/reason-categories`, { headers: { authorization: `Bearer ${brokenToken}`, 'x-request-id': 'corr-500-test' } })
-      const body = await response.json() as { HasError: boolean; Messages: { Error: string } }
+      const response = await fetch(`${broken.baseUrl}/oi-api/provenance/reason-categories`, {
+        headers: { authorization: `Bearer ${brokenToken}`, 'x-request-id': 'corr-500-test' },
+      })
+      const body = (await response.json()) as { HasError: boolean; Messages: { Error: string } }
       assert.equal(response.status, 500)
       assert.equal(body.HasError, true)
       assert.match(body.Messages.Error, /correlation id corr-500-test/)

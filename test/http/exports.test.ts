@@ -18,16 +18,51 @@ import { type ApiResponse, errorMessage, startTestServer, type TestServer } from
 
 const CONFIG = {
   connections: [
-    { lookup: 'sensors', kind: 'push', table: 'Sensors', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'sensor', type: 'string' }, { name: 'value', type: 'real' }] },
-    // `sensor` is a long here and a string in `sensors`: a surface export encodes each row with its own connection's types.
-    { lookup: 'meters', kind: 'push', table: 'Meters', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'kwh', type: 'real' }, { name: 'sensor', type: 'long' }] },
     {
-      lookup: 'kinds', kind: 'push', table: 'Kinds', columns: [
-        { name: 'timestamp', type: 'datetime' }, { name: 'name', type: 'string' }, { name: 'value', type: 'real' }, { name: 'count', type: 'long' },
-        { name: 'ok', type: 'bool' }, { name: 'tags', type: 'dynamic' }, { name: 'duration', type: 'timespan' }, { name: 'id', type: 'guid' },
+      lookup: 'sensors',
+      kind: 'push',
+      table: 'Sensors',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'sensor', type: 'string' },
+        { name: 'value', type: 'real' },
       ],
     },
-    { lookup: 'bulk', kind: 'push', table: 'Bulk', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'seq', type: 'long' }] },
+    // `sensor` is a long here and a string in `sensors`: a surface export encodes each row with its own connection's types.
+    {
+      lookup: 'meters',
+      kind: 'push',
+      table: 'Meters',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'kwh', type: 'real' },
+        { name: 'sensor', type: 'long' },
+      ],
+    },
+    {
+      lookup: 'kinds',
+      kind: 'push',
+      table: 'Kinds',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'name', type: 'string' },
+        { name: 'value', type: 'real' },
+        { name: 'count', type: 'long' },
+        { name: 'ok', type: 'bool' },
+        { name: 'tags', type: 'dynamic' },
+        { name: 'duration', type: 'timespan' },
+        { name: 'id', type: 'guid' },
+      ],
+    },
+    {
+      lookup: 'bulk',
+      kind: 'push',
+      table: 'Bulk',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'seq', type: 'long' },
+      ],
+    },
   ],
   surfaces: [
     { lookup: 'hall', connections: ['sensors'] },
@@ -56,13 +91,49 @@ const METER_ROWS = [
 ]
 
 const KIND_ROWS = [
-  { timestamp: '2026-01-01T01:00:00.25Z', name: 'plain', value: 1.5, count: 42, ok: true, tags: { a: [1, 'x,"y"'], b: null }, duration: '1.02:03:04.5', id: '0b7e5a6c-0000-4000-8000-000000000001' },
-  { timestamp: '2026-01-01T01:00:01Z', name: 'comma, "quote"\r\nnew line', value: -5, count: -7, ok: false, tags: 'text', duration: '-00:00:01', id: null },
-  { timestamp: '2026-01-01T01:00:02Z', name: '=HYPERLINK("http://x","y")', value: null, count: null, ok: null, tags: null, duration: null, id: null },
+  {
+    timestamp: '2026-01-01T01:00:00.25Z',
+    name: 'plain',
+    value: 1.5,
+    count: 42,
+    ok: true,
+    tags: { a: [1, 'x,"y"'], b: null },
+    duration: '1.02:03:04.5',
+    id: '0b7e5a6c-0000-4000-8000-000000000001',
+  },
+  {
+    timestamp: '2026-01-01T01:00:01Z',
+    name: 'comma, "quote"\r\nnew line',
+    value: -5,
+    count: -7,
+    ok: false,
+    tags: 'text',
+    duration: '-00:00:01',
+    id: null,
+  },
+  {
+    timestamp: '2026-01-01T01:00:02Z',
+    name: '=HYPERLINK("http://x","y")',
+    value: null,
+    count: null,
+    ok: null,
+    tags: null,
+    duration: null,
+    id: null,
+  },
   { timestamp: '2026-01-01T01:00:03Z', name: '-5', value: 0, count: 0, ok: true, tags: [], duration: '00:00:00', id: null },
   { timestamp: '2026-01-01T01:00:04Z', name: '@SUM(A1)', value: 1e21, count: 1, ok: true, tags: 5, duration: '00:00:01', id: null },
   { timestamp: '2026-01-01T01:00:05Z', name: '+1-1', value: 2, count: 2, ok: true, tags: {}, duration: '00:00:02', id: null },
-  { timestamp: '2026-01-01T01:00:06Z', name: 'ünïcødé ✓ 𝄞', value: 3, count: 3, ok: true, tags: { k: 'v' }, duration: '00:00:03', id: null },
+  {
+    timestamp: '2026-01-01T01:00:06Z',
+    name: 'ünïcødé ✓ 𝄞',
+    value: 3,
+    count: 3,
+    ok: true,
+    tags: { k: 'v' },
+    duration: '00:00:03',
+    id: null,
+  },
   { timestamp: '2026-01-01T01:00:07Z', name: '', value: 4, count: 4, ok: false, tags: { '': '' }, duration: '00:00:04', id: null },
 ]
 
@@ -91,7 +162,11 @@ for (const backend of BACKENDS) {
       return `${server.baseUrl}${url.pathname}${url.search}`
     }
     const fetchFile = (downloadUrl: string, init?: RequestInit) => fetch(local(downloadUrl), init)
-    async function exported(path: string, body: Record<string, unknown>, token = analyst): Promise<{ response: ApiResponse; text: string }> {
+    async function exported(
+      path: string,
+      body: Record<string, unknown>,
+      token = analyst,
+    ): Promise<{ response: ApiResponse; text: string }> {
       const response = await post(path, body, token)
       assert.equal(response.status, 200, response.text)
       const file = await fetchFile(response.body.downloadUrl)
@@ -99,7 +174,11 @@ for (const backend of BACKENDS) {
       return { response, text: await file.text() }
     }
     const csvRecords = (text: string) => parse(text, { columns: true }) as Record<string, string>[]
-    const jsonLines = (text: string) => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>)
+    const jsonLines = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
 
     before(async () => {
       server = await startTestServer(backend, { clock })
@@ -115,49 +194,72 @@ for (const backend of BACKENDS) {
     after(() => server.stop())
 
     describe('endpoints and formats', () => {
-      it('data connection, CSV: the window\'s rows in order, boundaries [from, to), the response fields in order', async () => {
+      it("data connection, CSV: the window's rows in order, boundaries [from, to), the response fields in order", async () => {
         const { response, text } = await exported('data-connections/sensors', { format: 'csv', ...WINDOW })
         assert.deepEqual(Object.keys(response.body), RESPONSE_FIELDS)
-        assert.deepEqual({ ...response.body, downloadUrl: undefined, expiresAt: undefined }, {
-          downloadUrl: undefined, expiresAt: undefined, format: 'csv', page: 1, pageSize: 1000, pageCount: 1, rowCount: 4, totalRows: 4, truncated: false,
-        })
-        assert.equal(text, [
-          'timestamp,sensor,value',
-          '2026-01-01T00:00:00Z,s0,0',
-          '2026-01-01T00:01:00Z,s1,1',
-          '2026-01-01T00:02:00Z,s2,-5',
-          '2026-01-01T00:03:00Z,s3,3.25',
-          '',
-        ].join('\r\n'))
+        assert.deepEqual(
+          { ...response.body, downloadUrl: undefined, expiresAt: undefined },
+          {
+            downloadUrl: undefined,
+            expiresAt: undefined,
+            format: 'csv',
+            page: 1,
+            pageSize: 1000,
+            pageCount: 1,
+            rowCount: 4,
+            totalRows: 4,
+            truncated: false,
+          },
+        )
+        assert.equal(
+          text,
+          [
+            'timestamp,sensor,value',
+            '2026-01-01T00:00:00Z,s0,0',
+            '2026-01-01T00:01:00Z,s1,1',
+            '2026-01-01T00:02:00Z,s2,-5',
+            '2026-01-01T00:03:00Z,s3,3.25',
+            '',
+          ].join('\r\n'),
+        )
       })
 
-      it('data connection, JSONL: one object per line in the query endpoints\' wire form', async () => {
+      it("data connection, JSONL: one object per line in the query endpoints' wire form", async () => {
         const { response, text } = await exported('data-connections/meters', { format: 'jsonl', ...WINDOW })
         assert.equal(response.body.rowCount, 3)
-        assert.equal(text, [
-          '{"timestamp":"2026-01-01T00:01:00Z","kwh":2.5,"sensor":7}',
-          '{"timestamp":"2026-01-01T00:02:30Z","kwh":3,"sensor":8}',
-          '{"timestamp":"2026-01-01T00:05:00Z","kwh":4.5,"sensor":9}',
-          '',
-        ].join('\n'))
+        assert.equal(
+          text,
+          [
+            '{"timestamp":"2026-01-01T00:01:00Z","kwh":2.5,"sensor":7}',
+            '{"timestamp":"2026-01-01T00:02:30Z","kwh":3,"sensor":8}',
+            '{"timestamp":"2026-01-01T00:05:00Z","kwh":4.5,"sensor":9}',
+            '',
+          ].join('\n'),
+        )
       })
 
       it('surface, CSV and JSONL: connections merged by timestamp then row id, a connection column first, the union of columns', async () => {
         const csv = await exported('surfaces/plant', { format: 'csv', ...WINDOW })
         assert.equal(csv.response.body.totalRows, 7)
-        assert.equal(csv.text, [
-          'connection,timestamp,sensor,value,kwh',
-          'sensors,2026-01-01T00:00:00Z,s0,0,',
-          'sensors,2026-01-01T00:01:00Z,s1,1,',
-          'meters,2026-01-01T00:01:00Z,7,,2.5',
-          'sensors,2026-01-01T00:02:00Z,s2,-5,',
-          'meters,2026-01-01T00:02:30Z,8,,3',
-          'sensors,2026-01-01T00:03:00Z,s3,3.25,',
-          'meters,2026-01-01T00:05:00Z,9,,4.5',
-          '',
-        ].join('\r\n'))
+        assert.equal(
+          csv.text,
+          [
+            'connection,timestamp,sensor,value,kwh',
+            'sensors,2026-01-01T00:00:00Z,s0,0,',
+            'sensors,2026-01-01T00:01:00Z,s1,1,',
+            'meters,2026-01-01T00:01:00Z,7,,2.5',
+            'sensors,2026-01-01T00:02:00Z,s2,-5,',
+            'meters,2026-01-01T00:02:30Z,8,,3',
+            'sensors,2026-01-01T00:03:00Z,s3,3.25,',
+            'meters,2026-01-01T00:05:00Z,9,,4.5',
+            '',
+          ].join('\r\n'),
+        )
         const jsonl = await exported('surfaces/plant', { format: 'jsonl', ...WINDOW, page: 2, pageSize: 3 })
-        assert.deepEqual({ rowCount: jsonl.response.body.rowCount, pageCount: jsonl.response.body.pageCount, totalRows: jsonl.response.body.totalRows }, { rowCount: 3, pageCount: 3, totalRows: 7 })
+        assert.deepEqual(
+          { rowCount: jsonl.response.body.rowCount, pageCount: jsonl.response.body.pageCount, totalRows: jsonl.response.body.totalRows },
+          { rowCount: 3, pageCount: 3, totalRows: 7 },
+        )
         assert.deepEqual(jsonLines(jsonl.text), [
           { connection: 'sensors', timestamp: '2026-01-01T00:02:00Z', sensor: 's2', value: -5, kwh: null },
           { connection: 'meters', timestamp: '2026-01-01T00:02:30Z', sensor: 8, value: null, kwh: 3 },
@@ -167,7 +269,10 @@ for (const backend of BACKENDS) {
 
       it('surface + connection: only that connection, with the connection column; 404 when it does not belong to the surface', async () => {
         const csv = await exported('surfaces/plant/connection/meters', { format: 'csv', ...WINDOW })
-        assert.equal(csv.text, 'connection,timestamp,kwh,sensor\r\nmeters,2026-01-01T00:01:00Z,2.5,7\r\nmeters,2026-01-01T00:02:30Z,3,8\r\nmeters,2026-01-01T00:05:00Z,4.5,9\r\n')
+        assert.equal(
+          csv.text,
+          'connection,timestamp,kwh,sensor\r\nmeters,2026-01-01T00:01:00Z,2.5,7\r\nmeters,2026-01-01T00:02:30Z,3,8\r\nmeters,2026-01-01T00:05:00Z,4.5,9\r\n',
+        )
         const jsonl = await exported('surfaces/hall/connection/sensors', { format: 'jsonl', ...WINDOW, pageSize: 1 })
         assert.deepEqual(jsonLines(jsonl.text), [{ connection: 'sensors', timestamp: FROM, sensor: 's0', value: 0 }])
         assert.equal(jsonl.response.body.pageCount, 4)
@@ -191,7 +296,20 @@ for (const backend of BACKENDS) {
       it('an empty window gives a header-only CSV and an empty JSONL file', async () => {
         const window = { from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' }
         const csv = await exported('data-connections/sensors', { format: 'csv', ...window })
-        assert.deepEqual({ ...csv.response.body, downloadUrl: 0, expiresAt: 0 }, { downloadUrl: 0, expiresAt: 0, format: 'csv', page: 1, pageSize: 1000, pageCount: 0, rowCount: 0, totalRows: 0, truncated: false })
+        assert.deepEqual(
+          { ...csv.response.body, downloadUrl: 0, expiresAt: 0 },
+          {
+            downloadUrl: 0,
+            expiresAt: 0,
+            format: 'csv',
+            page: 1,
+            pageSize: 1000,
+            pageCount: 0,
+            rowCount: 0,
+            totalRows: 0,
+            truncated: false,
+          },
+        )
         assert.equal(csv.text, 'timestamp,sensor,value\r\n')
         const jsonl = await exported('data-connections/sensors', { format: 'jsonl', ...window })
         assert.equal(jsonl.text, '')
@@ -213,18 +331,21 @@ for (const backend of BACKENDS) {
           assert.equal(response.body.pageSize, pageSize)
         }
         await expect400({ format: 'csv', ...WINDOW, pageSize: 5001 }, /^body\.pageSize: pageSize is at most 5000/)
-        for (const pageSize of [0, -1, -5000, 2.5, '100', null]) await expect400({ format: 'csv', ...WINDOW, pageSize }, /^body\.pageSize: pageSize must be a whole number from 1 to 5000/)
+        for (const pageSize of [0, -1, -5000, 2.5, '100', null])
+          await expect400({ format: 'csv', ...WINDOW, pageSize }, /^body\.pageSize: pageSize must be a whole number from 1 to 5000/)
       })
 
       it('page: default 1; 0, negatives, fractions and text are 400s naming page; a page past the end is an empty file', async () => {
-        for (const page of [0, -1, 1.5, '2']) await expect400({ format: 'csv', ...WINDOW, page }, /^body\.page: page must be a whole number from 1/)
+        for (const page of [0, -1, 1.5, '2'])
+          await expect400({ format: 'csv', ...WINDOW, page }, /^body\.page: page must be a whole number from 1/)
         const { response, text } = await exported('data-connections/sensors', { format: 'csv', ...WINDOW, page: 3, pageSize: 2 })
         assert.deepEqual([response.body.page, response.body.rowCount, response.body.pageCount, response.body.totalRows], [3, 0, 2, 4])
         assert.equal(text, 'timestamp,sensor,value\r\n')
       })
 
       it('format: csv or jsonl, required', async () => {
-        for (const format of ['xlsx', 'CSV', '', 5]) await expect400({ format, ...WINDOW }, /^body\.format: format must be "csv" or "jsonl"/)
+        for (const format of ['xlsx', 'CSV', '', 5])
+          await expect400({ format, ...WINDOW }, /^body\.format: format must be "csv" or "jsonl"/)
         await expect400({ ...WINDOW }, /^body\.format: format must be "csv" or "jsonl"/)
       })
 
@@ -243,7 +364,8 @@ for (const backend of BACKENDS) {
         const response = await post('data-connections/sensors', { format: 'xml', from: 'x', to: TO, pageSize: 0, colour: 'red' })
         assert.equal(response.status, 400)
         const message = errorMessage(response)
-        for (const field of ['body.format', 'body.from', 'body.pageSize', 'unknown field colour']) assert.ok(message.includes(field), message)
+        for (const field of ['body.format', 'body.from', 'body.pageSize', 'unknown field colour'])
+          assert.ok(message.includes(field), message)
         const mixed = await post('data-connections/sensors', { Format: 'csv', FROM, To: TO, PAGESIZE: 2 })
         assert.equal(mixed.status, 200, mixed.text)
         assert.equal(mixed.body.pageSize, 2)
@@ -251,19 +373,41 @@ for (const backend of BACKENDS) {
 
       it('timezone offsets and date-only times describe the same window', async () => {
         const zulu = await exported('data-connections/sensors', { format: 'csv', from: FROM, to: TO })
-        const offset = await exported('data-connections/sensors', { format: 'csv', from: '2026-01-01T02:00:00+02:00', to: '2026-01-01T19:00:00-05:00' })
+        const offset = await exported('data-connections/sensors', {
+          format: 'csv',
+          from: '2026-01-01T02:00:00+02:00',
+          to: '2026-01-01T19:00:00-05:00',
+        })
         const dates = await exported('data-connections/sensors', { format: 'csv', from: '2026-01-01', to: '2026-01-02' })
         assert.equal(offset.text, zulu.text)
         assert.equal(dates.text, zulu.text)
       })
 
       it('boundaries are exact to the tick: a row at from is in, one tick later it is out; a row at to is out', async () => {
-        const atFrom = await exported('data-connections/sensors', { format: 'jsonl', from: '2025-12-31T23:59:59.9999999Z', to: '2026-01-01T00:00:00.0000001Z' })
-        assert.deepEqual(jsonLines(atFrom.text).map((r) => r['sensor']), ['before', 's0'])
-        const tickLater = await exported('data-connections/sensors', { format: 'jsonl', from: '2026-01-01T00:00:00.0000001Z', to: '2026-01-01T00:01:00Z' })
+        const atFrom = await exported('data-connections/sensors', {
+          format: 'jsonl',
+          from: '2025-12-31T23:59:59.9999999Z',
+          to: '2026-01-01T00:00:00.0000001Z',
+        })
+        assert.deepEqual(
+          jsonLines(atFrom.text).map((r) => r['sensor']),
+          ['before', 's0'],
+        )
+        const tickLater = await exported('data-connections/sensors', {
+          format: 'jsonl',
+          from: '2026-01-01T00:00:00.0000001Z',
+          to: '2026-01-01T00:01:00Z',
+        })
         assert.deepEqual(jsonLines(tickLater.text), [])
-        const toEdge = await exported('data-connections/sensors', { format: 'jsonl', from: '2026-01-01T00:03:00Z', to: '2026-01-02T00:00:00.0000001Z' })
-        assert.deepEqual(jsonLines(toEdge.text).map((r) => r['sensor']), ['s3', 'at-to'])
+        const toEdge = await exported('data-connections/sensors', {
+          format: 'jsonl',
+          from: '2026-01-01T00:03:00Z',
+          to: '2026-01-02T00:00:00.0000001Z',
+        })
+        assert.deepEqual(
+          jsonLines(toEdge.text).map((r) => r['sensor']),
+          ['s3', 'at-to'],
+        )
       })
     })
 
@@ -310,37 +454,140 @@ for (const backend of BACKENDS) {
         const { text } = await exported('data-connections/kinds', { format: 'csv', ...WINDOW })
         assert.ok(text.endsWith('\r\n') && !/[^\r]\n/.test(text.replace(/"[^"]*"/g, '')), 'CRLF line ends outside quoted fields')
         assert.deepEqual(csvRecords(text), [
-          { timestamp: '2026-01-01T01:00:00.25Z', name: 'plain', value: '1.5', count: '42', ok: 'true', tags: '{"a":[1,"x,\\"y\\""],"b":null}', duration: '1.02:03:04.5000000', id: '0b7e5a6c-0000-4000-8000-000000000001' },
-          { timestamp: '2026-01-01T01:00:01Z', name: 'comma, "quote"\r\nnew line', value: '-5', count: '-7', ok: 'false', tags: '"text"', duration: '-00:00:01', id: '' },
-          { timestamp: '2026-01-01T01:00:02Z', name: '\'=HYPERLINK("http://x","y")', value: '', count: '', ok: '', tags: '', duration: '', id: '' },
+          {
+            timestamp: '2026-01-01T01:00:00.25Z',
+            name: 'plain',
+            value: '1.5',
+            count: '42',
+            ok: 'true',
+            tags: '{"a":[1,"x,\\"y\\""],"b":null}',
+            duration: '1.02:03:04.5000000',
+            id: '0b7e5a6c-0000-4000-8000-000000000001',
+          },
+          {
+            timestamp: '2026-01-01T01:00:01Z',
+            name: 'comma, "quote"\r\nnew line',
+            value: '-5',
+            count: '-7',
+            ok: 'false',
+            tags: '"text"',
+            duration: '-00:00:01',
+            id: '',
+          },
+          {
+            timestamp: '2026-01-01T01:00:02Z',
+            name: '\'=HYPERLINK("http://x","y")',
+            value: '',
+            count: '',
+            ok: '',
+            tags: '',
+            duration: '',
+            id: '',
+          },
           { timestamp: '2026-01-01T01:00:03Z', name: '-5', value: '0', count: '0', ok: 'true', tags: '[]', duration: '00:00:00', id: '' },
-          { timestamp: '2026-01-01T01:00:04Z', name: '\'@SUM(A1)', value: '1e+21', count: '1', ok: 'true', tags: '5', duration: '00:00:01', id: '' },
-          { timestamp: '2026-01-01T01:00:05Z', name: '\'+1-1', value: '2', count: '2', ok: 'true', tags: '{}', duration: '00:00:02', id: '' },
-          { timestamp: '2026-01-01T01:00:06Z', name: 'ünïcødé ✓ 𝄞', value: '3', count: '3', ok: 'true', tags: '{"k":"v"}', duration: '00:00:03', id: '' },
-          { timestamp: '2026-01-01T01:00:07Z', name: '', value: '4', count: '4', ok: 'false', tags: '{"":""}', duration: '00:00:04', id: '' },
+          {
+            timestamp: '2026-01-01T01:00:04Z',
+            name: "'@SUM(A1)",
+            value: '1e+21',
+            count: '1',
+            ok: 'true',
+            tags: '5',
+            duration: '00:00:01',
+            id: '',
+          },
+          {
+            timestamp: '2026-01-01T01:00:05Z',
+            name: "'+1-1",
+            value: '2',
+            count: '2',
+            ok: 'true',
+            tags: '{}',
+            duration: '00:00:02',
+            id: '',
+          },
+          {
+            timestamp: '2026-01-01T01:00:06Z',
+            name: 'ünïcødé ✓ 𝄞',
+            value: '3',
+            count: '3',
+            ok: 'true',
+            tags: '{"k":"v"}',
+            duration: '00:00:03',
+            id: '',
+          },
+          {
+            timestamp: '2026-01-01T01:00:07Z',
+            name: '',
+            value: '4',
+            count: '4',
+            ok: 'false',
+            tags: '{"":""}',
+            duration: '00:00:04',
+            id: '',
+          },
         ])
       })
 
       it('JSONL: values exactly as stored, no formula guard', async () => {
         const { text } = await exported('data-connections/kinds', { format: 'jsonl', ...WINDOW, pageSize: 3 })
         assert.deepEqual(jsonLines(text), [
-          { timestamp: '2026-01-01T01:00:00.25Z', name: 'plain', value: 1.5, count: 42, ok: true, tags: { a: [1, 'x,"y"'], b: null }, duration: '1.02:03:04.5000000', id: '0b7e5a6c-0000-4000-8000-000000000001' },
-          { timestamp: '2026-01-01T01:00:01Z', name: 'comma, "quote"\r\nnew line', value: -5, count: -7, ok: false, tags: 'text', duration: '-00:00:01', id: null },
-          { timestamp: '2026-01-01T01:00:02Z', name: '=HYPERLINK("http://x","y")', value: null, count: null, ok: null, tags: null, duration: null, id: null },
+          {
+            timestamp: '2026-01-01T01:00:00.25Z',
+            name: 'plain',
+            value: 1.5,
+            count: 42,
+            ok: true,
+            tags: { a: [1, 'x,"y"'], b: null },
+            duration: '1.02:03:04.5000000',
+            id: '0b7e5a6c-0000-4000-8000-000000000001',
+          },
+          {
+            timestamp: '2026-01-01T01:00:01Z',
+            name: 'comma, "quote"\r\nnew line',
+            value: -5,
+            count: -7,
+            ok: false,
+            tags: 'text',
+            duration: '-00:00:01',
+            id: null,
+          },
+          {
+            timestamp: '2026-01-01T01:00:02Z',
+            name: '=HYPERLINK("http://x","y")',
+            value: null,
+            count: null,
+            ok: null,
+            tags: null,
+            duration: null,
+            id: null,
+          },
         ])
       })
 
       it('corrected rows export their corrected values (through the corrections log)', async () => {
         const [editor, approver] = [await server.token('editor'), await server.token('approver')]
-        const rows = await server.api('POST', '/oi-api/warm-queries', { token: editor, body: { Query: 'Sensors | where sensor == "s1" | project _rowid, value' } })
+        const rows = await server.api('POST', '/oi-api/warm-queries', {
+          token: editor,
+          body: { Query: 'Sensors | where sensor == "s1" | project _rowid, value' },
+        })
         const rowId = (rows.body.results as { _rowid: number }[])[0]!._rowid
         const correct = async (from: number, to: number) => {
           const created = await server.api('POST', '/oi-api/provenance/amendments', {
             token: editor,
-            body: { ScopeKey: 'line-1', entityType: 'row:sensors', entityId: String(rowId), reasonCategory: 'recalculation', reason: `recalculated to ${to}`, before: { value: from }, after: { value: to } },
+            body: {
+              ScopeKey: 'line-1',
+              entityType: 'row:sensors',
+              entityId: String(rowId),
+              reasonCategory: 'recalculation',
+              reason: `recalculated to ${to}`,
+              before: { value: from },
+              after: { value: to },
+            },
           })
           assert.equal(created.status, 200, created.text)
-          const approved = await server.api('POST', `/oi-api/provenance/amendments/${created.body.id}/approve?scopeKey=line-1`, { token: approver })
+          const approved = await server.api('POST', `/oi-api/provenance/amendments/${created.body.id}/approve?scopeKey=line-1`, {
+            token: approver,
+          })
           assert.equal(approved.body.status, 'applied', approved.text)
         }
         await correct(1, 1.75)
@@ -362,13 +609,19 @@ for (const backend of BACKENDS) {
         const second = await fetchFile(response.body.downloadUrl)
         assert.equal(first.status, 200)
         assert.equal(first.headers.get('content-type'), 'text/csv; charset=utf-8; header=present')
-        assert.equal(first.headers.get('content-disposition'), 'attachment; filename="sensors_20260101T000000Z_20260102T000000Z_page-1.csv"')
+        assert.equal(
+          first.headers.get('content-disposition'),
+          'attachment; filename="sensors_20260101T000000Z_20260102T000000Z_page-1.csv"',
+        )
         assert.equal(first.headers.get('cache-control'), 'private, no-store')
         assert.equal(await first.text(), await second.text())
         const jsonl = await post('surfaces/plant/connection/meters', { format: 'jsonl', ...WINDOW, page: 2 })
         const file = await fetchFile(jsonl.body.downloadUrl)
         assert.equal(file.headers.get('content-type'), 'application/x-ndjson; charset=utf-8')
-        assert.equal(file.headers.get('content-disposition'), 'attachment; filename="plant.meters_20260101T000000Z_20260102T000000Z_page-2.jsonl"')
+        assert.equal(
+          file.headers.get('content-disposition'),
+          'attachment; filename="plant.meters_20260101T000000Z_20260102T000000Z_page-2.jsonl"',
+        )
       })
 
       it('Range: partial content that resumes to the whole file; If-Range with another ETag sends it all; HEAD; 416 past the end', async () => {
@@ -395,7 +648,7 @@ for (const backend of BACKENDS) {
         const beyond = await fetchFile(response.body.downloadUrl, { headers: { range: `bytes=${whole.length}-` } })
         assert.equal(beyond.status, 416)
         assert.equal(beyond.headers.get('content-range'), `bytes */${whole.length}`)
-        assert.match((await beyond.json() as { Messages: { Error: string } }).Messages.Error, /outside the file/)
+        assert.match(((await beyond.json()) as { Messages: { Error: string } }).Messages.Error, /outside the file/)
       })
 
       it('403 in the error envelope once expired (checked when the request starts: a running download finishes)', async () => {
@@ -405,7 +658,11 @@ for (const backend of BACKENDS) {
         const running = await fetchFile(response.body.downloadUrl)
         assert.equal(running.status, 200)
         clock.set(expiresAt)
-        const late = await server.api('GET', new URL(local(response.body.downloadUrl)).pathname + new URL(response.body.downloadUrl).search, {})
+        const late = await server.api(
+          'GET',
+          new URL(local(response.body.downloadUrl)).pathname + new URL(response.body.downloadUrl).search,
+          {},
+        )
         assert.equal(late.status, 403)
         assert.match(errorMessage(late), /^this download link expired at .* \(links last 15 minutes\); export again for a new link$/)
         assert.equal(jsonLines(await running.text()).length, 5000, 'the download that started in time ran to its end')
@@ -431,8 +688,13 @@ for (const backend of BACKENDS) {
         for (const variant of variants) {
           const altered = await fetch(`${server.baseUrl}${variant}`)
           assert.equal(altered.status, 403, variant)
-          const body = await altered.json() as { HasError: boolean; Messages: { Error: string } }
-          assert.deepEqual(body, { HasError: true, Messages: { Error: 'this download link is not valid: it was altered or not issued by this server; export again for a new link' } })
+          const body = (await altered.json()) as { HasError: boolean; Messages: { Error: string } }
+          assert.deepEqual(body, {
+            HasError: true,
+            Messages: {
+              Error: 'this download link is not valid: it was altered or not issued by this server; export again for a new link',
+            },
+          })
         }
         assert.equal((await fetchFile(response.body.downloadUrl)).status, 200, 'the unaltered URL still works')
       })
@@ -451,7 +713,7 @@ for (const backend of BACKENDS) {
     })
 
     describe('sweeper', () => {
-      it('deletes expired files and their records after a minute\'s grace, and leaves live ones', async () => {
+      it("deletes expired files and their records after a minute's grace, and leaves live ones", async () => {
         const old = await post('data-connections/sensors', { format: 'csv', ...WINDOW })
         clock.advance(10 * 60_000)
         const young = await post('data-connections/sensors', { format: 'jsonl', ...WINDOW })
@@ -462,7 +724,7 @@ for (const backend of BACKENDS) {
         await server.services.exports.sweep()
         assert.ok(existsSync(pathOf(idOf(old), 'csv')), 'within the grace minute the file stays')
         clock.set(Date.parse(old.body.expiresAt) + 60_000)
-        assert.ok(await server.services.exports.sweep() >= 1)
+        assert.ok((await server.services.exports.sweep()) >= 1)
         assert.ok(!existsSync(pathOf(idOf(old), 'csv')))
         assert.equal(await server.services.stores.exports.fileById(idOf(old)), undefined)
         assert.ok(existsSync(pathOf(idOf(young), 'jsonl')))
@@ -508,13 +770,17 @@ for (const backend of BACKENDS) {
         }
       })
 
-      it('limited to the connections and surfaces the token\'s scopes allow', async () => {
+      it("limited to the connections and surfaces the token's scopes allow", async () => {
         const meters = await server.token('analyst', { scopes: { connections: ['meters'] } })
         assert.equal((await post('data-connections/sensors', { format: 'csv', ...WINDOW }, meters)).status, 403)
         assert.equal((await post('surfaces/hall', { format: 'csv', ...WINDOW }, meters)).status, 403)
         assert.equal((await post('surfaces/plant/connection/sensors', { format: 'csv', ...WINDOW }, meters)).status, 403)
         const plant = await exported('surfaces/plant', { format: 'csv', ...WINDOW }, meters)
-        assert.deepEqual(csvRecords(plant.text).map((r) => r['connection']), ['meters', 'meters', 'meters'], 'only the allowed connection\'s rows')
+        assert.deepEqual(
+          csvRecords(plant.text).map((r) => r['connection']),
+          ['meters', 'meters', 'meters'],
+          "only the allowed connection's rows",
+        )
         const yard = await server.token('analyst', { scopes: { surfaces: ['yard'] } })
         assert.equal((await post('surfaces/hall', { format: 'csv', ...WINDOW }, yard)).status, 403)
         assert.equal((await post('surfaces/plant/connection/meters', { format: 'csv', ...WINDOW }, yard)).status, 403)
@@ -522,26 +788,52 @@ for (const backend of BACKENDS) {
         assert.equal((await post('data-connections/meters', { format: 'csv', ...WINDOW }, yard)).status, 200)
         const ok = await post('surfaces/yard/connection/meters', { format: 'csv', ...WINDOW }, yard)
         assert.equal(ok.status, 200)
-        assert.match(errorMessage(await post('surfaces/hall', { format: 'csv', ...WINDOW }, yard)), /restricted to other surfaces than "hall"/)
+        assert.match(
+          errorMessage(await post('surfaces/hall', { format: 'csv', ...WINDOW }, yard)),
+          /restricted to other surfaces than "hall"/,
+        )
       })
 
       it('the OpenAPI description lists the three operations for a token with exports:create only', async () => {
-        const paths = (token: string) => server.api('GET', '/oi-api/openapi', { token }).then((r) => Object.keys(r.body.paths).filter((p) => p.startsWith('/oi-api/downloads/')))
-        assert.deepEqual((await paths(analyst)).sort(), ['/oi-api/downloads/data-connections/{lookup}', '/oi-api/downloads/surfaces/{surface}', '/oi-api/downloads/surfaces/{surface}/connection/{connection}'])
+        const paths = (token: string) =>
+          server
+            .api('GET', '/oi-api/openapi', { token })
+            .then((r) => Object.keys(r.body.paths).filter((p) => p.startsWith('/oi-api/downloads/')))
+        assert.deepEqual((await paths(analyst)).sort(), [
+          '/oi-api/downloads/data-connections/{lookup}',
+          '/oi-api/downloads/surfaces/{surface}',
+          '/oi-api/downloads/surfaces/{surface}/connection/{connection}',
+        ])
         assert.deepEqual(await paths(await server.token('viewer')), [])
       })
 
       it('every export is recorded as a decision in the Platform-Config activity log: who, what, window and row counts', async () => {
         const response = await post('surfaces/plant', { format: 'jsonl', ...WINDOW, page: 2, pageSize: 3 })
-        const log = await server.api('GET', '/oi-api/provenance/events/query?entityType=export&limit=1', { token: await server.token('admin') })
+        const log = await server.api('GET', '/oi-api/provenance/events/query?entityType=export&limit=1', {
+          token: await server.token('admin'),
+        })
         assert.equal(log.status, 200, log.text)
         const [record] = log.body.results
         assert.equal(record.ScopeKey, null, 'the workspace-level Platform-Config container')
-        assert.deepEqual([record.entityType, record.entityId, record.actionType, record.userId], ['export', new URL(response.body.downloadUrl).pathname.split('/').pop(), 'created', server.accounts.analyst.id])
+        assert.deepEqual(
+          [record.entityType, record.entityId, record.actionType, record.userId],
+          ['export', new URL(response.body.downloadUrl).pathname.split('/').pop(), 'created', server.accounts.analyst.id],
+        )
         const { tokenId, sizeBytes, sha256, actor, ...facts } = record.details
         assert.deepEqual(facts, {
-          target: 'surface', surface: 'plant', connections: ['sensors', 'meters'], format: 'jsonl',
-          from: FROM, to: TO, page: 2, pageSize: 3, pageCount: 3, rowCount: 3, totalRows: 7, truncated: false, expiresAt: response.body.expiresAt,
+          target: 'surface',
+          surface: 'plant',
+          connections: ['sensors', 'meters'],
+          format: 'jsonl',
+          from: FROM,
+          to: TO,
+          page: 2,
+          pageSize: 3,
+          pageCount: 3,
+          rowCount: 3,
+          totalRows: 7,
+          truncated: false,
+          expiresAt: response.body.expiresAt,
         })
         assert.deepEqual(actor, { name: server.accounts.analyst.name, via: 'api' })
         assert.equal(typeof tokenId, 'string')
@@ -576,7 +868,10 @@ for (const backend of BACKENDS) {
         const first = await startTestServer(backend, { clock, ...shared })
         await applyAsAdmin(first, CONFIG)
         await pushRows(first, 'sensors', SENSOR_ROWS)
-        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', { token: await first.token('analyst'), body: { format: 'csv', ...WINDOW } })
+        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', {
+          token: await first.token('analyst'),
+          body: { format: 'csv', ...WINDOW },
+        })
         assert.equal(response.status, 200, response.text)
         const id = new URL(response.body.downloadUrl).pathname.split('/').pop()!
         const file = join(first.config.exportDir, first.workspace.id, `${id}.csv`)
@@ -609,13 +904,18 @@ for (const backend of BACKENDS) {
       try {
         await applyAsAdmin(first, CONFIG)
         await pushRows(first, 'sensors', SENSOR_ROWS)
-        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', { token: await first.token('analyst'), body: { format: 'csv', ...WINDOW } })
+        const response = await first.api('POST', '/oi-api/downloads/data-connections/sensors', {
+          token: await first.token('analyst'),
+          body: { format: 'csv', ...WINDOW },
+        })
         assert.equal(response.status, 200, response.text)
         const url = new URL(response.body.downloadUrl)
         const fromSecond = await fetch(`${second.baseUrl}${url.pathname}${url.search}`)
         assert.equal(fromSecond.status, 200)
         assert.match(await fromSecond.text(), /^timestamp,sensor,value\r\n2026-01-01T00:00:00Z,s0,0\r\n/)
-        const altered = await fetch(`${second.baseUrl}${url.pathname}${url.search.replace(/expires=\d/, (m) => `expires=${(Number(m.at(-1)) + 1) % 10 || 1}`)}`)
+        const altered = await fetch(
+          `${second.baseUrl}${url.pathname}${url.search.replace(/expires=\d/, (m) => `expires=${(Number(m.at(-1)) + 1) % 10 || 1}`)}`,
+        )
         assert.equal(altered.status, 403)
       } finally {
         await second.stop()

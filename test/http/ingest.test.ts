@@ -11,13 +11,28 @@ import { errorMessage, startTestServer, type TestServer } from '../support/test-
 export const SENSOR_CONFIG = {
   connections: [
     {
-      lookup: 'sensors', kind: 'push', table: 'Sensors',
+      lookup: 'sensors',
+      kind: 'push',
+      table: 'Sensors',
       columns: [
-        { name: 'timestamp', type: 'datetime' }, { name: 'sensor', type: 'string' }, { name: 'value', type: 'real' },
-        { name: 'count', type: 'long' }, { name: 'ok', type: 'bool' }, { name: 'tags', type: 'dynamic' }, { name: 'duration', type: 'timespan' },
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'sensor', type: 'string' },
+        { name: 'value', type: 'real' },
+        { name: 'count', type: 'long' },
+        { name: 'ok', type: 'bool' },
+        { name: 'tags', type: 'dynamic' },
+        { name: 'duration', type: 'timespan' },
       ],
     },
-    { lookup: 'meters', kind: 'push', table: 'Meters', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'kwh', type: 'real' }] },
+    {
+      lookup: 'meters',
+      kind: 'push',
+      table: 'Meters',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'kwh', type: 'real' },
+      ],
+    },
     { lookup: 'pulled', kind: 'postgres', table: 'Pulled', columns: [{ name: 'timestamp', type: 'datetime' }] },
   ],
   surfaces: [{ lookup: 'hall', connections: ['sensors'] }],
@@ -30,18 +45,32 @@ for (const backend of BACKENDS) {
     const path = (lookup: string) => `/oi-api/ingest/data-connections/${lookup}`
     before(async () => {
       server = await startTestServer(backend)
-      await server.services.config.apply(server.workspace.id, { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' }, SENSOR_CONFIG)
+      await server.services.config.apply(
+        server.workspace.id,
+        { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' },
+        SENSOR_CONFIG,
+      )
       editor = await server.token('editor')
     })
     after(() => server.stop())
 
     it('stores a JSON array, typed, with consecutive row ids, and announces it after commit', async () => {
       const events: BusEvent[] = []
-      const unsubscribe = server.services.bus.subscribe((e) => { if (e.kind === 'rows') events.push(e) })
+      const unsubscribe = server.services.bus.subscribe((e) => {
+        if (e.kind === 'rows') events.push(e)
+      })
       const response = await server.api('POST', path('sensors'), {
         token: editor,
         body: [
-          { timestamp: '2026-01-01T00:00:00.1234567Z', sensor: 'a', value: 1.5, count: 3, ok: true, tags: { x: [1, 2] }, duration: '01:30:00' },
+          {
+            timestamp: '2026-01-01T00:00:00.1234567Z',
+            sensor: 'a',
+            value: 1.5,
+            count: 3,
+            ok: true,
+            tags: { x: [1, 2] },
+            duration: '01:30:00',
+          },
           { timestamp: '2026-01-01T00:01:00+01:00', sensor: 'b', value: null },
         ],
       })
@@ -51,18 +80,39 @@ for (const backend of BACKENDS) {
       assert.equal(response.body.lastRowId, response.body.firstRowId + 1)
       const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
       const stored = await server.services.stores.data.rowsAfter(table, response.body.firstRowId - 1, 10)
-      assert.deepEqual(stored.map((r) => r.values), [
-        [17672256001234567n, 'a', 1.5, 3, true, { x: [1, 2] }, 54_000_000_000n],
-        [17672220600000000n, 'b', null, null, null, null, null],
-      ])
+      assert.deepEqual(
+        stored.map((r) => r.values),
+        [
+          [17672256001234567n, 'a', 1.5, 3, true, { x: [1, 2] }, 54_000_000_000n],
+          [17672220600000000n, 'b', null, null, null, null, null],
+        ],
+      )
       assert.equal(events.length, 1)
-      assert.deepEqual({ ...events[0], rows: undefined, at: undefined }, { kind: 'rows', workspaceId: server.workspace.id, connection: 'sensors', firstRowId: response.body.firstRowId, lastRowId: response.body.lastRowId, at: undefined, rows: undefined })
+      assert.deepEqual(
+        { ...events[0], rows: undefined, at: undefined },
+        {
+          kind: 'rows',
+          workspaceId: server.workspace.id,
+          connection: 'sensors',
+          firstRowId: response.body.firstRowId,
+          lastRowId: response.body.lastRowId,
+          at: undefined,
+          rows: undefined,
+        },
+      )
     })
 
-    it('accepts NDJSON, and row ids increase across the workspace\'s connections', async () => {
-      const first = await server.api('POST', path('meters'), { token: editor, rawBody: '{"timestamp":"2026-01-02T00:00:00Z","kwh":1}\n\n{"timestamp":"2026-01-02T01:00:00Z","kwh":2}\n', headers: { 'content-type': 'application/x-ndjson' } })
+    it("accepts NDJSON, and row ids increase across the workspace's connections", async () => {
+      const first = await server.api('POST', path('meters'), {
+        token: editor,
+        rawBody: '{"timestamp":"2026-01-02T00:00:00Z","kwh":1}\n\n{"timestamp":"2026-01-02T01:00:00Z","kwh":2}\n',
+        headers: { 'content-type': 'application/x-ndjson' },
+      })
       assert.equal(first.status, 200, first.text)
-      const second = await server.api('POST', path('sensors'), { token: editor, body: [{ timestamp: '2026-01-02T00:00:00Z', sensor: 'c' }] })
+      const second = await server.api('POST', path('sensors'), {
+        token: editor,
+        body: [{ timestamp: '2026-01-02T00:00:00Z', sensor: 'c' }],
+      })
       assert.equal(second.body.firstRowId, first.body.lastRowId + 1)
     })
 
@@ -70,7 +120,13 @@ for (const backend of BACKENDS) {
       const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
       const before = (await server.services.stores.data.rowsAfter(table, 0, 1000)).length
       const cases: [unknown[], RegExp][] = [
-        [[{ timestamp: '2026-01-01T00:00:00Z', value: 1 }, { timestamp: '2026-01-01T00:00:00Z', value: 'hot' }], /row 2: column value: expected a number, got "hot"/],
+        [
+          [
+            { timestamp: '2026-01-01T00:00:00Z', value: 1 },
+            { timestamp: '2026-01-01T00:00:00Z', value: 'hot' },
+          ],
+          /row 2: column value: expected a number, got "hot"/,
+        ],
         [[{ timestamp: 'yesterday' }], /row 1: column timestamp: expected an ISO 8601 datetime/],
         [[{ sensor: 'x' }], /row 1: column timestamp: the timestamp is required/],
         [[{ timestamp: '2026-01-01T00:00:00Z', colour: 'red' }], /row 1: column "colour" is not declared/],
@@ -91,13 +147,20 @@ for (const backend of BACKENDS) {
       const malformed = await server.api('POST', path('sensors'), { token: editor, rawBody: '[{"timestamp": ' })
       assert.equal(malformed.status, 400)
       assert.match(errorMessage(malformed), /not valid JSON.*position/)
-      const duplicate = await server.api('POST', path('sensors'), { token: editor, rawBody: '[{"timestamp":"2026-01-01T00:00:00Z","value":1,"value":2}]' })
+      const duplicate = await server.api('POST', path('sensors'), {
+        token: editor,
+        rawBody: '[{"timestamp":"2026-01-01T00:00:00Z","value":1,"value":2}]',
+      })
       assert.equal(duplicate.status, 400)
       assert.match(errorMessage(duplicate), /duplicate key "value"/)
       const empty = await server.api('POST', path('sensors'), { token: editor, rawBody: '' })
       assert.equal(empty.status, 400)
       errorMessage(empty)
-      const xml = await server.api('POST', path('sensors'), { token: editor, rawBody: '<rows/>', headers: { 'content-type': 'application/xml' } })
+      const xml = await server.api('POST', path('sensors'), {
+        token: editor,
+        rawBody: '<rows/>',
+        headers: { 'content-type': 'application/xml' },
+      })
       assert.equal(xml.status, 400)
       assert.match(errorMessage(xml), /Content-Type/)
       const object = await server.api('POST', path('sensors'), { token: editor, body: { timestamp: '2026-01-01T00:00:00Z' } })
@@ -106,16 +169,26 @@ for (const backend of BACKENDS) {
       const huge = await server.api('POST', path('sensors'), { token: editor, rawBody: `[${'"x",'.repeat(9_000_000)}"x"]` })
       assert.equal(huge.status, 400)
       assert.match(errorMessage(huge), /larger than this endpoint accepts/)
-      const badLine = await server.api('POST', path('sensors'), { token: editor, rawBody: '{"timestamp":"2026-01-01T00:00:00Z"}\n{oops}\n', headers: { 'content-type': 'application/x-ndjson' } })
+      const badLine = await server.api('POST', path('sensors'), {
+        token: editor,
+        rawBody: '{"timestamp":"2026-01-01T00:00:00Z"}\n{oops}\n',
+        headers: { 'content-type': 'application/x-ndjson' },
+      })
       assert.equal(badLine.status, 400)
       assert.match(errorMessage(badLine), /line 2 is not valid JSON/)
     })
 
-    it('403 without ingest:write or outside the token\'s connections; 404 unknown; 400 for a pull connection', async () => {
-      const analyst = await server.api('POST', path('sensors'), { token: await server.token('analyst'), body: [{ timestamp: '2026-01-01T00:00:00Z' }] })
+    it("403 without ingest:write or outside the token's connections; 404 unknown; 400 for a pull connection", async () => {
+      const analyst = await server.api('POST', path('sensors'), {
+        token: await server.token('analyst'),
+        body: [{ timestamp: '2026-01-01T00:00:00Z' }],
+      })
       assert.equal(analyst.status, 403)
       assert.match(errorMessage(analyst), /lacks the right ingest:write/)
-      const scoped = await server.api('POST', path('sensors'), { token: await server.token('editor', { scopes: { connections: ['meters'] } }), body: [{ timestamp: '2026-01-01T00:00:00Z' }] })
+      const scoped = await server.api('POST', path('sensors'), {
+        token: await server.token('editor', { scopes: { connections: ['meters'] } }),
+        body: [{ timestamp: '2026-01-01T00:00:00Z' }],
+      })
       assert.equal(scoped.status, 403)
       assert.match(errorMessage(scoped), /restricted to other connections/)
       const unknown = await server.api('POST', path('nope'), { token: editor, body: [{ timestamp: '2026-01-01T00:00:00Z' }] })
@@ -127,13 +200,22 @@ for (const backend of BACKENDS) {
     })
 
     it('503 when push ingest is switched off in the workspace settings', async () => {
-      await server.services.config.apply(server.workspace.id, { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' }, {
-        ...SENSOR_CONFIG, settings: { capabilities: { connectors: { push: false, postgres: true, mqtt: true } } },
-      })
+      await server.services.config.apply(
+        server.workspace.id,
+        { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' },
+        {
+          ...SENSOR_CONFIG,
+          settings: { capabilities: { connectors: { push: false, postgres: true, mqtt: true } } },
+        },
+      )
       const response = await server.api('POST', path('sensors'), { token: editor, body: [{ timestamp: '2026-01-01T00:00:00Z' }] })
       assert.equal(response.status, 503)
       assert.match(errorMessage(response), /push ingest is switched off/)
-      await server.services.config.apply(server.workspace.id, { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' }, SENSOR_CONFIG)
+      await server.services.config.apply(
+        server.workspace.id,
+        { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' },
+        SENSOR_CONFIG,
+      )
     })
   })
 }

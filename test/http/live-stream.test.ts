@@ -20,7 +20,8 @@ import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fix
 import { connectLive, type LiveClient, refusedLive } from '../support/live-client.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
-const meterRows = (count: number) => Array.from({ length: count }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), kwh: i + 0.5 }))
+const meterRows = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), kwh: i + 0.5 }))
 
 for (const backend of BACKENDS) {
   describe(`${backend}: live stream (spec 4.3, 6)`, () => {
@@ -86,14 +87,24 @@ for (const backend of BACKENDS) {
 
     it('records the call: an accepted stream as status 101, a refused one with its status', async () => {
       const callsTo = async () => {
-        const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'api-call' }, { limit: 10_000, offset: 0, order: 'asc' })
+        const { records } = await server.services.ledger.query(
+          platformContainer(server.workspace.id),
+          { entityType: 'api-call' },
+          { limit: 10_000, offset: 0, order: 'asc' },
+        )
         return records.map((r) => r.details as Record<string, unknown>).filter((d) => d['route'] === '/oi-api/live-stream')
       }
       const before = (await callsTo()).length
       const client = await connect({ token: viewer })
       await refusedLive(server.baseUrl, { token: viewer, query: 'surface=attic' })
       const calls = (await callsTo()).slice(before)
-      assert.deepEqual(calls.map((c) => [c['method'], c['status']]), [['GET', 101], ['GET', 400]])
+      assert.deepEqual(
+        calls.map((c) => [c['method'], c['status']]),
+        [
+          ['GET', 101],
+          ['GET', 400],
+        ],
+      )
       client.close()
     })
 
@@ -111,8 +122,14 @@ for (const backend of BACKENDS) {
       await pushRows(server, 'meters', meterRows(2))
       await pushRows(server, 'sensors', sensorRows(1, Date.parse('2026-02-01T00:00:00Z')))
       const events = await client.waitFor(6)
-      assert.deepEqual(events.map((e) => e.id), [1, 2, 3, 4, 5, 6].map((i) => start + i))
-      assert.deepEqual(events.map((e) => e.connection), ['sensors', 'sensors', 'sensors', 'meters', 'meters', 'sensors'])
+      assert.deepEqual(
+        events.map((e) => e.id),
+        [1, 2, 3, 4, 5, 6].map((i) => start + i),
+      )
+      assert.deepEqual(
+        events.map((e) => e.connection),
+        ['sensors', 'sensors', 'sensors', 'meters', 'meters', 'sensors'],
+      )
       const first = events[0]!
       assert.deepEqual(Object.keys(first), ['type', 'id', 'connection', 'surfaces', 'timestamp', 'data'])
       assert.equal(first.type, 'event')
@@ -120,7 +137,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(events[3]!.surfaces, ['yard'])
       assert.ok(!Number.isNaN(Date.parse(first.timestamp)) && first.timestamp.endsWith('Z'))
       // The same JSON form as a query returns.
-      const queried = await server.api('POST', '/oi-api/warm-queries', { token: await server.token('analyst'), body: { Query: 'Sensors | order by value asc | take 1' } })
+      const queried = await server.api('POST', '/oi-api/warm-queries', {
+        token: await server.token('analyst'),
+        body: { Query: 'Sensors | order by value asc | take 1' },
+      })
       assert.equal(queried.status, 200)
       assert.deepEqual(first.data, queried.body.results[0])
       assert.deepEqual(events[3]!.data, { timestamp: '2026-01-01T00:00:00Z', kwh: 0.5 })
@@ -139,13 +159,25 @@ for (const backend of BACKENDS) {
       await both.waitFor(3)
       await meters.waitFor(1)
       await hall.waitFor(2)
-      assert.deepEqual(meters.events.map((e) => [e.id, e.connection]), [[start + 3, 'meters']])
-      assert.deepEqual(hall.events.map((e) => [e.id, e.connection]), [[start + 1, 'sensors'], [start + 2, 'sensors']])
-      assert.deepEqual(both.events.map((e) => e.id), [start + 1, start + 2, start + 3])
+      assert.deepEqual(
+        meters.events.map((e) => [e.id, e.connection]),
+        [[start + 3, 'meters']],
+      )
+      assert.deepEqual(
+        hall.events.map((e) => [e.id, e.connection]),
+        [
+          [start + 1, 'sensors'],
+          [start + 2, 'sensors'],
+        ],
+      )
+      assert.deepEqual(
+        both.events.map((e) => e.id),
+        [start + 1, start + 2, start + 3],
+      )
       for (const client of [meters, hall, both]) client.close()
     })
 
-    it('sends only what the token\'s scopes allow', async () => {
+    it("sends only what the token's scopes allow", async () => {
       const sensorsOnly = await connect({ token: await server.token('viewer', { scopes: { connections: ['sensors'] } }) })
       const yardOnly = await connect({ token: await server.token('viewer', { scopes: { surfaces: ['yard'] } }) })
       const start = await latestId()
@@ -155,15 +187,29 @@ for (const backend of BACKENDS) {
       await sensorsOnly.waitFor(1)
       await yardOnly.waitFor(2)
       await new Promise((resolve) => setTimeout(resolve, 100))
-      assert.deepEqual(sensorsOnly.events.map((e) => e.id), [start + 2])
-      assert.deepEqual(yardOnly.events.map((e) => [e.id, e.connection, e.surfaces]), [[start + 1, 'meters', ['yard']], [start + 3, 'meters', ['yard']]])
+      assert.deepEqual(
+        sensorsOnly.events.map((e) => e.id),
+        [start + 2],
+      )
+      assert.deepEqual(
+        yardOnly.events.map((e) => [e.id, e.connection, e.surfaces]),
+        [
+          [start + 1, 'meters', ['yard']],
+          [start + 3, 'meters', ['yard']],
+        ],
+      )
       sensorsOnly.close()
       yardOnly.close()
     })
 
     it('authenticates browsers with the subprotocol bearer.<token> and answers provenant.v1', async () => {
       let upgradeHeaders: Record<string, unknown> = {}
-      const client = await connectLive(server.baseUrl, { protocols: ['provenant.v1', `bearer.${viewer}`], onUpgrade: (headers) => { upgradeHeaders = headers } })
+      const client = await connectLive(server.baseUrl, {
+        protocols: ['provenant.v1', `bearer.${viewer}`],
+        onUpgrade: (headers) => {
+          upgradeHeaders = headers
+        },
+      })
       clients.push(client)
       assert.equal(client.ws.protocol, 'provenant.v1')
       assert.ok(upgradeHeaders['x-request-id'], 'the 101 answer names the request id')
@@ -176,7 +222,10 @@ for (const backend of BACKENDS) {
       assert.equal(withoutOurs.status, 400)
       assert.match(withoutOurs.body.Messages.Error, /offer the subprotocol "provenant.v1"/)
       assert.equal((await refusedLive(server.baseUrl, { protocols: ['provenant.v1', 'bearer.forged'] })).status, 401)
-      assert.ok(!server.logLines.some((line) => line.includes(viewer) || line.includes('bearer.forged')), 'a token sent as a subprotocol never reaches the log')
+      assert.ok(
+        !server.logLines.some((line) => line.includes(viewer) || line.includes('bearer.forged')),
+        'a token sent as a subprotocol never reaches the log',
+      )
     })
 
     it('resumes with since: replays from storage, then live, without gap or duplicate while rows keep arriving', async () => {
@@ -190,7 +239,10 @@ for (const backend of BACKENDS) {
       await ingesting
       const last = await latestId()
       const events = await client.waitForId(last)
-      assert.deepEqual(events.map((e) => e.id), Array.from({ length: last - since }, (_, i) => since + 1 + i))
+      assert.deepEqual(
+        events.map((e) => e.id),
+        Array.from({ length: last - since }, (_, i) => since + 1 + i),
+      )
       client.close()
       // A connection filter with since replays only that connection's rows.
       const meters = await connect({ token: viewer, query: `since=${since}&connection=meters` })
@@ -208,18 +260,37 @@ for (const backend of BACKENDS) {
       await server.services.stores.transaction((tx) => tx.data.insertRows(table, rows, Date.now()))
       await pushRows(server, 'sensors', sensorRows(2))
       const events = await client.waitFor(5)
-      assert.deepEqual(events.map((e) => [e.id, e.connection]), [[start + 1, 'meters'], [start + 2, 'meters'], [start + 3, 'meters'], [start + 4, 'sensors'], [start + 5, 'sensors']])
+      assert.deepEqual(
+        events.map((e) => [e.id, e.connection]),
+        [
+          [start + 1, 'meters'],
+          [start + 2, 'meters'],
+          [start + 3, 'meters'],
+          [start + 4, 'sensors'],
+          [start + 5, 'sensors'],
+        ],
+      )
       assert.deepEqual(events[2]!.data, { timestamp: '2026-01-01T00:02:00Z', kwh: 2.5 })
       client.close()
     })
 
     it('closes the stream of a revoked token with 1008 "token revoked"', async () => {
-      const created = await server.services.access.createToken({ workspaceId: server.workspace.id, accountId: server.accounts.viewer.id, name: 'to revoke', expires: '1h', createdBy: { id: server.accounts.viewer.id, name: server.accounts.viewer.name } })
+      const created = await server.services.access.createToken({
+        workspaceId: server.workspace.id,
+        accountId: server.accounts.viewer.id,
+        name: 'to revoke',
+        expires: '1h',
+        createdBy: { id: server.accounts.viewer.id, name: server.accounts.viewer.name },
+      })
       const client = await connect({ token: created.token })
       const other = await connect({ token: viewer })
-      await server.services.access.revokeToken(server.workspace.id, created.record.id, { id: server.accounts.viewer.id, name: server.accounts.viewer.name, canRevokeOthers: false })
+      await server.services.access.revokeToken(server.workspace.id, created.record.id, {
+        id: server.accounts.viewer.id,
+        name: server.accounts.viewer.name,
+        canRevokeOthers: false,
+      })
       assert.deepEqual(await client.closed, { code: 1008, reason: 'token revoked' })
-      assert.equal(other.ws.readyState, other.ws.OPEN, 'other tokens\' streams stay open')
+      assert.equal(other.ws.readyState, other.ws.OPEN, "other tokens' streams stay open")
       other.close()
     })
 
@@ -241,7 +312,13 @@ for (const backend of BACKENDS) {
       let app: FastifyInstance
       let baseUrl: string
       before(async () => {
-        app = await buildApp({ services: server.services, routes: liveStreamRoutes(server.services, { maxBufferedBytes: 256 * 1024, maxBufferedMessages: 1_000_000 }), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
+        app = await buildApp({
+          services: server.services,
+          routes: liveStreamRoutes(server.services, { maxBufferedBytes: 256 * 1024, maxBufferedMessages: 1_000_000 }),
+          version: 'test',
+          publicUrl: 'http://127.0.0.1',
+          logger: false,
+        })
         enableWebSocketUpgrades(app)
         baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
       })
@@ -257,7 +334,11 @@ for (const backend of BACKENDS) {
         const wide = 'x'.repeat(2000)
         let sent = 0
         for (let batch = 0; batch < 8; batch++) {
-          await pushRows(server, 'sensors', sensorRows(1000).map((r) => ({ ...r, sensor: wide })))
+          await pushRows(
+            server,
+            'sensors',
+            sensorRows(1000).map((r) => ({ ...r, sensor: wide })),
+          )
           sent += 1000
         }
         socket.resume()
@@ -268,7 +349,13 @@ for (const backend of BACKENDS) {
       })
 
       it('pings every client and drops one that does not answer, closes a stream when its token expires (1008), and closes open streams with 1001 when the server shuts down', async () => {
-        const other = await buildApp({ services: server.services, routes: liveStreamRoutes(server.services, { pingMs: 100 }), version: 'test', publicUrl: 'http://127.0.0.1', logger: false })
+        const other = await buildApp({
+          services: server.services,
+          routes: liveStreamRoutes(server.services, { pingMs: 100 }),
+          version: 'test',
+          publicUrl: 'http://127.0.0.1',
+          logger: false,
+        })
         enableWebSocketUpgrades(other)
         const url = await other.listen({ port: 0, host: '127.0.0.1' })
         const client = await connect({ token: viewer }, url)
@@ -296,11 +383,23 @@ for (const backend of BACKENDS) {
           await pushRows(server, 'sensors', sensorRows(3))
           await pushRows(server, 'meters', meterRows(2))
           const events = await client.waitFor(5)
-          assert.deepEqual(events.map((e) => [e.id, e.connection]), [[start + 1, 'sensors'], [start + 2, 'sensors'], [start + 3, 'sensors'], [start + 4, 'meters'], [start + 5, 'meters']])
+          assert.deepEqual(
+            events.map((e) => [e.id, e.connection]),
+            [
+              [start + 1, 'sensors'],
+              [start + 2, 'sensors'],
+              [start + 3, 'sensors'],
+              [start + 4, 'meters'],
+              [start + 5, 'meters'],
+            ],
+          )
           assert.deepEqual(events[0]!.data, { timestamp: '2026-01-01T00:00:00Z', sensor: 's0', value: 0 })
           client.close()
           const resumed = await connect({ token: viewer, query: `since=${start + 2}` }, second.baseUrl)
-          assert.deepEqual((await resumed.waitFor(3)).map((e) => e.id), [start + 3, start + 4, start + 5])
+          assert.deepEqual(
+            (await resumed.waitFor(3)).map((e) => e.id),
+            [start + 3, start + 4, start + 5],
+          )
           resumed.close()
         } finally {
           await second.stop()
@@ -313,10 +412,28 @@ for (const backend of BACKENDS) {
       const client = await connect({ token: viewer })
       const start = await latestId()
       const config = sensorConfig()
-      await applyAsAdmin(server, { ...config, connections: [...(config['connections'] as object[]), { lookup: 'valves', kind: 'push', table: 'Valves', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'valve', type: 'string' }, { name: 'open', type: 'bool' }] }] })
+      await applyAsAdmin(server, {
+        ...config,
+        connections: [
+          ...(config['connections'] as object[]),
+          {
+            lookup: 'valves',
+            kind: 'push',
+            table: 'Valves',
+            columns: [
+              { name: 'timestamp', type: 'datetime' },
+              { name: 'valve', type: 'string' },
+              { name: 'open', type: 'bool' },
+            ],
+          },
+        ],
+      })
       await pushRows(server, 'valves', [{ timestamp: '2026-01-01T00:00:00Z', valve: 'v1', open: true }])
       const [event] = await client.waitFor(1)
-      assert.deepEqual([event!.id, event!.connection, event!.surfaces, event!.data], [start + 1, 'valves', [], { timestamp: '2026-01-01T00:00:00Z', valve: 'v1', open: true }])
+      assert.deepEqual(
+        [event!.id, event!.connection, event!.surfaces, event!.data],
+        [start + 1, 'valves', [], { timestamp: '2026-01-01T00:00:00Z', valve: 'v1', open: true }],
+      )
       client.close()
     })
   })

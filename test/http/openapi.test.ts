@@ -11,13 +11,17 @@ import { startTestServer, type TestServer } from '../support/test-server.js'
 type Doc = { openapi: string; paths: Record<string, Record<string, { 'x-required-rights': string[] }>> }
 
 function operations(doc: Doc): string[] {
-  return Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`)).sort()
+  return Object.entries(doc.paths)
+    .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`))
+    .sort()
 }
 
 for (const backend of BACKENDS) {
   describe(`${backend}: OpenAPI description (spec 4.4)`, () => {
     let server: TestServer
-    before(async () => { server = await startTestServer(backend) })
+    before(async () => {
+      server = await startTestServer(backend)
+    })
     after(() => server.stop())
 
     it('is a valid OpenAPI 3.1 document', async () => {
@@ -34,10 +38,14 @@ for (const backend of BACKENDS) {
 
     it('lists only operations whose every right the token holds', async () => {
       const full = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin') })).body as Doc
-      const narrow = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin', { rights: ['warm-queries:read'] }) })).body as Doc
+      const narrow = (await server.api('GET', '/oi-api/openapi', { token: await server.token('admin', { rights: ['warm-queries:read'] }) }))
+        .body as Doc
       for (const [path, methods] of Object.entries(narrow.paths)) {
         for (const [method, op] of Object.entries(methods)) {
-          assert.ok(op['x-required-rights'].every((r) => r === 'warm-queries:read'), `${method} ${path} needs ${op['x-required-rights']}`)
+          assert.ok(
+            op['x-required-rights'].every((r) => r === 'warm-queries:read'),
+            `${method} ${path} needs ${op['x-required-rights']}`,
+          )
         }
       }
       assert.ok(operations(full).length > operations(narrow).length)
@@ -47,13 +55,20 @@ for (const backend of BACKENDS) {
 
     it('a read-only token sees no write operation', async () => {
       const doc = (await server.api('GET', '/oi-api/openapi', { token: await server.token('viewer') })).body as Doc
-      const writes = ['provenance:append', 'amendments:create', 'amendments:approve', 'ingest:write', 'proposals:create', 'exports:create', 'queries:run']
+      const writes = [
+        'provenance:append',
+        'amendments:create',
+        'amendments:approve',
+        'ingest:write',
+        'proposals:create',
+        'exports:create',
+        'queries:run',
+      ]
       for (const [path, methods] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(methods)) {
           assert.ok(!op['x-required-rights'].some((r) => writes.includes(r)), `${method} ${path} is a write operation`)
         }
       }
     })
-
   })
 }

@@ -13,11 +13,22 @@ const ROUTE = '/oi-api/provenance/reason-categories'
 for (const backend of BACKENDS) {
   describe(`${backend}: tokens (spec 5)`, () => {
     let server: TestServer
-    before(async () => { server = await startTestServer(backend) })
+    before(async () => {
+      server = await startTestServer(backend)
+    })
     after(() => server.stop())
 
     it('accepts every listed expiry and custom durations at the bounds', async () => {
-      for (const [expires, ms] of [['15m', 900_000], ['1h', 3_600_000], ['8h', 28_800_000], ['24h', 86_400_000], ['7d', 604_800_000], ['30d', 2_592_000_000], ['900', 900_000], ['2d12h', 216_000_000]] as const) {
+      for (const [expires, ms] of [
+        ['15m', 900_000],
+        ['1h', 3_600_000],
+        ['8h', 28_800_000],
+        ['24h', 86_400_000],
+        ['7d', 604_800_000],
+        ['30d', 2_592_000_000],
+        ['900', 900_000],
+        ['2d12h', 216_000_000],
+      ] as const) {
         const token = await server.token('analyst', { expires })
         const claims = claimsOf(token)
         assert.equal((claims.exp! - claims.iat!) * 1000, ms, expires)
@@ -27,30 +38,51 @@ for (const backend of BACKENDS) {
 
     it('refuses lifetimes outside 15 minutes to 30 days, and non-durations', async () => {
       for (const expires of ['14m59s', '30d1s', '0m', '899', '31d', 'forever', '1y', '']) {
-        await assert.rejects(server.token('analyst', { expires }), (error: Error) => /between 15 minutes and 30 days|is not a duration/.test(error.message), expires)
+        await assert.rejects(
+          server.token('analyst', { expires }),
+          (error: Error) => /between 15 minutes and 30 days|is not a duration/.test(error.message),
+          expires,
+        )
       }
     })
 
     it('narrows to a requested subset and never exceeds the owner', async () => {
       const narrow = await server.token('analyst', { rights: ['warm-queries:read', 'amendments:read'] })
       assert.deepEqual(claimsOf(narrow).rights, ['warm-queries:read', 'amendments:read'])
-      await assert.rejects(server.token('viewer', { rights: ['queries:run'] }), /cannot exceed its owner's rights: the viewer role .* does not include queries:run/)
-      await assert.rejects(server.token('analyst', { rights: ['amendments:approve', 'warm-queries:read'] }), /does not include amendments:approve/)
+      await assert.rejects(
+        server.token('viewer', { rights: ['queries:run'] }),
+        /cannot exceed its owner's rights: the viewer role .* does not include queries:run/,
+      )
+      await assert.rejects(
+        server.token('analyst', { rights: ['amendments:approve', 'warm-queries:read'] }),
+        /does not include amendments:approve/,
+      )
       await assert.rejects(server.token('admin', { rights: ['everything'] }), /unknown right everything/)
-      await assert.rejects(server.token('admin', { rights: ['config:apply'] }), /unknown right config:apply/, 'admin capabilities are never token rights')
+      await assert.rejects(
+        server.token('admin', { rights: ['config:apply'] }),
+        /unknown right config:apply/,
+        'admin capabilities are never token rights',
+      )
     })
 
     it('effective rights follow the owner: removing a right from the role narrows an existing token', async () => {
-      const account = await server.services.admin.addAccount({ name: `narrowed-${backend}`, role: 'analyst', workspaceId: server.workspace.id })
+      const account = await server.services.admin.addAccount({
+        name: `narrowed-${backend}`,
+        role: 'analyst',
+        workspaceId: server.workspace.id,
+      })
       const token = await server.token(account)
       assert.ok(claimsOf(token).rights.includes('amendments:read'))
       assert.equal((await server.api('GET', ROUTE, { token })).status, 200)
       // No role below analyst lacks amendments:read, so remove the membership: the token stops working.
       await server.services.stores.access.setMembership({ workspaceId: server.workspace.id, accountId: account.id, role: 'viewer' })
       assert.equal((await server.api('GET', ROUTE, { token })).status, 200)
-      const doc = (await server.api('GET', '/oi-api/openapi', { token })).body as { paths: Record<string, Record<string, { 'x-required-rights': string[] }>> }
+      const doc = (await server.api('GET', '/oi-api/openapi', { token })).body as {
+        paths: Record<string, Record<string, { 'x-required-rights': string[] }>>
+      }
       for (const methods of Object.values(doc.paths)) {
-        for (const op of Object.values(methods)) assert.ok(!op['x-required-rights'].includes('queries:run'), 'a viewer-owned token never lists queries:run')
+        for (const op of Object.values(methods))
+          assert.ok(!op['x-required-rights'].includes('queries:run'), 'a viewer-owned token never lists queries:run')
       }
     })
 
@@ -60,10 +92,18 @@ for (const backend of BACKENDS) {
       const listed = (await server.services.access.listTokens(server.workspace.id, server.accounts.editor.id)).find((t) => t.id === id)
       assert.ok(listed)
       assert.ok(!JSON.stringify(listed).includes(token.split('.')[2]!), 'the token text is never stored')
-      await server.services.access.revokeToken(server.workspace.id, id, { id: server.accounts.editor.id, name: 'editor', canRevokeOthers: false })
+      await server.services.access.revokeToken(server.workspace.id, id, {
+        id: server.accounts.editor.id,
+        name: 'editor',
+        canRevokeOthers: false,
+      })
       assert.equal((await server.api('GET', ROUTE, { token })).status, 401)
       await assert.rejects(
-        server.services.access.revokeToken(server.workspace.id, claimsOf(await server.token('admin')).jti, { id: server.accounts.editor.id, name: 'editor', canRevokeOthers: false }),
+        server.services.access.revokeToken(server.workspace.id, claimsOf(await server.token('admin')).jti, {
+          id: server.accounts.editor.id,
+          name: 'editor',
+          canRevokeOthers: false,
+        }),
         /only the owner or an administrator/,
       )
     })
@@ -71,16 +111,33 @@ for (const backend of BACKENDS) {
     it('records token creation and revocation as committed workspace changes', async () => {
       const before = await server.services.stores.changes.latestSeq(server.workspace.id)
       const token = await server.token('analyst')
-      await server.services.access.revokeToken(server.workspace.id, claimsOf(token).jti, { id: server.accounts.admin.id, name: 'admin', canRevokeOthers: true })
+      await server.services.access.revokeToken(server.workspace.id, claimsOf(token).jti, {
+        id: server.accounts.admin.id,
+        name: 'admin',
+        canRevokeOthers: true,
+      })
       const changes = await server.services.stores.changes.since(server.workspace.id, before, 10)
-      assert.deepEqual(changes.map((c) => [c.kind, c.action, c.entityId]), [['token', 'created', claimsOf(token).jti], ['token', 'revoked', claimsOf(token).jti]])
-      assert.deepEqual(changes.map((c) => c.seq), [before + 1, before + 2])
+      assert.deepEqual(
+        changes.map((c) => [c.kind, c.action, c.entityId]),
+        [
+          ['token', 'created', claimsOf(token).jti],
+          ['token', 'revoked', claimsOf(token).jti],
+        ],
+      )
+      assert.deepEqual(
+        changes.map((c) => c.seq),
+        [before + 1, before + 2],
+      )
     })
 
     it('isolates workspaces: a token of one workspace sees only its own configuration', async () => {
       const other = await server.services.admin.createWorkspace(`other-${backend}`)
       const owner = await server.services.admin.addAccount({ name: `owner-${backend}`, role: 'admin', workspaceId: other.id })
-      await server.services.config.apply(other.id, { accountId: owner.id, accountName: owner.name, role: 'admin' }, { reasonCategories: ['only-in-other'] })
+      await server.services.config.apply(
+        other.id,
+        { accountId: owner.id, accountName: owner.name, role: 'admin' },
+        { reasonCategories: ['only-in-other'] },
+      )
       const mine = await server.api('GET', ROUTE, { token: await server.token('admin') })
       const theirs = await server.api('GET', ROUTE, { token: await server.token(owner, { workspaceId: other.id }) })
       assert.deepEqual(theirs.body.reasonCategories, [{ id: 'only-in-other' }])
@@ -102,7 +159,11 @@ if (BACKENDS.includes('postgres')) {
         assert.equal((await b.api('GET', ROUTE, { token })).status, 200, 'a token minted by A works on B')
         const tokenOfB = await b.token('analyst')
         assert.equal((await a.api('GET', ROUTE, { token: tokenOfB })).status, 200, 'and the other way round (keys are published)')
-        await a.services.access.revokeToken(a.workspace.id, claimsOf(token).jti, { id: a.accounts.admin.id, name: 'admin', canRevokeOthers: true })
+        await a.services.access.revokeToken(a.workspace.id, claimsOf(token).jti, {
+          id: a.accounts.admin.id,
+          name: 'admin',
+          canRevokeOthers: true,
+        })
         const refused = await b.api('GET', ROUTE, { token })
         assert.equal(refused.status, 401)
         assert.match(errorMessage(refused), /revoked/)

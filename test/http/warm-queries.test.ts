@@ -29,8 +29,15 @@ for (const backend of BACKENDS) {
         assert.equal(response.status, 200, response.text)
         assert.deepEqual(response.body, {
           lookup: 'avg-by-sensor',
-          columns: [{ name: 'sensor', type: 'string' }, { name: 'avg_value', type: 'real' }],
-          results: [{ sensor: 's0', avg_value: 3 }, { sensor: 's1', avg_value: 4 }, { sensor: 's2', avg_value: 5 }],
+          columns: [
+            { name: 'sensor', type: 'string' },
+            { name: 'avg_value', type: 'real' },
+          ],
+          results: [
+            { sensor: 's0', avg_value: 3 },
+            { sensor: 's1', avg_value: 4 },
+            { sensor: 's2', avg_value: 5 },
+          ],
           truncated: false,
           rowCount: 3,
           approvedBy: server.accounts.admin.name,
@@ -50,10 +57,19 @@ for (const backend of BACKENDS) {
 
     it('runs ad-hoc KQL with the caller as approver at run time; property names are case-insensitive', async () => {
       const started = Date.now()
-      const response = await server.api('POST', '/oi-api/warm-queries', { token: analyst, body: { query: 'Sensors | where value >= 7 | project timestamp, value | order by value asc' } })
+      const response = await server.api('POST', '/oi-api/warm-queries', {
+        token: analyst,
+        body: { query: 'Sensors | where value >= 7 | project timestamp, value | order by value asc' },
+      })
       assert.equal(response.status, 200, response.text)
-      assert.deepEqual(response.body.results, [{ timestamp: '2026-01-01T00:07:00Z', value: 7 }, { timestamp: '2026-01-01T00:08:00Z', value: 8 }])
-      assert.deepEqual(response.body.columns, [{ name: 'timestamp', type: 'datetime' }, { name: 'value', type: 'real' }])
+      assert.deepEqual(response.body.results, [
+        { timestamp: '2026-01-01T00:07:00Z', value: 7 },
+        { timestamp: '2026-01-01T00:08:00Z', value: 8 },
+      ])
+      assert.deepEqual(response.body.columns, [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'value', type: 'real' },
+      ])
       assert.equal(response.body.approvedBy, server.accounts.analyst.name)
       assert.ok(Math.abs(Date.parse(response.body.approvedAt) - started) < 10_000)
       assert.equal(response.body.lookup, undefined)
@@ -94,7 +110,7 @@ for (const backend of BACKENDS) {
       assert.match(errorMessage(viewer), /lacks the right queries:run/)
     })
 
-    it('403 naming the table when the token\'s scopes allow other connections', async () => {
+    it("403 naming the table when the token's scopes allow other connections", async () => {
       const metersOnly = await server.token('analyst', { scopes: { connections: ['meters'] } })
       const denied = await adhoc('Sensors | count', metersOnly)
       assert.equal(denied.status, 403)
@@ -124,7 +140,9 @@ for (const backend of BACKENDS) {
       await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 10_000, timeoutSeconds: 2 } } }))
       try {
         let slowDone = false
-        const slow = adhoc('range x from 1 to 4000000 step 1 | extend y = strcat("a", x) | summarize dcount(y)').finally(() => { slowDone = true })
+        const slow = adhoc('range x from 1 to 4000000 step 1 | extend y = strcat("a", x) | summarize dcount(y)').finally(() => {
+          slowDone = true
+        })
         await new Promise((resolve) => setTimeout(resolve, 50))
         const quick = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })
         assert.equal(quick.status, 200)
@@ -140,7 +158,9 @@ for (const backend of BACKENDS) {
     })
 
     it('literals never become SQL text: an injection attempt is just a string', async () => {
-      const response = await adhoc(`Sensors | where sensor == "x'; DROP TABLE workspaces; --" or sensor == 'y"); DELETE FROM tokens; --' | count`)
+      const response = await adhoc(
+        `Sensors | where sensor == "x'; DROP TABLE workspaces; --" or sensor == 'y"); DELETE FROM tokens; --' | count`,
+      )
       assert.equal(response.status, 200, response.text)
       assert.deepEqual(response.body.results, [{ Count: 0 }])
       assert.equal((await server.services.admin.listWorkspaces()).length >= 1, true)

@@ -10,7 +10,11 @@ export interface ConformanceCase {
   readonly id: string
   readonly feature?: string
   readonly query: string
-  readonly expected: { readonly columns: readonly string[]; readonly types?: readonly string[]; readonly rows: readonly (readonly unknown[])[] }
+  readonly expected: {
+    readonly columns: readonly string[]
+    readonly types?: readonly string[]
+    readonly rows: readonly (readonly unknown[])[]
+  }
   readonly ordered?: boolean
   readonly unorderedArrays?: readonly string[]
   readonly notes?: string
@@ -58,7 +62,8 @@ function numbersEqual(a: unknown, b: unknown, integral = false): boolean {
   const sa = specialFloat(a)
   const sb = specialFloat(b)
   if (sa || sb) return sa === sb
-  const safe = (x: unknown): boolean => (typeof x === 'number' && Number.isSafeInteger(x)) ||
+  const safe = (x: unknown): boolean =>
+    (typeof x === 'number' && Number.isSafeInteger(x)) ||
     (typeof x === 'bigint' && x <= BigInt(Number.MAX_SAFE_INTEGER) && x >= -BigInt(Number.MAX_SAFE_INTEGER))
   if (typeof a === 'bigint' && typeof b === 'bigint' && a === b) return true
   if (integral && safe(a) && safe(b)) return Number(a) === Number(b)
@@ -160,7 +165,7 @@ function dynEqual(e: unknown, a: unknown, unorderedTop = false): boolean {
     const ao = a as Record<string, unknown>
     const ek = Object.keys(eo)
     if (ek.length !== Object.keys(ao).length) return false
-    return ek.every((k) => Object.prototype.hasOwnProperty.call(ao, k) && dynEqual(eo[k], ao[k]))
+    return ek.every((k) => Object.hasOwn(ao, k) && dynEqual(eo[k], ao[k]))
   }
   if (typeof e === 'number' || typeof e === 'bigint' || specialFloat(e)) {
     const an = specialFloat(a) ? a : asNumber(a)
@@ -204,30 +209,38 @@ export function valueEqual(e: unknown, a: unknown, type: string | undefined, uno
     case 'string':
       if (isEmptyish(e)) return isEmptyish(a)
       return typeof a === 'string' && a === e
-    case 'int': case 'long': case 'real': case 'double': case 'decimal': {
+    case 'int':
+    case 'long':
+    case 'real':
+    case 'double':
+    case 'decimal': {
       if (e === null || e === undefined) return a === null || a === undefined || (typeof a === 'string' && a.trim() === '')
       const an = specialFloat(a) ? a : asNumber(a)
       if (an === undefined) return false
       return numbersEqual(e, an, t === 'int' || t === 'long')
     }
-    case 'bool': case 'boolean':
+    case 'bool':
+    case 'boolean':
       if (e === null || e === undefined) return a === null || a === undefined
       return asBool(a) === e
-    case 'datetime': case 'date': {
+    case 'datetime':
+    case 'date': {
       if (e === null || e === undefined) return a === null || a === undefined || a === ''
       const de = parseDateTime(e)
       const da = parseDateTime(a)
       if (de !== null && da !== null) return de === da
       return e === a
     }
-    case 'timespan': case 'time': {
+    case 'timespan':
+    case 'time': {
       if (e === null || e === undefined) return a === null || a === undefined || a === ''
       const te = parseTimespan(e)
       const ta = parseTimespan(a)
       if (te !== null && ta !== null) return te === ta
       return e === a
     }
-    case 'guid': case 'uuid':
+    case 'guid':
+    case 'uuid':
       if (e === null || e === undefined) return a === null || a === undefined || a === ''
       return typeof a === 'string' && a.toLowerCase() === String(e).toLowerCase()
     default:
@@ -240,7 +253,11 @@ export function valueEqual(e: unknown, a: unknown, type: string | undefined, uno
 }
 
 function show(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ?? String(v)
+  return (
+    JSON.stringify(v, (_k, x: unknown) =>
+      typeof x === 'bigint' ? x.toString() : typeof x === 'number' && !Number.isFinite(x) ? String(x) : x,
+    ) ?? String(v)
+  )
 }
 
 /** undefined when the table matches the case, else a one-line description of the first difference. */

@@ -23,7 +23,10 @@ test('shared conformance cases (cases.json)', async (t) => {
   const cases = loadCases(path)
   const summary = await runCases(cases, loadKnownFailures())
   report(`shared cases (${path})`, cases.length, summary)
-  assert.deepEqual(summary.unexpected.map((u) => `${u.id}: ${u.diff}`), [])
+  assert.deepEqual(
+    summary.unexpected.map((u) => `${u.id}: ${u.diff}`),
+    [],
+  )
 })
 
 test('own conformance cases (test/kql/cases)', async () => {
@@ -35,5 +38,8 @@ test('own conformance cases (test/kql/cases)', async () => {
   }
   const summary = await runCases(cases, loadKnownFailures(), true)
   report('own cases (column types checked too)', cases.length, summary)
-  assert.deepEqual(summary.unexpected.map((u) => `${u.id}: ${u.diff}`), [])
+  assert.deepEqual(
+    summary.unexpected.map((u) => `${u.id}: ${u.diff}`),
+    [],
+  )
 })

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { compileQuery, EMPTY_SCHEMA, toWireRows } from '../../src/kql/index.js'
-import { compareTable, type ConformanceCase } from './compare-results.js'
+import { type ConformanceCase, compareTable } from './compare-results.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repoRoot = resolve(here, '..', '..')

@@ -10,9 +10,9 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { promisify } from 'node:util'
-import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -29,11 +29,21 @@ interface RunnerReport {
 }
 
 /** Runs the shared runner on a case file; returns its last line and its JSON report. */
-async function runRunner(runner: string, server: TestServer, token: string, cases: string, work: string): Promise<{ last: string; report: RunnerReport }> {
+async function runRunner(
+  runner: string,
+  server: TestServer,
+  token: string,
+  cases: string,
+  work: string,
+): Promise<{ last: string; report: RunnerReport }> {
   const json = join(work, `report-${Date.now()}.json`)
   let stdout: string
   try {
-    ;({ stdout } = await run(process.execPath, [runner, '--base-url', server.baseUrl, '--token', token, '--cases', cases, '--json', json, '--concurrency', '4'], { maxBuffer: 16 << 20 }))
+    ;({ stdout } = await run(
+      process.execPath,
+      [runner, '--base-url', server.baseUrl, '--token', token, '--cases', cases, '--json', json, '--concurrency', '4'],
+      { maxBuffer: 16 << 20 },
+    ))
   } catch (error) {
     // the runner exits 1 when a case fails: its output is still the answer
     stdout = (error as { stdout?: string }).stdout ?? ''
@@ -105,7 +115,10 @@ for (const backend of BACKENDS) {
       const file = join(here, 'table-cases', 'readings.json')
       const cases = loadCases(file)
       const { last, report } = await runRunner(runnerPath, server, token, file, work)
-      assert.deepEqual(report.results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.diff ?? ''}`), [])
+      assert.deepEqual(
+        report.results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.diff ?? ''}`),
+        [],
+      )
       assert.equal(last, `${cases.length} passed, 0 failed`)
     })
   })

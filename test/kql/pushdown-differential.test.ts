@@ -17,10 +17,19 @@ const HOUR = 36_000_000_000n
 const NOW = 1_700_000_000_000n * 10_000n
 
 const T_COLUMNS = [
-  { name: 'id', type: 'long' }, { name: 'ts', type: 'datetime' }, { name: 's', type: 'string' }, { name: 'n', type: 'long' },
-  { name: 'r', type: 'real' }, { name: 'b', type: 'bool' }, { name: 'span', type: 'timespan' },
+  { name: 'id', type: 'long' },
+  { name: 'ts', type: 'datetime' },
+  { name: 's', type: 'string' },
+  { name: 'n', type: 'long' },
+  { name: 'r', type: 'real' },
+  { name: 'b', type: 'bool' },
+  { name: 'span', type: 'timespan' },
 ] as const satisfies readonly { name: string; type: KqlType }[]
-const U_COLUMNS = [{ name: 'k', type: 'string' }, { name: 'w', type: 'long' }, { name: 'r2', type: 'real' }] as const satisfies readonly { name: string; type: KqlType }[]
+const U_COLUMNS = [
+  { name: 'k', type: 'string' },
+  { name: 'w', type: 'long' },
+  { name: 'r2', type: 'real' },
+] as const satisfies readonly { name: string; type: KqlType }[]
 
 const schemaFor = (run: number): KqlSchema => ({
   tables: [
@@ -32,25 +41,67 @@ const schemaFor = (run: number): KqlSchema => ({
 // strings that trip case-insensitive matching: KELVIN SIGN, dotted I, long s, sharp s, ligatures,
 // supplementary characters (UTF-16 vs code point order), private use, LIKE wildcards, quotes
 const STRINGS = [
-  '', 'abc', 'ABC', 'Abc', 'a b', 'b-c', 'xyz', 'K', 'k', '\u212A', 'İ', 'i', 'ſ', 's', 'S', 'straße', 'STRASSE', 'ﬀ', 'FF',
-  '😀', '\uE000', 'ab😀c', 'über', 'ÜBER', 'a%b_c', "o'hara", 'line1 error', 'ERROR: disk', 'b', 'disk-error', 'Straße', 'xİ', 'İm', 'TİME',
+  '',
+  'abc',
+  'ABC',
+  'Abc',
+  'a b',
+  'b-c',
+  'xyz',
+  'K',
+  'k',
+  '\u212A',
+  'İ',
+  'i',
+  'ſ',
+  's',
+  'S',
+  'straße',
+  'STRASSE',
+  'ﬀ',
+  'FF',
+  '😀',
+  '\uE000',
+  'ab😀c',
+  'über',
+  'ÜBER',
+  'a%b_c',
+  "o'hara",
+  'line1 error',
+  'ERROR: disk',
+  'b',
+  'disk-error',
+  'Straße',
+  'xİ',
+  'İm',
+  'TİME',
 ]
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
 
 const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { freq: 6, nil: null })
-const tRowOf = (strings: readonly string[]) => fc.tuple(
-  nullable(fc.integer({ min: -60_000, max: 160_000 }).map((h) => BigInt(h) * HOUR)),
-  fc.constantFrom(...strings),
-  nullable(fc.integer({ min: -12, max: 12 })),
-  // dyadic values keep sums exact in any order; NaN and ±Infinity now and then (SQLite stores NaN as NULL)
-  nullable(fc.oneof({ weight: 20, arbitrary: fc.integer({ min: -4000, max: 4000 }).map((x) => x / 4) }, { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, -Infinity, -0) })),
-  nullable(fc.boolean()),
-  nullable(fc.integer({ min: -60, max: 60 }).map((h) => BigInt(h) * HOUR)),
-)
+const tRowOf = (strings: readonly string[]) =>
+  fc.tuple(
+    nullable(fc.integer({ min: -60_000, max: 160_000 }).map((h) => BigInt(h) * HOUR)),
+    fc.constantFrom(...strings),
+    nullable(fc.integer({ min: -12, max: 12 })),
+    // dyadic values keep sums exact in any order; NaN and ±Infinity now and then (SQLite stores NaN as NULL)
+    nullable(
+      fc.oneof(
+        { weight: 20, arbitrary: fc.integer({ min: -4000, max: 4000 }).map((x) => x / 4) },
+        { weight: 1, arbitrary: fc.constantFrom(NaN, Infinity, -Infinity, -0) },
+      ),
+    ),
+    nullable(fc.boolean()),
+    nullable(fc.integer({ min: -60, max: 60 }).map((h) => BigInt(h) * HOUR)),
+  )
 // a third of the tables hold ASCII text only: PostgreSQL's has-family paths answer in SQL there
 const tRows = fc.integer({ min: 0, max: 2 }).chain((k) => fc.array(tRowOf(k === 0 ? ASCII_STRINGS : STRINGS), { maxLength: 24 }))
-const uRow = fc.tuple(fc.constantFrom(...STRINGS.slice(0, 16)), nullable(fc.integer({ min: -5, max: 5 })), nullable(fc.integer({ min: -40, max: 40 }).map((x) => x / 4)))
+const uRow = fc.tuple(
+  fc.constantFrom(...STRINGS.slice(0, 16)),
+  nullable(fc.integer({ min: -5, max: 5 })),
+  nullable(fc.integer({ min: -40, max: 40 }).map((x) => x / 4)),
+)
 
 // ---------------------------------------------------------------------------------------------
 // The query grammar: each operator picks among templates valid for the columns at that point
@@ -69,55 +120,193 @@ interface State {
 type Template = readonly [needs: readonly string[], text: string]
 
 const PREDICATES: readonly Template[] = [
-  [['n'], 'n > 2'], [['n'], 'n == -3'], [['n'], 'n != 0'], [['n'], 'n <= 1'], [['n'], 'n in (1, 2, -3)'], [['n'], 'n !in (0, 5)'],
-  [['n'], 'n between (-3 .. 4)'], [['n'], 'n !between (0 .. 10)'], [['n'], 'isnull(n)'], [['n'], 'isnotnull(n)'], [['n'], 'n + 2 > 3'],
-  [['n'], 'n * 2 == n + 1'], [['n'], 'n / 3 == 1'], [['n'], 'n / 0 == 1'], [['n'], '-n < 2'], [['n'], 'not(n > 0)'],
-  [['r'], 'r > 0.5'], [['r'], 'r < -1'], [['r'], 'r == 0'], [['r'], 'r != 0.25'], [['r'], 'r between (-2.5 .. 100)'],
-  [['r', 'n'], 'r * 2 > n'], [['r'], 'r / 2 < 10'], [['r', 'n'], 'r + n >= 0'], [['r'], 'r in (0.5, 1, 2)'], [['r', 'n'], 'r == n'],
-  [['r', 'n'], 'r / n > 1'], [['ts'], 'ts > datetime(1970-01-01)'], [['ts'], 'ts <= datetime(1965-06-01 12:00)'],
-  [['ts'], 'ts between (datetime(1968-01-01) .. datetime(1975-01-01))'], [['ts'], 'ts > ago(18250d)'], [['ts'], 'ts < now()'],
-  [['ts'], 'isnull(ts)'], [['ts'], 'bin(ts, 1d) == startofday(ts)'], [['ts'], 'ts - datetime(1970-01-01) > 1000d'], [['ts'], 'ts + 1h > datetime(1970-01-02)'],
-  [['span'], 'span > 1h'], [['span'], 'span < -2h'], [['span'], 'span == 0s'], [['span', 'ts'], 'ts + span > datetime(1972-01-01)'],
-  [['b'], 'b'], [['b'], 'not(b)'], [['b'], 'b == true'], [['b'], 'b != false'], [['b'], 'isnull(b)'],
-  [['s'], "s == 'abc'"], [['s'], "s != ''"], [['s'], "s == ''"], [['s'], "s contains 'b'"], [['s'], "s !contains 'B'"], [['s'], "s contains_cs 'b'"],
-  [['s'], "s startswith 'a'"], [['s'], "s startswith_cs 'A'"], [['s'], "s endswith 'C'"], [['s'], "s !endswith_cs 'c'"], [['s'], "s has 'b'"],
-  [['s'], "s has 'ERROR'"], [['s'], "s !has 'line1'"], [['s'], "s has_cs 'abc'"], [['s'], "s hasprefix 'er'"], [['s'], "s hassuffix 'sk'"],
-  [['s'], "s =~ 'abc'"], [['s'], "s =~ 'k'"], [['s'], "s =~ 'S'"], [['s'], "s =~ 'strasse'"], [['s'], "s !~ 'ABC'"], [['s'], "s =~ 'ff'"],
-  [['s'], "s in ('abc', '', 'K')"], [['s'], "s !in ('xyz')"], [['s'], "s in~ ('ABC', 'k')"], [['s'], "s !in~ ('S')"], [['s'], "s has_any ('b', 'disk')"],
-  [['s'], "s has_all ('line1', 'error')"], [['s'], 'isempty(s)'], [['s'], 'isnotempty(s)'], [['s'], "s contains 'i'"], [['s'], "s startswith 'str'"],
-  [['s'], "s contains 'ss'"], [['s'], "s contains '😀'"], [['s'], "s =~ 'ÜBER'"], [['s'], "s endswith 'K'"], [['s'], "s contains ''"],
-  [['s'], "s has 'b-c'"], [['s'], "s has_cs 'ERROR'"], [['s'], "s !hasprefix_cs 'dis'"], [['s'], "s hassuffix_cs 'error'"], [['s'], "s has 'rror'"], [['s'], "s hasprefix 'rr'"],
-  [['s'], "s has 'line'"], [['s'], "s hassuffix 'isk'"], [['s'], "s startswith 'a%'"], [['s'], "s contains '_'"],
+  [['n'], 'n > 2'],
+  [['n'], 'n == -3'],
+  [['n'], 'n != 0'],
+  [['n'], 'n <= 1'],
+  [['n'], 'n in (1, 2, -3)'],
+  [['n'], 'n !in (0, 5)'],
+  [['n'], 'n between (-3 .. 4)'],
+  [['n'], 'n !between (0 .. 10)'],
+  [['n'], 'isnull(n)'],
+  [['n'], 'isnotnull(n)'],
+  [['n'], 'n + 2 > 3'],
+  [['n'], 'n * 2 == n + 1'],
+  [['n'], 'n / 3 == 1'],
+  [['n'], 'n / 0 == 1'],
+  [['n'], '-n < 2'],
+  [['n'], 'not(n > 0)'],
+  [['r'], 'r > 0.5'],
+  [['r'], 'r < -1'],
+  [['r'], 'r == 0'],
+  [['r'], 'r != 0.25'],
+  [['r'], 'r between (-2.5 .. 100)'],
+  [['r', 'n'], 'r * 2 > n'],
+  [['r'], 'r / 2 < 10'],
+  [['r', 'n'], 'r + n >= 0'],
+  [['r'], 'r in (0.5, 1, 2)'],
+  [['r', 'n'], 'r == n'],
+  [['r', 'n'], 'r / n > 1'],
+  [['ts'], 'ts > datetime(1970-01-01)'],
+  [['ts'], 'ts <= datetime(1965-06-01 12:00)'],
+  [['ts'], 'ts between (datetime(1968-01-01) .. datetime(1975-01-01))'],
+  [['ts'], 'ts > ago(18250d)'],
+  [['ts'], 'ts < now()'],
+  [['ts'], 'isnull(ts)'],
+  [['ts'], 'bin(ts, 1d) == startofday(ts)'],
+  [['ts'], 'ts - datetime(1970-01-01) > 1000d'],
+  [['ts'], 'ts + 1h > datetime(1970-01-02)'],
+  [['span'], 'span > 1h'],
+  [['span'], 'span < -2h'],
+  [['span'], 'span == 0s'],
+  [['span', 'ts'], 'ts + span > datetime(1972-01-01)'],
+  [['b'], 'b'],
+  [['b'], 'not(b)'],
+  [['b'], 'b == true'],
+  [['b'], 'b != false'],
+  [['b'], 'isnull(b)'],
+  [['s'], "s == 'abc'"],
+  [['s'], "s != ''"],
+  [['s'], "s == ''"],
+  [['s'], "s contains 'b'"],
+  [['s'], "s !contains 'B'"],
+  [['s'], "s contains_cs 'b'"],
+  [['s'], "s startswith 'a'"],
+  [['s'], "s startswith_cs 'A'"],
+  [['s'], "s endswith 'C'"],
+  [['s'], "s !endswith_cs 'c'"],
+  [['s'], "s has 'b'"],
+  [['s'], "s has 'ERROR'"],
+  [['s'], "s !has 'line1'"],
+  [['s'], "s has_cs 'abc'"],
+  [['s'], "s hasprefix 'er'"],
+  [['s'], "s hassuffix 'sk'"],
+  [['s'], "s =~ 'abc'"],
+  [['s'], "s =~ 'k'"],
+  [['s'], "s =~ 'S'"],
+  [['s'], "s =~ 'strasse'"],
+  [['s'], "s !~ 'ABC'"],
+  [['s'], "s =~ 'ff'"],
+  [['s'], "s in ('abc', '', 'K')"],
+  [['s'], "s !in ('xyz')"],
+  [['s'], "s in~ ('ABC', 'k')"],
+  [['s'], "s !in~ ('S')"],
+  [['s'], "s has_any ('b', 'disk')"],
+  [['s'], "s has_all ('line1', 'error')"],
+  [['s'], 'isempty(s)'],
+  [['s'], 'isnotempty(s)'],
+  [['s'], "s contains 'i'"],
+  [['s'], "s startswith 'str'"],
+  [['s'], "s contains 'ss'"],
+  [['s'], "s contains '😀'"],
+  [['s'], "s =~ 'ÜBER'"],
+  [['s'], "s endswith 'K'"],
+  [['s'], "s contains ''"],
+  [['s'], "s has 'b-c'"],
+  [['s'], "s has_cs 'ERROR'"],
+  [['s'], "s !hasprefix_cs 'dis'"],
+  [['s'], "s hassuffix_cs 'error'"],
+  [['s'], "s has 'rror'"],
+  [['s'], "s hasprefix 'rr'"],
+  [['s'], "s has 'line'"],
+  [['s'], "s hassuffix 'isk'"],
+  [['s'], "s startswith 'a%'"],
+  [['s'], "s contains '_'"],
   // kept in memory (no exact SQL form): the rest of the pipeline still runs
-  [['s'], "s matches regex 'b.'"], [['s'], "s like '%b%'"], [['s'], 'strlen(s) > 2'], [['n'], 'tostring(n) == "2"'],
+  [['s'], "s matches regex 'b.'"],
+  [['s'], "s like '%b%'"],
+  [['s'], 'strlen(s) > 2'],
+  [['n'], 'tostring(n) == "2"'],
 ]
 
 const EXTENSIONS: readonly Template[] = [
-  [['n'], 'n * 2'], [['n'], 'n - 3'], [['n'], 'n / 2'], [['n'], 'n / 0'], [['r'], 'r * 1.5'], [['r', 'n'], 'r + n'], [['r'], 'r - 0.25'],
-  [['r'], 'r / 4'], [['r', 'n'], 'r / n'], [['b', 'n'], 'iff(b, n, -1)'], [['n', 's'], "iff(n > 0, 'pos', s)"], [['s'], "strcat(s, '-', s)"],
-  [['ts'], 'bin(ts, 7d)'], [['ts'], 'bin(ts, 1h)'], [['n'], 'bin(n, 3)'], [['r'], 'bin(r, 0.5)'], [['ts'], 'startofday(ts)'],
-  [['ts'], 'ts - datetime(1970-01-01)'], [['ts'], 'ts + 2h'], [['span'], 'span + span'], [['n'], '-n'], [['n', 'b'], 'n > 2 and b'],
-  [['s'], 'isempty(s)'], [['n'], 'todouble(n) / 3'], [['span'], 'bin(span, 5h)'], [['s'], "s =~ 'abc'"],
-  [['s'], 'strlen(s)'], [['n'], 'tostring(n)'], [['s'], 'toupper(s)'], [['n'], 'n % 5'],
+  [['n'], 'n * 2'],
+  [['n'], 'n - 3'],
+  [['n'], 'n / 2'],
+  [['n'], 'n / 0'],
+  [['r'], 'r * 1.5'],
+  [['r', 'n'], 'r + n'],
+  [['r'], 'r - 0.25'],
+  [['r'], 'r / 4'],
+  [['r', 'n'], 'r / n'],
+  [['b', 'n'], 'iff(b, n, -1)'],
+  [['n', 's'], "iff(n > 0, 'pos', s)"],
+  [['s'], "strcat(s, '-', s)"],
+  [['ts'], 'bin(ts, 7d)'],
+  [['ts'], 'bin(ts, 1h)'],
+  [['n'], 'bin(n, 3)'],
+  [['r'], 'bin(r, 0.5)'],
+  [['ts'], 'startofday(ts)'],
+  [['ts'], 'ts - datetime(1970-01-01)'],
+  [['ts'], 'ts + 2h'],
+  [['span'], 'span + span'],
+  [['n'], '-n'],
+  [['n', 'b'], 'n > 2 and b'],
+  [['s'], 'isempty(s)'],
+  [['n'], 'todouble(n) / 3'],
+  [['span'], 'bin(span, 5h)'],
+  [['s'], "s =~ 'abc'"],
+  [['s'], 'strlen(s)'],
+  [['n'], 'tostring(n)'],
+  [['s'], 'toupper(s)'],
+  [['n'], 'n % 5'],
 ]
 
 const AGGREGATES: readonly Template[] = [
-  [[], 'count()'], [['n'], 'countif(n > 0)'], [['n'], 'sum(n)'], [['r'], 'sum(r)'], [['span'], 'sum(span)'], [['n'], 'avg(n)'], [['r'], 'avg(r)'],
-  [['ts'], 'min(ts)'], [['r'], 'max(r)'], [['n'], 'min(n)'], [['span'], 'max(span)'], [['s'], 'dcount(s)'], [['n'], 'dcount(n)'],
-  [['s', 'b'], 'dcountif(s, b)'], [['r', 'b'], 'sumif(r, b)'], [['n'], 'avgif(n, n > 0)'], [['s'], "countif(s has 'b')"], [['n'], 'count(n)'],
-  [['r'], 'minif(r, r > 0)'], [['ts', 'b'], 'maxif(ts, b)'], [['r'], 'dcount(r)'], [['b'], 'countif(b)'],
-  [['s'], 'max(s)'], [['n'], 'percentile(n, 50)'],
+  [[], 'count()'],
+  [['n'], 'countif(n > 0)'],
+  [['n'], 'sum(n)'],
+  [['r'], 'sum(r)'],
+  [['span'], 'sum(span)'],
+  [['n'], 'avg(n)'],
+  [['r'], 'avg(r)'],
+  [['ts'], 'min(ts)'],
+  [['r'], 'max(r)'],
+  [['n'], 'min(n)'],
+  [['span'], 'max(span)'],
+  [['s'], 'dcount(s)'],
+  [['n'], 'dcount(n)'],
+  [['s', 'b'], 'dcountif(s, b)'],
+  [['r', 'b'], 'sumif(r, b)'],
+  [['n'], 'avgif(n, n > 0)'],
+  [['s'], "countif(s has 'b')"],
+  [['n'], 'count(n)'],
+  [['r'], 'minif(r, r > 0)'],
+  [['ts', 'b'], 'maxif(ts, b)'],
+  [['r'], 'dcount(r)'],
+  [['b'], 'countif(b)'],
+  [['s'], 'max(s)'],
+  [['n'], 'percentile(n, 50)'],
 ]
 
 const KEYS: readonly Template[] = [
-  [['s'], 's'], [['b'], 'b'], [['n'], 'n'], [['ts'], 'd = bin(ts, 1d)'], [['ts'], 'w = bin(ts, 7d)'], [['n'], 'bn = bin(n, 5)'],
-  [['r'], 'br = bin(r, 2.5)'], [['span'], 'sp = bin(span, 6h)'],
+  [['s'], 's'],
+  [['b'], 'b'],
+  [['n'], 'n'],
+  [['ts'], 'd = bin(ts, 1d)'],
+  [['ts'], 'w = bin(ts, 7d)'],
+  [['n'], 'bn = bin(n, 5)'],
+  [['r'], 'br = bin(r, 2.5)'],
+  [['span'], 'sp = bin(span, 6h)'],
 ]
 
-const JOIN_KINDS = ['inner', 'innerunique', 'leftouter', 'rightouter', 'fullouter', 'leftsemi', 'leftanti', 'rightsemi', 'rightanti'] as const
+const JOIN_KINDS = [
+  'inner',
+  'innerunique',
+  'leftouter',
+  'rightouter',
+  'fullouter',
+  'leftsemi',
+  'leftanti',
+  'rightsemi',
+  'rightanti',
+] as const
 
 const pick = <T>(list: readonly T[], r: number): T => list[r % list.length]!
-const usable = (s: State) => (t: Template): boolean => t[0].every((c) => s.cols.has(c))
+const usable =
+  (s: State) =>
+  (t: Template): boolean =>
+    t[0].every((c) => s.cols.has(c))
 
 function predicate(s: State, r: readonly number[]): string | undefined {
   const ok = PREDICATES.filter(usable(s))
@@ -125,10 +314,14 @@ function predicate(s: State, r: readonly number[]): string | undefined {
   const p1 = pick(ok, r[1]!)[1]
   const p2 = pick(ok, r[2]!)[1]
   switch (r[3]! % 5) {
-    case 0: return `(${p1}) and (${p2})`
-    case 1: return `(${p1}) or (${p2})`
-    case 2: return `not(${p1})`
-    default: return p1
+    case 0:
+      return `(${p1}) and (${p2})`
+    case 1:
+      return `(${p1}) or (${p2})`
+    case 2:
+      return `not(${p1})`
+    default:
+      return p1
   }
 }
 
@@ -144,7 +337,9 @@ function buildQuery(steps: readonly Step[]): { text: string; ordered: boolean } 
   for (const [kind, r] of steps) {
     const cols = state.cols
     switch (kind % 12) {
-      case 0: case 1: case 11: {
+      case 0:
+      case 1:
+      case 11: {
         const p = predicate(state, r)
         if (p) parts.push(`where ${p}`)
         break
@@ -159,8 +354,12 @@ function buildQuery(steps: readonly Step[]): { text: string; ordered: boolean } 
         break
       }
       case 3: {
-        const keys = KEYS.filter(usable(state)).filter((_, i) => (r[1]! >> i) & 1).slice(0, 2)
-        const aggs = AGGREGATES.filter(usable(state)).filter((_, i) => ((r[2]! * 7919) >> (i % 24)) & 1).slice(0, 3)
+        const keys = KEYS.filter(usable(state))
+          .filter((_, i) => (r[1]! >> i) & 1)
+          .slice(0, 2)
+        const aggs = AGGREGATES.filter(usable(state))
+          .filter((_, i) => ((r[2]! * 7919) >> (i % 24)) & 1)
+          .slice(0, 3)
         if (aggs.length === 0) aggs.push([[], 'count()'])
         const aggText = aggs.map((a, i) => (r[3]! % 2 === 0 ? `a${i} = ${a[1]}` : a[1])).join(', ')
         parts.push(`summarize ${aggText}${keys.length ? ` by ${keys.map((k) => k[1]).join(', ')}` : ''}`)
@@ -173,12 +372,15 @@ function buildQuery(steps: readonly Step[]): { text: string; ordered: boolean } 
         }
         break
       }
-      case 4: case 5: {
+      case 4:
+      case 5: {
         // sort/top must end with a unique key so the order (and top's rows) are defined
         const tail = state.uniqueId && cols.has('id') ? 'id asc' : undefined
         if (!tail) break
         const sortable = [...cols.keys()].filter((c) => TYPE_OF[c] !== undefined && c !== 'id')
-        const by = sortable.length ? `${pick(sortable, r[1]!)} ${r[2]! % 2 ? 'asc' : 'desc'}${r[3]! % 3 === 0 ? ' nulls first' : r[3]! % 3 === 1 ? ' nulls last' : ''}, ` : ''
+        const by = sortable.length
+          ? `${pick(sortable, r[1]!)} ${r[2]! % 2 ? 'asc' : 'desc'}${r[3]! % 3 === 0 ? ' nulls first' : r[3]! % 3 === 1 ? ' nulls last' : ''}, `
+          : ''
         parts.push(kind % 12 === 4 ? `sort by ${by}${tail}` : `top ${1 + (r[4]! % 4)} by ${by}${tail}`)
         state = { ...state, ordered: true }
         break
@@ -211,15 +413,22 @@ function buildQuery(steps: readonly Step[]): { text: string; ordered: boolean } 
         const kindName = pick(JOIN_KINDS, r[1]!)
         const right = r[2]! % 3 === 0 ? '(U | summarize w = max(w), r2 = sum(r2) by k)' : r[2]! % 3 === 1 ? '(U | where w > 0)' : 'U'
         const rightFirst = kindName === 'rightsemi' || kindName === 'rightanti'
-        parts.push(r[3]! % 4 === 0 && !rightFirst
-          ? `lookup kind=${r[4]! % 2 ? 'leftouter' : 'inner'} ${right} on $left.s == $right.k`
-          : `join kind=${kindName} ${right} on $left.s == $right.k`)
+        parts.push(
+          r[3]! % 4 === 0 && !rightFirst
+            ? `lookup kind=${r[4]! % 2 ? 'leftouter' : 'inner'} ${right} on $left.s == $right.k`
+            : `join kind=${kindName} ${right} on $left.s == $right.k`,
+        )
         const merged = new Map(rightFirst ? [] : [...cols])
         const lookup = r[3]! % 4 === 0 && !rightFirst
         // lookup leaves out the right key column
-        if (!kindName.startsWith('left') || lookup) for (const c of U_COLUMNS) if (!merged.has(c.name) && !(lookup && c.name === 'k')) merged.set(c.name, c.type)
+        if (!kindName.startsWith('left') || lookup)
+          for (const c of U_COLUMNS) if (!merged.has(c.name) && !(lookup && c.name === 'k')) merged.set(c.name, c.type)
         if (kindName === 'leftsemi' || kindName === 'leftanti') for (const c of U_COLUMNS) if (!cols.has(c.name)) merged.delete(c.name)
-        state = { cols: merged, ordered: false, uniqueId: (kindName === 'leftsemi' || kindName === 'leftanti') && state.uniqueId && r[3]! % 4 !== 0 }
+        state = {
+          cols: merged,
+          ordered: false,
+          uniqueId: (kindName === 'leftsemi' || kindName === 'leftanti') && state.uniqueId && r[3]! % 4 !== 0,
+        }
         break
       }
       default: {
@@ -242,7 +451,9 @@ const query = fc.array(step, { minLength: 1, maxLength: 4 }).map(buildQuery)
 // ---------------------------------------------------------------------------------------------
 
 function canonical(v: unknown): string {
-  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? `#${x}` : typeof x === 'bigint' ? `${x}n` : x))
+  return JSON.stringify(v, (_k, x: unknown) =>
+    typeof x === 'number' && !Number.isFinite(x) ? `#${x}` : typeof x === 'bigint' ? `${x}n` : x,
+  )
 }
 
 function countSqlStatements(plan: PlanNode): number {
@@ -263,14 +474,41 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
   it('every string predicate of the grammar over every tricky string, both negations: memory, SQLite and PostgreSQL agree', async () => {
     const run = 10_000
     const rows = STRINGS.map((s, i) => [i + 1, null, s, null, null, null, null] as KqlValue[])
-    await fixture.load([{ sqlName: `t_${run}`, columns: T_COLUMNS, rows }, { sqlName: `u_${run}`, columns: U_COLUMNS, rows: [] }])
+    await fixture.load([
+      { sqlName: `t_${run}`, columns: T_COLUMNS, rows },
+      { sqlName: `u_${run}`, columns: U_COLUMNS, rows: [] },
+    ])
     const schema = schemaFor(run)
     const predicates = PREDICATES.filter(([needs]) => needs.length === 1 && needs[0] === 's').map(([, p]) => p)
-    for (const p of [...predicates, "s =~ 'K'", "s contains 'I'", "s startswith 'ss'", "s has 'S'", "s hasprefix 'K'", "s =~ 'st'", "s endswith 'I'", "s contains 'Ik'", "s startswith 'i'", "s =~ 'SS'", "s contains 'kS'", "s contains 'im'", "s contains 'xi'", "s endswith 'xi'", "s contains 'tim'"]) {
+    for (const p of [
+      ...predicates,
+      "s =~ 'K'",
+      "s contains 'I'",
+      "s startswith 'ss'",
+      "s has 'S'",
+      "s hasprefix 'K'",
+      "s =~ 'st'",
+      "s endswith 'I'",
+      "s contains 'Ik'",
+      "s startswith 'i'",
+      "s =~ 'SS'",
+      "s contains 'kS'",
+      "s contains 'im'",
+      "s contains 'xi'",
+      "s endswith 'xi'",
+      "s contains 'tim'",
+    ]) {
       for (const text of [`T | where ${p} | project id`, `T | where not(${p}) | project id`]) {
-        const expected = toWireRows(await compileQuery(text, schema, { dialect: 'sqlite', pushdown: false }).execute(fixture.sources.sqlite!, { now: NOW, rowCap: 1000 }))
+        const expected = toWireRows(
+          await compileQuery(text, schema, { dialect: 'sqlite', pushdown: false }).execute(fixture.sources.sqlite!, {
+            now: NOW,
+            rowCap: 1000,
+          }),
+        )
         for (const backend of fixture.backends) {
-          const got = toWireRows(await compileQuery(text, schema, { dialect: backend }).execute(fixture.sources[backend]!, { now: NOW, rowCap: 1000 }))
+          const got = toWireRows(
+            await compileQuery(text, schema, { dialect: backend }).execute(fixture.sources[backend]!, { now: NOW, rowCap: 1000 }),
+          )
           const ids = (r: typeof got): number[] => r.results.map((x) => x['id'] as number).sort((a, b) => a - b)
           assert.deepEqual(ids(got), ids(expected), `${backend}: ${text}`)
         }
@@ -283,16 +521,21 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
     let pushed = 0
     let total = 0
     await fc.assert(
-      fc.asyncProperty(tRows, fc.array(uRow, { maxLength: 8 }), fc.array(query, { minLength: 10, maxLength: 10 }), async (tRows, uRows, queries) => {
-        run++
-        await fixture.load([
-          { sqlName: `t_${run}`, columns: T_COLUMNS, rows: tRows.map((r, i) => [i + 1, ...r] as KqlValue[]) },
-          { sqlName: `u_${run}`, columns: U_COLUMNS, rows: uRows as KqlValue[][] },
-        ])
-        const schema = schemaFor(run)
-        const special = tRows.some((r) => typeof r[3] === 'number' && (!Number.isFinite(r[3]) || Object.is(r[3], -0)))
-        for (const q of queries) await check(q, schema, special)
-      }),
+      fc.asyncProperty(
+        tRows,
+        fc.array(uRow, { maxLength: 8 }),
+        fc.array(query, { minLength: 10, maxLength: 10 }),
+        async (tRows, uRows, queries) => {
+          run++
+          await fixture.load([
+            { sqlName: `t_${run}`, columns: T_COLUMNS, rows: tRows.map((r, i) => [i + 1, ...r] as KqlValue[]) },
+            { sqlName: `u_${run}`, columns: U_COLUMNS, rows: uRows as KqlValue[][] },
+          ])
+          const schema = schemaFor(run)
+          const special = tRows.some((r) => typeof r[3] === 'number' && (!Number.isFinite(r[3]) || Object.is(r[3], -0)))
+          for (const q of queries) await check(q, schema, special)
+        },
+      ),
       { numRuns: Number(process.env.PROVENANT_FC_RUNS ?? 40), seed: Number(process.env.PROVENANT_FC_SEED ?? 20260515) },
     )
     async function check(q: { text: string; ordered: boolean }, schema: KqlSchema, special: boolean): Promise<void> {
@@ -311,12 +554,16 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
             if (first === undefined) first = sorted(expected.results)
             else assert.deepEqual(sorted(expected.results), first, `in-memory results differ between databases for\n${q.text}`)
           }
-            const compiled = compileQuery(q.text, schema, { dialect: backend })
-            total++
-            if (countSqlStatements(compiled.executable) > 0) pushed++
-            const got = toWireRows(await compiled.execute(fixture.sources[backend]!, { now: NOW, rowCap: 10_000 }))
-            assert.deepEqual(got.columns, expected.columns, `${backend}: columns of\n${q.text}`)
-            assert.deepEqual(sorted(got.results), sorted(expected.results), `${backend} differs from memory for\n${q.text}\n(ordered: ${q.ordered})`)
+          const compiled = compileQuery(q.text, schema, { dialect: backend })
+          total++
+          if (countSqlStatements(compiled.executable) > 0) pushed++
+          const got = toWireRows(await compiled.execute(fixture.sources[backend]!, { now: NOW, rowCap: 10_000 }))
+          assert.deepEqual(got.columns, expected.columns, `${backend}: columns of\n${q.text}`)
+          assert.deepEqual(
+            sorted(got.results),
+            sorted(expected.results),
+            `${backend} differs from memory for\n${q.text}\n(ordered: ${q.ordered})`,
+          )
         }
       } catch (error) {
         // fast-check reports the counterexample; the message says which query and why
@@ -325,7 +572,7 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
       }
     }
     // the grammar is mostly pushable: the test must exercise SQL, not only whole-table reads
-    console.log(`# ${total} query runs, ${pushed} pushed work into SQL, backends ${fixture.backends.join(", ")}`)
+    console.log(`# ${total} query runs, ${pushed} pushed work into SQL, backends ${fixture.backends.join(', ')}`)
     assert.ok(pushed > total / 2, `only ${pushed} of ${total} queries pushed work into SQL`)
   })
 })

@@ -15,7 +15,7 @@ import { encodeValue } from '../../src/storage/column-codec.js'
 import { columnDdlType } from '../../src/storage/column-types.js'
 import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
-import { BACKENDS, createTestDatabase, type Backend, type TestDatabase } from '../support/backends.js'
+import { BACKENDS, type Backend, createTestDatabase, type TestDatabase } from '../support/backends.js'
 
 export interface FixtureTable {
   readonly sqlName: string
@@ -63,10 +63,15 @@ export async function openSqlFixture(): Promise<SqlFixture> {
     async load(tables) {
       for (const t of tables) {
         const defs = (dialect: 'sqlite' | 'postgres'): string =>
-          [`_rowid ${dialect === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGINT PRIMARY KEY'}`, ...t.columns.map((c) => `${quote(c.name)} ${columnDdlType(dialect, c.type)}`)].join(', ')
+          [
+            `_rowid ${dialect === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGINT PRIMARY KEY'}`,
+            ...t.columns.map((c) => `${quote(c.name)} ${columnDdlType(dialect, c.type)}`),
+          ].join(', ')
         const names = ['_rowid', ...t.columns.map((c) => quote(c.name))].join(', ')
         writer.exec(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('sqlite')})`)
-        const insert = writer.prepare(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES (${['?', ...t.columns.map(() => '?')].join(', ')})`)
+        const insert = writer.prepare(
+          `INSERT INTO ${quote(t.sqlName)} (${names}) VALUES (${['?', ...t.columns.map(() => '?')].join(', ')})`,
+        )
         writer.transaction(() => {
           t.rows.forEach((row, i) => insert.run(i + 1, ...t.columns.map((c, k) => encodeValue('sqlite', c.type, row[k] ?? null) as never)))
         })()
@@ -74,7 +79,9 @@ export async function openSqlFixture(): Promise<SqlFixture> {
           await admin.query(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('postgres')})`)
           if (t.rows.length > 0) {
             const width = t.columns.length + 1
-            const values = t.rows.map((_, r) => `(${Array.from({ length: width }, (_, k) => `$${r * width + k + 1}`).join(', ')})`).join(', ')
+            const values = t.rows
+              .map((_, r) => `(${Array.from({ length: width }, (_, k) => `$${r * width + k + 1}`).join(', ')})`)
+              .join(', ')
             const params = t.rows.flatMap((row, i) => [i + 1, ...t.columns.map((c, k) => encodeValue('postgres', c.type, row[k] ?? null))])
             await admin.query(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES ${values}`, params)
           }

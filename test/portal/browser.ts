@@ -33,7 +33,15 @@ export async function openBrowser(): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
     viewport: { width: 1366, height: 860 },
     locale: 'en-GB',
     timezoneId: 'UTC',
@@ -61,7 +69,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 }
 
 /** Signs in as the role's test account through the sign-in form (ending whatever session the browser had). */
-export async function signIn(page: Page, server: { baseUrl: string; workspace: { name: string } }, role: string, path = '/portal/'): Promise<void> {
+export async function signIn(
+  page: Page,
+  server: { baseUrl: string; workspace: { name: string } },
+  role: string,
+  path = '/portal/',
+): Promise<void> {
   await page.context().clearCookies()
   await page.goto(`${server.baseUrl}${path}`)
   await page.getByLabel('Account name').fill(`${role}@${server.workspace.name}`)

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
-import type { Page } from 'playwright-core'
 import { DEMO_CONFIG } from '../../src/demo/demo-config.js'
 import { syntheticReadings } from '../../src/demo/seed-demo.js'
 import { BACKENDS } from '../support/backends.js'
@@ -99,7 +98,10 @@ for (const [index, backend] of BACKENDS.entries()) {
         assert.equal(response.status, 200, `${expiry.label}: ${response.text}`)
         assert.ok(response.body.results.length >= 20, 'a day of hourly averages')
         const expiresAt = Date.parse(response.headers.get('x-token-expires-at')!)
-        assert.ok(expiresAt >= started + expiry.ms - 1000 && expiresAt <= finished + expiry.ms, `${expiry.label}: expires ${new Date(expiresAt).toISOString()}`)
+        assert.ok(
+          expiresAt >= started + expiry.ms - 1000 && expiresAt <= finished + expiry.ms,
+          `${expiry.label}: expires ${new Date(expiresAt).toISOString()}`,
+        )
         if (expiry.label === '8 hours') await shoot(page, 'api-keys-token-created')
       }
       // The copy button puts the token on the clipboard.
@@ -127,7 +129,10 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.getByLabel(/^Custom duration/).fill('45d')
       await page.getByRole('button', { name: 'Create token' }).click()
       await page.getByRole('alert').waitFor()
-      assert.equal(await page.getByRole('alert').innerText(), 'The token was not created: a token lifetime must be between 15 minutes and 30 days; 45d is outside that range.')
+      assert.equal(
+        await page.getByRole('alert').innerText(),
+        'The token was not created: a token lifetime must be between 15 minutes and 30 days; 45d is outside that range.',
+      )
       assert.equal(await page.getByLabel(/^Custom duration/).getAttribute('aria-invalid'), 'true')
       await shoot(page, 'api-keys-refused')
       assert.equal(await page.locator('#new-token').count(), 0)
@@ -157,7 +162,10 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal((await server.api('GET', '/oi-api/openapi', { token })).status, 200)
       await page.getByRole('button', { name: 'Revoke token to revoke' }).click()
       await page.waitForURL(/\/portal\/api-keys\?revoked=tok_/)
-      assert.equal(await page.getByRole('status').first().innerText(), 'Token “to revoke” was revoked. API calls with it are refused from now on.')
+      assert.equal(
+        await page.getByRole('status').first().innerText(),
+        'Token “to revoke” was revoked. API calls with it are refused from now on.',
+      )
       const row = page.locator('tr', { has: page.getByRole('rowheader', { name: 'to revoke', exact: true }) })
       assert.equal(await row.locator('.badge').innerText(), 'revoked')
       assert.equal(await row.getByRole('button').count(), 0)
@@ -173,7 +181,10 @@ for (const [index, backend] of BACKENDS.entries()) {
       const rows = page.locator('tbody tr')
       assert.equal(await rows.count(), 3)
       const first = rows.filter({ hasText: 'hourly-temperature' })
-      assert.match(await first.innerText(), /plant\/line-1\/hourly-temperature\s+Average temperature per hour.*\s+admin@demo\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC/)
+      assert.match(
+        await first.innerText(),
+        /plant\/line-1\/hourly-temperature\s+Average temperature per hour.*\s+admin@demo\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+      )
       await shoot(page, 'warm-queries')
       await page.getByRole('link', { name: 'hourly-temperature' }).click()
       await page.waitForURL(/\/portal\/warm-queries\/hourly-temperature$/)
@@ -204,7 +215,10 @@ for (const [index, backend] of BACKENDS.entries()) {
       const before = (await server.services.access.listTokens(server.workspace.id, server.accounts.analyst.id)).length
       const target = `${server.baseUrl}/portal/api-keys`
       const attackerPage = `<!doctype html><form id="f" method="post" action="${target}"><input name="name" value="planted"><input name="expires" value="30d"><input name="rights" value="warm-queries:read"></form><script>document.getElementById('f').submit()</script>`
-      const attacker: Server = createServer((_req, res) => { res.setHeader('content-type', 'text/html'); res.end(attackerPage) })
+      const attacker: Server = createServer((_req, res) => {
+        res.setHeader('content-type', 'text/html')
+        res.end(attackerPage)
+      })
       await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve))
       const port = (attacker.address() as AddressInfo).port
       try {
@@ -230,7 +244,9 @@ for (const [index, backend] of BACKENDS.entries()) {
       await adminPage.getByLabel('7 days', { exact: true }).check()
       await adminPage.getByRole('button', { name: 'Create token' }).click()
       const adminToken = await adminPage.locator('#new-token').inputValue()
-      const tokenId = await adminPage.locator('tr', { has: adminPage.getByRole('rowheader', { name: 'admin dashboard', exact: true }) }).getAttribute('data-token-id')
+      const tokenId = await adminPage
+        .locator('tr', { has: adminPage.getByRole('rowheader', { name: 'admin dashboard', exact: true }) })
+        .getAttribute('data-token-id')
       // Administrators see every token of the workspace, with its owner and a revoke button.
       await adminPage.goto(`${server.baseUrl}/portal/api-keys`)
       assert.ok(await adminPage.getByRole('columnheader', { name: 'Owner' }).isVisible())
@@ -245,24 +261,41 @@ for (const [index, backend] of BACKENDS.entries()) {
       try {
         const page = await viewerBrowser.newPage()
         await signIn(page, server, 'viewer', '/portal/api-keys')
-        assert.deepEqual(await page.getByRole('navigation', { name: 'Portal' }).getByRole('link').allInnerTexts(), ['Overview', 'Warm queries', 'API keys', 'Corrections', 'Activity log'])
+        assert.deepEqual(await page.getByRole('navigation', { name: 'Portal' }).getByRole('link').allInnerTexts(), [
+          'Overview',
+          'Warm queries',
+          'API keys',
+          'Corrections',
+          'Activity log',
+        ])
         // Only its own token (made for the API call of the preview test) has a revoke button.
-        assert.deepEqual(await page.getByRole('button', { name: /^Revoke/ }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))), ['Revoke token test token'])
+        assert.deepEqual(
+          await page.getByRole('button', { name: /^Revoke/ }).evaluateAll((buttons) => buttons.map((b) => b.getAttribute('aria-label'))),
+          ['Revoke token test token'],
+        )
         assert.equal(await page.locator(`tr[data-token-id="${tokenId}"]`).count(), 0)
-        assert.deepEqual(await Promise.all((await page.locator('input[name="rights"]').all()).map((box) => box.getAttribute('value'))),
-          ['warm-queries:read', 'streams:live', 'streams:changes', 'provenance:read', 'amendments:read'])
+        assert.deepEqual(await Promise.all((await page.locator('input[name="rights"]').all()).map((box) => box.getAttribute('value'))), [
+          'warm-queries:read',
+          'streams:live',
+          'streams:changes',
+          'provenance:read',
+          'amendments:read',
+        ])
         // Forged from the viewer's own page (right origin, right CSRF token): the rights still say no.
-        const forged = await page.evaluate(`(async () => {
+        const forged = (await page.evaluate(`(async () => {
           const csrf = document.querySelector('input[name="_csrf"]').value
           const response = await fetch('/portal/api-keys/${tokenId}/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf }) })
           return { status: response.status, text: await response.text() }
-        })()`) as { status: number; text: string }
+        })()`)) as { status: number; text: string }
         assert.equal(forged.status, 403)
         assert.match(forged.text, /only the owner or an administrator can revoke this token/)
         assert.equal((await server.api('GET', '/oi-api/openapi', { token: adminToken })).status, 200)
         const denied = await page.goto(`${server.baseUrl}/portal/connections`)
         assert.equal(denied!.status(), 403)
-        assert.equal(await page.getByRole('alert').innerText(), 'Your role (viewer) does not include connections:manage, which this page needs.')
+        assert.equal(
+          await page.getByRole('alert').innerText(),
+          'Your role (viewer) does not include connections:manage, which this page needs.',
+        )
         await shoot(page, 'forbidden')
       } finally {
         await viewerBrowser.close()

@@ -24,7 +24,11 @@ export class PortalClient {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   }
 
-  private async send(method: string, path: string, init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}): Promise<PortalResponse> {
+  private async send(
+    method: string,
+    path: string,
+    init: { form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ): Promise<PortalResponse> {
     const headers: Record<string, string> = { ...(init.headers ?? {}) }
     if (this.cookies.size) headers['cookie'] = this.cookieHeader()
     let body: string | undefined
@@ -54,7 +58,11 @@ export class PortalClient {
   }
 
   /** POSTs a form with the current CSRF token unless `_csrf` is given (or set to undefined via omitCsrf). */
-  post(path: string, form: Record<string, string | string[]>, options: { omitCsrf?: boolean; headers?: Record<string, string> } = {}): Promise<PortalResponse> {
+  post(
+    path: string,
+    form: Record<string, string | string[]>,
+    options: { omitCsrf?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<PortalResponse> {
     const withToken = options.omitCsrf || '_csrf' in form ? form : { ...form, _csrf: this.csrf ?? '' }
     return this.send('POST', path, { form: withToken, ...(options.headers ? { headers: options.headers } : {}) })
   }

@@ -31,15 +31,30 @@ for (const [index, backend] of BACKENDS.entries()) {
       source = await createTestDatabase()
       const client = new pg.Client({ connectionString: source.url })
       await client.connect()
-      await client.query('CREATE TABLE readings (id serial PRIMARY KEY, updated_at timestamptz NOT NULL, sensor text NOT NULL, value double precision NOT NULL)')
-      await client.query("INSERT INTO readings (updated_at, sensor, value) VALUES ('2026-03-01T10:00:00Z', 'a', 1), ('2026-03-01T10:01:00Z', 'b', 2), ('2026-03-01T10:02:00Z', 'a', 3)")
+      await client.query(
+        'CREATE TABLE readings (id serial PRIMARY KEY, updated_at timestamptz NOT NULL, sensor text NOT NULL, value double precision NOT NULL)',
+      )
+      await client.query(
+        "INSERT INTO readings (updated_at, sensor, value) VALUES ('2026-03-01T10:00:00Z', 'a', 1), ('2026-03-01T10:01:00Z', 'b', 2), ('2026-03-01T10:02:00Z', 'a', 3)",
+      )
       await client.end()
       server = await startTestServer(backend, { connectors: { backoff: { initialMs: 200, maxMs: 1000 }, leaseRetryMs: 200 } })
       const base = sensorConfig()
-      const columns = [{ name: 'timestamp', type: 'datetime' }, { name: 'source_id', type: 'long' }, { name: 'sensor', type: 'string' }, { name: 'value', type: 'real' }]
+      const columns = [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'source_id', type: 'long' },
+        { name: 'sensor', type: 'string' },
+        { name: 'value', type: 'real' },
+      ]
       const settings = {
-        host: '127.0.0.1', port: 5432, database: new URL(source.url).pathname.slice(1), user: 'postgres',
-        query: 'SELECT id AS source_id, updated_at AS "timestamp", sensor, value FROM readings', cursorColumn: 'timestamp', tiebreakColumn: 'source_id', intervalSeconds: 0.2,
+        host: '127.0.0.1',
+        port: 5432,
+        database: new URL(source.url).pathname.slice(1),
+        user: 'postgres',
+        query: 'SELECT id AS source_id, updated_at AS "timestamp", sensor, value FROM readings',
+        cursorColumn: 'timestamp',
+        tiebreakColumn: 'source_id',
+        intervalSeconds: 0.2,
       }
       await applyAsAdmin(server, {
         ...base,
@@ -49,7 +64,11 @@ for (const [index, backend] of BACKENDS.entries()) {
           { lookup: 'historian', kind: 'postgres', table: 'Historian', columns, settings: { ...settings, port: 1 } },
         ],
       })
-      await eventually(() => server.services.connectors.status(server.workspace.id), (s) => s.find((c) => c.lookup === 'plant')?.rowsIngested === 3 && s.find((c) => c.lookup === 'historian')?.state === 'backoff', 'one connector running, one backing off')
+      await eventually(
+        () => server.services.connectors.status(server.workspace.id),
+        (s) => s.find((c) => c.lookup === 'plant')?.rowsIngested === 3 && s.find((c) => c.lookup === 'historian')?.state === 'backoff',
+        'one connector running, one backing off',
+      )
       browser = await openBrowser()
       page = await browser.newPage()
     })
@@ -77,12 +96,27 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal(await form.getByLabel('Value 1 of plant').getAttribute('type'), 'password')
       await form.getByRole('button', { name: 'Save credentials of plant' }).click()
       await page.waitForURL(/\?set=plant$/)
-      assert.equal(await page.getByRole('status').innerText(), 'Credentials of plant saved. Their values are not shown again; the connector uses them from its next start.')
-      assert.match(await row('plant').locator('td').last().innerText(), /^set\s+keys: password\s+by admin@acme, \d{4}-\d\d-\d\d \d\d:\d\d UTC/)
+      assert.equal(
+        await page.getByRole('status').innerText(),
+        'Credentials of plant saved. Their values are not shown again; the connector uses them from its next start.',
+      )
+      assert.match(
+        await row('plant').locator('td').last().innerText(),
+        /^set\s+keys: password\s+by admin@acme, \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+      )
       // The value is nowhere: not on the page, not in any form field, not in the activity log.
       assert.ok(!(await page.content()).includes(SECRET))
-      assert.deepEqual(await page.locator('input[type="password"]').evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value).filter(Boolean)), [])
-      const { records } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'platform' }, { entityType: 'connection-credentials' }, { limit: 10, offset: 0, order: 'asc' })
+      assert.deepEqual(
+        await page
+          .locator('input[type="password"]')
+          .evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value).filter(Boolean)),
+        [],
+      )
+      const { records } = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'platform' },
+        { entityType: 'connection-credentials' },
+        { limit: 10, offset: 0, order: 'asc' },
+      )
       assert.equal(records.length, 1)
       assert.equal(records[0]!.actionType, 'credentials-set')
       assert.deepEqual((records[0]!.details as { keys: string[] }).keys, ['password'])
@@ -109,7 +143,9 @@ for (const [index, backend] of BACKENDS.entries()) {
 
       // Credentials of a connection removed from the configuration are listed so they can be cleared.
       const admin = server.accounts.admin
-      await server.services.credentials.set({ id: admin.id, name: admin.name, via: 'cli' }, server.workspace.id, 'historian', { password: SECRET })
+      await server.services.credentials.set({ id: admin.id, name: admin.name, via: 'cli' }, server.workspace.id, 'historian', {
+        password: SECRET,
+      })
       const current = await server.services.config.current(server.workspace.id)
       await applyAsAdmin(server, { ...current.document, connections: current.document.connections.filter((c) => c.lookup !== 'historian') })
       await page.goto(`${server.baseUrl}/portal/connections`)
@@ -120,7 +156,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal(await page.locator('tr[data-orphaned]').count(), 0)
     })
 
-    it('is an admin\'s page only: others get 403 for the page and for a forged form', async () => {
+    it("is an admin's page only: others get 403 for the page and for a forged form", async () => {
       const approver = await signedIn(server, 'approver')
       assert.equal((await approver.get('/portal/connections')).status, 403)
       const forged = await approver.post('/portal/connections/plant/credentials', { key: 'password', value: 'planted' })

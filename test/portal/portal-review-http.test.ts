@@ -20,11 +20,36 @@ for (const backend of BACKENDS) {
     before(async () => {
       server = await startTestServer(backend)
       await applyAsAdmin(server, sensorConfig())
-      const analyst = server.services.sessions.callerOf({ account: server.accounts.analyst, workspace: server.workspace, role: 'analyst', publicId: 'x', csrfToken: 'x', createdAt: 0, expiresAt: Date.now() + 3_600_000 })
-      proposalId = (await server.services.proposals.create(analyst, { rationale: 'Peak per sensor.', changes: [{ entity: 'warmQuery', action: 'create', lookup: 'peak', query: 'Sensors | summarize peak = max(value) by sensor' }] }, 'mcp')).id
+      const analyst = server.services.sessions.callerOf({
+        account: server.accounts.analyst,
+        workspace: server.workspace,
+        role: 'analyst',
+        publicId: 'x',
+        csrfToken: 'x',
+        createdAt: 0,
+        expiresAt: Date.now() + 3_600_000,
+      })
+      proposalId = (
+        await server.services.proposals.create(
+          analyst,
+          {
+            rationale: 'Peak per sensor.',
+            changes: [{ entity: 'warmQuery', action: 'create', lookup: 'peak', query: 'Sensors | summarize peak = max(value) by sensor' }],
+          },
+          'mcp',
+        )
+      ).id
       const created = await server.api('POST', '/oi-api/provenance/amendments', {
         token: await server.token('editor'),
-        body: { ScopeKey: 'lab', entityType: 'sample', entityId: 'S-7', reasonCategory: 'recalculation', reason: 'Dilution factor applied twice.', before: { result: 4.2 }, after: { result: 2.1 } },
+        body: {
+          ScopeKey: 'lab',
+          entityType: 'sample',
+          entityId: 'S-7',
+          reasonCategory: 'recalculation',
+          reason: 'Dilution factor applied twice.',
+          before: { result: 4.2 },
+          after: { result: 2.1 },
+        },
       })
       assert.equal(created.status, 200, created.text)
       correctionId = created.body.id
@@ -43,9 +68,27 @@ for (const backend of BACKENDS) {
       cases.push(
         ['viewer accepts', viewer, `/portal/proposals/${proposalId}/accept`, {}, /Your role \(viewer\) does not include proposals:review/],
         ['editor accepts', editor, `/portal/proposals/${proposalId}/accept`, {}, /Your role \(editor\) does not include proposals:review/],
-        ['editor rejects', editor, `/portal/proposals/${proposalId}/reject`, { reason: 'no' }, /Your role \(editor\) does not include proposals:review/],
-        ['viewer approves', viewer, `/portal/corrections/${correctionId}/approve`, { scopeKey: 'lab', password: PASSWORD('viewer') }, /Your role \(viewer\) does not include amendments:approve/],
-        ['editor rejects correction', editor, `/portal/corrections/${correctionId}/reject`, { scopeKey: 'lab', reason: 'no', password: PASSWORD('editor') }, /Your role \(editor\) does not include amendments:approve/],
+        [
+          'editor rejects',
+          editor,
+          `/portal/proposals/${proposalId}/reject`,
+          { reason: 'no' },
+          /Your role \(editor\) does not include proposals:review/,
+        ],
+        [
+          'viewer approves',
+          viewer,
+          `/portal/corrections/${correctionId}/approve`,
+          { scopeKey: 'lab', password: PASSWORD('viewer') },
+          /Your role \(viewer\) does not include amendments:approve/,
+        ],
+        [
+          'editor rejects correction',
+          editor,
+          `/portal/corrections/${correctionId}/reject`,
+          { scopeKey: 'lab', reason: 'no', password: PASSWORD('editor') },
+          /Your role \(editor\) does not include amendments:approve/,
+        ],
         ['viewer verifies', viewer, '/portal/activity/verify', {}, /Your role \(viewer\) does not include provenance:verify/],
       )
       for (const [name, client, path, form, message] of cases) {
@@ -65,7 +108,7 @@ for (const backend of BACKENDS) {
       await stillOpen()
     })
 
-    it('refuses a POST without the session\'s CSRF token (or from another origin) with 403, even from an approver with the right password', async () => {
+    it("refuses a POST without the session's CSRF token (or from another origin) with 403, even from an approver with the right password", async () => {
       const approver = await signedIn(server, 'approver')
       const posts: [string, Record<string, string>][] = [
         [`/portal/proposals/${proposalId}/accept`, {}],
@@ -103,7 +146,10 @@ for (const backend of BACKENDS) {
       const unknown = await approver.post('/portal/proposals/prop_nope/accept', {})
       assert.equal(unknown.status, 404)
       assert.match(unknown.text, /The proposal was not accepted: no proposal prop_nope in this workspace/)
-      const wrongScope = await approver.post(`/portal/corrections/${correctionId}/approve`, { scopeKey: 'elsewhere', password: PASSWORD('approver') })
+      const wrongScope = await approver.post(`/portal/corrections/${correctionId}/approve`, {
+        scopeKey: 'elsewhere',
+        password: PASSWORD('approver'),
+      })
       assert.equal(wrongScope.status, 404)
       assert.match(wrongScope.text, /no correction amd_\w+ in scope &quot;elsewhere&quot;/)
       await stillOpen()
@@ -119,26 +165,47 @@ for (const backend of BACKENDS) {
       const json = await analyst.get('/portal/activity/export?format=json')
       assert.match(json.headers.get('content-type')!, /^application\/json/)
       assert.match(json.headers.get('content-disposition')!, /filename="activity-log-platform-config-/)
-      const { records } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'platform' }, { entityType: 'activity-log', actionType: 'exported' }, { limit: 10, offset: 0, order: 'asc' })
-      assert.deepEqual(records.map((r) => [r.entityId, (r.details as { format: string }).format, (r.details as { actor: { name: string } }).actor.name]), [['scope:lab', 'csv', 'analyst@acme'], ['platform-config', 'json', 'analyst@acme']])
+      const { records } = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'platform' },
+        { entityType: 'activity-log', actionType: 'exported' },
+        { limit: 10, offset: 0, order: 'asc' },
+      )
+      assert.deepEqual(
+        records.map((r) => [r.entityId, (r.details as { format: string }).format, (r.details as { actor: { name: string } }).actor.name]),
+        [
+          ['scope:lab', 'csv', 'analyst@acme'],
+          ['platform-config', 'json', 'analyst@acme'],
+        ],
+      )
     })
 
     it('pages a log 50 records at a time, newest first, and filters by user and day', async () => {
       const token = await server.token('editor')
       for (let i = 1; i <= 60; i++) {
-        const appended = await server.api('POST', '/oi-api/provenance/events', { token, body: { ScopeKey: 'paging', entityType: 'batch', entityId: `B-${i}`, actionType: 'released' } })
+        const appended = await server.api('POST', '/oi-api/provenance/events', {
+          token,
+          body: { ScopeKey: 'paging', entityType: 'batch', entityId: `B-${i}`, actionType: 'released' },
+        })
         assert.equal(appended.status, 200, appended.text)
       }
       const viewer = await signedIn(server, 'viewer')
       const rowIds = (text: string) => [...text.matchAll(/<th scope="row" class="mono">(\d{12})<\/th>/g)].map((m) => m[1])
       const first = await viewer.get('/portal/activity?scope=paging')
       assert.equal(first.status, 200)
-      assert.deepEqual(rowIds(first.text), Array.from({ length: 50 }, (_, i) => String(60 - i).padStart(12, '0')))
+      assert.deepEqual(
+        rowIds(first.text),
+        Array.from({ length: 50 }, (_, i) => String(60 - i).padStart(12, '0')),
+      )
       assert.match(first.text, /Records 1–50 of 60, newest first/)
       assert.match(first.text, /<a href="\/portal\/activity\?scope=paging&amp;page=2">Older →<\/a>/)
       const second = await viewer.get('/portal/activity?scope=paging&page=2')
-      assert.deepEqual(rowIds(second.text), Array.from({ length: 10 }, (_, i) => String(10 - i).padStart(12, '0')))
-      const byEditor = await viewer.get(`/portal/activity?scope=paging&userId=${server.accounts.editor.id}&entityType=batch&actionType=released`)
+      assert.deepEqual(
+        rowIds(second.text),
+        Array.from({ length: 10 }, (_, i) => String(10 - i).padStart(12, '0')),
+      )
+      const byEditor = await viewer.get(
+        `/portal/activity?scope=paging&userId=${server.accounts.editor.id}&entityType=batch&actionType=released`,
+      )
       assert.match(byEditor.text, /Records 1–50 of 60/)
       const byOther = await viewer.get(`/portal/activity?scope=paging&userId=${server.accounts.admin.id}`)
       assert.match(byOther.text, /No records match these filters\./)
@@ -162,8 +229,15 @@ for (const backend of BACKENDS) {
       // The same throttle guards the sign-in form.
       const signIn = await new PortalClient(server.baseUrl).signIn('admin@acme', PASSWORD('admin'))
       assert.equal(signIn.status, 429)
-      const { records } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'scope:lab' }, { actionType: 'signature-refused' }, { limit: 10, offset: 0, order: 'asc' })
-      assert.deepEqual(records.map((r) => (r.details as { reason: string }).reason), [...Array(5).fill('wrong password'), 'too many failed password entries'])
+      const { records } = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'scope:lab' },
+        { actionType: 'signature-refused' },
+        { limit: 10, offset: 0, order: 'asc' },
+      )
+      assert.deepEqual(
+        records.map((r) => (r.details as { reason: string }).reason),
+        [...Array(5).fill('wrong password'), 'too many failed password entries'],
+      )
     })
   })
 }

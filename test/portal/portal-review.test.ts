@@ -21,7 +21,12 @@ import { PASSWORD } from './portal-client.js'
 const skip = chromiumMissing()
 
 /** Files a proposal through MCP (the v1 SDK client) as `role`; returns its id. */
-async function proposeThroughMcp(server: TestServer, role: 'analyst' | 'approver', rationale: string, change: Record<string, unknown>): Promise<string> {
+async function proposeThroughMcp(
+  server: TestServer,
+  role: 'analyst' | 'approver',
+  rationale: string,
+  change: Record<string, unknown>,
+): Promise<string> {
   const client = await connectMcp('legacy', `${server.baseUrl}/oi-api/mcp`, { authorization: `Bearer ${await server.token(role)}` })
   try {
     const result = await client.callTool({ name: 'propose_change', arguments: { rationale, changes: [change] } })
@@ -60,9 +65,25 @@ for (const [index, backend] of BACKENDS.entries()) {
     })
 
     it('accepts a proposal made through MCP (the acceptor becomes the approver) and rejects another with a reason', async () => {
-      const peak = await proposeThroughMcp(server, 'analyst', 'Operators want the peak per sensor on the hall dashboard.', { entity: 'warmQuery', action: 'create', lookup: 'peak-by-sensor', query: 'Sensors | summarize peak = max(value) by sensor | order by sensor asc', description: 'Peak per sensor' })
-      const change = await proposeThroughMcp(server, 'analyst', 'Order the averages by value instead.', { entity: 'warmQuery', action: 'update', lookup: 'avg-by-sensor', query: 'Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc' })
-      const own = await proposeThroughMcp(server, 'approver', 'A count per sensor for the shift report.', { entity: 'warmQuery', action: 'create', lookup: 'count-by-sensor', query: 'Sensors | summarize n = count() by sensor' })
+      const peak = await proposeThroughMcp(server, 'analyst', 'Operators want the peak per sensor on the hall dashboard.', {
+        entity: 'warmQuery',
+        action: 'create',
+        lookup: 'peak-by-sensor',
+        query: 'Sensors | summarize peak = max(value) by sensor | order by sensor asc',
+        description: 'Peak per sensor',
+      })
+      const change = await proposeThroughMcp(server, 'analyst', 'Order the averages by value instead.', {
+        entity: 'warmQuery',
+        action: 'update',
+        lookup: 'avg-by-sensor',
+        query: 'Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc',
+      })
+      const own = await proposeThroughMcp(server, 'approver', 'A count per sensor for the shift report.', {
+        entity: 'warmQuery',
+        action: 'create',
+        lookup: 'count-by-sensor',
+        query: 'Sensors | summarize n = count() by sensor',
+      })
 
       await signIn(page, server, 'approver', '/portal/proposals')
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Proposals')
@@ -71,12 +92,28 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.match(await card(peak).getByRole('heading', { level: 3 }).innerText(), /^Proposal by analyst@acme/)
       assert.match(await card(peak).innerText(), /through an AI client \(MCP\)/)
       assert.equal(await card(peak).locator('.rationale').innerText(), 'Operators want the peak per sensor on the hall dashboard.')
-      assert.deepEqual(await card(peak).locator('pre.diff span').allInnerTexts(), ['+ warm query peak-by-sensor', '+   description: Peak per sensor', '+   query: Sensors | summarize peak = max(value) by sensor | order by sensor asc'])
-      assert.deepEqual(await card(change).locator('pre.diff .diff-del').allInnerTexts(), ['-   query: Sensors | summarize avg_value = avg(value) by sensor | order by sensor asc'])
-      assert.deepEqual(await card(change).locator('pre.diff .diff-add').allInnerTexts(), ['+   query: Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc'])
+      assert.deepEqual(await card(peak).locator('pre.diff span').allInnerTexts(), [
+        '+ warm query peak-by-sensor',
+        '+   description: Peak per sensor',
+        '+   query: Sensors | summarize peak = max(value) by sensor | order by sensor asc',
+      ])
+      assert.deepEqual(await card(change).locator('pre.diff .diff-del').allInnerTexts(), [
+        '-   query: Sensors | summarize avg_value = avg(value) by sensor | order by sensor asc',
+      ])
+      assert.deepEqual(await card(change).locator('pre.diff .diff-add').allInnerTexts(), [
+        '+   query: Sensors | summarize avg_value = avg(value) by sensor | order by avg_value desc',
+      ])
       // The author's own proposal: no accept button, and the reason in words.
-      assert.equal(await card(own).getByRole('button', { name: `Accept proposal ${own}` }).count(), 0)
-      assert.match(await card(own).locator('.explain').innerText(), /You filed this proposal, so you cannot accept it\. Another person with review rights must/)
+      assert.equal(
+        await card(own)
+          .getByRole('button', { name: `Accept proposal ${own}` })
+          .count(),
+        0,
+      )
+      assert.match(
+        await card(own).locator('.explain').innerText(),
+        /You filed this proposal, so you cannot accept it\. Another person with review rights must/,
+      )
       await shoot(page, 'proposals')
 
       // A forged accept of the own proposal (right origin, right token): the service refuses it.
@@ -85,20 +122,35 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.match(forged.text, /the author of a proposal cannot accept it; another person with review rights must/)
       assert.equal((await server.services.proposals.get(server.workspace.id, own)).status, 'open')
 
-      await card(peak).getByRole('button', { name: `Accept proposal ${peak}` }).click()
+      await card(peak)
+        .getByRole('button', { name: `Accept proposal ${peak}` })
+        .click()
       await page.waitForURL(/\/portal\/proposals\?accepted=prop_/)
-      assert.match(await page.getByRole('status').innerText(), new RegExp(`^Proposal ${peak} by analyst@acme was accepted and committed as `))
+      assert.match(
+        await page.getByRole('status').innerText(),
+        new RegExp(`^Proposal ${peak} by analyst@acme was accepted and committed as `),
+      )
       const run = await server.api('GET', '/oi-api/warm-queries/peak-by-sensor', { token: await server.token('viewer') })
       assert.equal(run.status, 200)
       assert.equal(run.body.approvedBy, 'approver@acme')
-      assert.deepEqual(run.body.results.map((r: { peak: number }) => r.peak), [9, 10, 11])
+      assert.deepEqual(
+        run.body.results.map((r: { peak: number }) => r.peak),
+        [9, 10, 11],
+      )
 
-      await card(change).getByLabel(/^Reason for rejecting/).fill('The dashboard sorts by sensor name; keep the order.')
-      await card(change).getByRole('button', { name: `Reject proposal ${change}` }).click()
+      await card(change)
+        .getByLabel(/^Reason for rejecting/)
+        .fill('The dashboard sorts by sensor name; keep the order.')
+      await card(change)
+        .getByRole('button', { name: `Reject proposal ${change}` })
+        .click()
       await page.waitForURL(/\/portal\/proposals\?rejected=prop_/)
       assert.equal(await page.locator('article.proposal').count(), 1, 'only the own proposal is still open')
       const decided = page.locator('table tbody tr')
-      assert.match(await decided.filter({ hasText: change }).innerText(), /analyst@acme[\s\S]*Order the averages by value instead\.\s+rejected\s+approver@acme[\s\S]*The dashboard sorts by sensor name; keep the order\./)
+      assert.match(
+        await decided.filter({ hasText: change }).innerText(),
+        /analyst@acme[\s\S]*Order the averages by value instead\.\s+rejected\s+approver@acme[\s\S]*The dashboard sorts by sensor name; keep the order\./,
+      )
       assert.match(await decided.filter({ hasText: peak }).innerText(), /accepted\s+approver@acme[\s\S]*commit /)
       await shoot(page, 'proposals-decided')
 
@@ -108,8 +160,14 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.match(noReason.text, /a rejection needs a reason/)
 
       // Both decisions are in the activity log, made in the portal by the approver.
-      const records = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'platform' }, { entityType: 'proposal' }, { limit: 10, offset: 0, order: 'asc' })
-      const decisions = records.records.map((r) => `${r.entityId} ${r.actionType} ${(r.details as { actor: { name: string; via: string } }).actor.via}`)
+      const records = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'platform' },
+        { entityType: 'proposal' },
+        { limit: 10, offset: 0, order: 'asc' },
+      )
+      const decisions = records.records.map(
+        (r) => `${r.entityId} ${r.actionType} ${(r.details as { actor: { name: string; via: string } }).actor.via}`,
+      )
       assert.ok(decisions.includes(`${peak} accepted portal`) && decisions.includes(`${change} rejected portal`), decisions.join('; '))
     })
 
@@ -117,7 +175,15 @@ for (const [index, backend] of BACKENDS.entries()) {
       const create = async (role: 'editor' | 'approver', entityId: string, before: number, after: number) => {
         const response = await server.api('POST', '/oi-api/provenance/amendments', {
           token: await server.token(role),
-          body: { ScopeKey: 'plant-1', entityType: 'batch', entityId, reasonCategory: 'transcription-error', reason: `Reading of ${entityId} was copied wrongly from the paper log.`, before: { temperature: before }, after: { temperature: after } },
+          body: {
+            ScopeKey: 'plant-1',
+            entityType: 'batch',
+            entityId,
+            reasonCategory: 'transcription-error',
+            reason: `Reading of ${entityId} was copied wrongly from the paper log.`,
+            before: { temperature: before },
+            after: { temperature: after },
+          },
         })
         assert.equal(response.status, 200, response.text)
         assert.equal(response.body.status, 'pending')
@@ -132,63 +198,127 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.deepEqual(await card(byEditor).locator('table.before-after tbody td').allInnerTexts(), ['21.4', '24.1'])
       assert.match(await card(byEditor).innerText(), /Reason category\s+transcription-error/)
       // Two-person rule: the own correction has no approve button, and says why.
-      assert.equal(await card(byApprover).getByRole('button', { name: /^Approve/ }).count(), 0)
-      assert.match(await card(byApprover).locator('.explain').innerText(), /You wrote this correction, so you cannot approve it\. Two-person approval is on/)
+      assert.equal(
+        await card(byApprover)
+          .getByRole('button', { name: /^Approve/ })
+          .count(),
+        0,
+      )
+      assert.match(
+        await card(byApprover).locator('.explain').innerText(),
+        /You wrote this correction, so you cannot approve it\. Two-person approval is on/,
+      )
       await shoot(page, 'corrections')
 
       // 1. A wrong password signs nothing, counts toward the sign-in throttle, and is recorded.
-      await card(byEditor).getByLabel(/^Your password/).fill('not-my-password')
-      await card(byEditor).getByRole('button', { name: `Approve correction ${byEditor} and sign` }).click()
+      await card(byEditor)
+        .getByLabel(/^Your password/)
+        .fill('not-my-password')
+      await card(byEditor)
+        .getByRole('button', { name: `Approve correction ${byEditor} and sign` })
+        .click()
       await page.getByRole('alert').waitFor()
-      assert.equal(await page.getByRole('alert').innerText(), `The password is not right, so correction ${byEditor} was not approved and nothing was signed. The attempt is recorded.`)
+      assert.equal(
+        await page.getByRole('alert').innerText(),
+        `The password is not right, so correction ${byEditor} was not approved and nothing was signed. The attempt is recorded.`,
+      )
       assert.equal((await server.services.stores.corrections.byId(server.workspace.id, byEditor))?.status, 'pending')
       const failures = await server.services.stores.sessions.loginFailures(['account:approver@acme'], 0)
       assert.equal(failures.get('account:approver@acme')?.count, 1)
 
       // 2. The right password: approved, applied and signed.
-      await card(byEditor).getByLabel(/^Comment or reason/).fill('Checked against the paper log.')
-      await card(byEditor).getByLabel(/^Your password/).fill(PASSWORD('approver'))
-      await card(byEditor).getByRole('button', { name: `Approve correction ${byEditor} and sign` }).click()
+      await card(byEditor)
+        .getByLabel(/^Comment or reason/)
+        .fill('Checked against the paper log.')
+      await card(byEditor)
+        .getByLabel(/^Your password/)
+        .fill(PASSWORD('approver'))
+      await card(byEditor)
+        .getByRole('button', { name: `Approve correction ${byEditor} and sign` })
+        .click()
       await page.waitForURL(/decided=amd_/)
-      assert.match(await page.getByRole('status').innerText(), new RegExp(`^Correction ${byEditor} was approved and applied\\. Signed by approver@acme at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, meaning: approved\\.$`))
-      assert.match(await card(byEditor).locator('.signature').innerText(), /^Signed electronically by approver@acme at .* UTC; meaning: approved\.$/)
+      assert.match(
+        await page.getByRole('status').innerText(),
+        new RegExp(
+          `^Correction ${byEditor} was approved and applied\\. Signed by approver@acme at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, meaning: approved\\.$`,
+        ),
+      )
+      assert.match(
+        await card(byEditor).locator('.signature').innerText(),
+        /^Signed electronically by approver@acme at .* UTC; meaning: approved\.$/,
+      )
       await shoot(page, 'corrections-signed')
 
       // 3. The own correction, forged with the right password: refused by the two-person rule.
       await page.goto(`${server.baseUrl}/portal/corrections`)
-      const self = await postFromPage(page, `/portal/corrections/${byApprover}/approve`, { scopeKey: 'plant-1', password: PASSWORD('approver') })
+      const self = await postFromPage(page, `/portal/corrections/${byApprover}/approve`, {
+        scopeKey: 'plant-1',
+        password: PASSWORD('approver'),
+      })
       assert.equal(self.status, 403)
-      assert.match(self.text, /two-person approval is on: approver@acme wrote correction amd_\w+ and cannot also approve it; another approver must/)
+      assert.match(
+        self.text,
+        /two-person approval is on: approver@acme wrote correction amd_\w+ and cannot also approve it; another approver must/,
+      )
 
       // 4. Another approver rejects it; a reason is required.
       await signIn(page, server, 'admin', '/portal/corrections')
-      await card(byApprover).getByLabel(/^Your password/).fill(PASSWORD('admin'))
-      await card(byApprover).getByRole('button', { name: `Reject correction ${byApprover} and sign` }).click()
+      await card(byApprover)
+        .getByLabel(/^Your password/)
+        .fill(PASSWORD('admin'))
+      await card(byApprover)
+        .getByRole('button', { name: `Reject correction ${byApprover} and sign` })
+        .click()
       await page.getByRole('alert').waitFor()
       assert.match(await page.getByRole('alert').innerText(), /a rejection needs a reason/)
-      await card(byApprover).getByLabel(/^Comment or reason/).fill('The paper log agrees with the entry.')
-      await card(byApprover).getByLabel(/^Your password/).fill(PASSWORD('admin'))
-      await card(byApprover).getByRole('button', { name: `Reject correction ${byApprover} and sign` }).click()
+      await card(byApprover)
+        .getByLabel(/^Comment or reason/)
+        .fill('The paper log agrees with the entry.')
+      await card(byApprover)
+        .getByLabel(/^Your password/)
+        .fill(PASSWORD('admin'))
+      await card(byApprover)
+        .getByRole('button', { name: `Reject correction ${byApprover} and sign` })
+        .click()
       await page.waitForURL(/decided=amd_/)
-      assert.match(await card(byApprover).locator('.signature').innerText(), /^Signed electronically by admin@acme at .*; meaning: rejected\.$/)
+      assert.match(
+        await card(byApprover).locator('.signature').innerText(),
+        /^Signed electronically by admin@acme at .*; meaning: rejected\.$/,
+      )
 
       // The scope's log holds the refusal and both signatures (name, time, meaning).
-      const { records } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'scope:plant-1' }, {}, { limit: 50, offset: 0, order: 'asc' })
+      const { records } = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'scope:plant-1' },
+        {},
+        { limit: 50, offset: 0, order: 'asc' },
+      )
       const actions = records.map((r) => r.actionType)
-      assert.deepEqual(actions, ['correction-created', 'correction-created', 'signature-refused', 'correction-approved', 'correction-rejected'])
+      assert.deepEqual(actions, [
+        'correction-created',
+        'correction-created',
+        'signature-refused',
+        'correction-approved',
+        'correction-rejected',
+      ])
       const approved = records[3]!.details as { signature: { signer: string; signedAt: string; meaning: string }; comment: string }
       assert.equal(approved.signature.signer, 'approver@acme')
       assert.equal(approved.signature.meaning, 'approved')
       assert.match(approved.signature.signedAt, /^\d{4}-\d\d-\d\dT/)
       assert.equal(approved.comment, 'Checked against the paper log.')
       assert.equal((records[4]!.details as { signature: { meaning: string } }).signature.meaning, 'rejected')
-      assert.deepEqual(records[2]!.details, { correctionId: byEditor, meaning: 'approved', reason: 'wrong password', clientAddress: '127.0.0.1', actor: { name: 'approver@acme', via: 'portal' } })
+      assert.deepEqual(records[2]!.details, {
+        correctionId: byEditor,
+        meaning: 'approved',
+        reason: 'wrong password',
+        clientAddress: '127.0.0.1',
+        actor: { name: 'approver@acme', via: 'portal' },
+      })
     })
 
     it('browses and filters the activity log, verifies the chain in words, downloads it, and shows where a tampered chain breaks', async () => {
       await signIn(page, server, 'analyst', '/portal/activity')
       assert.equal(await page.getByRole('heading', { level: 2, name: /^Platform-Config \(workspace\)/ }).count(), 1)
-      assert.ok(await page.locator('tbody tr').count() > 5)
+      assert.ok((await page.locator('tbody tr').count()) > 5)
       // Filter: the proposal decisions only.
       await page.getByLabel('Entity type').fill('proposal')
       await page.getByLabel('Action').fill('accepted')
@@ -202,11 +332,20 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.getByLabel('Log', { exact: true }).selectOption('plant-1')
       await page.getByRole('button', { name: 'Show' }).click()
       await page.waitForURL(/scope=plant-1/)
-      assert.deepEqual(await page.locator('tbody tr th').allInnerTexts(), ['000000000005', '000000000004', '000000000003', '000000000002', '000000000001'])
+      assert.deepEqual(await page.locator('tbody tr th').allInnerTexts(), [
+        '000000000005',
+        '000000000004',
+        '000000000003',
+        '000000000002',
+        '000000000001',
+      ])
       await page.getByRole('button', { name: 'Verify chain' }).click()
       await page.locator('#verdict').waitFor()
       assert.equal(await page.locator('#verdict h2').innerText(), 'The chain is intact')
-      assert.match(await page.locator('#verdict').innerText(), /ChainValid true\s+Yes: every digest and link from the first record to the last \(5 records\) recomputes/)
+      assert.match(
+        await page.locator('#verdict').innerText(),
+        /ChainValid true\s+Yes: every digest and link from the first record to the last \(5 records\) recomputes/,
+      )
       assert.match(await page.locator('#verdict').innerText(), /Valid null\s+Not asked/)
       assert.match(await page.locator('#verdict').innerText(), /Reason: OK/)
       await shoot(page, 'activity-log-verified')
@@ -215,14 +354,18 @@ for (const [index, backend] of BACKENDS.entries()) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'JSON' }).click()])
       assert.match(download.suggestedFilename(), /^activity-log-plant-1-\d{4}-\d\d-\d\d\.json$/)
       const exported = readFileSync((await download.path())!, 'utf8')
-      for (const seq of ['000000000001', '000000000005']) assert.ok(exported.includes(`"RecordID":"${seq}"`) || exported.includes(`"RecordID": "${seq}"`), `record ${seq} in the export`)
+      for (const seq of ['000000000001', '000000000005'])
+        assert.ok(exported.includes(`"RecordID":"${seq}"`) || exported.includes(`"RecordID": "${seq}"`), `record ${seq} in the export`)
       const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'CSV' }).click()])
       assert.match(csv.suggestedFilename(), /\.csv$/)
 
       // Someone edits record 3 in the database: verify says where the chain breaks.
       const raw = await openRawDatabase(server)
       try {
-        const changed = await raw.run(`UPDATE ledger_records SET body = replace(body, 'wrong password', 'typo') WHERE container_id = ? AND seq = 3`, ['scope:plant-1'])
+        const changed = await raw.run(
+          `UPDATE ledger_records SET body = replace(body, 'wrong password', 'typo') WHERE container_id = ? AND seq = 3`,
+          ['scope:plant-1'],
+        )
         assert.equal(changed, 1)
       } finally {
         await raw.close()
@@ -236,8 +379,15 @@ for (const [index, backend] of BACKENDS.entries()) {
       await shoot(page, 'activity-log-broken')
 
       // Verifying is itself recorded.
-      const { records } = await server.services.ledger.query({ workspaceId: server.workspace.id, containerId: 'platform' }, { entityType: 'activity-log' }, { limit: 10, offset: 0, order: 'asc' })
-      assert.deepEqual(records.map((r) => r.actionType), ['verified', 'exported', 'exported', 'verified'])
+      const { records } = await server.services.ledger.query(
+        { workspaceId: server.workspace.id, containerId: 'platform' },
+        { entityType: 'activity-log' },
+        { limit: 10, offset: 0, order: 'asc' },
+      )
+      assert.deepEqual(
+        records.map((r) => r.actionType),
+        ['verified', 'exported', 'exported', 'verified'],
+      )
       assert.equal((records[3]!.details as { BrokenAt: string }).BrokenAt, '000000000003')
 
       // A viewer may read the log but has no verify button, and a forged verify is refused.

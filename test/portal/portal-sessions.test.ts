@@ -5,18 +5,18 @@
  * decisions handed to the activity log, and sessions shared by two processes on PostgreSQL.
  */
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { after, before, beforeEach, describe, it } from 'node:test'
-import type { ActivityLog, DecisionInput } from '../../src/domain/activity/activity-log.js'
+import pino from 'pino'
 import { loadConfig } from '../../src/config/config.js'
+import type { ActivityLog, DecisionInput } from '../../src/domain/activity/activity-log.js'
 import { createRuntime } from '../../src/main.js'
 import { manualClock } from '../../src/shared/clock.js'
 import { BACKENDS, createTestDatabase } from '../support/backends.js'
 import { startTestServer, TEST_SCRYPT, type TestServer } from '../support/test-server.js'
 import { PASSWORD, PortalClient, signedIn } from './portal-client.js'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import pino from 'pino'
 
 /**
  * Passes every decision on to the real activity log and keeps a copy to assert on. The method is
@@ -27,7 +27,10 @@ function recordDecisions(server: TestServer): DecisionInput[] {
   const seen: DecisionInput[] = []
   const activity = server.services.activity as { recordDecision: ActivityLog['recordDecision'] }
   const original = activity.recordDecision.bind(activity)
-  activity.recordDecision = async (input, tx) => { seen.push(input); await original(input, tx) }
+  activity.recordDecision = async (input, tx) => {
+    seen.push(input)
+    await original(input, tx)
+  }
   return seen
 }
 
@@ -74,7 +77,10 @@ for (const backend of BACKENDS) {
       const client = await signedIn(server, 'admin')
       const page = await client.get('/portal/')
       const assets = [...page.text.matchAll(/(?:href|src)="([^"]+)"/g)].map((m) => m[1]!)
-      assert.ok(assets.every((a) => a.startsWith('/') || a.startsWith('#') || a.startsWith('data:')), assets.join(' '))
+      assert.ok(
+        assets.every((a) => a.startsWith('/') || a.startsWith('#') || a.startsWith('data:')),
+        assets.join(' '),
+      )
       for (const path of assets.filter((a) => a.startsWith('/portal/assets/'))) {
         const asset = await client.get(path)
         assert.equal(asset.status, 200)
@@ -88,7 +94,11 @@ for (const backend of BACKENDS) {
       const client = new PortalClient(server.baseUrl)
       await client.get('/portal/sign-in')
       const before = decisions.length
-      const response = await client.post('/portal/sign-in', { account: 'analyst@acme', password: PASSWORD('analyst'), next: '/portal/api-keys' })
+      const response = await client.post('/portal/sign-in', {
+        account: 'analyst@acme',
+        password: PASSWORD('analyst'),
+        next: '/portal/api-keys',
+      })
       assert.equal(response.status, 303)
       assert.equal(response.location, '/portal/api-keys')
       const cookie = response.headers.getSetCookie().find((c) => c.startsWith('provenant_session='))!
@@ -114,9 +124,10 @@ for (const backend of BACKENDS) {
       assert.match(response.text, /role="alert" id="signin-error"><p>The account name or password is not right\.<\/p>/)
       assert.equal(client.cookies.has('provenant_session'), false)
       const refusal = decisions.slice(before)
-      assert.deepEqual(refusal.map((d) => [d.entityType, d.actionType, d.workspaceId, d.details['accountName'], d.details['reason']]), [
-        ['session', 'sign-in-refused', server.workspace.id, 'editor@acme', 'wrong account name or password'],
-      ])
+      assert.deepEqual(
+        refusal.map((d) => [d.entityType, d.actionType, d.workspaceId, d.details['accountName'], d.details['reason']]),
+        [['session', 'sign-in-refused', server.workspace.id, 'editor@acme', 'wrong account name or password']],
+      )
       // An unknown name gets the same answer (no account enumeration) and is recorded too.
       const unknown = await client.post('/portal/sign-in', { account: 'nobody@acme', password: 'whatever-password' })
       assert.equal(unknown.status, 401)
@@ -164,7 +175,10 @@ for (const backend of BACKENDS) {
       assert.equal((await second.get('/portal/')).status, 200)
       assert.equal(decisions.at(-1)!.actionType, 'signed-out')
       const third = await signedIn(server, 'approver')
-      assert.match((await third.get('/portal/')).text, /<input type="hidden" name="everywhere" value="1">\s*<button type="submit" class="secondary small">Sign out everywhere<\/button>/)
+      assert.match(
+        (await third.get('/portal/')).text,
+        /<input type="hidden" name="everywhere" value="1">\s*<button type="submit" class="secondary small">Sign out everywhere<\/button>/,
+      )
       await third.post('/portal/sign-out', { everywhere: '1' })
       assert.equal((await second.get('/portal/')).status, 303)
       assert.equal(decisions.at(-1)!.details['sessionsEnded'], 2)
@@ -215,7 +229,7 @@ for (const backend of BACKENDS) {
       assert.equal((await client.get('/portal/api-keys', { authorization: `Bearer ${token}` })).status, 303)
     })
 
-    it('refuses every POST without this session\'s CSRF token, or from another origin, and changes nothing', async () => {
+    it("refuses every POST without this session's CSRF token, or from another origin, and changes nothing", async () => {
       const client = await signedIn(server, 'analyst')
       const count = async () => (await server.services.access.listTokens(server.workspace.id, server.accounts.analyst.id)).length
       const tokens = await count()
@@ -225,7 +239,7 @@ for (const backend of BACKENDS) {
       assert.match(missing.text, /This form expired or did not come from a portal page, so nothing was changed/)
       assert.equal((await client.post('/portal/api-keys', { ...form, _csrf: 'x'.repeat(43) })).status, 403)
       const other = await signedIn(server, 'analyst')
-      assert.equal((await client.post('/portal/api-keys', { ...form, _csrf: other.csrf! })).status, 403, 'another session\'s token')
+      assert.equal((await client.post('/portal/api-keys', { ...form, _csrf: other.csrf! })).status, 403, "another session's token")
       assert.equal((await client.post('/portal/api-keys', form, { headers: { origin: 'https://evil.example' } })).status, 403)
       assert.equal((await client.post('/portal/api-keys', form, { headers: { 'sec-fetch-site': 'cross-site' } })).status, 403)
       assert.equal((await client.post('/portal/sign-out', {}, { omitCsrf: true })).status, 403)
@@ -235,7 +249,10 @@ for (const backend of BACKENDS) {
       assert.equal((await client.post('/portal/api-keys', form, { headers: { origin: server.baseUrl } })).status, 200)
       assert.equal(await count(), tokens + 1)
       const created = decisions.at(-1)!
-      assert.deepEqual([created.entityType, created.actionType, created.actor.via, created.details['name'], created.details['rights']], ['token', 'created', 'portal', 'csrf probe', ['warm-queries:read']])
+      assert.deepEqual(
+        [created.entityType, created.actionType, created.actor.via, created.details['name'], created.details['rights']],
+        ['token', 'created', 'portal', 'csrf probe', ['warm-queries:read']],
+      )
       assert.ok(!JSON.stringify(created).includes('eyJ'), 'never the token itself')
     })
 
@@ -255,7 +272,8 @@ for (const backend of BACKENDS) {
     it('throttles guessing: 5 failures lock the account name for 15 minutes (even the right password), and it opens again', async () => {
       const client = new PortalClient(server.baseUrl)
       await client.get('/portal/sign-in')
-      for (let i = 0; i < 5; i++) assert.equal((await client.post('/portal/sign-in', { account: 'Editor@acme', password: `guess-${i}-password` })).status, 401)
+      for (let i = 0; i < 5; i++)
+        assert.equal((await client.post('/portal/sign-in', { account: 'Editor@acme', password: `guess-${i}-password` })).status, 401)
       const before = decisions.length
       const locked = await client.post('/portal/sign-in', { account: 'editor@acme', password: PASSWORD('editor') })
       assert.equal(locked.status, 429)
@@ -274,7 +292,8 @@ for (const backend of BACKENDS) {
     it('throttles one address trying many names (20 failures in 15 minutes)', async () => {
       const client = new PortalClient(server.baseUrl)
       await client.get('/portal/sign-in')
-      for (let i = 0; i < 20; i++) assert.equal((await client.post('/portal/sign-in', { account: `name-${i}@acme`, password: 'not-the-password' })).status, 401)
+      for (let i = 0; i < 20; i++)
+        assert.equal((await client.post('/portal/sign-in', { account: `name-${i}@acme`, password: 'not-the-password' })).status, 401)
       const locked = await client.post('/portal/sign-in', { account: 'admin@acme', password: PASSWORD('admin') })
       assert.equal(locked.status, 429)
       assert.match(locked.text, /Too many failed sign-ins from your address/)
@@ -283,7 +302,8 @@ for (const backend of BACKENDS) {
     it('applies rights as the API does: pages the role lacks are 403 and absent from the navigation', async () => {
       const viewer = await signedIn(server, 'viewer')
       const home = await viewer.get('/portal/')
-      for (const page of ['warm-queries', 'api-keys', 'corrections', 'activity']) assert.match(home.text, new RegExp(`href="/portal/${page}"`))
+      for (const page of ['warm-queries', 'api-keys', 'corrections', 'activity'])
+        assert.match(home.text, new RegExp(`href="/portal/${page}"`))
       for (const page of ['proposals', 'connections']) assert.doesNotMatch(home.text, new RegExp(`href="/portal/${page}"`))
       const denied = await viewer.get('/portal/connections')
       assert.equal(denied.status, 403)
@@ -292,7 +312,7 @@ for (const backend of BACKENDS) {
       assert.equal((await admin.get('/portal/connections')).status, 200)
     })
 
-    it('refuses a forged POST that revokes another account\'s token (403); the token keeps working', async () => {
+    it("refuses a forged POST that revokes another account's token (403); the token keeps working", async () => {
       const adminToken = await server.token('admin')
       const id = JSON.parse(Buffer.from(adminToken.split('.')[1]!, 'base64url').toString()).jti as string
       const viewer = await signedIn(server, 'viewer')
@@ -312,7 +332,7 @@ for (const backend of BACKENDS) {
       assert.equal(decisions.at(-1)!.entityId, id)
     })
 
-    it('switches between the account\'s workspaces; a new role and rights come with the workspace', async () => {
+    it("switches between the account's workspaces; a new role and rights come with the workspace", async () => {
       const other = await server.services.admin.createWorkspace(`second-${backend}`)
       await server.services.stores.access.setMembership({ workspaceId: other.id, accountId: server.accounts.viewer.id, role: 'admin' })
       const client = await signedIn(server, 'viewer')
@@ -330,7 +350,13 @@ for (const backend of BACKENDS) {
     })
 
     it('refuses an account without a workspace after checking its password, and says why', async () => {
-      const lonely = { id: `acc_lonely${backend}`, name: `lonely-${backend}`, displayName: 'Lonely', disabled: false, createdAt: Date.now() }
+      const lonely = {
+        id: `acc_lonely${backend}`,
+        name: `lonely-${backend}`,
+        displayName: 'Lonely',
+        disabled: false,
+        createdAt: Date.now(),
+      }
       await server.services.stores.access.insertAccount(lonely)
       await server.services.admin.setPassword(lonely.name, 'lonely-password-123')
       const client = new PortalClient(server.baseUrl)
@@ -364,15 +390,34 @@ for (const backend of BACKENDS) {
       const analyst = await signedIn(server, 'analyst')
       const count = async () => (await server.services.access.listTokens(server.workspace.id, server.accounts.analyst.id)).length
       const tokens = await count()
-      for (const [custom, message] of [['10m', /must be between 15 minutes and 30 days; 10m is outside that range/], ['31d', /31d is outside that range/], ['soon', /&quot;soon&quot; is not a duration/]] as const) {
-        const response = await analyst.post('/portal/api-keys', { name: 'bad expiry', expires: 'custom', customExpires: custom, rights: 'warm-queries:read' })
+      for (const [custom, message] of [
+        ['10m', /must be between 15 minutes and 30 days; 10m is outside that range/],
+        ['31d', /31d is outside that range/],
+        ['soon', /&quot;soon&quot; is not a duration/],
+      ] as const) {
+        const response = await analyst.post('/portal/api-keys', {
+          name: 'bad expiry',
+          expires: 'custom',
+          customExpires: custom,
+          rights: 'warm-queries:read',
+        })
         assert.equal(response.status, 400)
         assert.match(response.text, message)
-        assert.match(response.text, /id="custom-expires" name="customExpires" type="text" value="[^"]*" spellcheck="false" aria-invalid="true"/)
+        assert.match(
+          response.text,
+          /id="custom-expires" name="customExpires" type="text" value="[^"]*" spellcheck="false" aria-invalid="true"/,
+        )
       }
-      const beyond = await analyst.post('/portal/api-keys', { name: 'too much', expires: '1h', rights: ['warm-queries:read', 'amendments:approve'] })
+      const beyond = await analyst.post('/portal/api-keys', {
+        name: 'too much',
+        expires: '1h',
+        rights: ['warm-queries:read', 'amendments:approve'],
+      })
       assert.equal(beyond.status, 400)
-      assert.match(beyond.text, /a token cannot exceed its owner&#39;s rights: the analyst role of analyst@acme does not include amendments:approve/)
+      assert.match(
+        beyond.text,
+        /a token cannot exceed its owner&#39;s rights: the analyst role of analyst@acme does not include amendments:approve/,
+      )
       assert.equal(await count(), tokens)
     })
   })
@@ -381,17 +426,28 @@ for (const backend of BACKENDS) {
 describe('portal cookies over https', () => {
   it('are Secure with the __Secure- prefix when the public URL is https', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'provenant-portal-'))
-    const runtime = await createRuntime(loadConfig({ data: dataDir, port: 0, publicUrl: 'https://portal.example' }, {}), { logger: pino({ level: 'silent' }), scryptCost: TEST_SCRYPT })
+    const runtime = await createRuntime(loadConfig({ data: dataDir, port: 0, publicUrl: 'https://portal.example' }, {}), {
+      logger: pino({ level: 'silent' }),
+      scryptCost: TEST_SCRYPT,
+    })
     try {
       const workspace = await runtime.services.admin.createWorkspace('acme')
       await runtime.services.admin.addAccount({ name: 'admin@acme', role: 'admin', workspaceId: workspace.id, password: PASSWORD('admin') })
       const form = await runtime.app.inject({ method: 'GET', url: '/portal/sign-in' })
       const nonceCookie = String(form.headers['set-cookie'])
-      assert.match(nonceCookie, /^__Secure-provenant_signin=[A-Za-z0-9_-]+; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=3600; Secure$/)
+      assert.match(
+        nonceCookie,
+        /^__Secure-provenant_signin=[A-Za-z0-9_-]+; Path=\/portal; HttpOnly; SameSite=Strict; Max-Age=3600; Secure$/,
+      )
       const nonce = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!
       const response = await runtime.app.inject({
-        method: 'POST', url: '/portal/sign-in',
-        headers: { cookie: nonceCookie.split(';')[0]!, 'content-type': 'application/x-www-form-urlencoded', origin: 'https://portal.example' },
+        method: 'POST',
+        url: '/portal/sign-in',
+        headers: {
+          cookie: nonceCookie.split(';')[0]!,
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://portal.example',
+        },
         payload: new URLSearchParams({ _csrf: nonce, account: 'admin@acme', password: PASSWORD('admin') }).toString(),
       })
       assert.equal(response.statusCode, 303)

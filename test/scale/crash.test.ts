@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BACKENDS } from '../support/backends.js'
-import { call, type ChildServer, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
+import { type ChildServer, call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 
 const ROUNDS = 3
@@ -42,7 +42,12 @@ interface Acknowledged {
 async function allRecords(url: string, token: string, scope: string | null, filter = ''): Promise<any[]> {
   const out: any[] = []
   for (let offset = 0; ; offset += 1000) {
-    const page = await call(url, 'GET', `/oi-api/provenance/events/query?order=asc&limit=1000&offset=${offset}${scope ? `&scopeKey=${scope}` : ''}${filter}`, token)
+    const page = await call(
+      url,
+      'GET',
+      `/oi-api/provenance/events/query?order=asc&limit=1000&offset=${offset}${scope ? `&scopeKey=${scope}` : ''}${filter}`,
+      token,
+    )
     assert.equal(page.status, 200, page.text)
     out.push(...page.body.results)
     if (page.body.results.length < 1000) return out
@@ -70,16 +75,34 @@ async function load(url: string, token: string, round: number, acked: Acknowledg
       try {
         if (pick < 0.5) {
           const scope = APPEND_SCOPES[i % APPEND_SCOPES.length]!
-          const r = await call(url, 'POST', '/oi-api/provenance/events', token, { ScopeKey: scope, entityType: 'batch', entityId: id, actionType: 'created', details: { round, w, i } })
+          const r = await call(url, 'POST', '/oi-api/provenance/events', token, {
+            ScopeKey: scope,
+            entityType: 'batch',
+            entityId: id,
+            actionType: 'created',
+            details: { round, w, i },
+          })
           if (r.status >= 200 && r.status < 300) acked.appends.push({ scope, entityId: id, RecordID: r.body.RecordID })
           else assert.equal(r.status, 503, r.text)
         } else if (pick < 0.8) {
-          const rows = Array.from({ length: BATCH }, (_, k) => ({ timestamp: new Date(Date.UTC(2026, 0, 1) + k * 1000).toISOString(), sensor: id, value: k }))
+          const rows = Array.from({ length: BATCH }, (_, k) => ({
+            timestamp: new Date(Date.UTC(2026, 0, 1) + k * 1000).toISOString(),
+            sensor: id,
+            value: k,
+          }))
           const r = await call(url, 'POST', '/oi-api/ingest/data-connections/sensors', token, rows)
           if (r.status >= 200 && r.status < 300) acked.batches.push({ tag: id, firstRowId: r.body.firstRowId, lastRowId: r.body.lastRowId })
           else assert.equal(r.status, 503, r.text)
         } else {
-          const r = await call(url, 'POST', '/oi-api/provenance/amendments', token, { ScopeKey: FIX_SCOPE, entityType: 'lab-result', entityId: id, reasonCategory: 'data-entry-error', reason: `fix ${id}`, before: { v: i }, after: { v: i + 1 } })
+          const r = await call(url, 'POST', '/oi-api/provenance/amendments', token, {
+            ScopeKey: FIX_SCOPE,
+            entityType: 'lab-result',
+            entityId: id,
+            reasonCategory: 'data-entry-error',
+            reason: `fix ${id}`,
+            before: { v: i },
+            after: { v: i + 1 },
+          })
           if (r.status >= 200 && r.status < 300) acked.corrections.push({ id: r.body.id, entityId: id })
           else assert.equal(r.status, 503, r.text)
         }
@@ -106,14 +129,23 @@ async function verifyAll(server: ChildServer, token: string, acked: Acknowledged
   }
 
   // Ingest: every batch there is whole and has its decision record; every decision record its rows.
-  const counted = await call(url, 'POST', '/oi-api/warm-queries', token, { Query: 'Sensors | summarize n = count(), lo = min(_rowid), hi = max(_rowid) by sensor' })
+  const counted = await call(url, 'POST', '/oi-api/warm-queries', token, {
+    Query: 'Sensors | summarize n = count(), lo = min(_rowid), hi = max(_rowid) by sensor',
+  })
   assert.equal(counted.status, 200, counted.text)
-  const batches = new Map<string, { n: number; lo: number; hi: number }>(counted.body.results.map((r: { sensor: string; n: number; lo: number; hi: number }) => [r.sensor, r]))
+  const batches = new Map<string, { n: number; lo: number; hi: number }>(
+    counted.body.results.map((r: { sensor: string; n: number; lo: number; hi: number }) => [r.sensor, r]),
+  )
   for (const [tag, b] of batches) {
     assert.equal(b.n, BATCH, `batch ${tag} is whole`)
     assert.equal(b.hi - b.lo + 1, BATCH, `batch ${tag} has consecutive row ids`)
   }
-  for (const a of acked.batches) assert.deepEqual(batches.get(a.tag) && { lo: batches.get(a.tag)!.lo, hi: batches.get(a.tag)!.hi }, { lo: a.firstRowId, hi: a.lastRowId }, `acknowledged batch ${a.tag}`)
+  for (const a of acked.batches)
+    assert.deepEqual(
+      batches.get(a.tag) && { lo: batches.get(a.tag)!.lo, hi: batches.get(a.tag)!.hi },
+      { lo: a.firstRowId, hi: a.lastRowId },
+      `acknowledged batch ${a.tag}`,
+    )
   const decisions = await allRecords(url, token, null, '&entityType=data-connection&actionType=rows-ingested')
   const decided = new Set(decisions.map((d) => `${d.details.firstRowId}-${d.details.lastRowId}`))
   assert.equal(decided.size, decisions.length, 'one decision record per batch')
@@ -174,8 +206,13 @@ for (const backend of BACKENDS) {
         assert.doesNotMatch(server.output(), /"level":(50|60)/, `no error logged on restart: ${server.output()}`)
       }
       await server.kill('SIGTERM')
-      console.log(`# ${backend}: seed ${seed}, ${sent} writes sent, acknowledged: ${acked.appends.length} appends, ${acked.batches.length} ingest batches, ${acked.corrections.length} corrections`)
-      assert.ok(acked.appends.length > 0 && acked.batches.length > 0 && acked.corrections.length > 0, `load reached every write kind (seed ${seed}, ${sent} sent)`)
+      console.log(
+        `# ${backend}: seed ${seed}, ${sent} writes sent, acknowledged: ${acked.appends.length} appends, ${acked.batches.length} ingest batches, ${acked.corrections.length} corrections`,
+      )
+      assert.ok(
+        acked.appends.length > 0 && acked.batches.length > 0 && acked.corrections.length > 0,
+        `load reached every write kind (seed ${seed}, ${sent} sent)`,
+      )
     })
   })
 }

@@ -9,13 +9,13 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { PortalClient } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
-import { listenChanges, type ChangeListener } from '../support/change-listener.js'
-import { call, type ChildServer, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
+import { type ChangeListener, listenChanges } from '../support/change-listener.js'
+import { type ChildServer, call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 import { claimsOf } from '../support/forge.js'
 import { connectLive, type LiveClient } from '../support/live-client.js'
-import { PortalClient } from '../portal/portal-client.js'
 
 const PROCESSES = 3
 
@@ -27,7 +27,9 @@ async function until(check: () => boolean, what: () => string, timeoutMs = 15_00
   }
 }
 
-describe('postgres: three provenant serve processes on one database', { skip: !BACKENDS.includes('postgres') && 'PostgreSQL not reachable' }, () => {
+describe('postgres: three provenant serve processes on one database', {
+  skip: !BACKENDS.includes('postgres') && 'PostgreSQL not reachable',
+}, () => {
   let deployment: Deployment
   let servers: ChildServer[] = []
   const listeners: ChangeListener[] = []
@@ -48,18 +50,28 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
     const scopes = ['shared-1', 'shared-2', 'shared-3']
     const perProcess = 45
     const acked: { scope: string; entityId: string; RecordID: string }[] = []
-    await Promise.all(servers.map(async (server, p) => {
-      // 5 concurrent clients per process, each cycling through the shared containers.
-      await Promise.all(Array.from({ length: 5 }, async (_, c) => {
-        for (let i = c; i < perProcess; i += 5) {
-          const scope = scopes[i % scopes.length]!
-          const entityId = `p${p}-${i}`
-          const r = await call(server.url, 'POST', '/oi-api/provenance/events', token, { ScopeKey: scope, entityType: 'reading', entityId, actionType: 'append', details: { p, i } })
-          assert.equal(r.status, 200, r.text)
-          acked.push({ scope, entityId, RecordID: r.body.RecordID })
-        }
-      }))
-    }))
+    await Promise.all(
+      servers.map(async (server, p) => {
+        // 5 concurrent clients per process, each cycling through the shared containers.
+        await Promise.all(
+          Array.from({ length: 5 }, async (_, c) => {
+            for (let i = c; i < perProcess; i += 5) {
+              const scope = scopes[i % scopes.length]!
+              const entityId = `p${p}-${i}`
+              const r = await call(server.url, 'POST', '/oi-api/provenance/events', token, {
+                ScopeKey: scope,
+                entityType: 'reading',
+                entityId,
+                actionType: 'append',
+                details: { p, i },
+              })
+              assert.equal(r.status, 200, r.text)
+              acked.push({ scope, entityId, RecordID: r.body.RecordID })
+            }
+          }),
+        )
+      }),
+    )
     for (const scope of scopes) {
       const mine = acked.filter((a) => a.scope === scope)
       const records = await call(servers[0]!.url, 'GET', `/oi-api/provenance/events/query?scopeKey=${scope}&order=asc&limit=1000`, token)
@@ -71,7 +83,8 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
         if (i > 0) assert.equal(r.previousDigest, results[i - 1]!.digest, `${scope}: linked, no fork`)
       })
       const byId = new Map(results.map((r) => [r.RecordID, r.entityId]))
-      for (const a of mine) assert.equal(byId.get(a.RecordID), a.entityId, `${scope}: ${a.entityId} under the RecordID it was answered with`)
+      for (const a of mine)
+        assert.equal(byId.get(a.RecordID), a.entityId, `${scope}: ${a.entityId} under the RecordID it was answered with`)
       for (const server of servers) {
         const verdict = await call(server.url, 'POST', '/oi-api/provenance/events/verify', token, { ScopeKey: scope })
         assert.equal(verdict.status, 200, verdict.text)
@@ -88,24 +101,43 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
     for (const l of listeners) await l.waitForOpens(1)
     const created: string[] = []
     // Corrections committed through every process at once.
-    await Promise.all(servers.map(async (server, p) => {
-      for (let i = 0; i < 6; i++) {
-        const r = await call(server.url, 'POST', '/oi-api/provenance/amendments', deployment.tokens.editor, {
-          ScopeKey: 'lab', entityType: 'lab-result', entityId: `LR-${p}-${i}`, reasonCategory: 'data-entry-error', reason: 'typo', before: { v: i }, after: { v: i + 1 },
-        })
-        assert.equal(r.status, 200, r.text)
-        created.push(r.body.id)
-      }
-    }))
+    await Promise.all(
+      servers.map(async (server, p) => {
+        for (let i = 0; i < 6; i++) {
+          const r = await call(server.url, 'POST', '/oi-api/provenance/amendments', deployment.tokens.editor, {
+            ScopeKey: 'lab',
+            entityType: 'lab-result',
+            entityId: `LR-${p}-${i}`,
+            reasonCategory: 'data-entry-error',
+            reason: 'typo',
+            before: { v: i },
+            after: { v: i + 1 },
+          })
+          assert.equal(r.status, 200, r.text)
+          created.push(r.body.id)
+        }
+      }),
+    )
     // A last change after them: once it has arrived, everything before it has (the feed is ordered).
     const sentinel = await call(servers[1]!.url, 'POST', '/oi-api/provenance/amendments', deployment.tokens.editor, {
-      ScopeKey: 'lab', entityType: 'lab-result', entityId: 'LR-last', reasonCategory: 'data-entry-error', reason: 'typo', before: { v: 0 }, after: { v: 1 },
+      ScopeKey: 'lab',
+      entityType: 'lab-result',
+      entityId: 'LR-last',
+      reasonCategory: 'data-entry-error',
+      reason: 'typo',
+      before: { v: 0 },
+      after: { v: 1 },
     })
     assert.equal(sentinel.status, 200, sentinel.text)
     for (const [i, l] of listeners.entries()) {
-      await until(() => l.events.some((e) => e.data.entityId === sentinel.body.id), () => `the sentinel change on process ${i}`)
+      await until(
+        () => l.events.some((e) => e.data.entityId === sentinel.body.id),
+        () => `the sentinel change on process ${i}`,
+      )
       const ids = l.events.map((e) => Number(e.lastEventId))
-      ids.forEach((id, k) => { if (k > 0) assert.equal(id, ids[k - 1]! + 1, `process ${i}: change ids in order, no gap, no duplicate`) })
+      ids.forEach((id, k) => {
+        if (k > 0) assert.equal(id, ids[k - 1]! + 1, `process ${i}: change ids in order, no gap, no duplicate`)
+      })
       const corrections = l.events.filter((e) => e.data.kind === 'correction').map((e) => e.data.entityId as string)
       assert.deepEqual([...corrections].sort(), [...created, sentinel.body.id].sort(), `process ${i}: each correction exactly once`)
       assert.deepEqual(l.errorCodes, [], `process ${i}: no stream errors`)
@@ -118,17 +150,28 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
   it('delivers rows ingested through one process to live-stream clients of every process, exactly once, in order', async () => {
     const clients: LiveClient[] = await Promise.all(servers.map((server) => connectLive(server.url, { token: deployment.tokens.viewer })))
     try {
-      const batch = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 2, 1, 0, 0, from + i)).toISOString(), sensor: `live-${(from + i) % 4}`, value: from + i }))
+      const batch = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => ({
+          timestamp: new Date(Date.UTC(2026, 2, 1, 0, 0, from + i)).toISOString(),
+          sensor: `live-${(from + i) % 4}`,
+          value: from + i,
+        }))
       // Through two of the processes at once.
       const answers = await Promise.all([
         call(servers[0]!.url, 'POST', '/oi-api/ingest/data-connections/sensors', deployment.tokens.editor, batch(0, 40)),
         call(servers[1]!.url, 'POST', '/oi-api/ingest/data-connections/sensors', deployment.tokens.editor, batch(40, 25)),
       ])
       for (const a of answers) assert.equal(a.status, 200, a.text)
-      const expected = answers.flatMap((a) => Array.from({ length: a.body.rowCount as number }, (_, i) => (a.body.firstRowId as number) + i)).sort((x, y) => x - y)
+      const expected = answers
+        .flatMap((a) => Array.from({ length: a.body.rowCount as number }, (_, i) => (a.body.firstRowId as number) + i))
+        .sort((x, y) => x - y)
       for (const [i, client] of clients.entries()) {
         await client.waitForId(expected.at(-1)!, 15_000)
-        assert.deepEqual(client.events.map((e) => e.id), expected, `process ${i}: every row once, in row-id order`)
+        assert.deepEqual(
+          client.events.map((e) => e.id),
+          expected,
+          `process ${i}: every row once, in row-id order`,
+        )
         const first = client.events.find((e) => e.id === answers[0]!.body.firstRowId)!
         assert.equal(first.connection, 'sensors')
         assert.deepEqual(first.data, { timestamp: '2026-03-01T00:00:00Z', sensor: 'live-0', value: 0 })
@@ -167,10 +210,18 @@ describe('postgres: three provenant serve processes on one database', { skip: !B
 
   it('downloads an export created through one process through another', async () => {
     const token = deployment.tokens.editor
-    const rows = Array.from({ length: 30 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 1, 1, 0, i)).toISOString(), sensor: `x${i % 3}`, value: i }))
+    const rows = Array.from({ length: 30 }, (_, i) => ({
+      timestamp: new Date(Date.UTC(2026, 1, 1, 0, i)).toISOString(),
+      sensor: `x${i % 3}`,
+      value: i,
+    }))
     const ingested = await call(servers[1]!.url, 'POST', '/oi-api/ingest/data-connections/sensors', token, rows)
     assert.equal(ingested.status, 200, ingested.text)
-    const created = await call(servers[0]!.url, 'POST', '/oi-api/downloads/data-connections/sensors', token, { format: 'csv', from: '2026-02-01T00:00:00Z', to: '2026-02-02T00:00:00Z' })
+    const created = await call(servers[0]!.url, 'POST', '/oi-api/downloads/data-connections/sensors', token, {
+      format: 'csv',
+      from: '2026-02-01T00:00:00Z',
+      to: '2026-02-02T00:00:00Z',
+    })
     assert.equal(created.status, 200, created.text)
     assert.equal(created.body.rowCount, 30)
     const issued = new URL(created.body.downloadUrl)

@@ -22,17 +22,32 @@ function slowRequest(url: string, path: string, token: string, body: string, con
   const cut = Math.floor(body.length / 2)
   let resolveResponse!: (value: { status: number; text: string }) => void
   let rejectResponse!: (error: Error) => void
-  const response = new Promise<{ status: number; text: string }>((resolve, reject) => { resolveResponse = resolve; rejectResponse = reject })
-  const req = request(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': Buffer.byteLength(body), connection: 'close', expect: '100-continue' },
-  }, (res) => {
-    let text = ''
-    res.setEncoding('utf8')
-    res.on('data', (d) => { text += d })
-    res.on('end', () => resolveResponse({ status: res.statusCode ?? 0, text }))
-    res.on('error', rejectResponse)
+  const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    resolveResponse = resolve
+    rejectResponse = reject
   })
+  const req = request(
+    `${url}${path}`,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': contentType,
+        'content-length': Buffer.byteLength(body),
+        connection: 'close',
+        expect: '100-continue',
+      },
+    },
+    (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (d) => {
+        text += d
+      })
+      res.on('end', () => resolveResponse({ status: res.statusCode ?? 0, text }))
+      res.on('error', rejectResponse)
+    },
+  )
   req.on('error', rejectResponse)
   const received = new Promise<void>((resolve, reject) => {
     req.once('continue', () => {
@@ -92,16 +107,49 @@ for (const backend of BACKENDS) {
     it('answers the requests in flight at SIGTERM, ends SSE and live streams with a reason, exits 0, and a restart finds every write', async () => {
       const { editor, viewer } = deployment.tokens
       const server = await startChildServer(deployment, { env: { PROVENANT_SHUTDOWN_GRACE_MS: '8000' } })
-      const warm = await call(server.url, 'POST', '/oi-api/provenance/events', editor, { ScopeKey: 'line-1', entityType: 'batch', entityId: 'warm-up', actionType: 'created' })
+      const warm = await call(server.url, 'POST', '/oi-api/provenance/events', editor, {
+        ScopeKey: 'line-1',
+        entityType: 'batch',
+        entityId: 'warm-up',
+        actionType: 'created',
+      })
       assert.equal(warm.status, 200, warm.text)
       const stream = await openSse(server.url, viewer)
       const live = await connectLive(server.url, { token: viewer })
 
-      const rows = Array.from({ length: 200 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), sensor: `s${i % 5}`, value: i }))
+      const rows = Array.from({ length: 200 }, (_, i) => ({
+        timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        sensor: `s${i % 5}`,
+        value: i,
+      }))
       const inFlight = [
-        slowRequest(server.url, '/oi-api/provenance/events', editor, JSON.stringify({ ScopeKey: 'line-1', entityType: 'batch', entityId: 'in-flight', actionType: 'created', details: { pad: 'x'.repeat(2000) } })),
+        slowRequest(
+          server.url,
+          '/oi-api/provenance/events',
+          editor,
+          JSON.stringify({
+            ScopeKey: 'line-1',
+            entityType: 'batch',
+            entityId: 'in-flight',
+            actionType: 'created',
+            details: { pad: 'x'.repeat(2000) },
+          }),
+        ),
         slowRequest(server.url, '/oi-api/ingest/data-connections/sensors', editor, JSON.stringify(rows)),
-        slowRequest(server.url, '/oi-api/provenance/amendments', editor, JSON.stringify({ ScopeKey: 'line-1', entityType: 'lab-result', entityId: 'LR-1', reasonCategory: 'data-entry-error', reason: 'typo', before: { ph: 7.9 }, after: { ph: 7.1 } })),
+        slowRequest(
+          server.url,
+          '/oi-api/provenance/amendments',
+          editor,
+          JSON.stringify({
+            ScopeKey: 'line-1',
+            entityType: 'lab-result',
+            entityId: 'LR-1',
+            reasonCategory: 'data-entry-error',
+            reason: 'typo',
+            before: { ph: 7.9 },
+            after: { ph: 7.1 },
+          }),
+        ),
       ]
       // Every request is in the server's hands (its 100 Continue came back) before the signal.
       await Promise.all(inFlight.map((r) => r.received))
@@ -125,11 +173,16 @@ for (const backend of BACKENDS) {
       try {
         const records = await call(restarted.url, 'GET', '/oi-api/provenance/events/query?scopeKey=line-1&order=asc&limit=1000', editor)
         assert.equal(records.status, 200, records.text)
-        assert.ok(records.body.results.some((r: { RecordID: string }) => r.RecordID === appended.RecordID), 'the in-flight append is stored')
+        assert.ok(
+          records.body.results.some((r: { RecordID: string }) => r.RecordID === appended.RecordID),
+          'the in-flight append is stored',
+        )
         const correction = await call(restarted.url, 'GET', `/oi-api/provenance/amendments/${corrected.id}?scopeKey=line-1`, editor)
         assert.equal(correction.status, 200, correction.text)
         assert.equal(correction.body.status, 'applied')
-        const count = await call(restarted.url, 'POST', '/oi-api/warm-queries', editor, { Query: `Sensors | where _rowid between (${ingested.firstRowId} .. ${ingested.lastRowId}) | count` })
+        const count = await call(restarted.url, 'POST', '/oi-api/warm-queries', editor, {
+          Query: `Sensors | where _rowid between (${ingested.firstRowId} .. ${ingested.lastRowId}) | count`,
+        })
         assert.equal(count.status, 200, count.text)
         assert.deepEqual(count.body.results, [{ Count: 200 }])
         for (const scope of ['line-1', null]) {
@@ -144,8 +197,18 @@ for (const backend of BACKENDS) {
 
     it('cuts off a request that does not finish within the bound, and still flushes, closes and exits 0', async () => {
       const server = await startChildServer(deployment, { env: { PROVENANT_SHUTDOWN_GRACE_MS: '1500' } })
-      const stuck = slowRequest(server.url, '/oi-api/provenance/events', deployment.tokens.editor, JSON.stringify({ ScopeKey: 'line-2', entityType: 'batch', entityId: 'never-finished', actionType: 'created' }))
-      const appended = await call(server.url, 'POST', '/oi-api/provenance/events', deployment.tokens.editor, { ScopeKey: 'line-2', entityType: 'batch', entityId: 'answered', actionType: 'created' })
+      const stuck = slowRequest(
+        server.url,
+        '/oi-api/provenance/events',
+        deployment.tokens.editor,
+        JSON.stringify({ ScopeKey: 'line-2', entityType: 'batch', entityId: 'never-finished', actionType: 'created' }),
+      )
+      const appended = await call(server.url, 'POST', '/oi-api/provenance/events', deployment.tokens.editor, {
+        ScopeKey: 'line-2',
+        entityType: 'batch',
+        entityId: 'answered',
+        actionType: 'created',
+      })
       assert.equal(appended.status, 200, appended.text)
       await stuck.received
       server.child.kill('SIGTERM')

@@ -33,6 +33,9 @@ describe(`${backend}: 60 s soak smoke`, () => {
     const last = report.samples.at(-1)!
     assert.ok(report.samples.length >= 10, 'sampled throughout')
     assert.ok(last.fds <= first.fds + 100, `file descriptors ${first.fds} → ${last.fds}`)
-    assert.ok(last.rssMiB <= Math.max(first.rssMiB * 3, first.rssMiB + 512), `RSS ${first.rssMiB.toFixed(0)} → ${last.rssMiB.toFixed(0)} MiB`)
+    assert.ok(
+      last.rssMiB <= Math.max(first.rssMiB * 3, first.rssMiB + 512),
+      `RSS ${first.rssMiB.toFixed(0)} → ${last.rssMiB.toFixed(0)} MiB`,
+    )
   })
 })

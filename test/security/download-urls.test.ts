@@ -13,7 +13,11 @@ import { startTestServer, type TestServer } from '../support/test-server.js'
 
 const WINDOW = { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }
 
-interface Link { id: string; expires: string; signature: string }
+interface Link {
+  id: string
+  expires: string
+  signature: string
+}
 
 function linkOf(downloadUrl: string): Link {
   const url = new URL(downloadUrl)
@@ -29,7 +33,9 @@ for (const backend of BACKENDS) {
     let foreign: Link
     /** Fetches a link and reads its body (an unread body would keep the connection busy at shutdown). */
     const open = async (target: TestServer, link: Link) => {
-      const response = await fetch(`${target.baseUrl}/oi-api/downloads/files/${link.id}?expires=${link.expires}&signature=${link.signature}`)
+      const response = await fetch(
+        `${target.baseUrl}/oi-api/downloads/files/${link.id}?expires=${link.expires}&signature=${link.signature}`,
+      )
       const text = await response.text()
       return { status: response.status, text: async () => text, json: async () => JSON.parse(text) as unknown }
     }
@@ -39,7 +45,11 @@ for (const backend of BACKENDS) {
       other = await startTestServer('sqlite', { workspaceName: 'elsewhere' })
       const neighbour = await server.services.admin.createWorkspace(`neighbour-${backend}`)
       const owner = await server.services.admin.addAccount({ name: `owner-${backend}`, role: 'admin', workspaceId: neighbour.id })
-      for (const [target, workspaceId, account] of [[server, server.workspace.id, server.accounts.admin], [server, neighbour.id, owner], [other, other.workspace.id, other.accounts.admin]] as const) {
+      for (const [target, workspaceId, account] of [
+        [server, server.workspace.id, server.accounts.admin],
+        [server, neighbour.id, owner],
+        [other, other.workspace.id, other.accounts.admin],
+      ] as const) {
         await target.services.config.apply(workspaceId, { accountId: account.id, accountName: account.name, role: 'admin' }, sensorConfig())
         const { result, problems } = await target.services.ingest.importRows(workspaceId, 'sensors', sensorRows(3))
         assert.ok(result, JSON.stringify(problems))
@@ -67,7 +77,7 @@ for (const backend of BACKENDS) {
       assert.notEqual(await a.text(), await b.text(), 'two workspaces, two files')
     })
 
-    it('a signature of one workspace\'s file opens no file of another (ids, expiries and signatures swapped)', async () => {
+    it("a signature of one workspace's file opens no file of another (ids, expiries and signatures swapped)", async () => {
       for (const swapped of [
         { ...theirs, signature: mine.signature },
         { ...theirs, expires: mine.expires, signature: mine.signature },
@@ -76,11 +86,14 @@ for (const backend of BACKENDS) {
       ]) {
         const response = await open(server, swapped)
         assert.equal(response.status, 403, JSON.stringify(swapped))
-        assert.deepEqual(await response.json(), { HasError: true, Messages: { Error: 'this download link is not valid: it was altered or not issued by this server; export again for a new link' } })
+        assert.deepEqual(await response.json(), {
+          HasError: true,
+          Messages: { Error: 'this download link is not valid: it was altered or not issued by this server; export again for a new link' },
+        })
       }
     })
 
-    it('a URL signed by another server\'s key opens nothing here, and this server\'s opens nothing there', async () => {
+    it("a URL signed by another server's key opens nothing here, and this server's opens nothing there", async () => {
       assert.equal((await open(server, foreign)).status, 403)
       assert.equal((await open(server, { ...foreign, id: mine.id })).status, 403)
       assert.equal((await open(other, mine)).status, 403)

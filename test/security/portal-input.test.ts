@@ -15,12 +15,28 @@ import { startTestServer, type TestServer } from '../support/test-server.js'
 for (const backend of BACKENDS) {
   describe(`${backend}: portal input and the sign-in redirect (security review)`, () => {
     let server: TestServer
-    before(async () => { server = await startTestServer(backend) })
+    before(async () => {
+      server = await startTestServer(backend)
+    })
     after(() => server.stop())
 
     it('never leaves the portal, and never breaks a header', async () => {
-      const hostile = ['https://evil.example/', '//evil.example', '/\\evil.example', '\\\\evil.example', 'javascript:alert(1)', 'http:evil.example', '/portal//evil.example',
-        '/portal/../../evil', '/portal/%2e%2e/%2e%2e/evil', '/portal/.%2E/x', '/portal/\r\nSet-Cookie: planted=1', '/portal/\u2028x', '/portalx', `/portal/${'a'.repeat(3000)}`]
+      const hostile = [
+        'https://evil.example/',
+        '//evil.example',
+        '/\\evil.example',
+        '\\\\evil.example',
+        'javascript:alert(1)',
+        'http:evil.example',
+        '/portal//evil.example',
+        '/portal/../../evil',
+        '/portal/%2e%2e/%2e%2e/evil',
+        '/portal/.%2E/x',
+        '/portal/\r\nSet-Cookie: planted=1',
+        '/portal/\u2028x',
+        '/portalx',
+        `/portal/${'a'.repeat(3000)}`,
+      ]
       for (const next of hostile) {
         const response = await new PortalClient(server.baseUrl).signIn('admin@acme', PASSWORD('admin'), next)
         assert.equal(response.status, 303, `${JSON.stringify(next)}: ${response.status}`)
@@ -49,8 +65,23 @@ for (const backend of BACKENDS) {
         assert.match(answer.headers.get('content-type') ?? '', /text\/html/)
       }
       // Bytes that are not UTF-8, percent-encoded or raw, are refused too (never stored as U+FFFD).
-      for (const body of [`name=a%FFb&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`, Buffer.concat([Buffer.from('name=a'), Buffer.from([0xc0, 0xaf]), Buffer.from(`&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`)])]) {
-        const response = await fetch(`${server.baseUrl}/portal/api-keys`, { method: 'POST', headers: { cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })
+      for (const body of [
+        `name=a%FFb&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`,
+        Buffer.concat([
+          Buffer.from('name=a'),
+          Buffer.from([0xc0, 0xaf]),
+          Buffer.from(`&expires=1h&rights=warm-queries%3Aread&_csrf=${client.csrf}`),
+        ]),
+      ]) {
+        const response = await fetch(`${server.baseUrl}/portal/api-keys`, {
+          method: 'POST',
+          headers: {
+            cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body,
+          redirect: 'manual',
+        })
         assert.equal(response.status, 400)
         assert.match(await response.text(), /not valid UTF-8/)
       }

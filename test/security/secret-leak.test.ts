@@ -14,19 +14,25 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import pg from 'pg'
+import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { signedIn } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
 import { runCli, runCliInProcess } from '../support/cli.js'
-import { sendRaw } from '../support/raw-http.js'
-import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { eventually } from '../support/eventually.js'
-import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
+import { sendRaw } from '../support/raw-http.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
-import { signedIn } from '../portal/portal-client.js'
 
 /** A secret and the forms it could leak in. */
 function formsOf(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8')
-  return [secret, bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex'), encodeURIComponent(secret)]
+  return [
+    secret,
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    encodeURIComponent(secret),
+  ]
 }
 
 function filesUnder(dir: string): string[] {
@@ -39,9 +45,22 @@ function filesUnder(dir: string): string[] {
 
 /** A pull connection whose source refuses every attempt (port 1): its connector fails and retries. */
 const FAILING_SOURCE = {
-  lookup: 'plant-db', kind: 'postgres', table: 'PlantDb',
-  columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'value', type: 'real' }],
-  settings: { host: '127.0.0.1', port: 1, database: 'src', user: 'svc-reader', query: 'SELECT now() AS "timestamp", 1.0 AS value', cursorColumn: 'timestamp', intervalSeconds: 0.1 },
+  lookup: 'plant-db',
+  kind: 'postgres',
+  table: 'PlantDb',
+  columns: [
+    { name: 'timestamp', type: 'datetime' },
+    { name: 'value', type: 'real' },
+  ],
+  settings: {
+    host: '127.0.0.1',
+    port: 1,
+    database: 'src',
+    user: 'svc-reader',
+    query: 'SELECT now() AS "timestamp", 1.0 AS value',
+    cursorColumn: 'timestamp',
+    intervalSeconds: 0.1,
+  },
 }
 
 /**
@@ -51,19 +70,34 @@ const FAILING_SOURCE = {
  * activity-log decisions.
  */
 async function exerciseFailingConnector(server: TestServer, lookup: string, since: number): Promise<string[]> {
-  const status = await eventually(() => server.services.connectors.status(server.workspace.id), (all) => {
-    const one = all.find((c) => c.lookup === lookup)
-    return one?.state === 'backoff' && (one.lastErrorAt ?? 0) > since
-  }, 'the failing connector')
-  const again = await eventually(() => server.services.connectors.status(server.workspace.id), (all) => (all.find((c) => c.lookup === lookup)?.lastErrorAt ?? 0) > (status.find((c) => c.lookup === lookup)!.lastErrorAt ?? 0), 'a second failed attempt')
+  const status = await eventually(
+    () => server.services.connectors.status(server.workspace.id),
+    (all) => {
+      const one = all.find((c) => c.lookup === lookup)
+      return one?.state === 'backoff' && (one.lastErrorAt ?? 0) > since
+    },
+    'the failing connector',
+  )
+  const again = await eventually(
+    () => server.services.connectors.status(server.workspace.id),
+    (all) => (all.find((c) => c.lookup === lookup)?.lastErrorAt ?? 0) > (status.find((c) => c.lookup === lookup)!.lastErrorAt ?? 0),
+    'a second failed attempt',
+  )
   const failing = again.find((c) => c.lookup === lookup)!
   assert.match(failing.lastError ?? '', /ECONNREFUSED|connect/i)
   const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
   const cli = await runCliInProcess(['connection', 'status', '--json', ...store])
   assert.equal(cli.code, 0, cli.stderr)
   assert.match(cli.stdout, /"state": "backoff"/)
-  const { records } = await server.services.ledger.query(platformContainer(server.workspace.id), { entityType: 'data-connection' }, { limit: 1000, offset: 0, order: 'asc' })
-  assert.ok(records.some((r) => r.actionType === 'connector-failed' && r.entityId === lookup), 'the failure is recorded')
+  const { records } = await server.services.ledger.query(
+    platformContainer(server.workspace.id),
+    { entityType: 'data-connection' },
+    { limit: 1000, offset: 0, order: 'asc' },
+  )
+  assert.ok(
+    records.some((r) => r.actionType === 'connector-failed' && r.entityId === lookup),
+    'the failure is recorded',
+  )
   return [JSON.stringify(again), cli.stdout, cli.stderr, JSON.stringify(records)]
 }
 
@@ -86,10 +120,21 @@ for (const backend of BACKENDS) {
       token = await server.token('admin')
       const store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
       plantedAt = Date.now()
-      const planted = await runCli(['connection', 'set-credentials', 'plant-db', ...store], { stdin: JSON.stringify({ user: 'svc-reader', password: viaCli, connectionString: `postgres://svc-reader:${encodeURIComponent(viaCli)}@127.0.0.1:1/src` }) })
+      const planted = await runCli(['connection', 'set-credentials', 'plant-db', ...store], {
+        stdin: JSON.stringify({
+          user: 'svc-reader',
+          password: viaCli,
+          connectionString: `postgres://svc-reader:${encodeURIComponent(viaCli)}@127.0.0.1:1/src`,
+        }),
+      })
       assert.equal(planted.code, 0, planted.stderr)
       collect('CLI set-credentials', planted.stdout + planted.stderr)
-      await server.services.credentials.set({ id: server.accounts.admin.id, name: server.accounts.admin.name, via: 'portal' }, server.workspace.id, 'meters', { username: 'meter', password: viaService })
+      await server.services.credentials.set(
+        { id: server.accounts.admin.id, name: server.accounts.admin.name, via: 'portal' },
+        server.workspace.id,
+        'meters',
+        { username: 'meter', password: viaService },
+      )
     })
     after(() => server.stop())
 
@@ -100,11 +145,18 @@ for (const backend of BACKENDS) {
     })
 
     it('calls every operation of the OpenAPI description, the exports in both shapes, a data export, error paths, the portal pages and the CLI status', async () => {
-      const description = await sendRaw(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` }, undefined, { eventStreamMs: 700 })
+      const description = await sendRaw(server.baseUrl, 'GET', '/oi-api/openapi', { authorization: `Bearer ${token}` }, undefined, {
+        eventStreamMs: 700,
+      })
       assert.equal(description.status, 200)
       collect('GET /oi-api/openapi', description.text)
       const doc = JSON.parse(description.text) as { paths: Record<string, Record<string, unknown>> }
-      const fill = (path: string) => path.replace(/\{lookup\}|\{connection\}/g, 'sensors').replace(/\{surface\}/g, 'hall').replace(/\{[^}]+\}/g, 'x').replace('/warm-queries/*', '/warm-queries/plant/hall/avg')
+      const fill = (path: string) =>
+        path
+          .replace(/\{lookup\}|\{connection\}/g, 'sensors')
+          .replace(/\{surface\}/g, 'hall')
+          .replace(/\{[^}]+\}/g, 'x')
+          .replace('/warm-queries/*', '/warm-queries/plant/hall/avg')
       let operations = 0
       for (const [path, methods] of Object.entries(doc.paths)) {
         for (const method of Object.keys(methods).map((m) => m.toUpperCase())) {
@@ -115,7 +167,14 @@ for (const backend of BACKENDS) {
             body = path.endsWith('/mcp') ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) : '{}'
           }
           const target = fill(path)
-          const response = await sendRaw(server.baseUrl, method, target, path.includes('eac-changes') ? { ...headers, 'last-event-id': '0' } : headers, body, { eventStreamMs: 700 })
+          const response = await sendRaw(
+            server.baseUrl,
+            method,
+            target,
+            path.includes('eac-changes') ? { ...headers, 'last-event-id': '0' } : headers,
+            body,
+            { eventStreamMs: 700 },
+          )
           assert.ok(response.status < 500, `${method} ${target}: ${response.status} ${response.text.slice(0, 200)}`)
           collect(`${method} ${target}`, response.text)
           operations++
@@ -124,8 +183,18 @@ for (const backend of BACKENDS) {
       assert.ok(operations >= 20, `${operations} operations called`)
 
       // the activity log (where the credential decisions are), in both shapes and formats
-      await server.api('POST', '/oi-api/provenance/events', { token, body: { ScopeKey: 'x', entityType: 'note', entityId: 'n1', actionType: 'noted' }, unchecked: true })
-      for (const path of ['/oi-api/provenance/events/export?format=json', '/oi-api/provenance/events/export?format=csv', '/oi-api/provenance/events/export?scopeKey=x&format=csv', '/oi-api/audit-logs/x/events/export?format=json', '/oi-api/audit-logs/x/events/export?format=csv']) {
+      await server.api('POST', '/oi-api/provenance/events', {
+        token,
+        body: { ScopeKey: 'x', entityType: 'note', entityId: 'n1', actionType: 'noted' },
+        unchecked: true,
+      })
+      for (const path of [
+        '/oi-api/provenance/events/export?format=json',
+        '/oi-api/provenance/events/export?format=csv',
+        '/oi-api/provenance/events/export?scopeKey=x&format=csv',
+        '/oi-api/audit-logs/x/events/export?format=json',
+        '/oi-api/audit-logs/x/events/export?format=csv',
+      ]) {
         const response = await sendRaw(server.baseUrl, 'GET', path, { authorization: `Bearer ${token}` }, undefined, { eventStreamMs: 700 })
         assert.equal(response.status, 200, `${path}: ${response.text.slice(0, 200)}`)
         collect(`GET ${path}`, response.text)
@@ -135,7 +204,10 @@ for (const backend of BACKENDS) {
 
       // a data export in both formats, downloaded
       for (const format of ['csv', 'jsonl']) {
-        const created = await server.api('POST', '/oi-api/downloads/data-connections/sensors', { token, body: { format, from: '2025-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' } })
+        const created = await server.api('POST', '/oi-api/downloads/data-connections/sensors', {
+          token,
+          body: { format, from: '2025-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' },
+        })
         assert.equal(created.status, 200, created.text)
         const url = new URL((created.body as { downloadUrl: string }).downloadUrl)
         const file = await sendRaw(server.baseUrl, 'GET', `${url.pathname}${url.search}`, {}, undefined, { eventStreamMs: 700 })
@@ -147,8 +219,18 @@ for (const backend of BACKENDS) {
       for (const [method, path, headers, body] of [
         ['GET', '/oi-api/openapi', {}, undefined],
         ['GET', '/oi-api/openapi', { authorization: `Bearer ${token}x` }, undefined],
-        ['POST', '/oi-api/ingest/data-connections/nope', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[{"timestamp":"2026-01-01T00:00:00Z"}]'],
-        ['POST', '/oi-api/warm-queries', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '{"Query":"Sensors | where"}'],
+        [
+          'POST',
+          '/oi-api/ingest/data-connections/nope',
+          { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          '[{"timestamp":"2026-01-01T00:00:00Z"}]',
+        ],
+        [
+          'POST',
+          '/oi-api/warm-queries',
+          { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          '{"Query":"Sensors | where"}',
+        ],
         ['GET', '/oi-api/no-such-route', { authorization: `Bearer ${token}` }, undefined],
       ] as const) {
         const response = await sendRaw(server.baseUrl, method, path, headers, body, { eventStreamMs: 700 })
@@ -196,7 +278,11 @@ for (const backend of BACKENDS) {
         const client = new pg.Client({ connectionString: server.config.databaseUrl })
         await client.connect()
         try {
-          const tables = (await client.query<{ schemaname: string; tablename: string }>("SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')")).rows
+          const tables = (
+            await client.query<{ schemaname: string; tablename: string }>(
+              "SELECT schemaname, tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+            )
+          ).rows
           assert.ok(tables.some((t) => t.tablename === 'connection_credentials'))
           for (const t of tables) {
             const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${t.schemaname}"."${t.tablename}" t`)
@@ -207,26 +293,44 @@ for (const backend of BACKENDS) {
         }
       }
       const hits: string[] = []
-      for (const { where, text } of texts) for (const needle of needles) if (text.includes(needle)) hits.push(`${where}: ${needle.slice(0, 12)}…`)
-      for (const { where, bytes } of raw) for (const needle of needles) if (bytes.includes(Buffer.from(needle))) hits.push(`${where}: ${needle.slice(0, 12)}…`)
+      for (const { where, text } of texts)
+        for (const needle of needles) if (text.includes(needle)) hits.push(`${where}: ${needle.slice(0, 12)}…`)
+      for (const { where, bytes } of raw)
+        for (const needle of needles) if (bytes.includes(Buffer.from(needle))) hits.push(`${where}: ${needle.slice(0, 12)}…`)
       assert.deepEqual(hits, [])
       // the search is real: it searched a good deal, and it finds a planted value where one is
       assert.ok(texts.length > 40, `${texts.length} texts searched`)
       assert.ok(server.logLines.length > 10)
       assert.ok(raw.reduce((n, r) => n + r.bytes.length, 0) > 10_000)
       const control = server.accounts.admin.name
-      assert.ok(raw.some((r) => r.bytes.includes(Buffer.from(control))), `the raw search finds ${control}, which is stored in clear`)
-      assert.ok(texts.some((t) => t.text.includes('"password"') || t.text.includes('password,')), 'the key names (not secret) do show up')
+      assert.ok(
+        raw.some((r) => r.bytes.includes(Buffer.from(control))),
+        `the raw search finds ${control}, which is stored in clear`,
+      )
+      assert.ok(
+        texts.some((t) => t.text.includes('"password"') || t.text.includes('password,')),
+        'the key names (not secret) do show up',
+      )
     })
 
     it('an error message or log line that quotes a revealed secret is scrubbed (value-based redaction)', async () => {
       // What a connector's driver error does: quote the secret in its message. Here a 404 that names
       // the unknown connection from the path carries it.
-      const response = await sendRaw(server.baseUrl, 'POST', `/oi-api/ingest/data-connections/${viaCli}`, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, '[]', { eventStreamMs: 700 })
+      const response = await sendRaw(
+        server.baseUrl,
+        'POST',
+        `/oi-api/ingest/data-connections/${viaCli}`,
+        { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        '[]',
+        { eventStreamMs: 700 },
+      )
       assert.equal(response.status, 404)
       assert.match(response.text, /\[REDACTED\]/)
       assert.equal(response.text.includes(viaCli), false, response.text)
-      server.runtime.app.log.error({ err: new Error(`connect ECONNREFUSED postgres://svc-reader:${viaCli}@127.0.0.1:1/src`) }, `connector sensors failed with ${viaService}`)
+      server.runtime.app.log.error(
+        { err: new Error(`connect ECONNREFUSED postgres://svc-reader:${viaCli}@127.0.0.1:1/src`) },
+        `connector sensors failed with ${viaService}`,
+      )
       const last = server.logLines.at(-1)!
       assert.match(last, /connector sensors failed with \[REDACTED\]/)
       assert.equal(last.includes(viaCli) || last.includes(viaService), false, last)

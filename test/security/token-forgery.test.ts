@@ -19,9 +19,18 @@ const ROUTE = '/oi-api/provenance/reason-categories'
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** A token with the real claims, signed by `key` under `alg` and the header given. */
-async function signAs(alg: string, key: KeyObject | Uint8Array, claims: Record<string, unknown>, header: Record<string, unknown>): Promise<string> {
+async function signAs(
+  alg: string,
+  key: KeyObject | Uint8Array,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown>,
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000)
-  return new SignJWT({ ...claims }).setProtectedHeader({ ...header, alg }).setIssuedAt(now).setExpirationTime(now + 3600).sign(key)
+  return new SignJWT({ ...claims })
+    .setProtectedHeader({ ...header, alg })
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(key)
 }
 
 for (const backend of BACKENDS) {
@@ -43,7 +52,7 @@ for (const backend of BACKENDS) {
       assert.ok(!response.text.includes(token), 'the answer never echoes the token')
     }
 
-    it('401: RS256, ES256 and PS256 tokens under the server\'s kid (asymmetric algorithm swap)', async () => {
+    it("401: RS256, ES256 and PS256 tokens under the server's kid (asymmetric algorithm swap)", async () => {
       const { kid, ...claims } = claimsOf(valid)
       const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey
       const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
@@ -63,21 +72,31 @@ for (const backend of BACKENDS) {
       for (const odd of ["' OR '1'='1", '../../keys/jwt-0.pem', `${kid}\u0000`, 'x'.repeat(5000)]) {
         await expect401(await signWith(key, claims, odd), /key this server does not know/)
       }
-      const withCrit = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', kid, crit: ['x-provenant'], 'x-provenant': 1 } as never)
-        .setIssuedAt().setExpirationTime('1h').sign(key).catch(() => undefined)
+      const withCrit = await new SignJWT({ ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', kid, crit: ['x-provenant'], 'x-provenant': 1 } as never)
+        .setIssuedAt()
+        .setExpirationTime('1h')
+        .sign(key)
+        .catch(() => undefined)
       if (withCrit) await expect401(withCrit, /could not be verified|not valid/)
       const [, payload, signature] = valid.split('.')
       await expect401(`${Buffer.from('{"alg":"EdDSA",').toString('base64url')}.${payload}.${signature}`, /not a well-formed JWT/)
       await expect401(`${b64({ alg: ['EdDSA'], kid })}.${payload}.${signature}`, /not accepted/)
     })
 
-    it('401: a token that is not yet valid (nbf or iat in the future), even signed with the server\'s key', async () => {
+    it("401: a token that is not yet valid (nbf or iat in the future), even signed with the server's key", async () => {
       const { kid, ...claims } = claimsOf(valid)
       const key = serverPrivateKey(server.config.dataDir)
       const now = Math.floor(Date.now() / 1000)
       const notBefore = await new SignJWT({ wks: claims.wks, rights: claims.rights, name: 'forged' })
-        .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' }).setJti(claims.jti).setSubject(claims.sub).setAudience(claims.aud)
-        .setIssuedAt(now).setNotBefore(now + 3600).setExpirationTime(now + 7200).sign(key)
+        .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' })
+        .setJti(claims.jti)
+        .setSubject(claims.sub)
+        .setAudience(claims.aud)
+        .setIssuedAt(now)
+        .setNotBefore(now + 3600)
+        .setExpirationTime(now + 7200)
+        .sign(key)
       await expect401(notBefore, /nbf claim/)
       await expect401(await signWith(key, { ...claims, iat: now + 3600, exp: now + 7200 }), /not yet valid|iat claim/)
     })
@@ -94,7 +113,7 @@ for (const backend of BACKENDS) {
       await expect401(await signWith(key, { ...claims, sub: server.accounts.admin.id }), /not known to this server/)
     })
 
-    it('cross-workspace: another workspace\'s token reaches none of this workspace\'s data, by any path', async () => {
+    it("cross-workspace: another workspace's token reaches none of this workspace's data, by any path", async () => {
       const other = await server.services.admin.createWorkspace(`neighbour-${backend}`)
       const owner = await server.services.admin.addAccount({ name: `neighbour-${backend}`, role: 'admin', workspaceId: other.id })
       const theirs = await server.token(owner, { workspaceId: other.id })
@@ -106,20 +125,33 @@ for (const backend of BACKENDS) {
       assert.match(errorMessage(query), /unknown table 'Sensors'/)
       const ingest = await server.api('POST', '/oi-api/ingest/data-connections/sensors', { token: theirs, body: sensorRows(1) })
       assert.equal(ingest.status, 404, ingest.text)
-      const exported = await server.api('POST', '/oi-api/downloads/data-connections/sensors', { token: theirs, body: { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' } })
+      const exported = await server.api('POST', '/oi-api/downloads/data-connections/sensors', {
+        token: theirs,
+        body: { format: 'csv', from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+      })
       assert.equal(exported.status, 404, exported.text)
       const log = await server.api('GET', '/oi-api/provenance/events/query', { token: theirs })
       assert.equal(log.status, 200)
-      assert.ok(log.body.results.every((r: { userId: string }) => r.userId === owner.id), 'only the neighbour\'s own calls')
+      assert.ok(
+        log.body.results.every((r: { userId: string }) => r.userId === owner.id),
+        "only the neighbour's own calls",
+      )
     })
 
-    it('rights narrowing: a payload claiming more rights (re-signed with the server\'s key) gets only the stored token\'s rights within the role', async () => {
+    it("rights narrowing: a payload claiming more rights (re-signed with the server's key) gets only the stored token's rights within the role", async () => {
       const narrow = await server.token('analyst', { rights: ['warm-queries:read'] })
       const claims = claimsOf(narrow)
       const key = serverPrivateKey(server.config.dataDir)
       // More than the stored token (queries:run is the analyst's) and more than the role (amendments:approve).
-      const inflated = await signWith(key, { ...claims, rights: ['warm-queries:read', 'queries:run', 'amendments:approve', 'amendments:read', 'accounts:manage'] })
-      assert.equal((await server.api('GET', '/oi-api/warm-queries/avg-by-sensor', { token: inflated })).status, 200, 'the token itself is genuine')
+      const inflated = await signWith(key, {
+        ...claims,
+        rights: ['warm-queries:read', 'queries:run', 'amendments:approve', 'amendments:read', 'accounts:manage'],
+      })
+      assert.equal(
+        (await server.api('GET', '/oi-api/warm-queries/avg-by-sensor', { token: inflated })).status,
+        200,
+        'the token itself is genuine',
+      )
       const run = await server.api('POST', '/oi-api/warm-queries', { token: inflated, body: { Query: 'Sensors | count' } })
       assert.equal(run.status, 403, run.text)
       assert.match(errorMessage(run), /lacks the right queries:run/)

@@ -15,7 +15,8 @@ function waitFor(events: BusEvent[], predicate: (e: BusEvent) => boolean, ms = 5
     const poll = () => {
       const found = events.find(predicate)
       if (found) return resolve(found)
-      if (Date.now() - started > ms) return reject(new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(events.map((e) => e.kind))}`))
+      if (Date.now() - started > ms)
+        return reject(new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(events.map((e) => e.kind))}`))
       setTimeout(poll, 10)
     }
     poll()
@@ -33,13 +34,30 @@ for (const backend of BACKENDS) {
         const change = await waitFor(events, (e) => e.kind === 'change' && e.change.kind === 'config')
         assert.equal(change.kind === 'change' && change.change.action, 'committed')
         const before = events.length
-        await assert.rejects(server.services.stores.transaction(async (tx) => {
-          await tx.changes.append({ workspaceId: server.workspace.id, kind: 'config', entityType: 'x', entityId: 'x', action: 'rolled-back', actorId: 'a', actorName: 'a', at: 1, commitId: undefined, summary: 'never' })
-          throw new Error('roll back')
-        }), /roll back/)
+        await assert.rejects(
+          server.services.stores.transaction(async (tx) => {
+            await tx.changes.append({
+              workspaceId: server.workspace.id,
+              kind: 'config',
+              entityType: 'x',
+              entityId: 'x',
+              action: 'rolled-back',
+              actorId: 'a',
+              actorName: 'a',
+              at: 1,
+              commitId: undefined,
+              summary: 'never',
+            })
+            throw new Error('roll back')
+          }),
+          /roll back/,
+        )
         await new Promise((resolve) => setTimeout(resolve, 100))
         assert.equal(events.length, before)
-        assert.equal(await server.services.stores.changes.latestSeq(server.workspace.id), (change as { change: { seq: number } }).change.seq)
+        assert.equal(
+          await server.services.stores.changes.latestSeq(server.workspace.id),
+          (change as { change: { seq: number } }).change.seq,
+        )
       } finally {
         await server.stop()
       }

@@ -5,9 +5,9 @@
  * batches and the chain stays one valid chain with gap-free RecordIDs.
  */
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 import { BACKENDS } from '../support/backends.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -16,11 +16,15 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** Starts `provenant serve` in its own process and resolves with its base URL. */
 function serveProcess(dataDir: string, databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data', dataDir, '--database-url', databaseUrl], {
-      cwd: ROOT,
-      env: { ...process.env, PROVENANT_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--data', dataDir, '--database-url', databaseUrl],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PROVENANT_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let out = ''
     let err = ''
     const timer = setTimeout(() => reject(new Error(`server did not start: ${out}${err}`)), 60_000)
@@ -32,7 +36,9 @@ function serveProcess(dataDir: string, databaseUrl: string): Promise<{ child: Ch
         resolve({ child, url: m[1]! })
       }
     })
-    child.stderr!.on('data', (d) => { err += d })
+    child.stderr!.on('data', (d) => {
+      err += d
+    })
     child.on('exit', (code) => {
       clearTimeout(timer)
       reject(new Error(`server exited with ${code}: ${out}${err}`))
@@ -40,7 +46,9 @@ function serveProcess(dataDir: string, databaseUrl: string): Promise<{ child: Ch
   })
 }
 
-describe('postgres: two processes appending to one container', { skip: !BACKENDS.includes('postgres') && 'PostgreSQL not reachable' }, () => {
+describe('postgres: two processes appending to one container', {
+  skip: !BACKENDS.includes('postgres') && 'PostgreSQL not reachable',
+}, () => {
   let seed: TestServer
   const processes: ChildProcess[] = []
   const urls: string[] = []
@@ -58,11 +66,16 @@ describe('postgres: two processes appending to one container', { skip: !BACKENDS
     }
   })
   after(async () => {
-    await Promise.all(processes.map((child) => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve()
-      child.once('exit', () => resolve())
-      child.kill('SIGTERM')
-    })))
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve()
+            child.once('exit', () => resolve())
+            child.kill('SIGTERM')
+          }),
+      ),
+    )
     await seed.stop()
   })
 
@@ -73,19 +86,33 @@ describe('postgres: two processes appending to one container', { skip: !BACKENDS
       const response = await fetch(`${url}/oi-api/provenance/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ ScopeKey: 'shared-line', entityType: 'reading', entityId: `${url}#${i}`, actionType: 'append', details: { i } }),
+        body: JSON.stringify({
+          ScopeKey: 'shared-line',
+          entityType: 'reading',
+          entityId: `${url}#${i}`,
+          actionType: 'append',
+          details: { i },
+        }),
       })
       const text = await response.text()
       assert.equal(response.status, 200, text)
       return (JSON.parse(text) as { RecordID: string }).RecordID
     }
     const ids: string[] = []
-    await Promise.all(urls.flatMap((url) => Array.from({ length: concurrency }, async (_, worker) => {
-      for (let i = worker; i < perProcess; i += concurrency) ids.push(await append(url, i))
-    })))
+    await Promise.all(
+      urls.flatMap((url) =>
+        Array.from({ length: concurrency }, async (_, worker) => {
+          for (let i = worker; i < perProcess; i += concurrency) ids.push(await append(url, i))
+        }),
+      ),
+    )
     const total = perProcess * urls.length
     assert.equal(ids.length, total)
-    assert.deepEqual([...ids].sort(), Array.from({ length: total }, (_, i) => String(i + 1).padStart(12, '0')), 'every RecordID once, none missing')
+    assert.deepEqual(
+      [...ids].sort(),
+      Array.from({ length: total }, (_, i) => String(i + 1).padStart(12, '0')),
+      'every RecordID once, none missing',
+    )
 
     for (const url of urls) {
       const response = await fetch(`${url}/oi-api/provenance/events/verify`, {
@@ -93,9 +120,13 @@ describe('postgres: two processes appending to one container', { skip: !BACKENDS
         headers: { authorization: `Bearer ${await seed.token('analyst')}`, 'content-type': 'application/json' },
         body: JSON.stringify({ ScopeKey: 'shared-line' }),
       })
-      const verdict = await response.json() as Record<string, unknown>
+      const verdict = (await response.json()) as Record<string, unknown>
       assert.deepEqual(verdict, {
-        Valid: null, ChainValid: true, Empty: false, BrokenAt: null, ForkDetected: false,
+        Valid: null,
+        ChainValid: true,
+        Empty: false,
+        BrokenAt: null,
+        ForkDetected: false,
         Reason: `OK: ${total} records verified (000000000001 to ${String(total).padStart(12, '0')}); all records are covered by a signed checkpoint (size ${total})`,
       })
     }

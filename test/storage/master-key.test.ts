@@ -19,7 +19,9 @@ describe('master keys (design §11)', () => {
     dirs.push(d)
     return d
   }
-  after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+  after(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
 
   it('creates <data>/master.key with mode 0600 at first start and reads the same key afterwards', () => {
     const dir = fresh()
@@ -36,7 +38,10 @@ describe('master keys (design §11)', () => {
     const dir = fresh()
     loadMasterKeyring({ dataDir: dir, env: {} })
     chmodSync(masterKeyFileOf(dir), 0o640)
-    assert.throws(() => loadMasterKeyring({ dataDir: dir, env: {} }), (e: unknown) => e instanceof MasterKeyError && /chmod 600/.test(e.message) && /0640/.test(e.message))
+    assert.throws(
+      () => loadMasterKeyring({ dataDir: dir, env: {} }),
+      (e: unknown) => e instanceof MasterKeyError && /chmod 600/.test(e.message) && /0640/.test(e.message),
+    )
   })
 
   it('takes PROVENANT_MASTER_KEY as base64 or hex, with older keys from PROVENANT_MASTER_KEY_PREVIOUS, and makes no file', () => {
@@ -44,22 +49,38 @@ describe('master keys (design §11)', () => {
     const key = randomBytes(32)
     const old = randomBytes(32)
     for (const text of [key.toString('base64'), key.toString('hex'), ` ${key.toString('hex').toUpperCase()}\n`]) {
-      const ring = loadMasterKeyring({ dataDir: dir, env: { PROVENANT_MASTER_KEY: text, PROVENANT_MASTER_KEY_PREVIOUS: old.toString('base64') } })
+      const ring = loadMasterKeyring({
+        dataDir: dir,
+        env: { PROVENANT_MASTER_KEY: text, PROVENANT_MASTER_KEY_PREVIOUS: old.toString('base64') },
+      })
       assert.equal(ring.current().id, masterKeyId(key))
       assert.deepEqual(ring.ids(), [masterKeyId(key), masterKeyId(old)])
       assert.deepEqual(ring.source, { kind: 'env' })
     }
-    assert.equal(scrub(`env PROVENANT_MASTER_KEY=${key.toString('base64')} old=${old.toString('hex')}`), 'env PROVENANT_MASTER_KEY=[REDACTED] old=[REDACTED]')
+    assert.equal(
+      scrub(`env PROVENANT_MASTER_KEY=${key.toString('base64')} old=${old.toString('hex')}`),
+      'env PROVENANT_MASTER_KEY=[REDACTED] old=[REDACTED]',
+    )
     assert.throws(() => statSync(masterKeyFileOf(dir)))
   })
 
   it('refuses a key of the wrong length or encoding with a clear message and no key material', () => {
     const short = randomBytes(16).toString('base64')
     for (const text of [short, 'not a key!', randomBytes(33).toString('hex')]) {
-      assert.throws(() => loadMasterKeyring({ dataDir: fresh(), env: { PROVENANT_MASTER_KEY: text } }), (e: unknown) =>
-        e instanceof MasterKeyError && /PROVENANT_MASTER_KEY must be 32 bytes/.test(e.message) && !e.message.includes(text.trim()))
+      assert.throws(
+        () => loadMasterKeyring({ dataDir: fresh(), env: { PROVENANT_MASTER_KEY: text } }),
+        (e: unknown) =>
+          e instanceof MasterKeyError && /PROVENANT_MASTER_KEY must be 32 bytes/.test(e.message) && !e.message.includes(text.trim()),
+      )
     }
-    assert.throws(() => loadMasterKeyring({ dataDir: fresh(), env: { PROVENANT_MASTER_KEY: randomBytes(32).toString('hex'), PROVENANT_MASTER_KEY_PREVIOUS: short } }), /PROVENANT_MASTER_KEY_PREVIOUS/)
+    assert.throws(
+      () =>
+        loadMasterKeyring({
+          dataDir: fresh(),
+          env: { PROVENANT_MASTER_KEY: randomBytes(32).toString('hex'), PROVENANT_MASTER_KEY_PREVIOUS: short },
+        }),
+      /PROVENANT_MASTER_KEY_PREVIOUS/,
+    )
   })
 
   it('a running keyring sees a key added to the file by another process; retiring keeps only the newest', () => {

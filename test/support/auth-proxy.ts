@@ -18,13 +18,19 @@ export async function startAuthProxy(target: string, headers: Record<string, str
   const forwarded: string[] = []
   const server: Server = createServer((req, res) => {
     forwarded.push(`${req.method} ${req.url}`)
-    const upstream = httpRequest({
-      host: to.hostname, port: to.port, method: req.method, path: req.url,
-      headers: { ...req.headers, host: to.host, ...headers },
-    }, (response) => {
-      res.writeHead(response.statusCode ?? 502, response.headers)
-      response.pipe(res)
-    })
+    const upstream = httpRequest(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host, ...headers },
+      },
+      (response) => {
+        res.writeHead(response.statusCode ?? 502, response.headers)
+        response.pipe(res)
+      },
+    )
     upstream.on('error', (error) => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' })
       res.end(`proxy error: ${error.message}`)
@@ -36,9 +42,10 @@ export async function startAuthProxy(target: string, headers: Record<string, str
   return {
     url: `http://127.0.0.1:${port}`,
     forwarded,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

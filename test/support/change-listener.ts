@@ -58,11 +58,15 @@ export function listenChanges(baseUrl: string, token: string, options: ListenOpt
   const events: ChangeEvent[] = []
   const errorCodes: (number | undefined)[] = []
   let opens = 0
-  source.addEventListener('open', () => { opens++ })
+  source.addEventListener('open', () => {
+    opens++
+  })
   source.addEventListener('change', (event) => {
     events.push({ lastEventId: event.lastEventId, data: JSON.parse(event.data) })
   })
-  source.addEventListener('error', (event) => { errorCodes.push((event as unknown as { code?: number }).code) })
+  source.addEventListener('error', (event) => {
+    errorCodes.push((event as unknown as { code?: number }).code)
+  })
   return {
     events,
     errorCodes,
@@ -71,14 +75,26 @@ export function listenChanges(baseUrl: string, token: string, options: ListenOpt
       return opens
     },
     async waitFor(count, timeoutMs = 10_000) {
-      await until(() => events.length >= count, timeoutMs, () => `${count} change events (got ${events.length}: ${events.map((e) => e.lastEventId).join(',')})`)
+      await until(
+        () => events.length >= count,
+        timeoutMs,
+        () => `${count} change events (got ${events.length}: ${events.map((e) => e.lastEventId).join(',')})`,
+      )
       return events.slice(0, count)
     },
     async waitForOpens(count, timeoutMs = 10_000) {
-      await until(() => opens >= count, timeoutMs, () => `${count} connections (got ${opens})`)
+      await until(
+        () => opens >= count,
+        timeoutMs,
+        () => `${count} connections (got ${opens})`,
+      )
     },
     async waitForClosed(timeoutMs = 10_000) {
-      await until(() => source.readyState === EventSource.CLOSED, timeoutMs, () => `the EventSource to close (state ${source.readyState})`)
+      await until(
+        () => source.readyState === EventSource.CLOSED,
+        timeoutMs,
+        () => `the EventSource to close (state ${source.readyState})`,
+      )
     },
     close: () => source.close(),
   }

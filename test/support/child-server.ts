@@ -6,7 +6,7 @@
  * directory / database.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readlinkSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -85,10 +85,26 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `provenant serve` on the deployment and resolves once it listens. */
-export async function startChildServer(deployment: Pick<Deployment, 'dataDir' | 'databaseUrl'>, options: { env?: Record<string, string> } = {}): Promise<ChildServer> {
+export async function startChildServer(
+  deployment: Pick<Deployment, 'dataDir' | 'databaseUrl'>,
+  options: { env?: Record<string, string> } = {},
+): Promise<ChildServer> {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
-  const args = ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), '--host', '127.0.0.1', '--public-url', url, '--data', deployment.dataDir]
+  const args = [
+    '--import',
+    'tsx',
+    'src/cli/main.ts',
+    'serve',
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--public-url',
+    url,
+    '--data',
+    deployment.dataDir,
+  ]
   if (deployment.databaseUrl) args.push('--database-url', deployment.databaseUrl)
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -96,8 +112,12 @@ export async function startChildServer(deployment: Pick<Deployment, 'dataDir' | 
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
-  child.stdout!.on('data', (d) => { out += d })
-  child.stderr!.on('data', (d) => { out += d })
+  child.stdout!.on('data', (d) => {
+    out += d
+  })
+  child.stderr!.on('data', (d) => {
+    out += d
+  })
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within 60 s: ${out}`)), 60_000)
@@ -149,7 +169,14 @@ export interface Reply {
 }
 
 /** A real fetch against a child server, JSON in and out. */
-export async function call(url: string, method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const h: Record<string, string> = { ...headers }
   if (token) h['authorization'] = `Bearer ${token}`
   let payload: string | undefined

@@ -23,8 +23,12 @@ export function runCli(args: readonly string[], options: { stdin?: string; env?:
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
+    child.stdout.on('data', (d) => {
+      stdout += d
+    })
+    child.stderr.on('data', (d) => {
+      stderr += d
+    })
     child.on('error', reject)
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
     child.stdin.end(options.stdin ?? '')
@@ -35,13 +39,20 @@ export function runCli(args: readonly string[], options: { stdin?: string; env?:
  * Runs a command in this process (what the real binary runs, minus the process start: spawning
  * tsx costs seconds a call). The spawned `runCli` covers stdin and exit codes.
  */
-export async function runCliInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliInProcess(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = []
   const err: string[] = []
   const { log, error } = console
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
-  console.log = (...a: unknown[]) => { out.push(`${a.join(' ')}\n`) }
-  console.error = (...a: unknown[]) => { err.push(`${a.join(' ')}\n`) }
+  console.log = (...a: unknown[]) => {
+    out.push(`${a.join(' ')}\n`)
+  }
+  console.error = (...a: unknown[]) => {
+    err.push(`${a.join(' ')}\n`)
+  }
   const previousExitCode = process.exitCode
   process.exitCode = undefined
   Object.assign(process.env, env)
@@ -52,6 +63,8 @@ export async function runCliInProcess(args: readonly string[], env: Record<strin
     console.log = log
     console.error = error
     process.exitCode = previousExitCode
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
   }
 }

@@ -30,7 +30,12 @@ export class ContractChecker {
     for (const [name, schema] of Object.entries(schemas)) this.#ajv.addSchema(schema, `#/components/schemas/${name}`)
     for (const [path, methods] of Object.entries(document['paths'] as Record<string, Record<string, Json>>)) {
       // A path parameter named lookup may contain slashes (warm query API paths).
-      const pattern = new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{lookup\}/g, '(.+)').replace(/\{[^}]+\}/g, '([^/]+)')}$`)
+      const pattern = new RegExp(
+        `^${path
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{lookup\}/g, '(.+)')
+          .replace(/\{[^}]+\}/g, '([^/]+)')}$`,
+      )
       for (const [method, op] of Object.entries(methods)) {
         this.#operations.push({ method: method.toUpperCase(), pattern, responses: (op['responses'] ?? {}) as Record<string, Json> })
       }

@@ -14,11 +14,27 @@ export function sensorConfig(extra: Record<string, unknown> = {}): Record<string
   return {
     connections: [
       { lookup: 'sensors', kind: 'push', table: 'Sensors', columns: SENSOR_COLUMNS },
-      { lookup: 'meters', kind: 'push', table: 'Meters', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'kwh', type: 'real' }] },
+      {
+        lookup: 'meters',
+        kind: 'push',
+        table: 'Meters',
+        columns: [
+          { name: 'timestamp', type: 'datetime' },
+          { name: 'kwh', type: 'real' },
+        ],
+      },
     ],
-    surfaces: [{ lookup: 'hall', connections: ['sensors'] }, { lookup: 'yard', connections: ['meters'] }],
+    surfaces: [
+      { lookup: 'hall', connections: ['sensors'] },
+      { lookup: 'yard', connections: ['meters'] },
+    ],
     warmQueries: [
-      { lookup: 'avg-by-sensor', path: 'plant/hall/avg', description: 'Average per sensor', query: 'Sensors | summarize avg_value = avg(value) by sensor | order by sensor asc' },
+      {
+        lookup: 'avg-by-sensor',
+        path: 'plant/hall/avg',
+        description: 'Average per sensor',
+        query: 'Sensors | summarize avg_value = avg(value) by sensor | order by sensor asc',
+      },
       { lookup: 'no-text', description: 'A warm query whose text was never saved' },
     ],
     ...extra,

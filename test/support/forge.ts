@@ -3,16 +3,18 @@
  * Crafting tokens the server must refuse: signed with the server's own key but wrong claims, with
  * a foreign key, with `alg: none` or HS256 (algorithm confusion).
  */
-import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
 import { keyIdOf } from '../../src/storage/server-identity.js'
-import { createPublicKey } from 'node:crypto'
 
 export function serverPrivateKey(dataDir: string): KeyObject {
   const dir = join(dataDir, 'keys')
-  const file = readdirSync(dir).filter((f) => f.startsWith('jwt-')).sort().at(-1)!
+  const file = readdirSync(dir)
+    .filter((f) => f.startsWith('jwt-'))
+    .sort()
+    .at(-1)!
   return createPrivateKey(readFileSync(join(dir, file), 'utf8'))
 }
 
@@ -55,7 +57,11 @@ export async function hs256WithPublicKey(claims: ForgeClaims, publicKeyPem: stri
   const now = Math.floor(Date.now() / 1000)
   return new SignJWT({ wks: claims.wks, rights: claims.rights })
     .setProtectedHeader({ alg: 'HS256', kid })
-    .setJti(claims.jti).setSubject(claims.sub).setAudience(claims.aud).setIssuedAt(now).setExpirationTime(now + 3600)
+    .setJti(claims.jti)
+    .setSubject(claims.sub)
+    .setAudience(claims.aud)
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
     .sign(new TextEncoder().encode(publicKeyPem))
 }
 

@@ -5,17 +5,24 @@
  * with the stored rows the way someone with database write access could (UPDATE, DELETE, INSERT
  * with constraints dropped). `scan()` returns the rows as `ORDER BY seq, rowid` would.
  */
-import { createHash } from 'node:crypto'
-import { appendBatch, genesisTip, type AppendEntry } from '../../src/domain/ledger/append-batch.js'
-import { checkpointOrigin, signCheckpoint, type HeadsLogEntry } from '../../src/domain/ledger/checkpoint.js'
-import { canonicalRecordBody, containerIdForScope, createRecordHasher, type RecordHasher } from '../../src/domain/ledger/digest.js'
-import type { JsonObject } from '../../src/shared/strict-json.js'
-import type { ChainTip, ContainerRef, StoredHead, StoredRecord } from '../../src/domain/ledger/ledger-types.js'
-import { createCompactRange, type CompactRange } from '../../src/domain/ledger/merkle.js'
-import { formatRecordId } from '../../src/domain/ledger/record-id.js'
-import { createNoteSigner, ed25519PrivateKeyFromSeed, parseVerifierKey, type NoteSigner, type NoteVerifierKey } from '../../src/domain/ledger/signed-note.js'
-import { verifyChainSync, type VerifyResult, type VerifyVerdict } from '../../src/domain/ledger/verify-chain.js'
+
 import type { KeyObject } from 'node:crypto'
+import { createHash } from 'node:crypto'
+import { type AppendEntry, appendBatch, genesisTip } from '../../src/domain/ledger/append-batch.js'
+import { checkpointOrigin, type HeadsLogEntry, signCheckpoint } from '../../src/domain/ledger/checkpoint.js'
+import { canonicalRecordBody, containerIdForScope, createRecordHasher, type RecordHasher } from '../../src/domain/ledger/digest.js'
+import type { ChainTip, ContainerRef, StoredHead, StoredRecord } from '../../src/domain/ledger/ledger-types.js'
+import { type CompactRange, createCompactRange } from '../../src/domain/ledger/merkle.js'
+import { formatRecordId } from '../../src/domain/ledger/record-id.js'
+import {
+  createNoteSigner,
+  ed25519PrivateKeyFromSeed,
+  type NoteSigner,
+  type NoteVerifierKey,
+  parseVerifierKey,
+} from '../../src/domain/ledger/signed-note.js'
+import { type VerifyResult, type VerifyVerdict, verifyChainSync } from '../../src/domain/ledger/verify-chain.js'
+import type { JsonObject } from '../../src/shared/strict-json.js'
 
 export const LOG_NAME = 'provenant.test'
 export const KEY_NAME = 'provenant.test/activity-log'
@@ -76,7 +83,13 @@ export class LedgerFixture {
   append(n: number, userId = 'acc_alice'): this {
     const entries: AppendEntry[] = Array.from({ length: n }, (_, i) => ({
       userId,
-      body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: `B-${this.tip.seq + i + 1}`, actionType: 'update', details: { n: this.tip.seq + i + 1 } },
+      body: {
+        ScopeKey: 'plant-7/line-1',
+        entityType: 'batch',
+        entityId: `B-${this.tip.seq + i + 1}`,
+        actionType: 'update',
+        details: { n: this.tip.seq + i + 1 },
+      },
     }))
     this.clockMs += 1000
     const result = appendBatch(this.hasher, this.tip, this.range, entries, this.clockMs)
@@ -89,7 +102,12 @@ export class LedgerFixture {
 
   /** Issues a signed checkpoint of the honest chain as it stands, stores a copy, records it in the heads log. */
   checkpoint(time = Math.floor(this.clockMs / 1000)): string {
-    const note = signCheckpoint({ origin: this.origin, size: this.range.size, root: this.range.root() }, this.signing.signer, this.signing.key, time)
+    const note = signCheckpoint(
+      { origin: this.origin, size: this.range.size, root: this.range.root() },
+      this.signing.signer,
+      this.signing.key,
+      time,
+    )
     this.storedCheckpoints.push(note)
     this.headsLog.push({ containerId: this.container.containerId, size: this.range.size, root: this.range.root() })
     return note
@@ -97,7 +115,10 @@ export class LedgerFixture {
 
   /** The rows as `SELECT … ORDER BY seq, rowid` returns them. */
   scan(): StoredRecord[] {
-    return this.rows.slice().sort((a, b) => a.seq - b.seq || a.rowid - b.rowid).map((r) => ({ ...r }))
+    return this.rows
+      .slice()
+      .sort((a, b) => a.seq - b.seq || a.rowid - b.rowid)
+      .map((r) => ({ ...r }))
   }
 
   row(seq: number): Row {
@@ -151,9 +172,23 @@ export class LedgerFixture {
   /** Builds a correctly hashed row for `seq` linking to `prev` (a forgery an attacker can compute). */
   forge(seq: number, prev: Buffer, details: JsonObject = { forged: true }): Omit<Row, 'rowid'> {
     const recordId = formatRecordId(seq)
-    const canonical = canonicalRecordBody({ ScopeKey: 'plant-7/line-1', actionType: 'update', details, entityId: 'FORGED', entityType: 'batch' })
+    const canonical = canonicalRecordBody({
+      ScopeKey: 'plant-7/line-1',
+      actionType: 'update',
+      details,
+      entityId: 'FORGED',
+      entityType: 'batch',
+    })
     const timestamp = '2026-01-01T00:00:30.000Z'
-    return { seq, recordId, prevDigest: prev, timestamp, userId: 'acc_mallory', canonical, digest: this.hasher.digest(recordId, prev, timestamp, 'acc_mallory', canonical) }
+    return {
+      seq,
+      recordId,
+      prevDigest: prev,
+      timestamp,
+      userId: 'acc_mallory',
+      canonical,
+      digest: this.hasher.digest(recordId, prev, timestamp, 'acc_mallory', canonical),
+    }
   }
 
   verify(options: VerifyOptions = {}): VerifyResult {

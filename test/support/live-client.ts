@@ -59,26 +59,34 @@ export function connectLive(baseUrl: string, options: LiveConnectOptions = {}): 
   if (options.onUpgrade) ws.once('upgrade', (response) => options.onUpgrade!(response.headers))
   const events: LiveEvent[] = []
   let onEvent: (() => void) | undefined
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  )
   ws.on('message', (data) => {
     events.push(JSON.parse(data.toString()) as LiveEvent)
     onEvent?.()
   })
-  const waitUntil = (done: () => boolean, what: string, timeoutMs: number): Promise<LiveEvent[]> => new Promise((resolve, reject) => {
-    if (done()) return resolve(events)
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${events.length} events (last id ${events.at(-1)?.id})`)), timeoutMs)
-    const previous = onEvent
-    onEvent = () => {
-      previous?.()
-      if (done()) {
-        clearTimeout(timer)
-        onEvent = previous
-        resolve(events)
+  const waitUntil = (done: () => boolean, what: string, timeoutMs: number): Promise<LiveEvent[]> =>
+    new Promise((resolve, reject) => {
+      if (done()) return resolve(events)
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; got ${events.length} events (last id ${events.at(-1)?.id})`)),
+        timeoutMs,
+      )
+      const previous = onEvent
+      onEvent = () => {
+        previous?.()
+        if (done()) {
+          clearTimeout(timer)
+          onEvent = previous
+          resolve(events)
+        }
       }
-    }
-  })
+    })
   const client: LiveClient = {
-    ws, events, closed,
+    ws,
+    events,
+    closed,
     waitFor: (count, timeoutMs = 10_000) => waitUntil(() => events.length >= count, `${count} events`, timeoutMs),
     waitForId: (id, timeoutMs = 10_000) => waitUntil(() => (events.at(-1)?.id ?? -1) >= id, `event ${id}`, timeoutMs),
     close: () => ws.close(),
@@ -87,7 +95,9 @@ export function connectLive(baseUrl: string, options: LiveConnectOptions = {}): 
     ws.once('open', () => resolve(client))
     ws.once('unexpected-response', (_request, response) => {
       let text = ''
-      response.on('data', (chunk: Buffer) => { text += chunk.toString() })
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString()
+      })
       response.on('end', () => {
         let body: unknown
         try {
@@ -95,7 +105,11 @@ export function connectLive(baseUrl: string, options: LiveConnectOptions = {}): 
         } catch {
           body = text
         }
-        reject(Object.assign(new Error(`refused with ${response.statusCode}`), { refusal: { status: response.statusCode ?? 0, headers: response.headers, body } satisfies Refusal }))
+        reject(
+          Object.assign(new Error(`refused with ${response.statusCode}`), {
+            refusal: { status: response.statusCode ?? 0, headers: response.headers, body } satisfies Refusal,
+          }),
+        )
         ws.terminate()
       })
     })

@@ -17,8 +17,19 @@ export interface McpTestClient {
   readonly era: Era
   /** The protocol revision in use after connecting. */
   readonly protocolVersion: string | undefined
-  listTools(): Promise<{ tools: { name: string; description?: string; inputSchema: Record<string, unknown>; outputSchema?: Record<string, unknown>; annotations?: Record<string, unknown> }[] }>
-  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<{ content: unknown[]; structuredContent?: Record<string, any>; isError?: boolean }>
+  listTools(): Promise<{
+    tools: {
+      name: string
+      description?: string
+      inputSchema: Record<string, unknown>
+      outputSchema?: Record<string, unknown>
+      annotations?: Record<string, unknown>
+    }[]
+  }>
+  callTool(params: {
+    name: string
+    arguments?: Record<string, unknown>
+  }): Promise<{ content: unknown[]; structuredContent?: Record<string, any>; isError?: boolean }>
   listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string; description?: string }[] }>
   readResource(params: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>
   ping(): Promise<unknown>
@@ -31,7 +42,10 @@ export async function connectMcp(era: Era, url: string, headers: Record<string, 
   if (era === 'legacy') {
     const client = new LegacyClient(info)
     await client.connect(new LegacyTransport(new URL(url), { requestInit: { headers } }))
-    return Object.assign(client as unknown as McpTestClient, { era, protocolVersion: (client.transport as { protocolVersion?: string } | undefined)?.protocolVersion })
+    return Object.assign(client as unknown as McpTestClient, {
+      era,
+      protocolVersion: (client.transport as { protocolVersion?: string } | undefined)?.protocolVersion,
+    })
   }
   const client = new Client(info, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
@@ -41,5 +55,5 @@ export async function connectMcp(era: Era, url: string, headers: Record<string, 
 /** The text of a tool result's first content block. */
 export function textOf(result: { content: unknown[] }): string {
   const first = result.content[0] as { type?: string; text?: string } | undefined
-  return first?.type === 'text' ? first.text ?? '' : ''
+  return first?.type === 'text' ? (first.text ?? '') : ''
 }

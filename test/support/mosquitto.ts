@@ -23,7 +23,10 @@ async function waitForPort(port: number, child: ChildProcess, stderr: () => stri
     if (child.exitCode !== null) throw new Error(`mosquitto exited: ${stderr()}`)
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1')
-      socket.once('connect', () => { socket.destroy(); resolve(true) })
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(true)
+      })
       socket.once('error', () => resolve(false))
     })
     if (open) return
@@ -54,7 +57,9 @@ export async function startMosquitto(options: { users?: Readonly<Record<string, 
   writeFileSync(conf, `${lines.join('\n')}\n`)
   const child = spawn('mosquitto', ['-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
-  child.stderr?.on('data', (chunk: Buffer) => { err += chunk.toString() })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    err += chunk.toString()
+  })
   // A test process that dies must not leave its broker behind.
   const killOnExit = () => child.kill('SIGKILL')
   process.once('exit', killOnExit)

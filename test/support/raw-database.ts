@@ -4,8 +4,9 @@
  * access to the database could do (tamper tests). SQLite: a second connection to the file;
  * PostgreSQL: a plain client. Statements use `?` placeholders on both.
  */
-import Database from 'better-sqlite3'
+
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import pg from 'pg'
 import type { TestServer } from './test-server.js'
 
@@ -37,7 +38,9 @@ export async function openRawDatabase(server: TestServer): Promise<RawDatabase> 
         // connection ignores it instead.
         db.pragma('ignore_check_constraints = ON')
       },
-      close: async () => { db.close() },
+      close: async () => {
+        db.close()
+      },
     }
   }
   const client = new pg.Client({ connectionString: server.config.databaseUrl })
@@ -47,7 +50,9 @@ export async function openRawDatabase(server: TestServer): Promise<RawDatabase> 
     run: async (sql, params = []) => (await client.query(numbered(sql), [...params])).rowCount ?? 0,
     all: async <T>(sql: string, params: readonly unknown[] = []) => (await client.query(numbered(sql), [...params])).rows as T[],
     async dropConstraints() {
-      await client.query('DROP INDEX IF EXISTS ledger_records_seq; DROP INDEX IF EXISTS ledger_records_prev; ALTER TABLE ledger_records DROP CONSTRAINT IF EXISTS ledger_records_record_id')
+      await client.query(
+        'DROP INDEX IF EXISTS ledger_records_seq; DROP INDEX IF EXISTS ledger_records_prev; ALTER TABLE ledger_records DROP CONSTRAINT IF EXISTS ledger_records_record_id',
+      )
     },
     close: () => client.end(),
   }

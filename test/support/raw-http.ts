@@ -19,28 +19,46 @@ export interface RawOptions {
   readonly eventStreamMs?: number
 }
 
-export function sendRaw(baseUrl: string, method: string, path: string, headers: Record<string, string>, payload?: Buffer | string, options: RawOptions = {}): Promise<RawAnswer> {
+export function sendRaw(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  payload?: Buffer | string,
+  options: RawOptions = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, agent: false, headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) } }, (res) => {
-      const contentType = String(res.headers['content-type'] ?? '')
-      const chunks: Buffer[] = []
-      let answered = false
-      const done = () => {
-        if (answered) return
-        answered = true
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType })
-      }
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', done)
-      if (contentType.includes('text/event-stream')) {
-        if (options.eventStreamMs === undefined) {
-          res.destroy()
-          done()
-        } else {
-          setTimeout(() => { res.destroy(); done() }, options.eventStreamMs)
+    const req = httpRequest(
+      new URL(path, baseUrl),
+      {
+        method,
+        agent: false,
+        headers: { ...headers, ...(payload !== undefined ? { 'content-length': String(Buffer.byteLength(payload)) } : {}) },
+      },
+      (res) => {
+        const contentType = String(res.headers['content-type'] ?? '')
+        const chunks: Buffer[] = []
+        let answered = false
+        const done = () => {
+          if (answered) return
+          answered = true
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), contentType })
         }
-      }
-    })
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', done)
+        if (contentType.includes('text/event-stream')) {
+          if (options.eventStreamMs === undefined) {
+            res.destroy()
+            done()
+          } else {
+            setTimeout(() => {
+              res.destroy()
+              done()
+            }, options.eventStreamMs)
+          }
+        }
+      },
+    )
     req.on('error', reject)
     req.setTimeout(30_000, () => req.destroy(new Error(`timeout: ${method} ${path}`)))
     if (payload !== undefined) req.write(payload)

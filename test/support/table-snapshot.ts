@@ -36,18 +36,40 @@ function plain(value: unknown): unknown {
 export type TableSnapshot = Record<string, string[]>
 
 export async function snapshotTables(db: RawDatabase): Promise<TableSnapshot> {
-  const names = db.dialect === 'sqlite'
-    ? (await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")).map((r) => r.name)
-    : (await db.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name")).map((r) => r.name)
+  const names =
+    db.dialect === 'sqlite'
+      ? (
+          await db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        ).map((r) => r.name)
+      : (
+          await db.all<{ name: string }>(
+            "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
+          )
+        ).map((r) => r.name)
   const out: TableSnapshot = {}
   for (const name of names) {
     if (SKIPPED_TABLES.has(name)) continue
     if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unexpected table name ${name}`)
-    const rows = name === 'ledger_records'
-      ? await db.all(`SELECT * FROM ledger_records WHERE (entity_type IS NULL OR entity_type NOT IN (${CALL_RECORD_TYPES.map(() => '?').join(', ')})) AND (action_type IS NULL OR action_type NOT IN (${REFUSAL_ACTIONS.map(() => '?').join(', ')}))`, [...CALL_RECORD_TYPES, ...REFUSAL_ACTIONS])
-      : await db.all(`SELECT * FROM "${name}"`)
+    const rows =
+      name === 'ledger_records'
+        ? await db.all(
+            `SELECT * FROM ledger_records WHERE (entity_type IS NULL OR entity_type NOT IN (${CALL_RECORD_TYPES.map(() => '?').join(', ')})) AND (action_type IS NULL OR action_type NOT IN (${REFUSAL_ACTIONS.map(() => '?').join(', ')}))`,
+            [...CALL_RECORD_TYPES, ...REFUSAL_ACTIONS],
+          )
+        : await db.all(`SELECT * FROM "${name}"`)
     const skipped = new Set(SKIPPED_COLUMNS[name] ?? [])
-    out[name] = rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([k]) => !skipped.has(k)).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, plain(v)])))).sort()
+    out[name] = rows
+      .map((row) =>
+        JSON.stringify(
+          Object.fromEntries(
+            Object.entries(row)
+              .filter(([k]) => !skipped.has(k))
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, v]) => [k, plain(v)]),
+          ),
+        ),
+      )
+      .sort()
   }
   return out
 }

@@ -7,13 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createLogger } from '../../src/logging.js'
-import { loadConfig, type Config } from '../../src/config/config.js'
+import { type Config, loadConfig } from '../../src/config/config.js'
 import type { Account } from '../../src/domain/access/access-store.js'
 import type { TokenScopes } from '../../src/domain/access/caller.js'
 import type { Role } from '../../src/domain/access/rights.js'
 import type { Services } from '../../src/domain/services.js'
 import type { Workspace } from '../../src/domain/workspaces/workspace.js'
+import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { Backend } from './backends.js'
@@ -54,7 +54,10 @@ export interface TestServer {
   readonly accounts: Readonly<Record<(typeof TEST_ROLES)[number], Account>>
   /** Lines the server logged (JSON strings), for leak checks. */
   readonly logLines: string[]
-  token(account: Account | (typeof TEST_ROLES)[number], options?: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string }): Promise<string>
+  token(
+    account: Account | (typeof TEST_ROLES)[number],
+    options?: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string },
+  ): Promise<string>
   api(method: string, path: string, options?: ApiOptions): Promise<ApiResponse>
   stop(): Promise<void>
 }
@@ -77,22 +80,36 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   const databaseUrl = backend === 'postgres' ? (options.databaseUrl ?? database!.url) : undefined
   const logLines: string[] = []
   // The server's own logger (redaction and secret scrubbing included), writing into logLines.
-  const logger = createLogger('info', { write: (line: string) => { logLines.push(line) } })
+  const logger = createLogger('info', {
+    write: (line: string) => {
+      logLines.push(line)
+    },
+  })
   const config = { ...loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), ...options.config }
-  const runtime = await createRuntime(config, { logger, scryptCost: TEST_SCRYPT, ...(options.clock ? { clock: options.clock } : {}), ...(options.connectors ? { connectors: options.connectors } : {}) })
+  const runtime = await createRuntime(config, {
+    logger,
+    scryptCost: TEST_SCRYPT,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.connectors ? { connectors: options.connectors } : {}),
+  })
   const address = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   const services = runtime.services
 
-  const workspace = (await services.admin.listWorkspaces()).find((w) => w.name === (options.workspaceName ?? 'acme'))
-    ?? await services.admin.createWorkspace(options.workspaceName ?? 'acme')
+  const workspace =
+    (await services.admin.listWorkspaces()).find((w) => w.name === (options.workspaceName ?? 'acme')) ??
+    (await services.admin.createWorkspace(options.workspaceName ?? 'acme'))
   const accounts = {} as Record<(typeof TEST_ROLES)[number], Account>
   for (const role of TEST_ROLES) {
     const name = `${role}@${workspace.name}`
-    accounts[role] = (await services.stores.access.accountByName(name))
-      ?? await services.admin.addAccount({ name, role, workspaceId: workspace.id, password: `${role}-password-123` })
+    accounts[role] =
+      (await services.stores.access.accountByName(name)) ??
+      (await services.admin.addAccount({ name, role, workspaceId: workspace.id, password: `${role}-password-123` }))
   }
 
-  async function token(account: Account | (typeof TEST_ROLES)[number], opts: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string } = {}): Promise<string> {
+  async function token(
+    account: Account | (typeof TEST_ROLES)[number],
+    opts: { rights?: string[]; scopes?: TokenScopes; expires?: string; workspaceId?: string } = {},
+  ): Promise<string> {
     const owner = typeof account === 'string' ? accounts[account] : account
     const created = await services.access.createToken({
       workspaceId: opts.workspaceId ?? workspace.id,
@@ -110,7 +127,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   async function contractChecker(): Promise<ContractChecker> {
     if (!contract) {
       const response = await fetch(`${address}/oi-api/openapi`, { headers: { authorization: `Bearer ${await token('admin')}` } })
-      contract = new ContractChecker(await response.json() as Record<string, unknown>)
+      contract = new ContractChecker((await response.json()) as Record<string, unknown>)
     }
     return contract
   }
@@ -131,13 +148,22 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
       parsed = undefined
     }
     if (!opts.unchecked && path.startsWith('/oi-api/')) {
-      (await contractChecker()).check(method, path.split('?')[0]!, response.status, response.headers.get('content-type'), parsed)
+      ;(await contractChecker()).check(method, path.split('?')[0]!, response.status, response.headers.get('content-type'), parsed)
     }
     return { status: response.status, headers: response.headers, text, body: parsed }
   }
 
   return {
-    backend, baseUrl: address, config, runtime, services, workspace, accounts, logLines, token, api,
+    backend,
+    baseUrl: address,
+    config,
+    runtime,
+    services,
+    workspace,
+    accounts,
+    logLines,
+    token,
+    api,
     async stop() {
       await runtime.close()
       if (database) await database.drop()

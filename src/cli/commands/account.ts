@@ -32,7 +32,9 @@ provenant account disable NAME | enable NAME
           const workspace = await resolveWorkspace(services, values.workspace)
           const password = values['password-stdin'] ? (await readStdin()).replace(/\r?\n$/, '') : undefined
           const account = await services.admin.addAccount({
-            name, role: values.role, workspaceId: workspace.id,
+            name,
+            role: values.role,
+            workspaceId: workspace.id,
             ...(values['display-name'] ? { displayName: values['display-name'] } : {}),
             ...(password !== undefined ? { password } : {}),
           })
@@ -42,7 +44,18 @@ provenant account disable NAME | enable NAME
         case 'list': {
           const workspace = await resolveWorkspace(services, values.workspace)
           const members = await services.admin.listMembers(workspace.id)
-          console.log(table(['NAME', 'ROLE', 'DISPLAY NAME', 'STATUS', 'ID'], members.map(({ account, role }) => [account.name, role, account.displayName, account.disabled ? 'disabled' : 'active', account.id])))
+          console.log(
+            table(
+              ['NAME', 'ROLE', 'DISPLAY NAME', 'STATUS', 'ID'],
+              members.map(({ account, role }) => [
+                account.name,
+                role,
+                account.displayName,
+                account.disabled ? 'disabled' : 'active',
+                account.id,
+              ]),
+            ),
+          )
           return
         }
         case 'set-password': {

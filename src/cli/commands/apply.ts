@@ -50,12 +50,17 @@ export const applyCommand: Command = {
       const account = await services.admin.accountByName(values.account!)
       const membership = await services.stores.access.membership(workspace.id, account.id)
       if (!membership) throw new UsageError(`${account.name} is not a member of workspace ${workspace.name}`)
-      const result = await services.config.apply(workspace.id, { accountId: account.id, accountName: account.name, role: membership.role }, document, {
-        ...(values.message ? { message: values.message } : {}),
-        dryRun: values['dry-run'] ?? false,
-        workspaceName: workspace.name,
-        via: 'cli',
-      })
+      const result = await services.config.apply(
+        workspace.id,
+        { accountId: account.id, accountName: account.name, role: membership.role },
+        document,
+        {
+          ...(values.message ? { message: values.message } : {}),
+          dryRun: values['dry-run'] ?? false,
+          workspaceName: workspace.name,
+          via: 'cli',
+        },
+      )
       if (result.changes.length === 0) {
         console.log('no changes: the configuration is already in force')
         return

@@ -19,16 +19,39 @@ export async function connectionStatus(argv: string[]): Promise<void> {
     const workspace = await resolveWorkspace(services, values.workspace)
     const statuses: ConnectionStatusView[] = await services.connectors.status(workspace.id)
     if (values.json) {
-      console.log(JSON.stringify(statuses.map((s) => ({ ...s, lastRunAt: iso(s.lastRunAt), lastSuccessAt: iso(s.lastSuccessAt), lastErrorAt: iso(s.lastErrorAt), updatedAt: iso(s.updatedAt) })), null, 2))
+      console.log(
+        JSON.stringify(
+          statuses.map((s) => ({
+            ...s,
+            lastRunAt: iso(s.lastRunAt),
+            lastSuccessAt: iso(s.lastSuccessAt),
+            lastErrorAt: iso(s.lastErrorAt),
+            updatedAt: iso(s.updatedAt),
+          })),
+          null,
+          2,
+        ),
+      )
       return
     }
     if (statuses.length === 0) {
       console.log(`workspace ${workspace.name} has no postgres or mqtt connections`)
       return
     }
-    console.log(table(
-      ['CONNECTION', 'KIND', 'STATE', 'LAST RUN', 'LAST SUCCESS', 'ROWS', 'REJECTED', 'LAST ERROR'],
-      statuses.map((s) => [s.lookup, s.kind, s.enabled ? s.state : `${s.state} (switched off)`, iso(s.lastRunAt), iso(s.lastSuccessAt), String(s.rowsIngested), String(s.rowsRejected), s.lastError ?? '-']),
-    ))
+    console.log(
+      table(
+        ['CONNECTION', 'KIND', 'STATE', 'LAST RUN', 'LAST SUCCESS', 'ROWS', 'REJECTED', 'LAST ERROR'],
+        statuses.map((s) => [
+          s.lookup,
+          s.kind,
+          s.enabled ? s.state : `${s.state} (switched off)`,
+          iso(s.lastRunAt),
+          iso(s.lastSuccessAt),
+          String(s.rowsIngested),
+          String(s.rowsRejected),
+          s.lastError ?? '-',
+        ]),
+      ),
+    )
   })
 }

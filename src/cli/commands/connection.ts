@@ -9,7 +9,17 @@
 import { readFileSync } from 'node:fs'
 import type { Actor } from '../../domain/activity/activity-log.js'
 import type { CredentialStatus } from '../../domain/credentials/credentials-service.js'
-import { type Command, configFrom, parse, readStdin, resolveWorkspace, STORE_OPTIONS, table, UsageError, withServices } from '../cli-support.js'
+import {
+  type Command,
+  configFrom,
+  parse,
+  readStdin,
+  resolveWorkspace,
+  STORE_OPTIONS,
+  table,
+  UsageError,
+  withServices,
+} from '../cli-support.js'
 import { CONNECTION_STATUS_USAGE, connectionStatus } from './connection-status.js'
 
 const CLI_ACTOR: Actor = { id: 'cli', name: 'provenant CLI', via: 'cli' }
@@ -19,7 +29,8 @@ const OPTIONS = {
   file: { type: 'string' },
 } as const
 
-const NEVER_ON_ARGV = 'credentials are never taken from the command line (they would show in the process list and the shell history); pipe them on standard input or name a file with --file PATH'
+const NEVER_ON_ARGV =
+  'credentials are never taken from the command line (they would show in the process list and the shell history); pipe them on standard input or name a file with --file PATH'
 
 /**
  * Checks argv before parsing, so that a refused option's text (which may be a password) is never
@@ -34,7 +45,9 @@ function refuseValuesOnArgv(argv: readonly string[]): void {
       const name = arg.split('=', 1)[0]!
       if (!known.has(name)) {
         const looksSecret = /pass|secret|token|key|cred|user|value|auth|dsn|url/i.test(name)
-        throw new UsageError(looksSecret ? `refusing option ${name.replace(/[^A-Za-z0-9-]/g, '')}: ${NEVER_ON_ARGV}` : `unknown option; ${NEVER_ON_ARGV}`)
+        throw new UsageError(
+          looksSecret ? `refusing option ${name.replace(/[^A-Za-z0-9-]/g, '')}: ${NEVER_ON_ARGV}` : `unknown option; ${NEVER_ON_ARGV}`,
+        )
       }
       if (!arg.includes('=') && name !== '--help' && name !== '-h') i++ // skip the option's value
     } else if (++positionals > 2) {
@@ -50,7 +63,10 @@ function refuseValuesOnArgv(argv: readonly string[]): void {
  */
 export function parseCredentialText(text: string): Record<string, string> {
   const trimmed = text.trim()
-  if (trimmed === '') throw new UsageError('no credentials were given: send a JSON object or key=value lines on standard input, or name a file with --file PATH')
+  if (trimmed === '')
+    throw new UsageError(
+      'no credentials were given: send a JSON object or key=value lines on standard input, or name a file with --file PATH',
+    )
   if (trimmed.startsWith('{')) {
     let parsed: unknown
     try {
@@ -76,12 +92,19 @@ export function parseCredentialText(text: string): Record<string, string> {
 }
 
 function describeStatus(s: CredentialStatus): string[] {
-  return [s.connection, `${s.set ? 'set' : 'not set'}${s.configured === false ? ' (connection no longer configured)' : ''}`, s.keys.join(',') || '-', s.updatedAt ?? '-', s.updatedBy ?? '-', s.keyId ?? '-']
+  return [
+    s.connection,
+    `${s.set ? 'set' : 'not set'}${s.configured === false ? ' (connection no longer configured)' : ''}`,
+    s.keys.join(',') || '-',
+    s.updatedAt ?? '-',
+    s.updatedBy ?? '-',
+    s.keyId ?? '-',
+  ]
 }
 
 export const connectionCommand: Command = {
   name: 'connection',
-  summary: 'credentials of a connection (set, clear, show; values never shown) and pull connectors\' status',
+  summary: "credentials of a connection (set, clear, show; values never shown) and pull connectors' status",
   usage: `provenant connection set-credentials LOOKUP [--file PATH] [--workspace W] < credentials
 provenant connection clear-credentials LOOKUP [--workspace W]
 provenant connection credentials [LOOKUP] [--workspace W]
@@ -104,14 +127,17 @@ ${CONNECTION_STATUS_USAGE}`,
     if (action !== 'credentials' && !lookup) throw new UsageError(`connection ${action} needs the connection LOOKUP`)
     if (action !== 'set-credentials' && values.file !== undefined) throw new UsageError('--file is for set-credentials only')
     // Read the values before opening the store, so a mistake in them costs no start-up.
-    const given = action === 'set-credentials'
-      ? parseCredentialText(values.file !== undefined ? readFileSync(values.file, 'utf8') : await readStdin())
-      : undefined
+    const given =
+      action === 'set-credentials'
+        ? parseCredentialText(values.file !== undefined ? readFileSync(values.file, 'utf8') : await readStdin())
+        : undefined
     await withServices(configFrom(values), async (services) => {
       const workspace = await resolveWorkspace(services, values.workspace)
       if (action === 'set-credentials') {
         const status = await services.credentials.set(CLI_ACTOR, workspace.id, lookup!, given!)
-        console.log(`credentials of connection ${lookup} set in workspace ${workspace.name} (keys: ${status.keys.join(', ')}; master key ${status.keyId})`)
+        console.log(
+          `credentials of connection ${lookup} set in workspace ${workspace.name} (keys: ${status.keys.join(', ')}; master key ${status.keyId})`,
+        )
       } else if (action === 'clear-credentials') {
         const cleared = await services.credentials.clear(CLI_ACTOR, workspace.id, lookup!)
         console.log(cleared ? `credentials of connection ${lookup} cleared` : `connection ${lookup} had no credentials`)

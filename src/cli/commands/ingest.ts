@@ -35,7 +35,10 @@ async function* jsonlRecords(file: string): AsyncGenerator<FileRecord> {
 
 async function* csvRecords(file: string): AsyncGenerator<FileRecord> {
   const parser = createReadStream(file).pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, info: true }))
-  for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; bytes: number } }>) {
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: Record<string, string>
+    info: { lines: number; bytes: number }
+  }>) {
     yield { line: info.lines, bytes: info.bytes, value: record }
   }
 }
@@ -53,7 +56,8 @@ export const ingestCommand: Command = {
     const [lookup, file] = positionals
     if (!lookup || !file) throw new UsageError('ingest needs CONNECTION and FILE')
     const format = values.format ?? (/\.(csv|tsv)$/i.test(file) ? 'csv' : /\.(jsonl|ndjson|json)$/i.test(file) ? 'jsonl' : undefined)
-    if (format !== 'csv' && format !== 'jsonl') throw new UsageError('cannot tell the format from the file name; pass --format csv or --format jsonl')
+    if (format !== 'csv' && format !== 'jsonl')
+      throw new UsageError('cannot tell the format from the file name; pass --format csv or --format jsonl')
     let size: number
     try {
       size = statSync(file).size
@@ -64,7 +68,12 @@ export const ingestCommand: Command = {
       const workspace = await resolveWorkspace(services, values.workspace)
       await services.ingest.connectionOf(workspace.id, lookup)
       const started = Date.now()
-      const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ format: 'ingest |{bar}| {percentage}% | {stored} rows stored, {rejected} rejected', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined
+      const bar = process.stderr.isTTY
+        ? new cliProgress.SingleBar(
+            { format: 'ingest |{bar}| {percentage}% | {stored} rows stored, {rejected} rejected', hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          )
+        : undefined
       bar?.start(size, 0, { stored: 0, rejected: 0 })
       let stored = 0
       const problems: RowProblem[] = []
@@ -73,7 +82,12 @@ export const ingestCommand: Command = {
       const flush = async () => {
         if (batch.length === 0) return
         const lines = batch.map((r) => r.line)
-        const { result, problems: rejected } = await services.ingest.importRows(workspace.id, lookup, batch.map((r) => r.value), { fromText: format === 'csv', firstRowNumber: 1, actor: { id: 'cli', name: 'provenant CLI', via: 'cli' } })
+        const { result, problems: rejected } = await services.ingest.importRows(
+          workspace.id,
+          lookup,
+          batch.map((r) => r.value),
+          { fromText: format === 'csv', firstRowNumber: 1, actor: { id: 'cli', name: 'provenant CLI', via: 'cli' } },
+        )
         stored += result?.rowCount ?? 0
         problems.push(...rejected.map((p) => ({ row: lines[p.row - 1]!, message: p.message })))
         batch = []

@@ -45,21 +45,30 @@ provenant keys list
       const added = addKeyToFile(ring.source.path)
       console.log(`added master key ${added.id} to ${ring.source.path}`)
     } else if (ring.ids().length < 2 && !values['retire-old']) {
-      console.log(`note: only PROVENANT_MASTER_KEY is set; to rotate, set the new key there and the old one in PROVENANT_MASTER_KEY_PREVIOUS`)
+      console.log(
+        `note: only PROVENANT_MASTER_KEY is set; to rotate, set the new key there and the old one in PROVENANT_MASTER_KEY_PREVIOUS`,
+      )
     }
     await withServices(config, async (services) => {
       const workspaces = await services.admin.listWorkspaces()
-      const result = await services.credentials.resealAll({ id: 'cli', name: 'provenant CLI', via: 'cli' }, workspaces.map((w) => w.id))
+      const result = await services.credentials.resealAll(
+        { id: 'cli', name: 'provenant CLI', via: 'cli' },
+        workspaces.map((w) => w.id),
+      )
       const names = new Map(workspaces.map((w) => [w.id, w.name]))
       const total = Object.values(result.resealed).reduce((a, b) => a + b, 0)
       for (const [id, count] of Object.entries(result.resealed)) console.log(`  ${names.get(id) ?? id}: ${count} re-sealed`)
       console.log(`re-sealed ${total} credential(s) under master key ${result.keyId}; ${result.alreadyCurrent} already under it`)
       if (result.unreadable.length) {
-        for (const u of result.unreadable) console.error(`  cannot open ${names.get(u.workspaceId) ?? u.workspaceId}/${u.lookup}: sealed under master key ${u.keyId}, which is not held`)
+        for (const u of result.unreadable)
+          console.error(
+            `  cannot open ${names.get(u.workspaceId) ?? u.workspaceId}/${u.lookup}: sealed under master key ${u.keyId}, which is not held`,
+          )
         process.exitCode = 1
       }
       if (values['retire-old']) {
-        if (result.unreadable.length) throw new Error('not retiring older keys: some credentials are sealed under a key this process does not hold (see above)')
+        if (result.unreadable.length)
+          throw new Error('not retiring older keys: some credentials are sealed under a key this process does not hold (see above)')
         if (ring.source.kind === 'file') {
           const retired = retireOldKeysInFile(ring.source.path)
           console.log(retired.length ? `retired master key(s) ${retired.join(', ')} from ${ring.source.path}` : 'no older keys to retire')

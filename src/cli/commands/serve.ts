@@ -20,12 +20,16 @@ export const serveCommand: Command = {
   --demo   on first start, create a demo workspace with accounts, connections, warm queries
            and synthetic data, and print how to sign in and mint a token`,
   async run(argv) {
-    const { values } = parse(argv, {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'public-url': { type: 'string' },
-      demo: { type: 'boolean' },
-    }, false)
+    const { values } = parse(
+      argv,
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'public-url': { type: 'string' },
+        demo: { type: 'boolean' },
+      },
+      false,
+    )
     const config = loadConfig({
       ...(values.data ? { data: values.data } : {}),
       ...(values['database-url'] ? { databaseUrl: values['database-url'] } : {}),
@@ -69,13 +73,16 @@ export const serveCommand: Command = {
         process.exit(1)
       }, SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS)
       hard.unref()
-      runtime.close().then(() => {
-        clearTimeout(force)
-        process.exit(0)
-      }, (error: unknown) => {
-        runtime.app.log.error({ err: error }, 'error during shutdown')
-        process.exit(1)
-      })
+      runtime.close().then(
+        () => {
+          clearTimeout(force)
+          process.exit(0)
+        },
+        (error: unknown) => {
+          runtime.app.log.error({ err: error }, 'error during shutdown')
+          process.exit(1)
+        },
+      )
     }
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))

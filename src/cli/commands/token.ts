@@ -10,12 +10,21 @@ import { type Command, configFrom, parse, resolveWorkspace, table, UsageError, w
 /** `scopeKeys=a,b;connections=c` → { scopeKeys: ['a','b'], connections: ['c'] } */
 export function parseScopes(texts: readonly string[]): TokenScopes {
   const scopes: Record<string, string[]> = {}
-  for (const part of texts.flatMap((t) => t.split(';')).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of texts
+    .flatMap((t) => t.split(';'))
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [dimension, list] = part.split('=', 2)
     if (!list || !['scopeKeys', 'connections', 'surfaces'].includes(dimension!)) {
       throw new UsageError(`bad --scopes "${part}"; use scopeKeys=a,b or connections=x or surfaces=y (separate with ;)`)
     }
-    scopes[dimension!] = [...(scopes[dimension!] ?? []), ...list.split(',').map((s) => s.trim()).filter(Boolean)]
+    scopes[dimension!] = [
+      ...(scopes[dimension!] ?? []),
+      ...list
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ]
   }
   return scopes
 }
@@ -53,7 +62,14 @@ provenant token revoke ID [--workspace W]
           accountId: account.id,
           name: values.name ?? `cli token for ${account.name}`,
           expires: values.expires,
-          ...(values.rights !== undefined ? { rights: values.rights.split(',').map((r) => r.trim()).filter(Boolean) } : {}),
+          ...(values.rights !== undefined
+            ? {
+                rights: values.rights
+                  .split(',')
+                  .map((r) => r.trim())
+                  .filter(Boolean),
+              }
+            : {}),
           ...(values.scopes ? { scopes: parseScopes(values.scopes) } : {}),
           createdBy: { id: 'cli', name: 'provenant CLI' },
         })
@@ -63,9 +79,20 @@ provenant token revoke ID [--workspace W]
         const tokens = await services.access.listTokens(workspace.id, accountId)
         const now = services.clock.now()
         const status = (t: (typeof tokens)[number]) => (t.revokedAt !== undefined ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active')
-        console.log(table(['ID', 'NAME', 'ACCOUNT', 'STATUS', 'EXPIRES', 'LAST USED', 'RIGHTS'], tokens.map((t) => [
-          t.id, t.name, t.accountId, status(t), new Date(t.expiresAt).toISOString(), t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : '-', t.rights.join(','),
-        ])))
+        console.log(
+          table(
+            ['ID', 'NAME', 'ACCOUNT', 'STATUS', 'EXPIRES', 'LAST USED', 'RIGHTS'],
+            tokens.map((t) => [
+              t.id,
+              t.name,
+              t.accountId,
+              status(t),
+              new Date(t.expiresAt).toISOString(),
+              t.lastUsedAt ? new Date(t.lastUsedAt).toISOString() : '-',
+              t.rights.join(','),
+            ]),
+          ),
+        )
       } else if (action === 'revoke') {
         if (!id) throw new UsageError('token revoke needs the token ID (see `provenant token list`)')
         const token = await services.access.revokeToken(workspace.id, id, { id: 'cli', name: 'provenant CLI', canRevokeOthers: true })

@@ -6,11 +6,11 @@
  * everything verifies, 1 when anything does not, 2 on a usage error.
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
-import { scopeContainer, platformContainer, headsContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
+import { ExportFormatError, isExportValid, verifyExport } from '../../domain/ledger/export-format.js'
+import { headsContainer, platformContainer, scopeContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
 import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import { ExportFormatError, isExportValid, verifyExport } from '../../domain/ledger/export-format.js'
-import { NoteError, parseVerifierKey, type NoteVerifierKey } from '../../domain/ledger/signed-note.js'
+import { NoteError, type NoteVerifierKey, parseVerifierKey } from '../../domain/ledger/signed-note.js'
 import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
 
@@ -43,14 +43,18 @@ export const verifyCommand: Command = {
   --record RECORDID          also check this record (12 digits), as the API's RecordID
   --trusted-checkpoint FILE  a signed checkpoint kept earlier (text of GET /oi-api/provenance/checkpoints/latest)`,
   async run(argv) {
-    const { values } = parse(argv, {
-      workspace: { type: 'string' },
-      scope: { type: 'string' },
-      platform: { type: 'boolean' },
-      heads: { type: 'boolean' },
-      record: { type: 'string' },
-      'trusted-checkpoint': { type: 'string' },
-    }, false)
+    const { values } = parse(
+      argv,
+      {
+        workspace: { type: 'string' },
+        scope: { type: 'string' },
+        platform: { type: 'boolean' },
+        heads: { type: 'boolean' },
+        record: { type: 'string' },
+        'trusted-checkpoint': { type: 'string' },
+      },
+      false,
+    )
     const picks = [values.scope !== undefined, values.platform === true, values.heads === true].filter(Boolean).length
     if (picks > 1) throw new UsageError('give at most one of --scope, --platform and --heads')
     let recordSeq: number | null = null
@@ -61,7 +65,8 @@ export const verifyCommand: Command = {
       recordSeq = parsed.seq
     }
     const trustedCheckpoint = readOptionalFile(values['trusted-checkpoint'], 'trusted checkpoint')
-    if (trustedCheckpoint !== null && picks === 0) throw new UsageError('--trusted-checkpoint needs --scope, --platform or --heads (the container it belongs to)')
+    if (trustedCheckpoint !== null && picks === 0)
+      throw new UsageError('--trusted-checkpoint needs --scope, --platform or --heads (the container it belongs to)')
     await withServices(configFrom(values), async (services) => {
       const all = await services.admin.listWorkspaces()
       let workspaces = all
@@ -81,7 +86,10 @@ export const verifyCommand: Command = {
         for (const container of containers) {
           count++
           const result = await services.ledger.verify({ container, recordSeq, trustedCheckpoint })
-          const { line, ok } = verdictLine({ workspace: workspace.name, container: container.containerId, ScopeKey: scopeKeyOf(container.containerId) }, result)
+          const { line, ok } = verdictLine(
+            { workspace: workspace.name, container: container.containerId, ScopeKey: scopeKeyOf(container.containerId) },
+            result,
+          )
           console.log(line)
           if (!ok) failures++
         }
@@ -144,13 +152,26 @@ export const verifyExportCommand: Command = {
     if (!existsSync(file)) throw new UsageError(`${file} does not exist`)
     const trustedKeys = values['public-key'] === undefined ? [] : [await loadPublicKey(values['public-key'])]
     const trustedCheckpoint = readOptionalFile(values['trusted-checkpoint'], 'trusted checkpoint')
-    if (trustedKeys.length === 0) console.error('warning: no --public-key given; trusting the key written in the file, which proves only that the file is consistent with itself')
+    if (trustedKeys.length === 0)
+      console.error(
+        'warning: no --public-key given; trusting the key written in the file, which proves only that the file is consistent with itself',
+      )
     let checked
     try {
       checked = await verifyExport(createReadStream(file), { trustedKeys, trustEmbeddedKeys: trustedKeys.length === 0, trustedCheckpoint })
     } catch (error) {
       if (error instanceof ExportFormatError) {
-        console.log(JSON.stringify({ Valid: null, ChainValid: false, Empty: false, BrokenAt: null, ForkDetected: false, Reason: `MALFORMED: ${error.message}`, Export: { file } }))
+        console.log(
+          JSON.stringify({
+            Valid: null,
+            ChainValid: false,
+            Empty: false,
+            BrokenAt: null,
+            ForkDetected: false,
+            Reason: `MALFORMED: ${error.message}`,
+            Export: { file },
+          }),
+        )
         process.exitCode = 1
         return
       }
@@ -168,10 +189,22 @@ export const verifyExportCommand: Command = {
       recordCountMatches,
       seal: seal.status,
       sealMessage: seal.message,
-      ...(result.kind === 'verdict' ? { coveredSize: result.facts.coveredSize, checkpointsIgnored: result.facts.checkpointsIgnored.map((c) => c.reason) } : {}),
+      ...(result.kind === 'verdict'
+        ? { coveredSize: result.facts.coveredSize, checkpointsIgnored: result.facts.checkpointsIgnored.map((c) => c.reason) }
+        : {}),
     }
     if (result.kind !== 'verdict') {
-      console.log(JSON.stringify({ Valid: null, ChainValid: false, Empty: false, BrokenAt: null, ForkDetected: false, Reason: result.message, Export: exportInfo }))
+      console.log(
+        JSON.stringify({
+          Valid: null,
+          ChainValid: false,
+          Empty: false,
+          BrokenAt: null,
+          ForkDetected: false,
+          Reason: result.message,
+          Export: exportInfo,
+        }),
+      )
       process.exitCode = 1
       return
     }
@@ -182,12 +215,16 @@ export const verifyExportCommand: Command = {
         !result.verdict.ChainValid ? `the chain does not verify (${result.verdict.Reason})` : null,
         seal.status !== 'valid' ? seal.message : null,
         !recordCountMatches ? `the file holds ${recordsRead} records but its trailer says ${checked.trailer.recordCount}` : null,
-        result.facts.checkpointsIgnored.length > 0 ? `${result.facts.checkpointsIgnored.length} checkpoint(s) in the file do not verify` : null,
+        result.facts.checkpointsIgnored.length > 0
+          ? `${result.facts.checkpointsIgnored.length} checkpoint(s) in the file do not verify`
+          : null,
       ].filter(Boolean)
       console.error(`NOT valid: ${why.join('; ')}`)
       process.exitCode = 1
     } else {
-      console.error(`valid: ${recordsRead} record${recordsRead === 1 ? '' : 's'}${result.facts.coveredSize > 0 ? `, covered by a signed checkpoint` : ''}`)
+      console.error(
+        `valid: ${recordsRead} record${recordsRead === 1 ? '' : 's'}${result.facts.coveredSize > 0 ? `, covered by a signed checkpoint` : ''}`,
+      )
     }
   },
 }

@@ -21,7 +21,12 @@ provenant workspace list
         console.log(`created workspace ${workspace.name} (${workspace.id})`)
       } else if (action === 'list') {
         const all = await services.admin.listWorkspaces()
-        console.log(table(['NAME', 'ID', 'CREATED'], all.map((w) => [w.name, w.id, new Date(w.createdAt).toISOString()])))
+        console.log(
+          table(
+            ['NAME', 'ID', 'CREATED'],
+            all.map((w) => [w.name, w.id, new Date(w.createdAt).toISOString()]),
+          ),
+        )
       } else {
         throw new UsageError(`unknown action "${action ?? ''}"; use create or list`)
       }

@@ -5,8 +5,8 @@
  * every process sharing the database.
  */
 import type { Clock } from '../../shared/clock.js'
-import type { Actor, ActivityLog } from '../activity/activity-log.js'
 import { newId } from '../../shared/ids.js'
+import type { ActivityLog, Actor } from '../activity/activity-log.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { TokenRecord } from './access-store.js'
@@ -60,7 +60,8 @@ export function createAccessService(deps: AccessServiceDeps) {
   const verified = new Map<string, TokenClaims>()
 
   function parseBearer(header: string | undefined): string {
-    if (header === undefined || header === '') throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
+    if (header === undefined || header === '')
+      throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
     const match = /^Bearer[ ]+([A-Za-z0-9_\-.]+)\s*$/i.exec(header)
     if (!match) throw new UnauthenticatedError('malformed Authorization header; expected "Bearer <token>"')
     return match[1]!
@@ -132,10 +133,15 @@ export function createAccessService(deps: AccessServiceDeps) {
     let rights: ApiRight[] = ownerRights
     if (input.rights !== undefined) {
       const unknown = input.rights.filter((r) => !isApiRight(r))
-      if (unknown.length) throw new InvalidInputError(`unknown right${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; rights are ${ownerRights.join(', ')}`)
+      if (unknown.length)
+        throw new InvalidInputError(
+          `unknown right${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; rights are ${ownerRights.join(', ')}`,
+        )
       const beyond = input.rights.filter((r) => !ownerRights.includes(r as ApiRight))
       if (beyond.length) {
-        throw new InvalidInputError(`a token cannot exceed its owner's rights: the ${membership.role} role of ${account.name} does not include ${beyond.join(', ')}`)
+        throw new InvalidInputError(
+          `a token cannot exceed its owner's rights: the ${membership.role} role of ${account.name} does not include ${beyond.join(', ')}`,
+        )
       }
       if (input.rights.length === 0) throw new InvalidInputError('a token needs at least one right')
       rights = [...new Set(input.rights as ApiRight[])]
@@ -157,22 +163,47 @@ export function createAccessService(deps: AccessServiceDeps) {
       lastUsedAt: undefined,
     }
     const token = await signToken(keyring, audience, {
-      jti: record.id, sub: account.id, wks: input.workspaceId, name, rights,
+      jti: record.id,
+      sub: account.id,
+      wks: input.workspaceId,
+      name,
+      rights,
       ...(Object.keys(record.scopes).length ? { scopes: record.scopes } : {}),
-      iat, exp: record.expiresAt / 1000,
+      iat,
+      exp: record.expiresAt / 1000,
     })
     await stores.transaction(async (tx) => {
       await tx.access.insertToken(record)
       await tx.changes.append({
-        workspaceId: input.workspaceId, kind: 'token', entityType: 'token', entityId: record.id, action: 'created',
-        actorId: input.createdBy.id, actorName: input.createdBy.name, at: now, commitId: undefined,
+        workspaceId: input.workspaceId,
+        kind: 'token',
+        entityType: 'token',
+        entityId: record.id,
+        action: 'created',
+        actorId: input.createdBy.id,
+        actorName: input.createdBy.name,
+        at: now,
+        commitId: undefined,
         summary: `token "${name}" created for ${account.name}, expires ${new Date(record.expiresAt).toISOString()}`,
       })
-      await activity.recordDecision({
-        workspaceId: input.workspaceId, entityType: 'token', entityId: record.id, actionType: 'created',
-        actor: { id: input.createdBy.id, name: input.createdBy.name, via: viaOf(input.createdBy) },
-        details: { name, ownerId: account.id, owner: account.name, rights, scopes: { ...record.scopes }, expiresAt: new Date(record.expiresAt).toISOString() },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId: input.workspaceId,
+          entityType: 'token',
+          entityId: record.id,
+          actionType: 'created',
+          actor: { id: input.createdBy.id, name: input.createdBy.name, via: viaOf(input.createdBy) },
+          details: {
+            name,
+            ownerId: account.id,
+            owner: account.name,
+            rights,
+            scopes: { ...record.scopes },
+            expiresAt: new Date(record.expiresAt).toISOString(),
+          },
+        },
+        tx,
+      )
     })
     return { token, record }
   }
@@ -181,23 +212,42 @@ export function createAccessService(deps: AccessServiceDeps) {
    * Revokes a token at once (spec 5.8). Owners revoke their own tokens; revoking another
    * account's token needs `accounts:manage`.
    */
-  async function revokeToken(workspaceId: string, tokenId: string, by: { id: string; name: string; canRevokeOthers: boolean; via?: Actor['via'] }): Promise<TokenRecord> {
+  async function revokeToken(
+    workspaceId: string,
+    tokenId: string,
+    by: { id: string; name: string; canRevokeOthers: boolean; via?: Actor['via'] },
+  ): Promise<TokenRecord> {
     const token = await stores.access.tokenById(tokenId)
     if (!token || token.workspaceId !== workspaceId) throw new NotFoundError(`no token ${tokenId} in this workspace`)
-    if (token.accountId !== by.id && !by.canRevokeOthers) throw new ForbiddenError('only the owner or an administrator can revoke this token')
+    if (token.accountId !== by.id && !by.canRevokeOthers)
+      throw new ForbiddenError('only the owner or an administrator can revoke this token')
     if (token.revokedAt !== undefined) return token
     const now = clock.now()
     await stores.transaction(async (tx) => {
       await tx.access.revokeToken(tokenId, by.id, now)
       await tx.changes.append({
-        workspaceId, kind: 'token', entityType: 'token', entityId: tokenId, action: 'revoked',
-        actorId: by.id, actorName: by.name, at: now, commitId: undefined, summary: `token "${token.name}" revoked`,
+        workspaceId,
+        kind: 'token',
+        entityType: 'token',
+        entityId: tokenId,
+        action: 'revoked',
+        actorId: by.id,
+        actorName: by.name,
+        at: now,
+        commitId: undefined,
+        summary: `token "${token.name}" revoked`,
       })
-      await activity.recordDecision({
-        workspaceId, entityType: 'token', entityId: tokenId, actionType: 'revoked',
-        actor: { id: by.id, name: by.name, via: viaOf(by) },
-        details: { name: token.name, ownerId: token.accountId, revokedAt: new Date(now).toISOString() },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: 'token',
+          entityId: tokenId,
+          actionType: 'revoked',
+          actor: { id: by.id, name: by.name, via: viaOf(by) },
+          details: { name: token.name, ownerId: token.accountId, revokedAt: new Date(now).toISOString() },
+        },
+        tx,
+      )
     })
     return { ...token, revokedAt: now, revokedBy: by.id }
   }

@@ -27,7 +27,8 @@ export function createAdminService(deps: AdminServiceDeps) {
   const { stores, clock } = deps
 
   async function createWorkspace(name: string): Promise<Workspace> {
-    if (!WORKSPACE_NAME_RE.test(name)) throw new InvalidInputError(`"${name}" is not a valid workspace name: use lower-case letters, digits and dashes`)
+    if (!WORKSPACE_NAME_RE.test(name))
+      throw new InvalidInputError(`"${name}" is not a valid workspace name: use lower-case letters, digits and dashes`)
     if (await stores.access.workspaceByName(name)) throw new InvalidInputError(`a workspace named ${name} already exists`)
     const workspace: Workspace = { id: newId('wks'), name, createdAt: clock.now() }
     await stores.access.insertWorkspace(workspace)
@@ -45,12 +46,24 @@ export function createAdminService(deps: AdminServiceDeps) {
     return role
   }
 
-  async function addAccount(input: { name: string; displayName?: string; workspaceId: string; role: string; password?: string }): Promise<Account> {
+  async function addAccount(input: {
+    name: string
+    displayName?: string
+    workspaceId: string
+    role: string
+    password?: string
+  }): Promise<Account> {
     if (!ACCOUNT_NAME_RE.test(input.name)) throw new InvalidInputError(`"${input.name}" is not a valid account name`)
     const role = parseRole(input.role)
     if (await stores.access.accountByName(input.name)) throw new InvalidInputError(`an account named ${input.name} already exists`)
     if (input.password !== undefined) checkPasswordStrength(input.password)
-    const account: Account = { id: newId('acc'), name: input.name, displayName: input.displayName?.trim() || input.name, disabled: false, createdAt: clock.now() }
+    const account: Account = {
+      id: newId('acc'),
+      name: input.name,
+      displayName: input.displayName?.trim() || input.name,
+      disabled: false,
+      createdAt: clock.now(),
+    }
     const hash = input.password === undefined ? undefined : await hashPassword(input.password, deps.scryptCost)
     await stores.transaction(async (tx) => {
       await tx.access.insertAccount(account)
@@ -106,8 +119,16 @@ export function createAdminService(deps: AdminServiceDeps) {
   }
 
   return {
-    createWorkspace, workspaceByName, listWorkspaces: () => stores.access.listWorkspaces(),
-    addAccount, accountByName, setRole, setDisabled, setPassword, checkPassword, listMembers,
+    createWorkspace,
+    workspaceByName,
+    listWorkspaces: () => stores.access.listWorkspaces(),
+    addAccount,
+    accountByName,
+    setRole,
+    setDisabled,
+    setPassword,
+    checkPassword,
+    listMembers,
   }
 }
 

@@ -16,7 +16,6 @@ export interface SigningKey {
   readonly publicKey: KeyObject
 }
 
-
 /** Keys the server verifies with; `active` signs new tokens. Older keys stay for rotation. */
 export interface Keyring {
   readonly active: SigningKey
@@ -61,7 +60,8 @@ export async function verifyToken(keyring: Keyring, audience: string, token: str
   let kid: string | undefined
   try {
     const header = decodeProtectedHeader(token)
-    if (header.alg !== 'EdDSA') throw new UnauthenticatedError(`token algorithm ${String(header.alg)} is not accepted; tokens are signed with EdDSA`)
+    if (header.alg !== 'EdDSA')
+      throw new UnauthenticatedError(`token algorithm ${String(header.alg)} is not accepted; tokens are signed with EdDSA`)
     kid = header.kid
   } catch (error) {
     if (error instanceof UnauthenticatedError) throw error
@@ -79,16 +79,19 @@ export async function verifyToken(keyring: Keyring, audience: string, token: str
     })
     // jose checks nbf but not an issue time in the future; we issue tokens with iat = now, so a
     // later iat was not issued by us as it stands (clock skew between processes is within 5 s).
-    if (typeof payload.iat === 'number' && payload.iat * 1000 > nowMs + 5000) throw new UnauthenticatedError('the token is not yet valid (iat claim)')
+    if (typeof payload.iat === 'number' && payload.iat * 1000 > nowMs + 5000)
+      throw new UnauthenticatedError('the token is not yet valid (iat claim)')
     if (typeof payload['wks'] !== 'string' || !Array.isArray(payload['rights'])) {
       throw new UnauthenticatedError('the token lacks its workspace or rights claims')
     }
     return payload as unknown as TokenClaims
   } catch (error) {
     if (error instanceof UnauthenticatedError) throw error
-    if (error instanceof joseErrors.JWTExpired) throw new UnauthenticatedError('the token has expired; create a new one in the portal (API Keys)')
+    if (error instanceof joseErrors.JWTExpired)
+      throw new UnauthenticatedError('the token has expired; create a new one in the portal (API Keys)')
     if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new UnauthenticatedError('the token signature is invalid')
-    if (error instanceof joseErrors.JWTClaimValidationFailed) throw new UnauthenticatedError(`the token is not valid here (${error.claim} claim)`)
+    if (error instanceof joseErrors.JWTClaimValidationFailed)
+      throw new UnauthenticatedError(`the token is not valid here (${error.claim} claim)`)
     throw new UnauthenticatedError('the bearer token could not be verified')
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../../shared/strict-json.js'
 import { UnavailableError } from '../errors.js'
-import { platformContainer, scopeContainer, type LedgerService } from '../ledger/ledger-service.js'
+import { type LedgerService, platformContainer, scopeContainer } from '../ledger/ledger-service.js'
 import type { Stores } from '../stores.js'
 
 export interface Actor {
@@ -121,7 +121,8 @@ export function createActivityLog(deps: { readonly ledger: LedgerService }): Act
   const { ledger } = deps
   return {
     async recordDecision(input, tx) {
-      const container = input.scopeKey === undefined ? platformContainer(input.workspaceId) : scopeContainer(input.workspaceId, input.scopeKey)
+      const container =
+        input.scopeKey === undefined ? platformContainer(input.workspaceId) : scopeContainer(input.workspaceId, input.scopeKey)
       const request = {
         userId: input.actor.id,
         body: {
@@ -149,10 +150,18 @@ export function createActivityLog(deps: { readonly ledger: LedgerService }): Act
         via: call.via ? withoutUndefined({ ...call.via }) : undefined,
       })
       try {
-        await ledger.append(platformContainer(workspaceId), [{
-          userId: call.accountId ?? 'anonymous',
-          body: { ScopeKey: null, entityType: API_CALL_ENTITY_TYPE, entityId: call.requestId, actionType: `${call.method} ${call.route}`, details },
-        }])
+        await ledger.append(platformContainer(workspaceId), [
+          {
+            userId: call.accountId ?? 'anonymous',
+            body: {
+              ScopeKey: null,
+              entityType: API_CALL_ENTITY_TYPE,
+              entityId: call.requestId,
+              actionType: `${call.method} ${call.route}`,
+              details,
+            },
+          },
+        ])
       } catch (error) {
         throw new UnavailableError('the activity log could not record this call, so it was not completed; retry shortly', { cause: error })
       }

@@ -53,7 +53,13 @@ export interface ConnectorStatusStore {
    * Adds to the counters and sets the cursor. Called inside the ingest transaction of the rows the
    * cursor covers: MUST commit or roll back with them (that is the exactly-once guarantee).
    */
-  advance(workspaceId: string, lookup: string, kind: PullKind, delta: { rowsIngested: number; rowsRejected: number; cursor: string | undefined }, at: number): Promise<void>
+  advance(
+    workspaceId: string,
+    lookup: string,
+    kind: PullKind,
+    delta: { rowsIngested: number; rowsRejected: number; cursor: string | undefined },
+    at: number,
+  ): Promise<void>
   get(workspaceId: string, lookup: string): Promise<ConnectorStatus | undefined>
   list(workspaceId: string): Promise<ConnectorStatus[]>
 }

@@ -55,7 +55,11 @@ export interface ConnectorContext {
    * `cursor` in the same transaction. Resolves after the commit. `unparsed` counts input that never
    * became a row (e.g. a non-JSON MQTT payload); `samples` describe it for the activity log.
    */
-  ingest(inputs: readonly unknown[], cursor: string | undefined, unparsed?: { count: number; samples: readonly string[] }): Promise<{ ingested: number; rejected: number }>
+  ingest(
+    inputs: readonly unknown[],
+    cursor: string | undefined,
+    unparsed?: { count: number; samples: readonly string[] },
+  ): Promise<{ ingested: number; rejected: number }>
   /** The connector is connected and its last poll or batch succeeded. */
   healthy(): Promise<void>
 }
@@ -107,9 +111,17 @@ const STOP_TIMEOUT_MS = 15_000
 /** True when `promise` settles within `ms`. */
 async function within(ms: number, promise: Promise<unknown>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms) })
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout])
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ])
   } finally {
     clearTimeout(timer)
   }
@@ -151,9 +163,15 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
     #lastRejectionRecord = 0
     readonly loop: Promise<void>
 
-    constructor(readonly workspaceId: string, readonly connection: ConnectionConfig, readonly fingerprint: string) {
+    constructor(
+      readonly workspaceId: string,
+      readonly connection: ConnectionConfig,
+      readonly fingerprint: string,
+    ) {
       this.key = `${workspaceId}\n${connection.lookup}`
-      this.loop = this.#run().catch((error: unknown) => deps.log?.warn({ err: error, connection: connection.lookup }, 'connector supervisor: unexpected error'))
+      this.loop = this.#run().catch((error: unknown) =>
+        deps.log?.warn({ err: error, connection: connection.lookup }, 'connector supervisor: unexpected error'),
+      )
     }
 
     get kind(): PullKind {
@@ -164,11 +182,15 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
       this.#stopping = true
       this.#wake?.()
       // A connector that cannot finish its batch in time must not hold the server's shutdown.
-      const stopped = await within(STOP_TIMEOUT_MS, (async () => {
-        await this.#current?.stop().catch(() => {})
-        await this.loop
-      })())
-      if (!stopped) deps.log?.warn({ connection: this.connection.lookup }, `connector did not stop within ${STOP_TIMEOUT_MS} ms; leaving it behind`)
+      const stopped = await within(
+        STOP_TIMEOUT_MS,
+        (async () => {
+          await this.#current?.stop().catch(() => {})
+          await this.loop
+        })(),
+      )
+      if (!stopped)
+        deps.log?.warn({ connection: this.connection.lookup }, `connector did not stop within ${STOP_TIMEOUT_MS} ms; leaving it behind`)
     }
 
     #sleep(ms: number): Promise<void> {
@@ -188,15 +210,22 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
 
     async #record(actionType: string, details: Record<string, unknown>): Promise<void> {
       await activity.recordDecision({
-        workspaceId: this.workspaceId, entityType: 'data-connection', entityId: this.connection.lookup, actionType,
-        actor: connectorActor(this.connection.lookup), details: { kind: this.kind, ...details },
+        workspaceId: this.workspaceId,
+        entityType: 'data-connection',
+        entityId: this.connection.lookup,
+        actionType,
+        actor: connectorActor(this.connection.lookup),
+        details: { kind: this.kind, ...details },
       })
     }
 
     async #run(): Promise<void> {
       while (!this.#stopping) {
         const lease = await deps.leases.tryAcquire(this.workspaceId, this.connection.lookup).catch((error: unknown) => {
-          deps.log?.warn({ err: new Error(cleanMessage(error)), connection: this.connection.lookup }, 'connector lease: could not ask the database')
+          deps.log?.warn(
+            { err: new Error(cleanMessage(error)), connection: this.connection.lookup },
+            'connector lease: could not ask the database',
+          )
           return undefined
         })
         if (!lease) {
@@ -208,7 +237,10 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
           await this.#runHolding(lease)
         } catch (error) {
           // The status store itself failed (database unreachable): let go and try again later.
-          deps.log?.warn({ err: new Error(cleanMessage(error)), connection: this.connection.lookup }, 'connector supervisor: could not record the connector\'s status')
+          deps.log?.warn(
+            { err: new Error(cleanMessage(error)), connection: this.connection.lookup },
+            "connector supervisor: could not record the connector's status",
+          )
           await lease.release().catch(() => {})
           await this.#sleep(leaseRetryMs)
           continue
@@ -270,7 +302,11 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
       const { workspaceId, connection } = this
       const lookup = connection.lookup
       return {
-        workspaceId, connection, credentials, cursor, serverId: deps.serverId,
+        workspaceId,
+        connection,
+        credentials,
+        cursor,
+        serverId: deps.serverId,
         ingest: async (inputs, nextCursor, unparsed) => {
           let ingested = 0
           const unparsedCount = unparsed?.count ?? 0
@@ -278,14 +314,27 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
             actor: connectorActor(lookup),
             inTransaction: async (tx, batch) => {
               ingested = batch.rowCount
-              await tx.connectors.advance(workspaceId, lookup, this.kind, { rowsIngested: batch.rowCount, rowsRejected: inputs.length - batch.rowCount + unparsedCount, cursor: nextCursor }, clock.now())
+              await tx.connectors.advance(
+                workspaceId,
+                lookup,
+                this.kind,
+                { rowsIngested: batch.rowCount, rowsRejected: inputs.length - batch.rowCount + unparsedCount, cursor: nextCursor },
+                clock.now(),
+              )
             },
           })
           const rejected = problems.length + unparsedCount
           if (rejected > 0 && clock.now() - this.#lastRejectionRecord >= REJECTION_RECORD_INTERVAL_MS) {
             this.#lastRejectionRecord = clock.now()
-            const samples = [...(unparsed?.samples ?? []), ...problems.map((p) => p.message)].slice(0, 5).map((s) => cleanMessage(s).slice(0, 200))
-            await this.#record('rows-rejected', { rejected, of: inputs.length + unparsedCount, samples, sampledEveryMs: REJECTION_RECORD_INTERVAL_MS })
+            const samples = [...(unparsed?.samples ?? []), ...problems.map((p) => p.message)]
+              .slice(0, 5)
+              .map((s) => cleanMessage(s).slice(0, 200))
+            await this.#record('rows-rejected', {
+              rejected,
+              of: inputs.length + unparsedCount,
+              samples,
+              sampledEveryMs: REJECTION_RECORD_INTERVAL_MS,
+            })
           }
           return { ingested, rejected }
         },
@@ -312,7 +361,9 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
       if (!document.settings.capabilities.connectors[connection.kind as PullKind]) continue
       // Credentials are part of the fingerprint (as a digest), so setting new ones restarts the connector.
       const credentials = await deps.reveal(workspaceId, connection.lookup).catch(() => undefined)
-      const fingerprint = createHash('sha256').update(JSON.stringify([connection.kind, connection.settings, connection.columns, credentials ?? null])).digest('hex')
+      const fingerprint = createHash('sha256')
+        .update(JSON.stringify([connection.kind, connection.settings, connection.columns, credentials ?? null]))
+        .digest('hex')
       wanted.set(`${workspaceId}\n${connection.lookup}`, { connection, fingerprint })
     }
     return wanted
@@ -339,9 +390,14 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
   /** Reconciles one workspace; calls for the same workspace run one after another. */
   function reconcile(workspaceId: string): Promise<void> {
     const previous = reconciling.get(workspaceId) ?? Promise.resolve()
-    const next = previous.then(() => reconcileNow(workspaceId)).catch((error: unknown) => {
-      deps.log?.warn({ err: new Error(cleanMessage(error)), workspaceId }, 'connector supervisor: could not read the workspace configuration')
-    })
+    const next = previous
+      .then(() => reconcileNow(workspaceId))
+      .catch((error: unknown) => {
+        deps.log?.warn(
+          { err: new Error(cleanMessage(error)), workspaceId },
+          'connector supervisor: could not read the workspace configuration',
+        )
+      })
     reconciling.set(workspaceId, next)
     return next
   }
@@ -358,7 +414,15 @@ export function createConnectorSupervisor(deps: SupervisorDeps): ConnectorSuperv
       })
       await reconcileAll()
       const tick = () => {
-        rescanTimer = setTimeout(() => void reconcileAll().catch(() => {}).finally(() => { if (!stopped) tick() }), rescanMs)
+        rescanTimer = setTimeout(
+          () =>
+            void reconcileAll()
+              .catch(() => {})
+              .finally(() => {
+                if (!stopped) tick()
+              }),
+          rescanMs,
+        )
         rescanTimer.unref()
       }
       tick()

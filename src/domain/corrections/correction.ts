@@ -70,7 +70,11 @@ export interface CorrectionStore {
   /** Every correction of one entity in one scope, by chain index ascending. */
   chainOf(workspaceId: string, scopeKey: string, entityType: string, entityId: string): Promise<Correction[]>
   /** Sets the decision of a pending correction; false when it was no longer pending. */
-  decide(workspaceId: string, id: string, decision: { status: 'applied' | 'rejected'; at: number; by: Person; reason: string | undefined; via: 'api' | 'portal' }): Promise<boolean>
+  decide(
+    workspaceId: string,
+    id: string,
+    decision: { status: 'applied' | 'rejected'; at: number; by: Person; reason: string | undefined; via: 'api' | 'portal' },
+  ): Promise<boolean>
   /** Newest first, with the total matching count. Without a scopeKey: every scope (the portal's review list). */
   query(filter: CorrectionStoreFilter): Promise<{ items: Correction[]; total: number }>
   /** Serialises corrections of one entity (locks a per-entity counter row until commit) and returns the next chain index. */

@@ -79,7 +79,8 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
   const { stores, config, activity, clock } = deps
 
   function checkScope(caller: Caller, scopeKey: string): void {
-    if (!inScope(caller.scopes, 'scopeKeys', scopeKey)) throw new ForbiddenError(`this token is restricted to other scopes than "${scopeKey}"`)
+    if (!inScope(caller.scopes, 'scopeKeys', scopeKey))
+      throw new ForbiddenError(`this token is restricted to other scopes than "${scopeKey}"`)
   }
 
   interface RowTarget {
@@ -95,9 +96,12 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
   async function rowTarget(caller: Caller, document: WorkspaceConfig, input: CreateCorrectionInput): Promise<RowTarget | undefined> {
     if (!input.entityType.startsWith(ROW_PREFIX)) return undefined
     const lookup = input.entityType.slice(ROW_PREFIX.length)
-    if (!document.connections.some((c) => c.lookup === lookup)) throw new InvalidInputError(`entityType ${input.entityType}: no data connection "${lookup}" in this workspace`)
-    if (!connectionAllowed(caller.scopes, document, lookup)) throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
-    if (!/^[1-9]\d{0,15}$/.test(input.entityId)) throw new InvalidInputError(`entityId must be the row id (a positive whole number) of a row of ${lookup}, not "${input.entityId}"`)
+    if (!document.connections.some((c) => c.lookup === lookup))
+      throw new InvalidInputError(`entityType ${input.entityType}: no data connection "${lookup}" in this workspace`)
+    if (!connectionAllowed(caller.scopes, document, lookup))
+      throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
+    if (!/^[1-9]\d{0,15}$/.test(input.entityId))
+      throw new InvalidInputError(`entityId must be the row id (a positive whole number) of a row of ${lookup}, not "${input.entityId}"`)
     const table = (await stores.config.connectionTables(caller.workspaceId)).find((t) => t.lookup === lookup)
     if (!table) throw new InvalidInputError(`data connection "${lookup}" has no table yet`)
     const objectOf = (name: 'before' | 'after', value: JsonValue): Record<string, JsonValue> => {
@@ -109,18 +113,25 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     const after = objectOf('after', input.after)
     const before = objectOf('before', input.before)
     const keys = Object.keys(after).sort()
-    if (!deepEqual(keys, Object.keys(before).sort())) throw new InvalidInputError(`before and after must name the same columns (after has ${keys.join(', ')})`)
-    const typed = (values: Record<string, JsonValue>, name: string) => new Map(keys.map((column) => {
-      const declared = table.columns.find((c) => c.name === column)
-      if (!declared) throw new InvalidInputError(`${name}.${column}: ${lookup} has no column "${column}" (columns: ${table.columns.map((c) => c.name).join(', ')})`)
-      try {
-        const value = toColumnValue(declared.type, values[column])
-        if (column === 'timestamp' && value === null) throw new Error('the timestamp cannot be null')
-        return [column, value] as const
-      } catch (error) {
-        throw new InvalidInputError(`${name}.${column}: ${(error as Error).message}`)
-      }
-    }))
+    if (!deepEqual(keys, Object.keys(before).sort()))
+      throw new InvalidInputError(`before and after must name the same columns (after has ${keys.join(', ')})`)
+    const typed = (values: Record<string, JsonValue>, name: string) =>
+      new Map(
+        keys.map((column) => {
+          const declared = table.columns.find((c) => c.name === column)
+          if (!declared)
+            throw new InvalidInputError(
+              `${name}.${column}: ${lookup} has no column "${column}" (columns: ${table.columns.map((c) => c.name).join(', ')})`,
+            )
+          try {
+            const value = toColumnValue(declared.type, values[column])
+            if (column === 'timestamp' && value === null) throw new Error('the timestamp cannot be null')
+            return [column, value] as const
+          } catch (error) {
+            throw new InvalidInputError(`${name}.${column}: ${(error as Error).message}`)
+          }
+        }),
+      )
     return { table, rowId: Number(input.entityId), after: typed(after, 'after'), before: typed(before, 'before') }
   }
 
@@ -131,7 +142,9 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     for (const [column, expected] of target.before) {
       const current = row.values[target.table.columns.findIndex((c) => c.name === column)] ?? null
       if (!sameValue(current, expected)) {
-        throw new InvalidInputError(`row ${target.rowId} of ${target.table.lookup} no longer holds the "before" value of ${column} (someone corrected it meanwhile); read the row again and resend`)
+        throw new InvalidInputError(
+          `row ${target.rowId} of ${target.table.lookup} no longer holds the "before" value of ${column} (someone corrected it meanwhile); read the row again and resend`,
+        )
       }
     }
     if (apply) await tx.data.updateRow(target.table, target.rowId, target.after)
@@ -141,22 +154,47 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     return rowTarget(caller, document, { ...correction })
   }
 
-  function record(tx: Stores, caller: Caller, correction: Correction, actionType: string, details: Record<string, unknown>, channel: DecisionChannel) {
-    return activity.recordDecision({
-      workspaceId: caller.workspaceId,
-      scopeKey: correction.scopeKey,
-      entityType: correction.entityType,
-      entityId: correction.entityId,
-      actionType,
-      actor: { id: caller.accountId, name: caller.accountName, via: caller.via === 'mcp' ? 'mcp' : channel },
-      details: { correctionId: correction.id, chainIndex: correction.chainIndex, reasonCategory: correction.reasonCategory, reason: correction.reason, before: correction.before, after: correction.after, ...details },
-    }, tx)
+  function record(
+    tx: Stores,
+    caller: Caller,
+    correction: Correction,
+    actionType: string,
+    details: Record<string, unknown>,
+    channel: DecisionChannel,
+  ) {
+    return activity.recordDecision(
+      {
+        workspaceId: caller.workspaceId,
+        scopeKey: correction.scopeKey,
+        entityType: correction.entityType,
+        entityId: correction.entityId,
+        actionType,
+        actor: { id: caller.accountId, name: caller.accountName, via: caller.via === 'mcp' ? 'mcp' : channel },
+        details: {
+          correctionId: correction.id,
+          chainIndex: correction.chainIndex,
+          reasonCategory: correction.reasonCategory,
+          reason: correction.reason,
+          before: correction.before,
+          after: correction.after,
+          ...details,
+        },
+      },
+      tx,
+    )
   }
 
   function announce(tx: Stores, caller: Caller, correction: Correction, action: string, at: number) {
     return tx.changes.append({
-      workspaceId: caller.workspaceId, kind: 'correction', entityType: 'correction', entityId: correction.id, action,
-      actorId: caller.accountId, actorName: caller.accountName, at, commitId: undefined,
+      workspaceId: caller.workspaceId,
+      kind: 'correction',
+      entityType: 'correction',
+      entityId: correction.id,
+      action,
+      actorId: caller.accountId,
+      actorName: caller.accountName,
+      at,
+      commitId: undefined,
       summary: `correction ${correction.id} of ${correction.entityType} ${correction.entityId} in scope ${correction.scopeKey} ${action}`,
     })
   }
@@ -170,12 +208,15 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     const { document } = await config.current(caller.workspaceId)
     const categories = document.reasonCategories.map((c) => c.id)
     if (!categories.includes(input.reasonCategory)) {
-      throw new InvalidInputError(`reasonCategory "${input.reasonCategory}" is not in this workspace's list; use one of ${categories.join(', ')}`)
+      throw new InvalidInputError(
+        `reasonCategory "${input.reasonCategory}" is not in this workspace's list; use one of ${categories.join(', ')}`,
+      )
     }
     let effectiveAt: string | undefined
     if (input.effectiveAt !== undefined) {
       const ms = Date.parse(input.effectiveAt)
-      if (!/^\d{4}-\d{2}-\d{2}/.test(input.effectiveAt) || Number.isNaN(ms)) throw new InvalidInputError(`effectiveAt must be an ISO 8601 time, not "${input.effectiveAt}"`)
+      if (!/^\d{4}-\d{2}-\d{2}/.test(input.effectiveAt) || Number.isNaN(ms))
+        throw new InvalidInputError(`effectiveAt must be an ISO 8601 time, not "${input.effectiveAt}"`)
       effectiveAt = new Date(ms).toISOString()
     }
     const normalised = { ...input, scopeKey, entityType, entityId, reason }
@@ -187,14 +228,36 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       if (target) await applyToRow(tx, target, !approvalRequired)
       const at = clock.now()
       const correction: Correction = {
-        id: newId('amd'), workspaceId: caller.workspaceId, scopeKey, entityType, entityId, chainIndex, previousId: previous?.id,
-        reasonCategory: input.reasonCategory, reason, before: input.before, after: input.after,
+        id: newId('amd'),
+        workspaceId: caller.workspaceId,
+        scopeKey,
+        entityType,
+        entityId,
+        chainIndex,
+        previousId: previous?.id,
+        reasonCategory: input.reasonCategory,
+        reason,
+        before: input.before,
+        after: input.after,
         amendedBy: { id: caller.accountId, name: caller.accountName },
-        status: approvalRequired ? 'pending' : 'applied', approvalRequired, createdAt: at, effectiveAt,
-        decidedAt: undefined, decidedBy: undefined, rejectionReason: undefined, decidedVia: undefined,
+        status: approvalRequired ? 'pending' : 'applied',
+        approvalRequired,
+        createdAt: at,
+        effectiveAt,
+        decidedAt: undefined,
+        decidedBy: undefined,
+        rejectionReason: undefined,
+        decidedVia: undefined,
       }
       await tx.corrections.insert(correction)
-      await record(tx, caller, correction, 'correction-created', { status: correction.status, approvalRequired, ...(effectiveAt ? { effectiveAt } : {}) }, 'api')
+      await record(
+        tx,
+        caller,
+        correction,
+        'correction-created',
+        { status: correction.status, approvalRequired, ...(effectiveAt ? { effectiveAt } : {}) },
+        'api',
+      )
       await announce(tx, caller, correction, correction.status === 'applied' ? 'applied' : 'created', at)
       return correction
     })
@@ -204,16 +267,26 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     checkScope(caller, scopeKey)
     const correction = await stores.corrections.byId(caller.workspaceId, id)
     if (!correction || correction.scopeKey !== scopeKey) throw new NotFoundError(`no correction ${id} in scope "${scopeKey}"`)
-    if (correction.status !== 'pending') throw new InvalidInputError(`correction ${id} is ${correction.status}, not pending; only a pending correction can be approved or rejected`)
+    if (correction.status !== 'pending')
+      throw new InvalidInputError(
+        `correction ${id} is ${correction.status}, not pending; only a pending correction can be approved or rejected`,
+      )
     return correction
   }
 
   /** Approves a pending correction and applies it (spec 3). Two-person rule: the approver is not the author. */
-  async function approve(caller: Caller, scopeKey: string, id: string, options: { channel?: DecisionChannel; comment?: string } = {}): Promise<Correction> {
+  async function approve(
+    caller: Caller,
+    scopeKey: string,
+    id: string,
+    options: { channel?: DecisionChannel; comment?: string } = {},
+  ): Promise<Correction> {
     const correction = await pendingOf(caller, scopeKey, id)
     const { document } = await config.current(caller.workspaceId)
     if (document.settings.amendments.twoPersonApproval && correction.amendedBy.id === caller.accountId) {
-      throw new ForbiddenError(`two-person approval is on: ${caller.accountName} wrote correction ${id} and cannot also approve it; another approver must`)
+      throw new ForbiddenError(
+        `two-person approval is on: ${caller.accountName} wrote correction ${id} and cannot also approve it; another approver must`,
+      )
     }
     const target = await targetOf(caller, correction, document)
     const channel = options.channel ?? 'api'
@@ -221,35 +294,74 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       if (target) await applyToRow(tx, target, true)
       const at = clock.now()
       const by = { id: caller.accountId, name: caller.accountName }
-      if (!await tx.corrections.decide(caller.workspaceId, id, { status: 'applied', at, by, reason: options.comment?.trim() || undefined, via: channel })) {
+      if (
+        !(await tx.corrections.decide(caller.workspaceId, id, {
+          status: 'applied',
+          at,
+          by,
+          reason: options.comment?.trim() || undefined,
+          via: channel,
+        }))
+      ) {
         throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
       }
       const decided: Correction = { ...correction, status: 'applied', decidedAt: at, decidedBy: by, decidedVia: channel }
-      await record(tx, caller, decided, 'correction-approved', {
-        status: 'applied', approvedBy: by.name, ...(options.comment ? { comment: options.comment } : {}),
-        ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'approved' } } : {}),
-      }, channel)
+      await record(
+        tx,
+        caller,
+        decided,
+        'correction-approved',
+        {
+          status: 'applied',
+          approvedBy: by.name,
+          ...(options.comment ? { comment: options.comment } : {}),
+          ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'approved' } } : {}),
+        },
+        channel,
+      )
       await announce(tx, caller, decided, 'approved', at)
       return decided
     })
   }
 
   /** Rejects a pending correction with a reason (spec 3); the entity keeps its values. */
-  async function reject(caller: Caller, scopeKey: string, id: string, reason: string, options: { channel?: DecisionChannel } = {}): Promise<Correction> {
+  async function reject(
+    caller: Caller,
+    scopeKey: string,
+    id: string,
+    reason: string,
+    options: { channel?: DecisionChannel } = {},
+  ): Promise<Correction> {
     const why = text('reason', reason ?? '', MAX_TEXT)
     const correction = await pendingOf(caller, scopeKey, id)
     const channel = options.channel ?? 'api'
     return stores.transaction(async (tx) => {
       const at = clock.now()
       const by = { id: caller.accountId, name: caller.accountName }
-      if (!await tx.corrections.decide(caller.workspaceId, id, { status: 'rejected', at, by, reason: why, via: channel })) {
+      if (!(await tx.corrections.decide(caller.workspaceId, id, { status: 'rejected', at, by, reason: why, via: channel }))) {
         throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
       }
-      const decided: Correction = { ...correction, status: 'rejected', decidedAt: at, decidedBy: by, rejectionReason: why, decidedVia: channel }
-      await record(tx, caller, decided, 'correction-rejected', {
-        status: 'rejected', rejectedBy: by.name, rejectionReason: why,
-        ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'rejected' } } : {}),
-      }, channel)
+      const decided: Correction = {
+        ...correction,
+        status: 'rejected',
+        decidedAt: at,
+        decidedBy: by,
+        rejectionReason: why,
+        decidedVia: channel,
+      }
+      await record(
+        tx,
+        caller,
+        decided,
+        'correction-rejected',
+        {
+          status: 'rejected',
+          rejectedBy: by.name,
+          rejectionReason: why,
+          ...(channel === 'portal' ? { signature: { signer: by.name, signedAt: new Date(at).toISOString(), meaning: 'rejected' } } : {}),
+        },
+        channel,
+      )
       await announce(tx, caller, decided, 'rejected', at)
       return decided
     })
@@ -264,8 +376,12 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
    * Corrections of every scope (the portal's review list), newest first. Only for a caller whose
    * scopes are not limited to some scope keys (a portal session never is); a limited one is refused.
    */
-  async function listAcrossScopes(caller: Caller, filter: Omit<CorrectionStoreFilter, 'workspaceId' | 'scopeKey'>): Promise<{ items: Correction[]; total: number }> {
-    if (caller.scopes.scopeKeys !== undefined) throw new ForbiddenError('listing the corrections of every scope needs access to every scope key')
+  async function listAcrossScopes(
+    caller: Caller,
+    filter: Omit<CorrectionStoreFilter, 'workspaceId' | 'scopeKey'>,
+  ): Promise<{ items: Correction[]; total: number }> {
+    if (caller.scopes.scopeKeys !== undefined)
+      throw new ForbiddenError('listing the corrections of every scope needs access to every scope key')
     return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId })
   }
 

@@ -57,7 +57,14 @@ describe('credential cipher (AES-256-GCM, design §11)', () => {
 
   it('says which key is missing without any value or key material in the message', () => {
     const sealed = sealValues(staticKeyring([randomBytes(32)]).current(), 'ws_1', 'c', values)
-    const error = (() => { try { openValues(ring, 'ws_1', 'c', sealed); return undefined } catch (e) { return e as Error } })()
+    const error = (() => {
+      try {
+        openValues(ring, 'ws_1', 'c', sealed)
+        return undefined
+      } catch (e) {
+        return e as Error
+      }
+    })()
     assert.ok(error instanceof CredentialDecryptError)
     assert.match(error.message, new RegExp(`master key ${sealed.keyId}`))
     assert.equal(error.message.includes('p@ss'), false)

@@ -75,20 +75,31 @@ export function sealCredential(key: MasterKey, workspaceId: string, lookup: stri
 
 export function openCredential(keyring: MasterKeyring, workspaceId: string, lookup: string, sealed: SealedCredential): Buffer {
   const key = keyring.find(sealed.keyId)
-  if (!key) throw new CredentialDecryptError(`credentials of connection ${lookup} are sealed under master key ${sealed.keyId}, which this server does not hold (see "Connection credentials" in the README)`)
-  if (sealed.nonce.length !== NONCE_BYTES || sealed.tag.length !== TAG_BYTES) throw new CredentialDecryptError(`credentials of connection ${lookup} are damaged (bad nonce or tag length)`)
+  if (!key)
+    throw new CredentialDecryptError(
+      `credentials of connection ${lookup} are sealed under master key ${sealed.keyId}, which this server does not hold (see "Connection credentials" in the README)`,
+    )
+  if (sealed.nonce.length !== NONCE_BYTES || sealed.tag.length !== TAG_BYTES)
+    throw new CredentialDecryptError(`credentials of connection ${lookup} are damaged (bad nonce or tag length)`)
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.key, sealed.nonce, { authTagLength: TAG_BYTES })
     decipher.setAAD(associatedData(sealed.keyId, workspaceId, lookup))
     decipher.setAuthTag(sealed.tag)
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()])
   } catch {
-    throw new CredentialDecryptError(`credentials of connection ${lookup} failed authentication (altered, or stored for another connection)`)
+    throw new CredentialDecryptError(
+      `credentials of connection ${lookup} failed authentication (altered, or stored for another connection)`,
+    )
   }
 }
 
 /** Seals a record of values (as JSON). */
-export function sealValues(key: MasterKey, workspaceId: string, lookup: string, values: Readonly<Record<string, string>>): SealedCredential {
+export function sealValues(
+  key: MasterKey,
+  workspaceId: string,
+  lookup: string,
+  values: Readonly<Record<string, string>>,
+): SealedCredential {
   const plaintext = Buffer.from(JSON.stringify(values), 'utf8')
   try {
     return sealCredential(key, workspaceId, lookup, plaintext)
@@ -101,7 +112,8 @@ export function openValues(keyring: MasterKeyring, workspaceId: string, lookup: 
   const plaintext = openCredential(keyring, workspaceId, lookup, sealed)
   try {
     const parsed = JSON.parse(plaintext.toString('utf8')) as unknown
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new CredentialDecryptError(`credentials of connection ${lookup} are not a record`)
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new CredentialDecryptError(`credentials of connection ${lookup} are not a record`)
     const out: Record<string, string> = Object.create(null) as Record<string, string>
     for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v
     return out

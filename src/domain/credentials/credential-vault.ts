@@ -18,7 +18,11 @@ export interface CredentialVault {
   reveal(workspaceId: string, lookup: string): Promise<Readonly<Record<string, string>> | undefined>
 }
 
-export function createCredentialVault(deps: { readonly stores: Stores; readonly keyring: MasterKeyring; readonly onReveal?: (value: string) => void }): CredentialVault {
+export function createCredentialVault(deps: {
+  readonly stores: Stores
+  readonly keyring: MasterKeyring
+  readonly onReveal?: (value: string) => void
+}): CredentialVault {
   const { stores, keyring } = deps
   const onReveal = deps.onReveal ?? registerSecret
   return {

@@ -57,16 +57,22 @@ export type CredentialsService = ReturnType<typeof createCredentialsService>
 
 /** Checks a record of values; messages name keys, never values. */
 export function validateCredentialValues(values: unknown): Record<string, string> {
-  if (!values || typeof values !== 'object' || Array.isArray(values)) throw new InvalidInputError('credentials must be a JSON object of string values, e.g. {"user": "...", "password": "..."}')
+  if (!values || typeof values !== 'object' || Array.isArray(values))
+    throw new InvalidInputError('credentials must be a JSON object of string values, e.g. {"user": "...", "password": "..."}')
   const entries = Object.entries(values as Record<string, unknown>)
   if (entries.length === 0) throw new InvalidInputError('credentials must hold at least one key; to remove them use clear-credentials')
-  if (entries.length > MAX_CREDENTIAL_KEYS) throw new InvalidInputError(`credentials hold at most ${MAX_CREDENTIAL_KEYS} keys, not ${entries.length}`)
+  if (entries.length > MAX_CREDENTIAL_KEYS)
+    throw new InvalidInputError(`credentials hold at most ${MAX_CREDENTIAL_KEYS} keys, not ${entries.length}`)
   const out: Record<string, string> = {}
   for (const [key, value] of entries) {
-    if (!KEY_NAME_RE.test(key)) throw new InvalidInputError(`credential key names are 1-64 letters, digits, dots, dashes or underscores starting with a letter or underscore; ${JSON.stringify(key.slice(0, 64))} is not`)
+    if (!KEY_NAME_RE.test(key))
+      throw new InvalidInputError(
+        `credential key names are 1-64 letters, digits, dots, dashes or underscores starting with a letter or underscore; ${JSON.stringify(key.slice(0, 64))} is not`,
+      )
     if (typeof value !== 'string') throw new InvalidInputError(`credential "${key}" must be a string`)
     if (value.length === 0) throw new InvalidInputError(`credential "${key}" is empty; leave the key out instead`)
-    if (Buffer.byteLength(value, 'utf8') > MAX_CREDENTIAL_VALUE_BYTES) throw new InvalidInputError(`credential "${key}" is longer than ${MAX_CREDENTIAL_VALUE_BYTES} bytes`)
+    if (Buffer.byteLength(value, 'utf8') > MAX_CREDENTIAL_VALUE_BYTES)
+      throw new InvalidInputError(`credential "${key}" is longer than ${MAX_CREDENTIAL_VALUE_BYTES} bytes`)
     out[key] = value
   }
   return out
@@ -86,7 +92,10 @@ function statusOf(lookup: string, record: StoredCredential | undefined): Credent
 
 /** A lookup that cannot name a connection is refused before any storage is touched (404, not a driver error). */
 function checkLookup(lookup: string): void {
-  if (typeof lookup !== 'string' || !LOOKUP_RE.test(lookup)) throw new NotFoundError(`no connection ${JSON.stringify(String(lookup).slice(0, 64))}: a lookup is 1-64 letters, digits, dots, dashes or underscores`)
+  if (typeof lookup !== 'string' || !LOOKUP_RE.test(lookup))
+    throw new NotFoundError(
+      `no connection ${JSON.stringify(String(lookup).slice(0, 64))}: a lookup is 1-64 letters, digits, dots, dashes or underscores`,
+    )
 }
 
 export function createCredentialsService(deps: CredentialsServiceDeps) {
@@ -95,12 +104,19 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
   async function requireConnection(tx: Stores, workspaceId: string, lookup: string): Promise<void> {
     const head = await tx.config.head(workspaceId)
     if (!head?.document.connections.some((c) => c.lookup === lookup)) {
-      throw new NotFoundError(`no connection ${lookup} in this workspace's configuration; credentials can only be set for a configured connection`)
+      throw new NotFoundError(
+        `no connection ${lookup} in this workspace's configuration; credentials can only be set for a configured connection`,
+      )
     }
   }
 
   /** Seals and stores `values` for a configured connection, replacing any earlier ones. */
-  async function set(actor: Actor, workspaceId: string, lookup: string, values: Readonly<Record<string, string>>): Promise<CredentialStatus> {
+  async function set(
+    actor: Actor,
+    workspaceId: string,
+    lookup: string,
+    values: Readonly<Record<string, string>>,
+  ): Promise<CredentialStatus> {
     checkLookup(lookup)
     const checked = validateCredentialValues(values)
     // From here on this process scrubs the values from its log lines and error messages too.
@@ -109,21 +125,47 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
     const now = clock.now()
     const key = keyring.current()
     const record: StoredCredential = {
-      workspaceId, lookup, sealed: sealValues(key, workspaceId, lookup, checked), keys, updatedAt: now, updatedById: actor.id, updatedByName: actor.name,
+      workspaceId,
+      lookup,
+      sealed: sealValues(key, workspaceId, lookup, checked),
+      keys,
+      updatedAt: now,
+      updatedById: actor.id,
+      updatedByName: actor.name,
     }
     await stores.transaction(async (tx) => {
       await requireConnection(tx, workspaceId, lookup)
       const before = await tx.credentials.get(workspaceId, lookup)
       await tx.credentials.put(record)
       await tx.changes.append({
-        workspaceId, kind: 'credentials', entityType: CREDENTIALS_ENTITY_TYPE, entityId: lookup, action: before ? 'replaced' : 'set',
-        actorId: actor.id, actorName: actor.name, at: now, commitId: undefined,
+        workspaceId,
+        kind: 'credentials',
+        entityType: CREDENTIALS_ENTITY_TYPE,
+        entityId: lookup,
+        action: before ? 'replaced' : 'set',
+        actorId: actor.id,
+        actorName: actor.name,
+        at: now,
+        commitId: undefined,
         summary: `credentials of connection ${lookup} ${before ? 'replaced' : 'set'} (keys: ${keys.join(', ')})`,
       })
-      await activity.recordDecision({
-        workspaceId, entityType: CREDENTIALS_ENTITY_TYPE, entityId: lookup, actionType: 'credentials-set', actor,
-        details: { connection: lookup, keys, replaced: before !== undefined, ...(before ? { previousKeys: [...before.keys] } : {}), keyId: key.id },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: CREDENTIALS_ENTITY_TYPE,
+          entityId: lookup,
+          actionType: 'credentials-set',
+          actor,
+          details: {
+            connection: lookup,
+            keys,
+            replaced: before !== undefined,
+            ...(before ? { previousKeys: [...before.keys] } : {}),
+            keyId: key.id,
+          },
+        },
+        tx,
+      )
     })
     return statusOf(lookup, record)
   }
@@ -137,13 +179,28 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
       if (!before) return false
       await tx.credentials.delete(workspaceId, lookup)
       await tx.changes.append({
-        workspaceId, kind: 'credentials', entityType: CREDENTIALS_ENTITY_TYPE, entityId: lookup, action: 'cleared',
-        actorId: actor.id, actorName: actor.name, at: now, commitId: undefined, summary: `credentials of connection ${lookup} cleared`,
+        workspaceId,
+        kind: 'credentials',
+        entityType: CREDENTIALS_ENTITY_TYPE,
+        entityId: lookup,
+        action: 'cleared',
+        actorId: actor.id,
+        actorName: actor.name,
+        at: now,
+        commitId: undefined,
+        summary: `credentials of connection ${lookup} cleared`,
       })
-      await activity.recordDecision({
-        workspaceId, entityType: CREDENTIALS_ENTITY_TYPE, entityId: lookup, actionType: 'credentials-cleared', actor,
-        details: { connection: lookup, keys: [...before.keys] },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: CREDENTIALS_ENTITY_TYPE,
+          entityId: lookup,
+          actionType: 'credentials-cleared',
+          actor,
+          details: { connection: lookup, keys: [...before.keys] },
+        },
+        tx,
+      )
       return true
     })
   }
@@ -179,7 +236,7 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
     const resealed: Record<string, number> = {}
     const unreadable: { workspaceId: string; lookup: string; keyId: string }[] = []
     let alreadyCurrent = 0
-    const workspaceIds = [...new Set([...await stores.credentials.workspacesWithCredentials(), ...alsoRecordIn])].sort()
+    const workspaceIds = [...new Set([...(await stores.credentials.workspacesWithCredentials()), ...alsoRecordIn])].sort()
     for (const workspaceId of workspaceIds) {
       await stores.transaction(async (tx) => {
         let count = 0
@@ -200,10 +257,17 @@ export function createCredentialsService(deps: CredentialsServiceDeps) {
           }
         }
         resealed[workspaceId] = count
-        await activity.recordDecision({
-          workspaceId, entityType: MASTER_KEY_ENTITY_TYPE, entityId: key.id, actionType: 'rotated', actor,
-          details: { keyId: key.id, fromKeyIds: [...fromKeys].sort(), resealed: count },
-        }, tx)
+        await activity.recordDecision(
+          {
+            workspaceId,
+            entityType: MASTER_KEY_ENTITY_TYPE,
+            entityId: key.id,
+            actionType: 'rotated',
+            actor,
+            details: { keyId: key.id, fromKeyIds: [...fromKeys].sort(), resealed: count },
+          },
+          tx,
+        )
       })
     }
     return { keyId: key.id, resealed, alreadyCurrent, unreadable }

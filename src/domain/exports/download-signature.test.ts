@@ -27,7 +27,8 @@ describe('download URL signatures', () => {
       ['exp_abc', String(expiresAt), undefined],
       ['exp_abc', [String(expiresAt)], signature],
     ]
-    for (const [id, expires, sig] of cases) assert.equal(signer.verify(id, expires, sig, expiresAt - 1), 'altered', `${id} ${String(expires)} ${String(sig)}`)
+    for (const [id, expires, sig] of cases)
+      assert.equal(signer.verify(id, expires, sig, expiresAt - 1), 'altered', `${id} ${String(expires)} ${String(sig)}`)
   })
 
   it('refuses every other spelling of the last character (its two unused bits)', () => {

@@ -116,9 +116,14 @@ export function createRowEncoder(format: ExportFormat, columns: readonly ExportC
       for (let i = 0; i < columns.length; i++) {
         const value = values[i]
         const type = columns[i]!.type
-        line += (i > 0 ? ',' : '') + keys[i]! + (value === undefined || value === null ? 'null'
-          : type === 'datetime' && typeof value === 'bigint' ? `"${isoDateTime(value)}"`
-          : JSON.stringify(toWireValue(type, value)))
+        line +=
+          (i > 0 ? ',' : '') +
+          keys[i]! +
+          (value === undefined || value === null
+            ? 'null'
+            : type === 'datetime' && typeof value === 'bigint'
+              ? `"${isoDateTime(value)}"`
+              : JSON.stringify(toWireValue(type, value)))
       }
       return `${line}}\n`
     },

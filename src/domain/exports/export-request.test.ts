@@ -19,7 +19,16 @@ describe('parseIsoTime', () => {
   })
 
   it('refuses what is not an ISO 8601 time, impossible dates and excess precision, with a reason', () => {
-    for (const text of ['', 'yesterday', '2026-1-1', '2026-01-01T00', '1767225600', '2026-01-01T00:00:00 Z', ' 2026-01-01', '2026-01-01T00:00:00+2']) {
+    for (const text of [
+      '',
+      'yesterday',
+      '2026-1-1',
+      '2026-01-01T00',
+      '1767225600',
+      '2026-01-01T00:00:00 Z',
+      ' 2026-01-01',
+      '2026-01-01T00:00:00+2',
+    ]) {
       assert.equal(typeof parseIsoTime(text), 'string', text)
     }
     assert.match(String(parseIsoTime('2026-02-30')), /calendar/)
@@ -30,9 +39,11 @@ describe('parseIsoTime', () => {
   })
 
   it('round-trips every datetime the server prints (property)', () => {
-    fc.assert(fc.property(fc.bigInt({ min: -62135596800n * 10_000_000n, max: 253402300799n * 10_000_000n }), (ticks) => {
-      assert.equal(parseIsoTime(formatDateTime(ticks)), ticks)
-    }))
+    fc.assert(
+      fc.property(fc.bigInt({ min: -62135596800n * 10_000_000n, max: 253402300799n * 10_000_000n }), (ticks) => {
+        assert.equal(parseIsoTime(formatDateTime(ticks)), ticks)
+      }),
+    )
   })
 })
 
@@ -46,17 +57,19 @@ describe('pageSlice', () => {
   })
 
   it('pages cover the set exactly once (property)', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 25_000 }), fc.integer({ min: 1, max: 5000 }), (total, size) => {
-      const { pageCount } = pageSlice(total, 1, size)
-      let next = 0
-      for (let page = 1; page <= pageCount; page++) {
-        const slice = pageSlice(total, page, size)
-        assert.equal(slice.offset, next)
-        assert.ok(slice.rowCount > 0 && slice.rowCount <= size)
-        next += slice.rowCount
-      }
-      assert.equal(next, total)
-      assert.equal(pageSlice(total, pageCount + 1, size).rowCount, 0)
-    }))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 25_000 }), fc.integer({ min: 1, max: 5000 }), (total, size) => {
+        const { pageCount } = pageSlice(total, 1, size)
+        let next = 0
+        for (let page = 1; page <= pageCount; page++) {
+          const slice = pageSlice(total, page, size)
+          assert.equal(slice.offset, next)
+          assert.ok(slice.rowCount > 0 && slice.rowCount <= size)
+          next += slice.rowCount
+        }
+        assert.equal(next, total)
+        assert.equal(pageSlice(total, pageCount + 1, size).rowCount, 0)
+      }),
+    )
   })
 })

@@ -41,8 +41,12 @@ export function parseIsoTime(text: string): bigint | string {
   const fraction = m[7] ?? ''
   if (fraction.length > 7) return 'has more than 7 fraction digits (the precision is 100 ns)'
   const ticks = makeDateTime({
-    year: Number(m[1]), month: Number(m[2]), day: Number(m[3]),
-    hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0),
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
     fractionTicks: Number(fraction.padEnd(7, '0')),
   })
   if (ticks === null) return 'is not a valid calendar date and time (check month, day, hours, minutes and seconds)'

@@ -117,7 +117,8 @@ export function createExportService(deps: ExportServiceDeps) {
 
   async function enabledConfig(workspaceId: string): Promise<WorkspaceConfig> {
     const { document } = await config.current(workspaceId)
-    if (!document.settings.capabilities.exports) throw new NotProvisionedError('exports are switched off in this workspace\'s settings (settings.capabilities.exports)')
+    if (!document.settings.capabilities.exports)
+      throw new NotProvisionedError("exports are switched off in this workspace's settings (settings.capabilities.exports)")
     return document
   }
 
@@ -126,7 +127,8 @@ export function createExportService(deps: ExportServiceDeps) {
     const tables = new Map((await stores.config.connectionTables(caller.workspaceId)).map((t) => [t.lookup, t]))
     const sourceOf = (lookup: string): Source => {
       const table = tables.get(lookup)
-      if (!table || !document.connections.some((c) => c.lookup === lookup)) throw new NotFoundError(`no data connection "${lookup}" in this workspace`)
+      if (!table || !document.connections.some((c) => c.lookup === lookup))
+        throw new NotFoundError(`no data connection "${lookup}" in this workspace`)
       return { lookup, table }
     }
     const surfaceOf = (lookup: string) => {
@@ -135,24 +137,29 @@ export function createExportService(deps: ExportServiceDeps) {
       if (!surface) throw new NotFoundError(`no surface "${lookup}" in this workspace`)
       return surface
     }
-    const columnName = (sources: readonly Source[]) => (sources.some((s) => s.table.columns.some((c) => c.name === 'connection')) ? '_connection' : 'connection')
+    const columnName = (sources: readonly Source[]) =>
+      sources.some((s) => s.table.columns.some((c) => c.name === 'connection')) ? '_connection' : 'connection'
 
     switch (target.kind) {
       case 'data-connection': {
-        if (!connectionAllowed(caller.scopes, document, target.connection)) throw new ForbiddenError(`this token is restricted to other connections than "${target.connection}"`)
+        if (!connectionAllowed(caller.scopes, document, target.connection))
+          throw new ForbiddenError(`this token is restricted to other connections than "${target.connection}"`)
         return { sources: [sourceOf(target.connection)], name: target.connection, connectionColumn: undefined }
       }
       case 'surface': {
         const surface = surfaceOf(target.surface)
         const allowed = surface.connections.filter((c) => connectionAllowed(caller.scopes, document, c))
-        if (surface.connections.length > 0 && allowed.length === 0) throw new ForbiddenError(`this token may read none of the connections of surface "${surface.lookup}"`)
+        if (surface.connections.length > 0 && allowed.length === 0)
+          throw new ForbiddenError(`this token may read none of the connections of surface "${surface.lookup}"`)
         const sources = allowed.filter((c) => tables.has(c)).map(sourceOf)
         return { sources, name: surface.lookup, connectionColumn: columnName(sources) }
       }
       case 'surface-connection': {
         const surface = surfaceOf(target.surface)
-        if (!surface.connections.includes(target.connection)) throw new NotFoundError(`surface "${surface.lookup}" has no connection "${target.connection}"`)
-        if (!connectionAllowed(caller.scopes, document, target.connection)) throw new ForbiddenError(`this token is restricted to other connections than "${target.connection}"`)
+        if (!surface.connections.includes(target.connection))
+          throw new NotFoundError(`surface "${surface.lookup}" has no connection "${target.connection}"`)
+        if (!connectionAllowed(caller.scopes, document, target.connection))
+          throw new ForbiddenError(`this token is restricted to other connections than "${target.connection}"`)
         const sources = [sourceOf(target.connection)]
         return { sources, name: `${surface.lookup}.${target.connection}`, connectionColumn: columnName(sources) }
       }
@@ -160,10 +167,14 @@ export function createExportService(deps: ExportServiceDeps) {
   }
 
   /** The file's columns, and per source an encoder and a projection of its values onto them. */
-  function layout(format: ExportFormat, p: Plan): { header: string; encoders: RowEncoder[]; projections: ((values: readonly unknown[]) => unknown[])[] } {
+  function layout(
+    format: ExportFormat,
+    p: Plan,
+  ): { header: string; encoders: RowEncoder[]; projections: ((values: readonly unknown[]) => unknown[])[] } {
     const columns: ExportColumn[] = p.connectionColumn ? [{ name: p.connectionColumn, type: 'string' }] : []
     for (const source of p.sources) {
-      for (const column of source.table.columns) if (!columns.some((c) => c.name === column.name)) columns.push({ name: column.name, type: column.type })
+      for (const column of source.table.columns)
+        if (!columns.some((c) => c.name === column.name)) columns.push({ name: column.name, type: column.type })
     }
     const encoders: RowEncoder[] = []
     const projections: ((values: readonly unknown[]) => unknown[])[] = []
@@ -171,18 +182,42 @@ export function createExportService(deps: ExportServiceDeps) {
       // A column may have another type in another connection of a surface: each source encodes
       // its own values with its own types.
       const own = new Map(source.table.columns.map((c, i) => [c.name, { index: i, type: c.type }]))
-      encoders.push(createRowEncoder(format, columns.map((c) => ({ name: c.name, type: own.get(c.name)?.type ?? c.type }))))
-      const picks = columns.map((c) => (c.name === p.connectionColumn ? -1 : own.get(c.name)?.index ?? -2))
+      encoders.push(
+        createRowEncoder(
+          format,
+          columns.map((c) => ({ name: c.name, type: own.get(c.name)?.type ?? c.type })),
+        ),
+      )
+      const picks = columns.map((c) => (c.name === p.connectionColumn ? -1 : (own.get(c.name)?.index ?? -2)))
       const identity = picks.length === source.table.columns.length && picks.every((pick, i) => pick === i)
-      projections.push(identity ? (values) => values as unknown[] : (values) => picks.map((i) => (i === -1 ? source.lookup : i === -2 ? undefined : values[i])))
+      projections.push(
+        identity
+          ? (values) => values as unknown[]
+          : (values) => picks.map((i) => (i === -1 ? source.lookup : i === -2 ? undefined : values[i])),
+      )
     }
     const header = createRowEncoder(format, columns).header
     return { header, encoders, projections }
   }
 
   /** Writes `count` rows from `start` on, merged across the sources in (timestamp, row id) order. */
-  async function writeRows(writer: ExportFileWriter, p: Plan, window: ExportWindow, start: WindowKey, count: number, encode: (index: number, row: WindowRow) => string): Promise<void> {
-    const cursors: Cursor[] = p.sources.map((source, index) => ({ index, source, rows: [], at: 0, next: start, inclusive: true, exhausted: false }))
+  async function writeRows(
+    writer: ExportFileWriter,
+    p: Plan,
+    window: ExportWindow,
+    start: WindowKey,
+    count: number,
+    encode: (index: number, row: WindowRow) => string,
+  ): Promise<void> {
+    const cursors: Cursor[] = p.sources.map((source, index) => ({
+      index,
+      source,
+      rows: [],
+      at: 0,
+      next: start,
+      inclusive: true,
+      exhausted: false,
+    }))
     let written = 0
     let text = ''
     let pending = 0
@@ -219,7 +254,11 @@ export function createExportService(deps: ExportServiceDeps) {
   }
 
   function actorOf(caller: Caller): Actor {
-    return { id: caller.accountId, name: caller.accountName, via: caller.via === 'mcp' ? 'mcp' : caller.tokenId === undefined ? 'portal' : 'api' }
+    return {
+      id: caller.accountId,
+      name: caller.accountName,
+      via: caller.via === 'mcp' ? 'mcp' : caller.tokenId === undefined ? 'portal' : 'api',
+    }
   }
 
   /**
@@ -265,37 +304,52 @@ export function createExportService(deps: ExportServiceDeps) {
       const { header, encoders, projections } = layout(format, p)
       if (header) await writer.write(header)
       if (slice.rowCount > 0) {
-        const start = await stores.exports.keyAt(p.sources.map((s) => s.table), window, slice.offset)
-        if (start) await writeRows(writer, p, window, start, slice.rowCount, (i, row) => encoders[i]!.encode(projections[i]!(row.values) as never))
+        const start = await stores.exports.keyAt(
+          p.sources.map((s) => s.table),
+          window,
+          slice.offset,
+        )
+        if (start)
+          await writeRows(writer, p, window, start, slice.rowCount, (i, row) => encoders[i]!.encode(projections[i]!(row.values) as never))
       }
       const facts = await writer.finish()
       const issuedAt = clock.now()
       const link = files.link(record, contentType, issuedAt)
       record = { ...record, ...facts, completedAt: issuedAt, expiresAt: link.expiresAt }
-      const paging = { page: request.page, pageSize: request.pageSize, pageCount: slice.pageCount, rowCount: slice.rowCount, totalRows, truncated }
+      const paging = {
+        page: request.page,
+        pageSize: request.pageSize,
+        pageCount: slice.pageCount,
+        rowCount: slice.rowCount,
+        totalRows,
+        truncated,
+      }
       const result: ExportResult = { fileId, downloadUrl: link.url, expiresAt: link.expiresAt, format, ...paging }
       await stores.transaction(async (tx) => {
         await tx.exports.insertFile(record)
-        await activity.recordDecision({
-          workspaceId,
-          entityType: 'export',
-          entityId: fileId,
-          actionType: 'created',
-          actor: actorOf(caller),
-          details: {
-            tokenId: caller.tokenId ?? null,
-            target: target.kind,
-            ...(target.kind === 'data-connection' ? {} : { surface: target.surface }),
-            connections: p.sources.map((s) => s.lookup),
-            format,
-            from: formatDateTime(request.from),
-            to: formatDateTime(request.to),
-            ...paging,
-            sizeBytes: facts.sizeBytes,
-            sha256: facts.sha256,
-            expiresAt: new Date(link.expiresAt).toISOString(),
+        await activity.recordDecision(
+          {
+            workspaceId,
+            entityType: 'export',
+            entityId: fileId,
+            actionType: 'created',
+            actor: actorOf(caller),
+            details: {
+              tokenId: caller.tokenId ?? null,
+              target: target.kind,
+              ...(target.kind === 'data-connection' ? {} : { surface: target.surface }),
+              connections: p.sources.map((s) => s.lookup),
+              format,
+              from: formatDateTime(request.from),
+              to: formatDateTime(request.to),
+              ...paging,
+              sizeBytes: facts.sizeBytes,
+              sha256: facts.sha256,
+              expiresAt: new Date(link.expiresAt).toISOString(),
+            },
           },
-        }, tx)
+          tx,
+        )
       })
       return result
     } catch (error) {
@@ -313,10 +367,15 @@ export function createExportService(deps: ExportServiceDeps) {
   async function openDownload(fileId: string, expires: unknown, signature: unknown): Promise<Download> {
     if (!signer) throw new NotFoundError('export files are served by the export bucket; use the downloadUrl the export returned')
     const check = signer.verify(fileId, expires, signature, clock.now())
-    if (check === 'altered') throw new ForbiddenError('this download link is not valid: it was altered or not issued by this server; export again for a new link')
-    if (check === 'expired') throw new ForbiddenError(`this download link expired at ${new Date(Number(expires)).toISOString()} (links last 15 minutes); export again for a new link`)
+    if (check === 'altered')
+      throw new ForbiddenError('this download link is not valid: it was altered or not issued by this server; export again for a new link')
+    if (check === 'expired')
+      throw new ForbiddenError(
+        `this download link expired at ${new Date(Number(expires)).toISOString()} (links last 15 minutes); export again for a new link`,
+      )
     const record = await stores.exports.fileById(fileId)
-    if (!record || record.completedAt === undefined) throw new NotFoundError('this export file no longer exists; export again for a new link')
+    if (!record || record.completedAt === undefined)
+      throw new NotFoundError('this export file no longer exists; export again for a new link')
     await enabledConfig(record.workspaceId)
     const file = await files.open(record)
     if (!file) throw new NotFoundError('this export file no longer exists; export again for a new link')
@@ -340,7 +399,7 @@ export function createExportService(deps: ExportServiceDeps) {
       if (expired.length < 100) break
     }
     for (const stray of await files.strays(Date.now() - STRAY_AGE_MS)) {
-      if (stray.finished && await stores.exports.fileById(stray.fileId)) continue
+      if (stray.finished && (await stores.exports.fileById(stray.fileId))) continue
       await stray.remove()
       removed++
     }

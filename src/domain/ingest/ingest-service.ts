@@ -6,9 +6,9 @@
  * all-or-nothing; the CLI import and the pull connectors may keep the rows that fit.
  */
 import type { Clock } from '../../shared/clock.js'
-import { type Actor, type ActivityLog, SYSTEM_ACTOR } from '../activity/activity-log.js'
 import type { Caller } from '../access/caller.js'
 import { inScope } from '../access/caller.js'
+import { type ActivityLog, type Actor, SYSTEM_ACTOR } from '../activity/activity-log.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { EventBus } from '../streams/event-bus.js'
@@ -67,15 +67,34 @@ export function createIngestService(deps: IngestServiceDeps) {
   }
 
   /** Commits typed rows and announces them; the caller has checked rights and the connection's kind. */
-  async function commitRows(workspaceId: string, lookup: string, table: ConnectionTable, rows: readonly TypedRow[], actor: Actor, inTransaction?: InTransactionHook): Promise<IngestResult> {
+  async function commitRows(
+    workspaceId: string,
+    lookup: string,
+    table: ConnectionTable,
+    rows: readonly TypedRow[],
+    actor: Actor,
+    inTransaction?: InTransactionHook,
+  ): Promise<IngestResult> {
     const ingestedAt = clock.now()
     const { firstRowId, lastRowId } = await stores.transaction(async (tx) => {
       const ids = await tx.data.insertRows(table, rows, ingestedAt)
       if (inTransaction) await inTransaction(tx, { rowCount: rows.length, ...ids })
-      await activity.recordDecision({
-        workspaceId, entityType: 'data-connection', entityId: lookup, actionType: 'rows-ingested', actor,
-        details: { rowCount: rows.length, firstRowId: ids.firstRowId, lastRowId: ids.lastRowId, ingestedAt: new Date(ingestedAt).toISOString() },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: 'data-connection',
+          entityId: lookup,
+          actionType: 'rows-ingested',
+          actor,
+          details: {
+            rowCount: rows.length,
+            firstRowId: ids.firstRowId,
+            lastRowId: ids.lastRowId,
+            ingestedAt: new Date(ingestedAt).toISOString(),
+          },
+        },
+        tx,
+      )
       return ids
     })
     bus.publish({ kind: 'rows', workspaceId, connection: lookup, firstRowId, lastRowId, at: ingestedAt, rows })
@@ -90,13 +109,19 @@ export function createIngestService(deps: IngestServiceDeps) {
 
   /** Push ingest over HTTP: all rows or none. */
   async function push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult> {
-    if (!inScope(caller.scopes, 'connections', lookup)) throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
+    if (!inScope(caller.scopes, 'connections', lookup))
+      throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
     const { connection, table } = await connectionOf(caller.workspaceId, lookup)
-    if (connection.kind !== 'push') throw new InvalidInputError(`data connection "${lookup}" is a ${connection.kind} connection; only push connections accept rows over HTTP`)
+    if (connection.kind !== 'push')
+      throw new InvalidInputError(
+        `data connection "${lookup}" is a ${connection.kind} connection; only push connections accept rows over HTTP`,
+      )
     const current = await config.current(caller.workspaceId)
-    if (!current.document.settings.capabilities.connectors.push) throw new NotProvisionedError('push ingest is switched off in this workspace\'s settings')
+    if (!current.document.settings.capabilities.connectors.push)
+      throw new NotProvisionedError("push ingest is switched off in this workspace's settings")
     if (inputs.length === 0) throw new InvalidInputError('the batch is empty; send at least one row')
-    if (inputs.length > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${inputs.length} rows)`)
+    if (inputs.length > MAX_PUSH_ROWS)
+      throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${inputs.length} rows)`)
     const { rows, problems } = typeRows(table.columns, inputs)
     if (problems.length > 0) throw new InvalidInputError(problemsMessage(problems, inputs.length))
     return commitRows(caller.workspaceId, lookup, table, rows, { id: caller.accountId, name: caller.accountName, via: caller.via ?? 'api' })
@@ -106,10 +131,16 @@ export function createIngestService(deps: IngestServiceDeps) {
    * Imports what fits and reports the rest (CLI import, pull connectors). `fromText` for CSV
    * records. Returns the committed batch (if any row fit) and the problems.
    */
-  async function importRows(workspaceId: string, lookup: string, inputs: readonly unknown[], options: ImportOptions = {}): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
+  async function importRows(
+    workspaceId: string,
+    lookup: string,
+    inputs: readonly unknown[],
+    options: ImportOptions = {},
+  ): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }> {
     const { table } = await connectionOf(workspaceId, lookup)
     const { rows, problems } = typeRows(table.columns, inputs, options)
-    if (rows.length > 0) return { result: await commitRows(workspaceId, lookup, table, rows, options.actor ?? SYSTEM_ACTOR, options.inTransaction), problems }
+    if (rows.length > 0)
+      return { result: await commitRows(workspaceId, lookup, table, rows, options.actor ?? SYSTEM_ACTOR, options.inTransaction), problems }
     // Nothing fit, but a connector's cursor must still move past what it read.
     const hook = options.inTransaction
     if (hook) await stores.transaction((tx) => hook(tx, { rowCount: 0, firstRowId: 0, lastRowId: 0 }))

@@ -18,7 +18,14 @@ const GUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 class CellError extends Error {}
 
 function describe(value: unknown): string {
-  const text = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : String(value)
+  const text =
+    typeof value === 'string'
+      ? JSON.stringify(value)
+      : typeof value === 'object'
+        ? Array.isArray(value)
+          ? 'an array'
+          : 'an object'
+        : String(value)
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
@@ -42,7 +49,8 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
       throw new CellError(`expected true or false, got ${describe(value)}`)
     case 'int':
     case 'long': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
       if (!Number.isInteger(n)) throw new CellError(`expected a whole number, got ${describe(value)}`)
       if (!Number.isSafeInteger(n)) throw new CellError(`${describe(value)} is beyond the exactly representable range (±2^53)`)
       if (type === 'int' && (n < INT32_MIN || n > INT32_MAX)) throw new CellError(`${describe(value)} does not fit an int (32-bit)`)
@@ -93,14 +101,19 @@ export interface RowProblem {
  * Types one row for the columns (declaration order). Unknown properties and a missing or null
  * `timestamp` are problems; missing other columns are null ("" for strings).
  */
-export function typeRow(columns: readonly ColumnConfig[], input: unknown, options: { fromText?: boolean; knownColumns?: ReadonlySet<string> } = {}): TypedRow {
+export function typeRow(
+  columns: readonly ColumnConfig[],
+  input: unknown,
+  options: { fromText?: boolean; knownColumns?: ReadonlySet<string> } = {},
+): TypedRow {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new CellError(`expected an object of column values, got ${describe(input)}`)
   }
   const record = input as Record<string, unknown>
   const declared = options.knownColumns ?? new Set(columns.map((c) => c.name))
   for (const key of Object.keys(record)) {
-    if (!declared.has(key)) throw new CellError(`column "${key}" is not declared for this connection (declared: ${columns.map((c) => c.name).join(', ')})`)
+    if (!declared.has(key))
+      throw new CellError(`column "${key}" is not declared for this connection (declared: ${columns.map((c) => c.name).join(', ')})`)
   }
   return columns.map((column) => {
     try {
@@ -115,7 +128,11 @@ export function typeRow(columns: readonly ColumnConfig[], input: unknown, option
 }
 
 /** Types every row; returns the rows and the problems (row number and message) of those that fail. */
-export function typeRows(columns: readonly ColumnConfig[], inputs: readonly unknown[], options: { fromText?: boolean; firstRowNumber?: number } = {}): { rows: TypedRow[]; problems: RowProblem[]; accepted: number[] } {
+export function typeRows(
+  columns: readonly ColumnConfig[],
+  inputs: readonly unknown[],
+  options: { fromText?: boolean; firstRowNumber?: number } = {},
+): { rows: TypedRow[]; problems: RowProblem[]; accepted: number[] } {
   const knownColumns = new Set(columns.map((c) => c.name))
   const rows: TypedRow[] = []
   const problems: RowProblem[] = []

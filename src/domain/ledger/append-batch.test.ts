@@ -6,13 +6,19 @@ import { arrayNodes, createCompactRange, treeRoot } from './merkle.js'
 import { MAX_RECORD_SEQ } from './record-id.js'
 
 const hasher = createRecordHasher('wks_test', 'scope:k')
-const entry = (n: number, userId = 'acc_a') => ({ userId, body: { ScopeKey: 'k', entityType: 't', entityId: `e${n}`, actionType: 'a', details: { n } } })
+const entry = (n: number, userId = 'acc_a') => ({
+  userId,
+  body: { ScopeKey: 'k', entityType: 't', entityId: `e${n}`, actionType: 'a', details: { n } },
+})
 const T0 = Date.parse('2026-01-01T00:00:00Z')
 
 describe('appendBatch', () => {
   it('builds contiguous, linked records, the new head, and the compact range', () => {
     const first = appendBatch(hasher, genesisTip(hasher), createCompactRange(), [entry(1), entry(2), entry(3)], T0)
-    assert.deepEqual(first.records.map((r) => r.recordId), ['000000000001', '000000000002', '000000000003'])
+    assert.deepEqual(
+      first.records.map((r) => r.recordId),
+      ['000000000001', '000000000002', '000000000003'],
+    )
     assert.deepEqual(first.records[0]!.prevDigest, hasher.genesis)
     assert.deepEqual(first.records[1]!.prevDigest, first.records[0]!.digest)
     for (const r of first.records) {
@@ -25,16 +31,22 @@ describe('appendBatch', () => {
     const leaves = [...first.records, ...second.records].map((r) => r.digest)
     assert.deepEqual(second.range.root(), treeRoot(arrayNodes(leaves), 4))
     // The batch's completed Merkle nodes: leaves 3 (index), plus (1,1) and (2,0) closing at size 4.
-    assert.deepEqual(second.completedNodes.map((n) => `${n.level}/${n.index}`), ['0/3', '1/1', '2/0'])
+    assert.deepEqual(
+      second.completedNodes.map((n) => `${n.level}/${n.index}`),
+      ['0/3', '1/1', '2/0'],
+    )
   })
 
   it('never lets timestamps go backwards, even when the clock does', () => {
     const a = appendBatch(hasher, genesisTip(hasher), createCompactRange(), [entry(1)], T0 + 10_000)
     const b = appendBatch(hasher, a.tip, a.range, [entry(2), entry(3)], T0) // clock behind the tip
-    assert.deepEqual(b.records.map((r) => r.timestamp), ['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:10.000Z'])
+    assert.deepEqual(
+      b.records.map((r) => r.timestamp),
+      ['2026-01-01T00:00:10.000Z', '2026-01-01T00:00:10.000Z'],
+    )
   })
 
-  it('a bad entry fails the whole batch and leaves the caller\'s tip and range untouched', () => {
+  it("a bad entry fails the whole batch and leaves the caller's tip and range untouched", () => {
     const range = createCompactRange()
     const tip = genesisTip(hasher)
     const bad = { userId: 'acc_a', body: { ScopeKey: 'k', details: { x: NaN } } }
@@ -45,7 +57,10 @@ describe('appendBatch', () => {
   })
 
   it('refuses a range that does not describe the tip, and a batch past the 12-digit capacity', () => {
-    assert.throws(() => appendBatch(hasher, genesisTip(hasher), createCompactRange(1, [Buffer.alloc(32)]), [entry(1)], T0), /does not match the tip/)
+    assert.throws(
+      () => appendBatch(hasher, genesisTip(hasher), createCompactRange(1, [Buffer.alloc(32)]), [entry(1)], T0),
+      /does not match the tip/,
+    )
     const nearlyFull = { seq: MAX_RECORD_SEQ - 1, digest: Buffer.alloc(32), timestamp: null }
     const fake = { size: MAX_RECORD_SEQ - 1 } as unknown as ReturnType<typeof createCompactRange>
     assert.throws(() => appendBatch(hasher, nearlyFull, fake, [entry(1), entry(2)], T0), /container is full/)

@@ -7,11 +7,12 @@
  * commits once per batch: that is group commit. Nothing here mutates its inputs, so a failed batch
  * leaves the caller's tip and range untouched and no partial batch can be committed.
  */
+
+import type { JsonObject } from '../../shared/strict-json.js'
 import { canonicalRecordBody, nextLedgerTimestamp, type RecordHasher } from './digest.js'
 import type { ChainTip, StoredHead, StoredRecord } from './ledger-types.js'
 import type { CompactRange, CompletedNode } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
-import type { JsonObject } from '../../shared/strict-json.js'
 
 /**
  * One record to append: the server-set actor and the caller's body fields, or the body's canonical
@@ -19,15 +20,15 @@ import type { JsonObject } from '../../shared/strict-json.js'
  */
 export type AppendEntry =
   | {
-    readonly userId: string
-    readonly body: {
-      readonly ScopeKey?: string | null
-      readonly entityType?: string | null
-      readonly entityId?: string | null
-      readonly actionType?: string | null
-      readonly details?: JsonObject | null
+      readonly userId: string
+      readonly body: {
+        readonly ScopeKey?: string | null
+        readonly entityType?: string | null
+        readonly entityId?: string | null
+        readonly actionType?: string | null
+        readonly details?: JsonObject | null
+      }
     }
-  }
   | { readonly userId: string; readonly canonical: string }
 
 export interface AppendBatchResult {
@@ -47,7 +48,13 @@ export interface AppendBatchResult {
  * committed chain). Throws before producing anything if an entry is invalid or the container
  * would pass 999,999,999,999 records.
  */
-export function appendBatch(hasher: RecordHasher, tip: ChainTip, range: CompactRange, entries: readonly AppendEntry[], nowMs: number): AppendBatchResult {
+export function appendBatch(
+  hasher: RecordHasher,
+  tip: ChainTip,
+  range: CompactRange,
+  entries: readonly AppendEntry[],
+  nowMs: number,
+): AppendBatchResult {
   if (range.size !== tip.seq) throw new RangeError(`compact range size ${range.size} does not match the tip ${tip.seq}`)
   if (tip.seq + entries.length > MAX_RECORD_SEQ) {
     throw new RangeError(`container is full: ${tip.seq} records plus ${entries.length} would pass ${MAX_RECORD_SEQ}`)

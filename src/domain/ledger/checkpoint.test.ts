@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto'
 import { describe, it } from 'node:test'
 import {
   CheckpointError,
+  type CheckpointErrorCode,
   checkpointOrigin,
   formatCheckpointBody,
   headsLogRecordBody,
@@ -10,7 +11,6 @@ import {
   parseCheckpointBody,
   parseHeadsLogEntry,
   signCheckpoint,
-  type CheckpointErrorCode,
 } from './checkpoint.js'
 import { createCompactRange } from './merkle.js'
 import { createNoteSigner, ed25519PrivateKeyFromSeed, generateSigningKey, parseVerifierKey, signNote } from './signed-note.js'
@@ -66,7 +66,10 @@ describe('checkpoint: origin', () => {
   it('is unique per workspace and container and free of spaces and plus signs', () => {
     const a = checkpointOrigin('h', { workspaceId: 'w', containerId: 'scope:a b+c' })
     assert.equal(a, 'h/activity-log/w/scope%3Aa%20b%2Bc')
-    assert.notEqual(checkpointOrigin('h', { workspaceId: 'w/x', containerId: 'c' }), checkpointOrigin('h', { workspaceId: 'w', containerId: 'x/c' }))
+    assert.notEqual(
+      checkpointOrigin('h', { workspaceId: 'w/x', containerId: 'c' }),
+      checkpointOrigin('h', { workspaceId: 'w', containerId: 'x/c' }),
+    )
     assert.throws(() => checkpointOrigin('bad name', { workspaceId: 'w', containerId: 'c' }), /no spaces/)
   })
 })
@@ -107,8 +110,13 @@ describe('checkpoint: signatures', () => {
     throwsCheckpoint(() => openCheckpoint(note, TRUSTED), 'untrusted', /no verifiable signatures \(signed only by unknown keys/)
   })
 
-  it('another container\'s or workspace\'s checkpoint is refused when an origin is expected (attack 17)', () => {
-    const other = signCheckpoint({ ...body, origin: checkpointOrigin('provenant.example', { workspaceId: 'wks_other', containerId: 'scope:plant-7/line-1' }) }, SIGNER, KEY, 1)
+  it("another container's or workspace's checkpoint is refused when an origin is expected (attack 17)", () => {
+    const other = signCheckpoint(
+      { ...body, origin: checkpointOrigin('provenant.example', { workspaceId: 'wks_other', containerId: 'scope:plant-7/line-1' }) },
+      SIGNER,
+      KEY,
+      1,
+    )
     throwsCheckpoint(() => openCheckpoint(other, TRUSTED, ORIGIN), 'wrong-origin', /wks_other/)
     assert.equal(openCheckpoint(other, TRUSTED).size, 3)
   })
@@ -131,8 +139,10 @@ describe('checkpoint: signatures', () => {
     assert.equal(cp.size, 3)
   })
 
-  it('a cosignature alone is not the log\'s checkpoint signature', () => {
-    const onlyCosig = NOTE_3.split('\n').filter((l) => !l.includes('GyQ9lNgO')).join('\n')
+  it("a cosignature alone is not the log's checkpoint signature", () => {
+    const onlyCosig = NOTE_3.split('\n')
+      .filter((l) => !l.includes('GyQ9lNgO'))
+      .join('\n')
     throwsCheckpoint(() => openCheckpoint(onlyCosig, TRUSTED), 'untrusted', /no Ed25519 signature by a trusted key/)
   })
 
@@ -147,7 +157,10 @@ describe('heads log entries', () => {
   it('round-trip through a canonical record body', () => {
     const entry = { containerId: 'scope:plant-7/line-1', size: 3, root: Buffer.from(ROOT_3, 'hex') }
     const body = headsLogRecordBody(entry)
-    assert.equal(body, '{"ScopeKey":null,"actionType":"checkpoint","details":{"root":"BmDkEUkBa616MAeQeZqV8cGkfXacDo1fId7sdiG97i8=","size":3},"entityId":"scope:plant-7/line-1","entityType":"container-checkpoint"}')
+    assert.equal(
+      body,
+      '{"ScopeKey":null,"actionType":"checkpoint","details":{"root":"BmDkEUkBa616MAeQeZqV8cGkfXacDo1fId7sdiG97i8=","size":3},"entityId":"scope:plant-7/line-1","entityType":"container-checkpoint"}',
+    )
     const back = parseHeadsLogEntry(body)
     assert.ok(back)
     assert.equal(back.containerId, entry.containerId)

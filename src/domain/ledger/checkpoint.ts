@@ -21,6 +21,8 @@
  * origin line names the container. C2SP says the key name SHOULD match the origin: with one key per
  * server that would need one vkey per container, which auditors cannot be expected to configure.
  */
+
+import type { KeyObject } from 'node:crypto'
 import { canonicalRecordBody } from './digest.js'
 import type { ContainerRef } from './ledger-types.js'
 import { HASH_BYTES } from './merkle.js'
@@ -29,14 +31,13 @@ import {
   cosignatureVerifierFor,
   decodeBase64Strict,
   NoteError,
-  openNote,
-  signNote,
-  SIG_TYPE_COSIGNATURE_V1,
-  SIG_TYPE_ED25519,
   type NoteSigner,
   type NoteVerifierKey,
+  openNote,
+  SIG_TYPE_COSIGNATURE_V1,
+  SIG_TYPE_ED25519,
+  signNote,
 } from './signed-note.js'
-import type { KeyObject } from 'node:crypto'
 
 export interface CheckpointBody {
   readonly origin: string
@@ -71,7 +72,8 @@ export class CheckpointError extends Error {
  * no spaces or "+" (C2SP recommends a schema-less URL).
  */
 export function checkpointOrigin(logName: string, container: ContainerRef): string {
-  if (logName.length === 0 || /[\s+]/u.test(logName)) throw new RangeError(`log name ${JSON.stringify(logName)} must be non-empty with no spaces or "+"`)
+  if (logName.length === 0 || /[\s+]/u.test(logName))
+    throw new RangeError(`log name ${JSON.stringify(logName)} must be non-empty with no spaces or "+"`)
   return `${logName}/activity-log/${encodeURIComponent(container.workspaceId)}/${encodeURIComponent(container.containerId)}`
 }
 
@@ -129,7 +131,8 @@ export function openCheckpoint(note: string, trusted: readonly NoteVerifierKey[]
     opened = openNote(note, withCosign)
   } catch (err) {
     if (err instanceof NoteError) {
-      const code: CheckpointErrorCode = err.code === 'no-known-signature' ? 'untrusted' : err.code === 'invalid-signature' ? 'invalid-signature' : 'malformed-checkpoint'
+      const code: CheckpointErrorCode =
+        err.code === 'no-known-signature' ? 'untrusted' : err.code === 'invalid-signature' ? 'invalid-signature' : 'malformed-checkpoint'
       throw new CheckpointError(code, err.message, { cause: err })
     }
     throw err

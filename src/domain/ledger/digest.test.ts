@@ -6,13 +6,13 @@ import {
   canonicalRecordBody,
   containerIdForScope,
   createRecordHasher,
+  type DigestInput,
   digestsEqual,
   genesisDigest,
   nextLedgerTimestamp,
   PLATFORM_CONTAINER_ID,
   recordDigest,
   recordPreimage,
-  type DigestInput,
 } from './digest.js'
 
 /** An independent re-implementation of the documented layout (docs/design/ledger.md §2). */
@@ -24,8 +24,15 @@ function lp(s: string | Uint8Array): Buffer {
 }
 function referencePreimage(i: DigestInput): Buffer {
   return Buffer.concat([
-    Buffer.from([0x00]), lp('provenant/activity-log/v1/record'), lp(i.workspaceId), lp(i.containerId),
-    Buffer.from(i.recordId, 'ascii'), Buffer.from(i.prevDigest), lp(i.timestamp), lp(i.userId), lp(i.canonical),
+    Buffer.from([0x00]),
+    lp('provenant/activity-log/v1/record'),
+    lp(i.workspaceId),
+    lp(i.containerId),
+    Buffer.from(i.recordId, 'ascii'),
+    Buffer.from(i.prevDigest),
+    lp(i.timestamp),
+    lp(i.userId),
+    lp(i.canonical),
   ])
 }
 const sha256 = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex')
@@ -38,21 +45,29 @@ const KAT = {
   genesis: 'e8f129abd50e8268a859c46b6d6aa6a2070dece88e40e288ff47ab52941c2c3f',
   records: [
     {
-      recordId: '000000000001', timestamp: '2026-01-01T00:00:01.000Z', userId: 'acc_alice',
+      recordId: '000000000001',
+      timestamp: '2026-01-01T00:00:01.000Z',
+      userId: 'acc_alice',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'create', details: { qty: 12, unit: 'kg' } },
-      canonical: '{"ScopeKey":"plant-7/line-1","actionType":"create","details":{"qty":12,"unit":"kg"},"entityId":"B-1001","entityType":"batch"}',
+      canonical:
+        '{"ScopeKey":"plant-7/line-1","actionType":"create","details":{"qty":12,"unit":"kg"},"entityId":"B-1001","entityType":"batch"}',
       preimageBytes: 311,
       digest: 'f39ab0efa31f4c9e11d76fc41dff10b8c93c340c4af37379f30a64f2aebce1e8',
     },
     {
-      recordId: '000000000002', timestamp: '2026-01-01T00:00:02.500Z', userId: 'acc_bob',
+      recordId: '000000000002',
+      timestamp: '2026-01-01T00:00:02.500Z',
+      userId: 'acc_bob',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'release', details: { note: 'QA ok ✓' } },
-      canonical: '{"ScopeKey":"plant-7/line-1","actionType":"release","details":{"note":"QA ok ✓"},"entityId":"B-1001","entityType":"batch"}',
+      canonical:
+        '{"ScopeKey":"plant-7/line-1","actionType":"release","details":{"note":"QA ok ✓"},"entityId":"B-1001","entityType":"batch"}',
       preimageBytes: 308,
       digest: '52e61920b020819e31c704f4c848f6d58df10e4ed249693c52b225cfdd546086',
     },
     {
-      recordId: '000000000003', timestamp: '2026-01-01T00:00:02.500Z', userId: 'acc_alice',
+      recordId: '000000000003',
+      timestamp: '2026-01-01T00:00:02.500Z',
+      userId: 'acc_alice',
       body: { ScopeKey: 'plant-7/line-1', entityType: 'batch', entityId: 'B-1001', actionType: 'hold' },
       canonical: '{"ScopeKey":"plant-7/line-1","actionType":"hold","details":{},"entityId":"B-1001","entityType":"batch"}',
       preimageBytes: 289,
@@ -80,7 +95,15 @@ describe('record digest: known answers', () => {
     for (const r of KAT.records) {
       const canonical = canonicalRecordBody(r.body)
       assert.equal(canonical, r.canonical)
-      const input: DigestInput = { workspaceId: KAT.workspaceId, containerId: KAT.containerId, recordId: r.recordId, prevDigest: prev, timestamp: r.timestamp, userId: r.userId, canonical }
+      const input: DigestInput = {
+        workspaceId: KAT.workspaceId,
+        containerId: KAT.containerId,
+        recordId: r.recordId,
+        prevDigest: prev,
+        timestamp: r.timestamp,
+        userId: r.userId,
+        canonical,
+      }
       const pre = recordPreimage(input)
       assert.deepEqual(pre, referencePreimage(input))
       assert.equal(pre.length, r.preimageBytes)
@@ -94,23 +117,36 @@ describe('record digest: known answers', () => {
 
 describe('record digest: binding', () => {
   const base: DigestInput = {
-    workspaceId: 'w', containerId: 'c', recordId: '000000000005', prevDigest: Buffer.alloc(32, 7),
-    timestamp: '2026-01-01T00:00:05.000Z', userId: 'acc_u', canonical: '{"a":1}',
+    workspaceId: 'w',
+    containerId: 'c',
+    recordId: '000000000005',
+    prevDigest: Buffer.alloc(32, 7),
+    timestamp: '2026-01-01T00:00:05.000Z',
+    userId: 'acc_u',
+    canonical: '{"a":1}',
   }
   const d0 = recordDigest(base).toString('hex')
 
   it('every field changes the digest, including a single byte or bit', () => {
     const variants: Partial<DigestInput>[] = [
-      { workspaceId: 'W' }, { containerId: 'c2' }, { recordId: '000000000006' },
-      { prevDigest: Buffer.from(Buffer.alloc(32, 7)).fill(6, 31) }, { timestamp: '2026-01-01T00:00:05.001Z' },
-      { userId: 'acc_v' }, { canonical: '{"a":2}' }, { canonical: '{"a":1 }' },
+      { workspaceId: 'W' },
+      { containerId: 'c2' },
+      { recordId: '000000000006' },
+      { prevDigest: Buffer.from(Buffer.alloc(32, 7)).fill(6, 31) },
+      { timestamp: '2026-01-01T00:00:05.001Z' },
+      { userId: 'acc_v' },
+      { canonical: '{"a":2}' },
+      { canonical: '{"a":1 }' },
     ]
     for (const v of variants) assert.notEqual(recordDigest({ ...base, ...v }).toString('hex'), d0, JSON.stringify(Object.keys(v)))
   })
 
   it('length prefixes make the encoding injective (moving bytes between fields changes the digest)', () => {
     assert.notEqual(recordDigest({ ...base, userId: 'acc_u{', canonical: '"a":1}' }).toString('hex'), d0)
-    assert.notEqual(recordDigest({ ...base, workspaceId: 'wc', containerId: '' }).toString('hex'), recordDigest({ ...base, workspaceId: 'w', containerId: 'c' }).toString('hex'))
+    assert.notEqual(
+      recordDigest({ ...base, workspaceId: 'wc', containerId: '' }).toString('hex'),
+      recordDigest({ ...base, workspaceId: 'w', containerId: 'c' }).toString('hex'),
+    )
     assert.notEqual(genesisDigest('ab', 'c').toString('hex'), genesisDigest('a', 'bc').toString('hex'))
   })
 
@@ -143,20 +179,35 @@ describe('record digest: binding', () => {
     const sizes = [10, 5000, 3, 200_000, 17, 70_000]
     for (const n of sizes) {
       const input = { ...base, canonical: JSON.stringify({ x: 'é'.repeat(n) }), userId: 'u'.repeat(n % 97) }
-      assert.equal(h.digest(input.recordId, input.prevDigest, input.timestamp, input.userId, input.canonical).toString('hex'), recordDigest(input).toString('hex'))
-      assert.deepEqual(Buffer.from(h.preimage(input.recordId, input.prevDigest, input.timestamp, input.userId, input.canonical)), referencePreimage(input))
+      assert.equal(
+        h.digest(input.recordId, input.prevDigest, input.timestamp, input.userId, input.canonical).toString('hex'),
+        recordDigest(input).toString('hex'),
+      )
+      assert.deepEqual(
+        Buffer.from(h.preimage(input.recordId, input.prevDigest, input.timestamp, input.userId, input.canonical)),
+        referencePreimage(input),
+      )
     }
   })
 })
 
 describe('canonicalRecordBody', () => {
   it('always has the five members; absent ones are null and absent details is {}', () => {
-    assert.equal(canonicalRecordBody({ ScopeKey: 'k' }), '{"ScopeKey":"k","actionType":null,"details":{},"entityId":null,"entityType":null}')
+    assert.equal(
+      canonicalRecordBody({ ScopeKey: 'k' }),
+      '{"ScopeKey":"k","actionType":null,"details":{},"entityId":null,"entityType":null}',
+    )
   })
   it('refuses fields of the wrong type and details that are not an object of plain JSON', () => {
     assert.throws(() => canonicalRecordBody({ ScopeKey: 5 as unknown as string }), /ScopeKey must be a string or null, got number/)
-    assert.throws(() => canonicalRecordBody({ ScopeKey: 'k', details: [] as unknown as Record<string, never> }), /details must be a JSON object/)
-    assert.throws(() => canonicalRecordBody({ ScopeKey: 'k', details: { d: new Date() } as unknown as Record<string, never> }), /Date is not plain JSON data at \/details\/d/)
+    assert.throws(
+      () => canonicalRecordBody({ ScopeKey: 'k', details: [] as unknown as Record<string, never> }),
+      /details must be a JSON object/,
+    )
+    assert.throws(
+      () => canonicalRecordBody({ ScopeKey: 'k', details: { d: new Date() } as unknown as Record<string, never> }),
+      /Date is not plain JSON data at \/details\/d/,
+    )
     assert.throws(() => canonicalRecordBody({ ScopeKey: 'k', details: { n: NaN } }), /NaN is not a JSON number/)
   })
 })
@@ -182,7 +233,12 @@ describe('docs/design/ledger.md carries these known answers', () => {
   it('every frozen digest and the genesis appear in the design page', async () => {
     const { readFile } = await import('node:fs/promises')
     const doc = await readFile(new URL('../../../docs/design/ledger.md', import.meta.url), 'utf8')
-    for (const v of [KAT.genesis, ...KAT.records.map((r) => r.digest), ...KAT.records.map((r) => r.canonical), ...KAT.records.map((r) => `${r.preimageBytes} bytes`)]) {
+    for (const v of [
+      KAT.genesis,
+      ...KAT.records.map((r) => r.digest),
+      ...KAT.records.map((r) => r.canonical),
+      ...KAT.records.map((r) => `${r.preimageBytes} bytes`),
+    ]) {
       assert.ok(doc.includes(v), `docs/design/ledger.md lacks ${v}`)
     }
   })

@@ -68,7 +68,11 @@ export function recordPreimage(input: DigestInput): Buffer {
 /** One-off record digest. For many records of one container use createRecordHasher. */
 export function recordDigest(input: DigestInput): Buffer {
   return createRecordHasher(input.workspaceId, input.containerId).digest(
-    input.recordId, input.prevDigest, input.timestamp, input.userId, input.canonical,
+    input.recordId,
+    input.prevDigest,
+    input.timestamp,
+    input.userId,
+    input.canonical,
   )
 }
 

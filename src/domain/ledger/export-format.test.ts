@@ -1,23 +1,23 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { testKey } from '../../../test/support/ledger-fixture.js'
-import { appendBatch, genesisTip, type AppendEntry } from './append-batch.js'
+import { type AppendEntry, appendBatch, genesisTip } from './append-batch.js'
 import { checkpointOrigin, signCheckpoint } from './checkpoint.js'
 import { containerIdForScope, createRecordHasher } from './digest.js'
 import {
   buildExportHeader,
-  createExportWriter,
   CSV_COLUMNS,
+  createExportWriter,
+  type ExportFormat,
   ExportFormatError,
+  type ExportTrailer,
   exportSealText,
   isExportValid,
   readExport,
   verifyExport,
-  type ExportFormat,
-  type ExportTrailer,
 } from './export-format.js'
 import type { StoredRecord } from './ledger-types.js'
-import { arrayNodes, consistencyProof, createCompactRange, type CompactRange } from './merkle.js'
+import { arrayNodes, type CompactRange, consistencyProof, createCompactRange } from './merkle.js'
 import { formatRecordId } from './record-id.js'
 import { signNote } from './signed-note.js'
 import type { VerifyResult } from './verify-chain.js'
@@ -57,7 +57,11 @@ function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ran
 }
 
 /** Writes an export of records[from-1 .. to-1] with checkpoints at the given sizes. */
-function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>, opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean } = {}): string {
+function writeExport(
+  format: ExportFormat,
+  chain: ReturnType<typeof buildChain>,
+  opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean } = {},
+): string {
   const from = opts.from ?? 1
   const to = opts.to ?? chain.records.length
   const slice = chain.records.slice(from - 1, to)
@@ -78,7 +82,9 @@ function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>,
     recordCount: slice.length,
     checkpoints: (opts.checkpointSizes ?? [to]).map((size) => ({
       note: signCheckpoint({ origin, size, root: chain.ranges[size]!.root() }, signing.signer, signing.key, 1_772_400_000),
-      consistencyProof: (size < to ? consistencyProof(nodes, size, to) : size > to ? consistencyProof(nodes, to, size) : []).map((b) => b.toString('hex')),
+      consistencyProof: (size < to ? consistencyProof(nodes, size, to) : size > to ? consistencyProof(nodes, to, size) : []).map((b) =>
+        b.toString('hex'),
+      ),
     })),
     verifierKeys: [signing.signer.vkey],
   }
@@ -88,7 +94,10 @@ function writeExport(format: ExportFormat, chain: ReturnType<typeof buildChain>,
   return out + w.trailer(sealed)
 }
 
-async function verdictOf(text: string, opts: Parameters<typeof verifyExport>[1] = { trustedKeys: [signing.verifier] }): Promise<Extract<VerifyResult, { kind: 'verdict' }>> {
+async function verdictOf(
+  text: string,
+  opts: Parameters<typeof verifyExport>[1] = { trustedKeys: [signing.verifier] },
+): Promise<Extract<VerifyResult, { kind: 'verdict' }>> {
   const { result } = await verifyExport([text], opts)
   assert.equal(result.kind, 'verdict', JSON.stringify(result))
   return result as Extract<VerifyResult, { kind: 'verdict' }>
@@ -113,10 +122,13 @@ for (const format of ['json', 'csv'] as const) {
       assert.deepEqual(got.map(plain), chain.records.map(plain))
     })
 
-    it('export → parse → verify passes, covered by the trailer\'s checkpoint', async () => {
+    it("export → parse → verify passes, covered by the trailer's checkpoint", async () => {
       const v = await verdictOf(text)
       assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.verdict.ForkDetected, v.verdict.Empty], [true, null, false, false])
-      assert.equal(v.verdict.Reason, 'OK: 10 records verified (000000000001 to 000000000010); all records are covered by a signed checkpoint (size 10)')
+      assert.equal(
+        v.verdict.Reason,
+        'OK: 10 records verified (000000000001 to 000000000010); all records are covered by a signed checkpoint (size 10)',
+      )
     })
 
     it('reads the same from any chunking, including split multi-byte characters', async () => {
@@ -152,7 +164,10 @@ for (const format of ['json', 'csv'] as const) {
           assert.equal(v.verdict.ChainValid, false, `${field}[${i}] ${edited}`)
           if (field === 'RecordID') {
             // A copy of #4 (000000000004) is reported as two records claiming 000000000004.
-            assert.ok(v.verdict.BrokenAt === R(5) || (edited === R(4) && v.verdict.BrokenAt === R(4)), `${field}[${i}] ${edited}: ${v.verdict.Reason}`)
+            assert.ok(
+              v.verdict.BrokenAt === R(5) || (edited === R(4) && v.verdict.BrokenAt === R(4)),
+              `${field}[${i}] ${edited}: ${v.verdict.Reason}`,
+            )
           } else {
             assert.equal(v.verdict.BrokenAt, R(5), `${field}[${i}] ${edited}: ${v.verdict.Reason}`)
           }
@@ -163,10 +178,16 @@ for (const format of ['json', 'csv'] as const) {
 
     it('a deleted record line is MISSING; a dropped tail is TRUNCATED against the header', async () => {
       const lines = splitRecords(format, text)
-      const withoutFive = lines.filter((l) => l.seq !== 5).map((l) => l.text).join('')
+      const withoutFive = lines
+        .filter((l) => l.seq !== 5)
+        .map((l) => l.text)
+        .join('')
       const v1 = await verdictOf(fixFirstComma(format, withoutFive))
       assert.deepEqual([v1.verdict.BrokenAt, v1.facts.code], [R(5), 'MISSING'])
-      const withoutTail = lines.filter((l) => l.seq === 0 || l.seq < 9 || l.seq === Infinity).map((l) => l.text).join('')
+      const withoutTail = lines
+        .filter((l) => l.seq === 0 || l.seq < 9 || l.seq === Infinity)
+        .map((l) => l.text)
+        .join('')
       const v2 = await verdictOf(withoutTail)
       assert.deepEqual([v2.verdict.BrokenAt, v2.facts.code], [R(9), 'TRUNCATED'])
     })
@@ -176,26 +197,36 @@ for (const format of ['json', 'csv'] as const) {
       await assert.rejects(verifyExport([cut], { trustedKeys: [signing.verifier] }), /ends before the trailer/)
     })
 
-    it('the file\'s own verifier key counts only when the caller opts in', async () => {
+    it("the file's own verifier key counts only when the caller opts in", async () => {
       const plain = await verdictOf(text, {})
       assert.deepEqual([plain.verdict.ChainValid, plain.facts.coveredSize], [true, 0])
-      assert.match(plain.verdict.Reason, /no signed checkpoint covers any of the 10 records yet; 1 checkpoint ignored \(note has no verifiable signatures/)
+      assert.match(
+        plain.verdict.Reason,
+        /no signed checkpoint covers any of the 10 records yet; 1 checkpoint ignored \(note has no verifiable signatures/,
+      )
       const embedded = await verdictOf(text, { trustEmbeddedKeys: true })
       assert.equal(embedded.facts.coveredSize, 10)
     })
 
-    it('a partial range verifies on top of the header\'s prefix, against a checkpoint at its end and an older one by proof', async () => {
+    it("a partial range verifies on top of the header's prefix, against a checkpoint at its end and an older one by proof", async () => {
       const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [6, 8, 10] })
       const v = await verdictOf(partial)
       assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize], [true, null, 8])
-      assert.match(v.verdict.Reason, /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\)$/)
+      assert.match(
+        v.verdict.Reason,
+        /^OK: 5 records verified \(000000000004 to 000000000008\); all records are covered by a signed checkpoint \(size 8\)$/,
+      )
       // A forged prefix no longer reproduces the signed root.
       const forgedPrefix = partial.replace(/"peaks":\["([0-9a-f])/, (_m, c: string) => `"peaks":["${c === '0' ? '1' : '0'}`)
-      const f = await verdictOf(format === 'csv' ? forgedPrefix.replace(/""peaks"":\[""([0-9a-f])/, (_m, c: string) => `""peaks"":[""${c === '0' ? '1' : '0'}`) : forgedPrefix)
+      const f = await verdictOf(
+        format === 'csv'
+          ? forgedPrefix.replace(/""peaks"":\[""([0-9a-f])/, (_m, c: string) => `""peaks"":[""${c === '0' ? '1' : '0'}`)
+          : forgedPrefix,
+      )
       assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
     })
 
-    it('a checkpoint past the range covers it through a consistency proof from the range\'s end; a wrong proof is a split view', async () => {
+    it("a checkpoint past the range covers it through a consistency proof from the range's end; a wrong proof is a split view", async () => {
       const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10] })
       const v = await verdictOf(partial)
       assert.deepEqual([v.verdict.ChainValid, v.verdict.BrokenAt, v.facts.coveredSize, v.facts.attestedSize], [true, null, 8, 8])
@@ -203,9 +234,10 @@ for (const format of ['json', 'csv'] as const) {
       const other = buildChain(10, 'another body')
       const nodes = arrayNodes(other.records.map((r) => r.digest))
       const wrong = consistencyProof(nodes, 8, 10).map((b) => b.toString('hex'))
-      const tampered = format === 'json'
-        ? partial.replace(/"consistencyProof":\[[^\]]*\]/, `"consistencyProof":${JSON.stringify(wrong)}`)
-        : partial.replace(/""consistencyProof"":\[[^\]]*\]/, `""consistencyProof"":${JSON.stringify(wrong).replace(/"/g, '""')}`)
+      const tampered =
+        format === 'json'
+          ? partial.replace(/"consistencyProof":\[[^\]]*\]/, `"consistencyProof":${JSON.stringify(wrong)}`)
+          : partial.replace(/""consistencyProof"":\[[^\]]*\]/, `""consistencyProof"":${JSON.stringify(wrong).replace(/"/g, '""')}`)
       assert.notEqual(tampered, partial)
       const f = await verdictOf(tampered)
       assert.deepEqual([f.verdict.ChainValid, f.verdict.ForkDetected, f.facts.code], [false, true, 'SPLIT_VIEW'])
@@ -269,14 +301,22 @@ function plain(r: StoredRecord): object {
 function fieldText(r: StoredRecord, field: string): string {
   const body = JSON.parse(r.canonical) as Record<string, unknown>
   switch (field) {
-    case 'RecordID': return r.recordId
-    case 'timestamp': return r.timestamp
-    case 'userId': return r.userId
-    case 'previousDigest': return Buffer.from(r.prevDigest).toString('hex')
-    case 'digest': return Buffer.from(r.digest).toString('hex')
-    case 'canonical': return r.canonical
-    case 'details': return JSON.stringify(body.details)
-    default: return body[field] === null ? '' : String(body[field])
+    case 'RecordID':
+      return r.recordId
+    case 'timestamp':
+      return r.timestamp
+    case 'userId':
+      return r.userId
+    case 'previousDigest':
+      return Buffer.from(r.prevDigest).toString('hex')
+    case 'digest':
+      return Buffer.from(r.digest).toString('hex')
+    case 'canonical':
+      return r.canonical
+    case 'details':
+      return JSON.stringify(body.details)
+    default:
+      return body[field] === null ? '' : String(body[field])
   }
 }
 
@@ -289,7 +329,10 @@ function flip(c: string, field: string): string | null {
   return null
 }
 
-interface RecordLine { seq: number; text: string }
+interface RecordLine {
+  seq: number
+  text: string
+}
 
 /** Splits an export into its header part (seq 0), record lines/rows (seq), and trailer (Infinity). */
 function splitRecords(format: ExportFormat, text: string): RecordLine[] {
@@ -319,18 +362,20 @@ function fixFirstComma(format: ExportFormat, text: string): string {
 /** Re-serialises record `seq`'s line/row with one field's displayed text replaced. */
 function replaceField(format: ExportFormat, text: string, seq: number, field: string, value: string): string {
   const parts = splitRecords(format, text)
-  return parts.map((p) => {
-    if (p.seq !== seq) return p.text
-    if (format === 'json') {
-      const lead = p.text.startsWith(',') ? ',' : ''
-      const o = JSON.parse(p.text.slice(lead.length)) as Record<string, unknown>
-      o[field] = field === 'details' ? JSON.parse(value) : field === 'entityType' && value === '' ? null : value
-      return `${lead}${JSON.stringify(o)}\n`
-    }
-    const cells = parseCsvRow(p.text)
-    cells[CSV_COLUMNS.indexOf(field as (typeof CSV_COLUMNS)[number])] = value
-    return `${cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')}\r\n`
-  }).join('')
+  return parts
+    .map((p) => {
+      if (p.seq !== seq) return p.text
+      if (format === 'json') {
+        const lead = p.text.startsWith(',') ? ',' : ''
+        const o = JSON.parse(p.text.slice(lead.length)) as Record<string, unknown>
+        o[field] = field === 'details' ? JSON.parse(value) : field === 'entityType' && value === '' ? null : value
+        return `${lead}${JSON.stringify(o)}\n`
+      }
+      const cells = parseCsvRow(p.text)
+      cells[CSV_COLUMNS.indexOf(field as (typeof CSV_COLUMNS)[number])] = value
+      return `${cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')}\r\n`
+    })
+    .join('')
 }
 
 function parseCsvRow(row: string): string[] {
@@ -342,7 +387,13 @@ function parseCsvRow(row: string): string[] {
       let v = ''
       i++
       for (;;) {
-        if (s[i] === '"' && s[i + 1] === '"') { v += '"'; i += 2 } else if (s[i] === '"') { i++; break } else v += s[i++]
+        if (s[i] === '"' && s[i + 1] === '"') {
+          v += '"'
+          i += 2
+        } else if (s[i] === '"') {
+          i++
+          break
+        } else v += s[i++]
       }
       cells.push(v)
       i++ // comma

@@ -27,12 +27,12 @@
  */
 import { createHash } from 'node:crypto'
 import { canonicalJson } from '../../shared/canonical-json.js'
-import { parseStrictJson, StrictJsonError, type JsonObject, type JsonValue } from '../../shared/strict-json.js'
+import { type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 import { genesisDigest, RECORD_TAG } from './digest.js'
 import type { ContainerRef, StoredRecord } from './ledger-types.js'
-import { deserializeCompactRange, type CompactRange } from './merkle.js'
+import { type CompactRange, deserializeCompactRange } from './merkle.js'
 import { parseRecordId } from './record-id.js'
-import { NoteError, openNote, parseVerifierKey, SIG_TYPE_ED25519, type NoteVerifierKey } from './signed-note.js'
+import { NoteError, type NoteVerifierKey, openNote, parseVerifierKey, SIG_TYPE_ED25519 } from './signed-note.js'
 import { createChainVerifier, type VerifyResult } from './verify-chain.js'
 
 export const EXPORT_FORMAT_ID = 'provenant/activity-log-export/v1'
@@ -98,7 +98,18 @@ export type ExportSealStatus = 'valid' | 'missing' | 'invalid' | 'untrusted'
 
 /** The columns of the CSV format, in order. */
 export const CSV_COLUMNS = [
-  'kind', 'RecordID', 'timestamp', 'userId', 'ScopeKey', 'entityType', 'entityId', 'actionType', 'details', 'previousDigest', 'digest', 'canonical',
+  'kind',
+  'RecordID',
+  'timestamp',
+  'userId',
+  'ScopeKey',
+  'entityType',
+  'entityId',
+  'actionType',
+  'details',
+  'previousDigest',
+  'digest',
+  'canonical',
 ] as const
 
 export class ExportFormatError extends Error {
@@ -142,9 +153,10 @@ export function buildExportHeader(args: {
     filter: args.filter ?? {},
     first: args.first === null ? null : { RecordID: args.first.recordId, previousDigest: hex(args.first.prevDigest) },
     last: args.last === null ? null : { RecordID: args.last.recordId, digest: hex(args.last.digest) },
-    prefix: args.first === null || args.first.seq === 1 || args.prefix === null
-      ? null
-      : { size: args.prefix.size, peaks: args.prefix.peaks().map(hex) },
+    prefix:
+      args.first === null || args.first.seq === 1 || args.prefix === null
+        ? null
+        : { size: args.prefix.size, peaks: args.prefix.peaks().map(hex) },
   }
 }
 
@@ -328,7 +340,10 @@ async function* readJson(chunks: AsyncIterable<string>): AsyncGenerator<ExportIt
     }
     if (state === 'header') {
       if (!text.startsWith('{"format":') || !text.endsWith('"records":[')) {
-        throw new ExportFormatError(`not a ${EXPORT_FORMAT_ID} JSON export (the first line must open the document and the records array)`, line)
+        throw new ExportFormatError(
+          `not a ${EXPORT_FORMAT_ID} JSON export (the first line must open the document and the records array)`,
+          line,
+        )
       }
       const doc = strict(`${text}]}`, line) as { format?: unknown; header?: unknown; records?: unknown }
       if (doc.format !== EXPORT_FORMAT_ID) throw new ExportFormatError(`unknown export format ${JSON.stringify(doc.format)}`, line)
@@ -358,7 +373,8 @@ async function* readCsv(chunks: AsyncIterable<string>): AsyncGenerator<ExportIte
   for await (const cells of csvRows(chunks)) {
     row++
     if (state === 'columns') {
-      if (cells.join(',') !== CSV_COLUMNS.join(',')) throw new ExportFormatError(`the first row must name the columns ${CSV_COLUMNS.join(',')}`, row)
+      if (cells.join(',') !== CSV_COLUMNS.join(','))
+        throw new ExportFormatError(`the first row must name the columns ${CSV_COLUMNS.join(',')}`, row)
       state = 'header'
       continue
     }
@@ -469,17 +485,22 @@ function checkHeader(v: unknown, line: number): ExportHeader {
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v)) bad('not an object')
   const h = v as Record<string, unknown>
-  for (const k of ['workspaceId', 'containerId', 'origin', 'algorithm', 'exportedAt']) if (typeof h[k] !== 'string') bad(`${k} must be a string`)
+  for (const k of ['workspaceId', 'containerId', 'origin', 'algorithm', 'exportedAt'])
+    if (typeof h[k] !== 'string') bad(`${k} must be a string`)
   if (h.algorithm !== RECORD_TAG) bad(`unsupported algorithm ${JSON.stringify(h.algorithm)} (this reader knows ${RECORD_TAG})`)
   if (!isHex32(h.genesis)) bad('genesis must be 64 lowercase hex digits')
   const rid = (x: unknown): boolean => typeof x === 'string' && parseRecordId(x).ok
   const first = h.first as Record<string, unknown> | null
   const last = h.last as Record<string, unknown> | null
   if ((first === null) !== (last === null)) bad('first and last must both be null or both be set')
-  if (first !== null && (typeof first !== 'object' || !rid(first.RecordID) || !isHex32(first.previousDigest))) bad('first must be {RecordID, previousDigest}')
+  if (first !== null && (typeof first !== 'object' || !rid(first.RecordID) || !isHex32(first.previousDigest)))
+    bad('first must be {RecordID, previousDigest}')
   if (last !== null && (typeof last !== 'object' || !rid(last.RecordID) || !isHex32(last.digest))) bad('last must be {RecordID, digest}')
   const prefix = h.prefix as Record<string, unknown> | null
-  if (prefix !== null && (typeof prefix !== 'object' || !Number.isSafeInteger(prefix.size) || !Array.isArray(prefix.peaks) || !prefix.peaks.every(isHex32))) {
+  if (
+    prefix !== null &&
+    (typeof prefix !== 'object' || !Number.isSafeInteger(prefix.size) || !Array.isArray(prefix.peaks) || !prefix.peaks.every(isHex32))
+  ) {
     bad('prefix must be {size, peaks: [hex]}')
   }
   if (h.ScopeKey !== null && typeof h.ScopeKey !== 'string') bad('ScopeKey must be a string or null')
@@ -498,17 +519,36 @@ function checkTrailer(v: unknown, line: number): ExportTrailer {
   if (!Array.isArray(t.checkpoints)) bad('checkpoints must be an array')
   for (const c of t.checkpoints as unknown[]) {
     const cp = c as Record<string, unknown>
-    if (typeof cp !== 'object' || cp === null || typeof cp.note !== 'string' || !Array.isArray(cp.consistencyProof) || !cp.consistencyProof.every(isHex32)) {
+    if (
+      typeof cp !== 'object' ||
+      cp === null ||
+      typeof cp.note !== 'string' ||
+      !Array.isArray(cp.consistencyProof) ||
+      !cp.consistencyProof.every(isHex32)
+    ) {
       bad('each checkpoint must be {note, consistencyProof: [hex]}')
     }
   }
   if (!Array.isArray(t.verifierKeys) || !t.verifierKeys.every((k) => typeof k === 'string')) bad('verifierKeys must be strings')
   if (t.seal !== undefined && typeof t.seal !== 'string') bad('seal must be a signed note')
-  if (t.latestCheckpoint !== undefined && t.latestCheckpoint !== null && typeof t.latestCheckpoint !== 'string') bad('latestCheckpoint must be a signed note or null')
+  if (t.latestCheckpoint !== undefined && t.latestCheckpoint !== null && typeof t.latestCheckpoint !== 'string')
+    bad('latestCheckpoint must be a signed note or null')
   return t as unknown as ExportTrailer
 }
 
-const RECORD_KEYS = ['RecordID', 'timestamp', 'userId', 'ScopeKey', 'entityType', 'entityId', 'actionType', 'details', 'previousDigest', 'digest', 'canonical']
+const RECORD_KEYS = [
+  'RecordID',
+  'timestamp',
+  'userId',
+  'ScopeKey',
+  'entityType',
+  'entityId',
+  'actionType',
+  'details',
+  'previousDigest',
+  'digest',
+  'canonical',
+]
 
 function recordItem(v: JsonValue, line: number, fromCsv = false): ExportItem {
   const bad = (why: string): never => {
@@ -556,7 +596,9 @@ function compareDisplay(o: Record<string, JsonValue>, canonical: string, fromCsv
   if (fromCsv) gotDetails = o.details === '' ? null : (o.details as string)
   else gotDetails = o.details === null ? null : canonicalJson(o.details)
   if (gotDetails !== wantDetails) differs.push('details')
-  return differs.length === 0 ? null : `the displayed ${differs.join(', ')} differ${differs.length === 1 ? 's' : ''} from the canonical text`
+  return differs.length === 0
+    ? null
+    : `the displayed ${differs.join(', ')} differ${differs.length === 1 ? 's' : ''} from the canonical text`
 }
 
 // --- verification ---------------------------------------------------------------------------------
@@ -595,7 +637,7 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
   const startSeq = header.first === null ? 1 : seqOf(header.first.RecordID)
   const lastSeq = header.last === null ? 0 : seqOf(header.last.RecordID)
   if (genesisDigest(header.workspaceId, header.containerId).toString('hex') !== header.genesis) {
-    throw new ExportFormatError('the header\'s genesis digest does not belong to its workspace and container', 1)
+    throw new ExportFormatError("the header's genesis digest does not belong to its workspace and container", 1)
   }
   let prefix: CompactRange | null = null
   if (header.prefix !== null) {
@@ -612,7 +654,10 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
     head: header.last === null ? null : { seq: lastSeq, digest: Buffer.from(header.last.digest, 'hex') },
     trustedKeys: options.trustedKeys ?? [],
     trustedCheckpoint: options.trustedCheckpoint ?? null,
-    start: header.first === null ? undefined : { seq: startSeq, prevDigest: Buffer.from(header.first.previousDigest, 'hex'), range: startSeq === 1 ? null : prefix },
+    start:
+      header.first === null
+        ? undefined
+        : { seq: startSeq, prevDigest: Buffer.from(header.first.previousDigest, 'hex'), range: startSeq === 1 ? null : prefix },
     rangeEnd: header.last === null ? undefined : lastSeq,
     lateCheckpoints: true,
   })
@@ -631,10 +676,21 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
   // The file's own keys count only when the caller says so: they prove self-consistency, not origin.
   const embedded = options.trustEmbeddedKeys ? trailer.verifierKeys.map((k) => parseVerifierKey(k)) : []
   for (const cp of trailer.checkpoints) {
-    verifier.addLateCheckpoint(cp.note, cp.consistencyProof.map((h) => Buffer.from(h, 'hex')), embedded)
+    verifier.addLateCheckpoint(
+      cp.note,
+      cp.consistencyProof.map((h) => Buffer.from(h, 'hex')),
+      embedded,
+    )
   }
   const sealKeys = [...(options.trustedKeys ?? []), ...embedded]
-  return { result: verifier.finish(), header, trailer, recordsRead, recordCountMatches: recordsRead === trailer.recordCount, seal: checkSeal(header, trailer, recordsRead, sealKeys) }
+  return {
+    result: verifier.finish(),
+    header,
+    trailer,
+    recordsRead,
+    recordCountMatches: recordsRead === trailer.recordCount,
+    seal: checkSeal(header, trailer, recordsRead, sealKeys),
+  }
 }
 
 /**
@@ -643,23 +699,41 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
  * exits 0 on.
  */
 export function isExportValid(r: VerifyExportResult): boolean {
-  return r.result.kind === 'verdict' && r.result.verdict.ChainValid && r.seal.status === 'valid' && r.recordCountMatches && r.result.facts.checkpointsIgnored.length === 0
+  return (
+    r.result.kind === 'verdict' &&
+    r.result.verdict.ChainValid &&
+    r.seal.status === 'valid' &&
+    r.recordCountMatches &&
+    r.result.facts.checkpointsIgnored.length === 0
+  )
 }
 
-function checkSeal(header: ExportHeader, trailer: ExportTrailer, recordsRead: number, keys: readonly NoteVerifierKey[]): { status: ExportSealStatus; message: string } {
+function checkSeal(
+  header: ExportHeader,
+  trailer: ExportTrailer,
+  recordsRead: number,
+  keys: readonly NoteVerifierKey[],
+): { status: ExportSealStatus; message: string } {
   const seal = trailer.seal
   if (seal === undefined) return { status: 'missing', message: 'the export carries no seal' }
   let text: string
   try {
-    const opened = openNote(seal, keys.filter((k) => k.type === SIG_TYPE_ED25519))
+    const opened = openNote(
+      seal,
+      keys.filter((k) => k.type === SIG_TYPE_ED25519),
+    )
     text = opened.text
   } catch (err) {
-    if (err instanceof NoteError && err.code === 'no-known-signature') return { status: 'untrusted', message: 'no trusted key signed the seal' }
+    if (err instanceof NoteError && err.code === 'no-known-signature')
+      return { status: 'untrusted', message: 'no trusted key signed the seal' }
     if (err instanceof NoteError) return { status: 'invalid', message: `the seal does not verify: ${err.message}` }
     throw err
   }
   if (text !== exportSealText(header, trailer, recordsRead)) {
-    return { status: 'invalid', message: 'the header, the trailer or the number of records differs from what the seal signed: the file was altered' }
+    return {
+      status: 'invalid',
+      message: 'the header, the trailer or the number of records differs from what the seal signed: the file was altered',
+    }
   }
   return { status: 'valid', message: 'the seal verifies: header and record count are as exported' }
 }

@@ -18,7 +18,17 @@ function harness(options: { fail?: (groups: Groups) => boolean; maxBatch?: numbe
       return new Map([...groups].map(([k, g]) => [k, g.entries.map((e) => e * 10)]))
     },
   })
-  return { queue, flushes, hold: () => { let open!: () => void; gate = new Promise((r) => { open = r }); return () => open() } }
+  return {
+    queue,
+    flushes,
+    hold: () => {
+      let open!: () => void
+      gate = new Promise((r) => {
+        open = r
+      })
+      return () => open()
+    },
+  }
 }
 
 describe('group commit', () => {
@@ -48,7 +58,10 @@ describe('group commit', () => {
     const next = queue.submit('a', 3)
     open()
     const settled = await Promise.allSettled([...carried, next])
-    assert.deepEqual(settled.map((s) => s.status), ['rejected', 'rejected', 'fulfilled'])
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    )
     assert.match(String((settled[0] as PromiseRejectedResult).reason), /disk full/)
     assert.equal((settled[2] as PromiseFulfilledResult<number>).value, 30)
     assert.equal(flushes.length, 2)
@@ -66,7 +79,9 @@ describe('group commit', () => {
     await queue.drain()
     const open = hold()
     let done = false
-    void queue.submit('a', 1).then(() => { done = true })
+    void queue.submit('a', 1).then(() => {
+      done = true
+    })
     const drained = queue.drain()
     setTimeout(open, 20)
     await drained

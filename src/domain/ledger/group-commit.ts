@@ -18,11 +18,18 @@ export interface GroupCommitOptions<K, E, R> {
    * Commits one flush: for each container its entries in submission order. Returns the results per
    * key in the same order. MUST commit all or nothing.
    */
-  readonly commit: (groups: ReadonlyMap<string, { readonly key: K; readonly entries: readonly E[] }>) => Promise<ReadonlyMap<string, readonly R[]>>
+  readonly commit: (
+    groups: ReadonlyMap<string, { readonly key: K; readonly entries: readonly E[] }>,
+  ) => Promise<ReadonlyMap<string, readonly R[]>>
   /** Entries per flush at most (default 2,000); the rest wait for the next flush. */
   readonly maxBatch?: number
   /** Called with every flush's size and duration (for logs and benchmarks). */
-  readonly onFlush?: (info: { readonly entries: number; readonly containers: number; readonly ms: number; readonly error?: unknown }) => void
+  readonly onFlush?: (info: {
+    readonly entries: number
+    readonly containers: number
+    readonly ms: number
+    readonly error?: unknown
+  }) => void
 }
 
 export interface GroupCommitQueue<K, E, R> {

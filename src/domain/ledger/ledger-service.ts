@@ -6,30 +6,31 @@
  * snapshot, streamed exports with the latest checkpoint, and RFC 9162 inclusion and consistency
  * proofs. The HTTP routes, the activity log of decisions and calls, and the CLI all go through here.
  */
-import { PassThrough, type Readable } from 'node:stream'
+
 import type { KeyObject } from 'node:crypto'
+import { PassThrough, type Readable } from 'node:stream'
 import type { Clock } from '../../shared/clock.js'
 import type { Stores } from '../stores.js'
-import { appendBatch, type AppendEntry } from './append-batch.js'
+import { type AppendEntry, appendBatch } from './append-batch.js'
 import {
   checkpointOrigin,
   HEADS_LOG_ACTION_TYPE,
   HEADS_LOG_CONTAINER_ID,
   HEADS_LOG_ENTITY_TYPE,
+  type HeadsLogEntry,
   openCheckpoint,
   parseCheckpointBody,
   signCheckpoint,
-  type HeadsLogEntry,
 } from './checkpoint.js'
 import { canonicalRecordBody, containerIdForScope, createRecordHasher, PLATFORM_CONTAINER_ID, type RecordHasher } from './digest.js'
-import { buildExportHeader, createExportWriter, exportSealText, type ExportFormat, type ExportTrailer } from './export-format.js'
+import { buildExportHeader, createExportWriter, type ExportFormat, type ExportTrailer, exportSealText } from './export-format.js'
 import { createGroupCommitQueue } from './group-commit.js'
 import { LedgerContentionError, type LedgerSnapshot, type RecordFilter, type RecordPage, type StoredCheckpoint } from './ledger-store.js'
 import type { ContainerRef, StoredRecord } from './ledger-types.js'
-import { consistencyProof, createCompactRange, inclusionProof, treeRoot, type CompactRange, type NodeSource } from './merkle.js'
+import { type CompactRange, consistencyProof, createCompactRange, inclusionProof, type NodeSource, treeRoot } from './merkle.js'
 import { formatRecordId } from './record-id.js'
-import { signNote, type NoteSigner, type NoteVerifierKey } from './signed-note.js'
-import { verifyChain, type VerifyResult } from './verify-chain.js'
+import { type NoteSigner, type NoteVerifierKey, signNote } from './signed-note.js'
+import { type VerifyResult, verifyChain } from './verify-chain.js'
 
 /** The checkpoint signing key, held outside the database (a 0600 file or the environment). */
 export interface LedgerSigning {
@@ -51,7 +52,12 @@ export interface LedgerServiceDeps {
   /** Problems that have no caller to report to (a checkpoint after a decision's commit failed). */
   readonly onBackgroundError?: (error: unknown, what: string) => void
   /** Every flush's size and duration. */
-  readonly onFlush?: (info: { readonly entries: number; readonly containers: number; readonly ms: number; readonly error?: unknown }) => void
+  readonly onFlush?: (info: {
+    readonly entries: number
+    readonly containers: number
+    readonly ms: number
+    readonly error?: unknown
+  }) => void
 }
 
 /** What a caller asks to append; `userId` is the server's, from the token or the deciding account. */
@@ -196,7 +202,11 @@ export function createLedgerService(deps: LedgerServiceDeps) {
 
   /** A signed checkpoint of `size` with `root` (stored by the adapter in the append's transaction). */
   function checkpointOf(c: ContainerRef, size: number, root: Uint8Array, now: number): StoredCheckpoint {
-    return { size, issuedAt: now, note: signCheckpoint({ origin: origin(c), size, root }, signing.signer, signing.key, Math.floor(now / 1000)) }
+    return {
+      size,
+      issuedAt: now,
+      note: signCheckpoint({ origin: origin(c), size, root }, signing.signer, signing.key, Math.floor(now / 1000)),
+    }
   }
 
   /**
@@ -205,7 +215,10 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    * Containers are locked in key order and the heads log last, so two processes flushing at once
    * cannot deadlock each other.
    */
-  async function commitGroups(tx: Stores, groups: ReadonlyMap<string, { readonly key: ContainerRef; readonly entries: readonly QueueEntry[] }>): Promise<Map<string, (StoredRecord | null)[]>> {
+  async function commitGroups(
+    tx: Stores,
+    groups: ReadonlyMap<string, { readonly key: ContainerRef; readonly entries: readonly QueueEntry[] }>,
+  ): Promise<Map<string, (StoredRecord | null)[]>> {
     const now = clock.now()
     const results = new Map<string, (StoredRecord | null)[]>()
     const headsEntries = new Map<string, HeadsLogEntry[]>()
@@ -225,7 +238,10 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         },
       )
       let i = 0
-      results.set(k, entries.map((e) => (e.kind === 'append' ? result.records[i++]! : null)))
+      results.set(
+        k,
+        entries.map((e) => (e.kind === 'append' ? result.records[i++]! : null)),
+      )
       if (checkpoint !== null && root !== null) {
         const list = headsEntries.get(container.workspaceId) ?? []
         list.push({ containerId: container.containerId, size: checkpoint.size, root })
@@ -236,10 +252,20 @@ export function createLedgerService(deps: LedgerServiceDeps) {
       const heads = headsContainer(workspaceId)
       const entries: AppendEntry[] = headsEntries.get(workspaceId)!.map((e) => ({
         userId: SYSTEM_USER_ID,
-        body: { ScopeKey: null, entityType: HEADS_LOG_ENTITY_TYPE, entityId: e.containerId, actionType: HEADS_LOG_ACTION_TYPE, details: { size: e.size, root: Buffer.from(e.root).toString('base64') } },
+        body: {
+          ScopeKey: null,
+          entityType: HEADS_LOG_ENTITY_TYPE,
+          entityId: e.containerId,
+          actionType: HEADS_LOG_ACTION_TYPE,
+          details: { size: e.size, root: Buffer.from(e.root).toString('base64') },
+        },
       }))
       const hasher = hasherFor(heads)
-      await tx.ledger.appendBatch(heads, (head) => appendBatch(hasher, head.tip, head.range, entries, now), (res) => checkpointOf(heads, res.head.seq, res.range.root(), now))
+      await tx.ledger.appendBatch(
+        heads,
+        (head) => appendBatch(hasher, head.tip, head.range, entries, now),
+        (res) => checkpointOf(heads, res.head.seq, res.range.root(), now),
+      )
     }
     return results
   }
@@ -297,12 +323,18 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     const hasher = hasherFor(container)
     const { result } = await tx.ledger.appendBatch(container, (head) => appendBatch(hasher, head.tip, head.range, prepared, clock.now()))
     tx.afterCommit(() => {
-      queue.submit(container, { kind: 'checkpoint' }).catch((error: unknown) => deps.onBackgroundError?.(error, `checkpoint of ${container.containerId} after a decision`))
+      queue
+        .submit(container, { kind: 'checkpoint' })
+        .catch((error: unknown) => deps.onBackgroundError?.(error, `checkpoint of ${container.containerId} after a decision`))
     })
     return [...result.records]
   }
 
-  async function query(container: ContainerRef, filter: RecordFilter, page: RecordPage): Promise<{ records: LedgerRecordView[]; total: number }> {
+  async function query(
+    container: ContainerRef,
+    filter: RecordFilter,
+    page: RecordPage,
+  ): Promise<{ records: LedgerRecordView[]; total: number }> {
     const { records, total } = await stores.ledger.readSnapshot((snap) => snap.query(container, filter, page))
     return { records: records.map(viewOf), total }
   }
@@ -338,28 +370,37 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    * against the head row, the newest stored checkpoint (and any of the caller's checkpoint's size),
    * the heads log and the caller's checkpoint. `recordSeq` comes from parseRecordId.
    */
-  async function verify(args: { readonly container: ContainerRef; readonly recordSeq?: number | null; readonly trustedCheckpoint?: string | null }): Promise<VerifyResult> {
+  async function verify(args: {
+    readonly container: ContainerRef
+    readonly recordSeq?: number | null
+    readonly trustedCheckpoint?: string | null
+  }): Promise<VerifyResult> {
     const { container } = args
-    return gated(() => stores.ledger.readSnapshot(async (snap) => {
-      const head = await snap.head(container)
-      const stored: StoredCheckpoint[] = []
-      const latest = await snap.latestCheckpoint(container)
-      if (latest) stored.push(latest)
-      const trustedSize = sizeOfNote(args.trustedCheckpoint)
-      if (trustedSize !== null && trustedSize !== latest?.size) stored.push(...await snap.checkpointsOfSize(container, [trustedSize]))
-      const headsLog = container.containerId === HEADS_LOG_CONTAINER_ID ? [] : await snap.headsLog(container.workspaceId, container.containerId, HEADS_ANCHORS)
-      return verifyChain({
-        container,
-        origin: origin(container),
-        head,
-        storedCheckpoints: stored.map((c) => c.note),
-        headsLog,
-        trustedCheckpoint: args.trustedCheckpoint ?? null,
-        trustedKeys: signing.trustedKeys,
-        recordSeq: args.recordSeq ?? null,
-        records: snap.records(container),
-      })
-    }))
+    return gated(() =>
+      stores.ledger.readSnapshot(async (snap) => {
+        const head = await snap.head(container)
+        const stored: StoredCheckpoint[] = []
+        const latest = await snap.latestCheckpoint(container)
+        if (latest) stored.push(latest)
+        const trustedSize = sizeOfNote(args.trustedCheckpoint)
+        if (trustedSize !== null && trustedSize !== latest?.size) stored.push(...(await snap.checkpointsOfSize(container, [trustedSize])))
+        const headsLog =
+          container.containerId === HEADS_LOG_CONTAINER_ID
+            ? []
+            : await snap.headsLog(container.workspaceId, container.containerId, HEADS_ANCHORS)
+        return verifyChain({
+          container,
+          origin: origin(container),
+          head,
+          storedCheckpoints: stored.map((c) => c.note),
+          headsLog,
+          trustedCheckpoint: args.trustedCheckpoint ?? null,
+          trustedKeys: signing.trustedKeys,
+          recordSeq: args.recordSeq ?? null,
+          records: snap.records(container),
+        })
+      }),
+    )
   }
 
   // --- proofs ------------------------------------------------------------------------------------
@@ -368,7 +409,12 @@ export function createLedgerService(deps: LedgerServiceDeps) {
   async function withNodes<T>(snap: LedgerSnapshot, c: ContainerRef, fn: (nodes: NodeSource) => T): Promise<T> {
     const wanted = new Map<string, { level: number; index: number }>()
     const zero = new Uint8Array(32)
-    fn({ node: (level, index) => { wanted.set(`${level}/${index}`, { level, index }); return zero } })
+    fn({
+      node: (level, index) => {
+        wanted.set(`${level}/${index}`, { level, index })
+        return zero
+      },
+    })
     let got: Map<string, Uint8Array>
     try {
       got = await snap.nodes(c, [...wanted.values()])
@@ -419,10 +465,17 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     return stores.ledger.readSnapshot(async (snap) => {
       const tip = await tipSize(snap, c)
       const latest = await snap.latestCheckpoint(c)
-      if (seq > tip) throw new LedgerRangeError(tip === 0 ? `RecordID ${formatRecordId(seq)} does not exist: the container is empty` : `RecordID ${formatRecordId(seq)} does not exist: the chain ends at ${formatRecordId(tip)}`, true)
+      if (seq > tip)
+        throw new LedgerRangeError(
+          tip === 0
+            ? `RecordID ${formatRecordId(seq)} does not exist: the container is empty`
+            : `RecordID ${formatRecordId(seq)} does not exist: the chain ends at ${formatRecordId(tip)}`,
+          true,
+        )
       const size = treeSize ?? (latest !== null && latest.size >= seq && latest.size <= tip ? latest.size : tip)
       if (size > tip) throw new LedgerRangeError(`treeSize ${size} is larger than the container (${tip} records)`, false)
-      if (size < seq) throw new LedgerRangeError(`treeSize ${size} does not include RecordID ${formatRecordId(seq)}; it must be at least ${seq}`, false)
+      if (size < seq)
+        throw new LedgerRangeError(`treeSize ${size} does not include RecordID ${formatRecordId(seq)}; it must be at least ${seq}`, false)
       const { proof, root, leaf } = await withNodes(snap, c, (nodes) => ({
         proof: inclusionProof(nodes, seq - 1, size),
         root: treeRoot(nodes, size),
@@ -445,7 +498,13 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         fromRoot: treeRoot(nodes, fromSize),
         toRoot: treeRoot(nodes, to),
       }))
-      return { fromSize, toSize: to, ...r, fromCheckpoint: fromSize === 0 ? null : await checkpointAt(snap, c, fromSize), toCheckpoint: to === 0 ? null : await checkpointAt(snap, c, to) }
+      return {
+        fromSize,
+        toSize: to,
+        ...r,
+        fromCheckpoint: fromSize === 0 ? null : await checkpointAt(snap, c, fromSize),
+        toCheckpoint: to === 0 ? null : await checkpointAt(snap, c, to),
+      }
     })
   }
 
@@ -484,60 +543,84 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         })
         return !out.destroyed
       }
-      stores.ledger.readSnapshot(async (snap) => {
-        const dated = req.from !== undefined || req.to !== undefined
-        const range = await snap.seqRange(container, req.from, req.to)
-        const hasher = hasherFor(container)
-        let first: StoredRecord | null = null
-        let last: StoredRecord | null = null
-        if (range !== null) {
-          const firstSeq = dated ? range.first : 1
-          for await (const r of snap.records(container, firstSeq, firstSeq)) { first = r; break }
-          for await (const r of snap.records(container, range.last, range.last)) { last = r; break }
-          // A full export starts at 000000000001 even when that record is gone (verify then says so).
-          if (first === null) first = { seq: firstSeq, recordId: formatRecordId(firstSeq), prevDigest: firstSeq === 1 ? hasher.genesis : new Uint8Array(32), timestamp: '', userId: '', canonical: '', digest: new Uint8Array(32) }
-        }
-        const firstSeq = first?.seq ?? 1
-        let prefix: CompactRange | null = null
-        if (first !== null && firstSeq > 1) prefix = await rangeAt(snap, container, firstSeq - 1).catch(() => null)
-        const headerObject = buildExportHeader({
-          container,
-          scopeKey: req.scopeKey,
-          origin: origin(container),
-          genesis: hasher.genesis,
-          exportedAt: new Date(clock.now()).toISOString(),
-          filter: { ...(req.filter ?? {}) },
-          first,
-          last,
-          prefix,
-        })
-        const checkpoints: { note: string; consistencyProof: string[] }[] = []
-        const latest = await snap.latestCheckpoint(container)
-        const lastSeq = last?.seq ?? 0
-        if (latest !== null && lastSeq > 0) {
-          // The proof runs from the smaller size to the larger: it shows the exported records are a
-          // prefix of the signed tree (or the signed tree a prefix of them).
-          const proof = await withNodes(snap, container, (nodes) => (latest.size >= lastSeq ? consistencyProof(nodes, lastSeq, latest.size) : consistencyProof(nodes, latest.size, lastSeq))).catch(() => null)
-          if (proof !== null) checkpoints.push({ note: latest.note, consistencyProof: proof.map((h) => Buffer.from(h).toString('hex')) })
-        }
-        started = true
-        resolve({ contentType: writer.contentType, stream: out })
-        if (!await write(writer.header(headerObject))) return
-        let count = 0
-        if (range !== null && first !== null) {
-          for await (const r of snap.records(container, firstSeq, lastSeq)) {
-            count++
-            if (!await write(writer.record(r))) return
+      stores.ledger
+        .readSnapshot(async (snap) => {
+          const dated = req.from !== undefined || req.to !== undefined
+          const range = await snap.seqRange(container, req.from, req.to)
+          const hasher = hasherFor(container)
+          let first: StoredRecord | null = null
+          let last: StoredRecord | null = null
+          if (range !== null) {
+            const firstSeq = dated ? range.first : 1
+            for await (const r of snap.records(container, firstSeq, firstSeq)) {
+              first = r
+              break
+            }
+            for await (const r of snap.records(container, range.last, range.last)) {
+              last = r
+              break
+            }
+            // A full export starts at 000000000001 even when that record is gone (verify then says so).
+            if (first === null)
+              first = {
+                seq: firstSeq,
+                recordId: formatRecordId(firstSeq),
+                prevDigest: firstSeq === 1 ? hasher.genesis : new Uint8Array(32),
+                timestamp: '',
+                userId: '',
+                canonical: '',
+                digest: new Uint8Array(32),
+              }
           }
-        }
-        const unsealed: ExportTrailer = { recordCount: count, checkpoints, verifierKeys: [signing.signer.vkey], latestCheckpoint: latest?.note ?? null }
-        const trailer: ExportTrailer = { ...unsealed, seal: signNote(exportSealText(headerObject, unsealed, count), [signing.signer]) }
-        if (!await write(writer.trailer(trailer))) return
-        out.end()
-      }).catch((error: unknown) => {
-        if (!started) reject(error)
-        else out.destroy(error as Error)
-      })
+          const firstSeq = first?.seq ?? 1
+          let prefix: CompactRange | null = null
+          if (first !== null && firstSeq > 1) prefix = await rangeAt(snap, container, firstSeq - 1).catch(() => null)
+          const headerObject = buildExportHeader({
+            container,
+            scopeKey: req.scopeKey,
+            origin: origin(container),
+            genesis: hasher.genesis,
+            exportedAt: new Date(clock.now()).toISOString(),
+            filter: { ...(req.filter ?? {}) },
+            first,
+            last,
+            prefix,
+          })
+          const checkpoints: { note: string; consistencyProof: string[] }[] = []
+          const latest = await snap.latestCheckpoint(container)
+          const lastSeq = last?.seq ?? 0
+          if (latest !== null && lastSeq > 0) {
+            // The proof runs from the smaller size to the larger: it shows the exported records are a
+            // prefix of the signed tree (or the signed tree a prefix of them).
+            const proof = await withNodes(snap, container, (nodes) =>
+              latest.size >= lastSeq ? consistencyProof(nodes, lastSeq, latest.size) : consistencyProof(nodes, latest.size, lastSeq),
+            ).catch(() => null)
+            if (proof !== null) checkpoints.push({ note: latest.note, consistencyProof: proof.map((h) => Buffer.from(h).toString('hex')) })
+          }
+          started = true
+          resolve({ contentType: writer.contentType, stream: out })
+          if (!(await write(writer.header(headerObject)))) return
+          let count = 0
+          if (range !== null && first !== null) {
+            for await (const r of snap.records(container, firstSeq, lastSeq)) {
+              count++
+              if (!(await write(writer.record(r)))) return
+            }
+          }
+          const unsealed: ExportTrailer = {
+            recordCount: count,
+            checkpoints,
+            verifierKeys: [signing.signer.vkey],
+            latestCheckpoint: latest?.note ?? null,
+          }
+          const trailer: ExportTrailer = { ...unsealed, seal: signNote(exportSealText(headerObject, unsealed, count), [signing.signer]) }
+          if (!(await write(writer.trailer(trailer)))) return
+          out.end()
+        })
+        .catch((error: unknown) => {
+          if (!started) reject(error)
+          else out.destroy(error as Error)
+        })
     })
   }
 
@@ -555,7 +638,12 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     latestCheckpoint,
     exportLog,
     /** The verifier key auditors configure (C2SP vkey) and what it signs. */
-    publicKey: () => ({ keyName: signing.signer.name, verifierKey: signing.signer.vkey, publicKey: Buffer.from(signing.signer.publicKey).toString('base64'), logName: signing.logName }),
+    publicKey: () => ({
+      keyName: signing.signer.name,
+      verifierKey: signing.signer.vkey,
+      publicKey: Buffer.from(signing.signer.publicKey).toString('base64'),
+      logName: signing.logName,
+    }),
     trustedKeys: () => signing.trustedKeys,
     /** Group-commit counters since start: flushes, entries they carried, failures, time in flushes. */
     stats: () => ({ ...stats }),
@@ -564,4 +652,3 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     drain: () => queue.drain(),
   }
 }
-

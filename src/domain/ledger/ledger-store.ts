@@ -117,7 +117,11 @@ export interface LedgerSnapshot {
    */
   records(container: ContainerRef, fromSeq?: number, toSeq?: number): AsyncIterable<StoredRecord>
   /** One page of the records matching `filter`, and how many match in all. */
-  query(container: ContainerRef, filter: RecordFilter, page: RecordPage): Promise<{ readonly records: readonly StoredRecord[]; readonly total: number }>
+  query(
+    container: ContainerRef,
+    filter: RecordFilter,
+    page: RecordPage,
+  ): Promise<{ readonly records: readonly StoredRecord[]; readonly total: number }>
   /** The first and last seq whose timestamp lies in [from, to) (either bound optional), or null. */
   seqRange(container: ContainerRef, from?: string, to?: string): Promise<{ readonly first: number; readonly last: number } | null>
   /** The newest stored checkpoint (largest size, then latest issued), or null. */

@@ -46,17 +46,72 @@ const ROOTS = [
 ]
 const INCLUSION: [leaf1: number, size: number, proof: string[]][] = [
   [1, 1, []],
-  [1, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-  [6, 8, ['bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+  [
+    1,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
   [3, 3, ['fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125']],
-  [2, 5, ['6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
+  [
+    2,
+    5,
+    [
+      '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
 ]
 const CONSISTENCY: [size1: number, size2: number, proof: string[]][] = [
   [1, 1, []],
-  [1, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-  [6, 8, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
-  [2, 5, ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
-  [6, 7, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+  [
+    1,
+    8,
+    [
+      '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+    ],
+  ],
+  [
+    6,
+    8,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
+  [
+    2,
+    5,
+    [
+      '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+    ],
+  ],
+  [
+    6,
+    7,
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  ],
 ]
 const SOME_HASH = h('abacaba000000000000000000000000000000000000000000060061e00123456')
 
@@ -125,7 +180,14 @@ describe('merkle: tampered inclusion proofs are rejected (transparency-dev corru
         ['empty proof', index, size, leaf, [], root],
         ['removed component (truncated)', index, size, leaf, proof.slice(0, -1), root],
         ['inserted component', index, size, leaf, [proof[0]!, SOME_HASH, ...proof.slice(1)], root],
-        ['root with a flipped case-only hex difference is a different hash', index, size, leaf, proof, h(ROOTS[size]!.replace(/^(.)/, (c) => (c === 'a' ? 'b' : 'a')))],
+        [
+          'root with a flipped case-only hex difference is a different hash',
+          index,
+          size,
+          leaf,
+          proof,
+          h(ROOTS[size]!.replace(/^(.)/, (c) => (c === 'a' ? 'b' : 'a'))),
+        ],
       ]
       for (let i = 0; i < proof.length; i++) {
         for (const bit of [0, 3, 7]) {
@@ -143,7 +205,13 @@ describe('merkle: tampered inclusion proofs are rejected (transparency-dev corru
     assert.ok(verifyInclusion(0, 1, l, [], l))
     assert.ok(!verifyInclusion(0, 1, l, [], Buffer.alloc(0)))
     assert.ok(!verifyInclusion(0, 1, Buffer.alloc(0), [], l))
-    for (const [i, s] of [[0, 0], [1, 0], [2, 1], [-1, 4], [0.5, 4]] as const) {
+    for (const [i, s] of [
+      [0, 0],
+      [1, 0],
+      [2, 1],
+      [-1, 4],
+      [0.5, 4],
+    ] as const) {
       assert.ok(!verifyInclusion(i, s, SOME_HASH, [], EMPTY_ROOT))
       assert.equal(rootFromInclusionProof(i, s, SOME_HASH, []), null)
     }

@@ -32,7 +32,11 @@ nodeScratch[0] = 0x01
 
 /** RFC 9162 leaf hash of arbitrary leaf data (for the ledger: a record digest). */
 export function leafHash(data: Uint8Array): Buffer {
-  if (data.length !== HASH_BYTES) return createHash('sha256').update(Buffer.from([0x00])).update(data).digest()
+  if (data.length !== HASH_BYTES)
+    return createHash('sha256')
+      .update(Buffer.from([0x00]))
+      .update(data)
+      .digest()
   leafScratch.set(data, 1)
   return hash('sha256', leafScratch, 'buffer')
 }
@@ -40,7 +44,11 @@ export function leafHash(data: Uint8Array): Buffer {
 /** RFC 9162 interior node hash. */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
   if (left.length !== HASH_BYTES || right.length !== HASH_BYTES) {
-    return createHash('sha256').update(Buffer.from([0x01])).update(left).update(right).digest()
+    return createHash('sha256')
+      .update(Buffer.from([0x01]))
+      .update(left)
+      .update(right)
+      .digest()
   }
   nodeScratch.set(left, 1)
   nodeScratch.set(right, 1 + HASH_BYTES)
@@ -227,7 +235,13 @@ export function verifyInclusion(index: number, size: number, leaf: Uint8Array, p
  * the tree of size `first` with `firstRoot`. Equal sizes need equal roots and an empty proof; from
  * the empty tree (first = 0) every tree is consistent, with an empty proof.
  */
-export function verifyConsistency(first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
+export function verifyConsistency(
+  first: number,
+  second: number,
+  firstRoot: Uint8Array,
+  secondRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 0 || first > second) return false
   if (first === second) return proof.length === 0 && isHash(firstRoot) && isHash(secondRoot) && hashesEqual(firstRoot, secondRoot)
   if (first === 0) return proof.length === 0

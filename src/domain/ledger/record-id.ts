@@ -26,7 +26,14 @@ const WELL_FORMED = /^[0-9]{12}$/
  */
 export function parseRecordId(raw: unknown): RecordIdResult {
   if (typeof raw !== 'string') {
-    const got = raw === null || raw === undefined ? String(raw) : Array.isArray(raw) ? 'an array' : typeof raw === 'object' ? 'an object' : `a ${typeof raw}`
+    const got =
+      raw === null || raw === undefined
+        ? String(raw)
+        : Array.isArray(raw)
+          ? 'an array'
+          : typeof raw === 'object'
+            ? 'an object'
+            : `a ${typeof raw}`
     return fail(`RecordID must be a string of ${RECORD_ID_DIGITS} digits such as "000000000001", got ${got}`)
   }
   if (WELL_FORMED.test(raw)) {

@@ -11,14 +11,14 @@ import {
   importSigningKey,
   isValidKeyName,
   NoteError,
+  type NoteErrorCode,
+  type NoteVerifierKey,
   noteKeyId,
   openNote,
   parseVerifierKey,
   rawPublicKey,
   rawSeed,
   signNote,
-  type NoteErrorCode,
-  type NoteVerifierKey,
 } from './signed-note.js'
 
 // golang.org/x/mod sumdb/note/note_test.go known answers.
@@ -64,8 +64,16 @@ describe('signed-note keys', () => {
       const mangled = PETER_VKEY.slice(0, i) + String.fromCharCode(PETER_VKEY.charCodeAt(i) + 1) + PETER_VKEY.slice(i + 1)
       throwsNote(() => parseVerifierKey(mangled), 'malformed-key')
     }
-    throwsNote(() => parseVerifierKey('PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=='), 'malformed-key', /not base64|32 bytes/)
-    throwsNote(() => parseVerifierKey('PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'), 'malformed-key', /unsupported signature type 0x65/)
+    throwsNote(
+      () => parseVerifierKey('PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=='),
+      'malformed-key',
+      /not base64|32 bytes/,
+    )
+    throwsNote(
+      () => parseVerifierKey('PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'),
+      'malformed-key',
+      /unsupported signature type 0x65/,
+    )
   })
 
   it('refuses every truncation and mangling of the signer key (Go TestNewSigner)', () => {
@@ -121,18 +129,31 @@ describe('signed-note sign and open (Go TestSign / TestOpen vectors)', () => {
   it('one known and one unknown signature: the known one verifies, the unknown is kept aside', () => {
     const n = openNote(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter])
     assert.equal(n.text, TEXT)
-    assert.deepEqual(n.verified.map((s) => [s.name, s.keyId]), [['PeterNeumann', 0xc74f20a3]])
-    assert.deepEqual(n.unverified.map((s) => [s.name, s.keyId]), [['EnochRoot', 0xaf0cfe78]])
+    assert.deepEqual(
+      n.verified.map((s) => [s.name, s.keyId]),
+      [['PeterNeumann', 0xc74f20a3]],
+    )
+    assert.deepEqual(
+      n.unverified.map((s) => [s.name, s.keyId]),
+      [['EnochRoot', 0xaf0cfe78]],
+    )
   })
 
   it('both known: both verify', () => {
     const n = openNote(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, [peter, enoch])
-    assert.deepEqual(n.verified.map((s) => s.name), ['PeterNeumann', 'EnochRoot'])
+    assert.deepEqual(
+      n.verified.map((s) => s.name),
+      ['PeterNeumann', 'EnochRoot'],
+    )
     assert.equal(n.unverified.length, 0)
   })
 
   it('no known key: rejected, naming the unknown signers', () => {
-    throwsNote(() => openNote(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, []), 'no-known-signature', /^note has no verifiable signatures \(signed only by unknown keys: PeterNeumann\+c74f20a3, EnochRoot\+af0cfe78\)$/)
+    throwsNote(
+      () => openNote(`${TEXT}\n${PETER_SIG}${ENOCH_SIG}`, []),
+      'no-known-signature',
+      /^note has no verifiable signatures \(signed only by unknown keys: PeterNeumann\+c74f20a3, EnochRoot\+af0cfe78\)$/,
+    )
   })
 
   it('two different known keys with the same name and ID are ambiguous; an unused or identical duplicate is not', () => {
@@ -149,7 +170,11 @@ describe('signed-note sign and open (Go TestSign / TestOpen vectors)', () => {
   })
 
   it('a known key whose signature does not verify rejects the whole note', () => {
-    throwsNote(() => openNote(`${TEXT}\n${PETER_SIG.slice(0, 60)}ABCD${PETER_SIG.slice(60)}`, [peter]), 'invalid-signature', /^invalid signature for key PeterNeumann\+c74f20a3$/)
+    throwsNote(
+      () => openNote(`${TEXT}\n${PETER_SIG.slice(0, 60)}ABCD${PETER_SIG.slice(60)}`, [peter]),
+      'invalid-signature',
+      /^invalid signature for key PeterNeumann\+c74f20a3$/,
+    )
     const otherText = TEXT.replace('problem', 'problems')
     throwsNote(() => openNote(`${otherText}\n${PETER_SIG}`, [peter]), 'invalid-signature')
   })

@@ -15,7 +15,15 @@
  * known signature is rejected. The signing key lives outside the database: keep it as PKCS#8 PEM
  * (or Go's skey string) in a 0600 file or the environment (design §8, §11).
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto'
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign as edSign,
+  verify as edVerify,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto'
 
 /** Signature types used here (signed-note §Signature types). */
 export const SIG_TYPE_ED25519 = 0x01
@@ -77,7 +85,11 @@ export interface OpenedNote {
 
 /** SHA-256(name ‖ 0x0A ‖ type ‖ public key)[:4] as a big-endian uint32. */
 export function noteKeyId(name: string, type: number, publicKey: Uint8Array): number {
-  const digest = createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, type])).update(publicKey).digest()
+  const digest = createHash('sha256')
+    .update(name, 'utf8')
+    .update(Buffer.from([0x0a, type]))
+    .update(publicKey)
+    .digest()
   return digest.readUInt32BE(0)
 }
 
@@ -108,7 +120,8 @@ export function ed25519PrivateKeyFromSeed(seed: Uint8Array): KeyObject {
 /** The raw 32-byte public key of an Ed25519 KeyObject (public or private). */
 export function rawPublicKey(key: KeyObject): Buffer {
   const pub = key.type === 'private' ? createPublicKey(key) : key
-  if (pub.asymmetricKeyType !== 'ed25519') throw new NoteError('malformed-key', `expected an Ed25519 key, got ${pub.asymmetricKeyType ?? key.type}`)
+  if (pub.asymmetricKeyType !== 'ed25519')
+    throw new NoteError('malformed-key', `expected an Ed25519 key, got ${pub.asymmetricKeyType ?? key.type}`)
   const der = pub.export({ format: 'der', type: 'spki' })
   return Buffer.from(der.subarray(der.length - 32))
 }
@@ -142,9 +155,10 @@ export function importSigningKey(input: string | Uint8Array): { key: KeyObject; 
   }
   let key: KeyObject
   try {
-    key = typeof input === 'string'
-      ? createPrivateKey({ key: input, format: 'pem' })
-      : createPrivateKey({ key: Buffer.from(input), format: 'der', type: 'pkcs8' })
+    key =
+      typeof input === 'string'
+        ? createPrivateKey({ key: input, format: 'pem' })
+        : createPrivateKey({ key: Buffer.from(input), format: 'der', type: 'pkcs8' })
   } catch (err) {
     throw new NoteError('malformed-key', `not a PKCS#8 private key: ${(err as Error).message}`)
   }
@@ -187,7 +201,10 @@ export function formatVerifierKey(name: string, publicKey: Uint8Array, type: Sig
 export function parseVerifierKey(vkey: string): NoteVerifierKey {
   const parts = chop(vkey, 2)
   const bad = (why: string): never => {
-    throw new NoteError('malformed-key', `malformed verifier key ${JSON.stringify(vkey.length > 80 ? `${vkey.slice(0, 77)}...` : vkey)}: ${why}`)
+    throw new NoteError(
+      'malformed-key',
+      `malformed verifier key ${JSON.stringify(vkey.length > 80 ? `${vkey.slice(0, 77)}...` : vkey)}: ${why}`,
+    )
   }
   if (parts === null) bad('expected <name>+<8 hex>+<base64(type ‖ key)>')
   const [name, hash, b64] = parts!
@@ -196,7 +213,8 @@ export function parseVerifierKey(vkey: string): NoteVerifierKey {
   const raw = decodeBase64Strict(b64)
   if (raw === null || raw.length < 1) bad('the key is not base64')
   const type = raw![0]!
-  if (type !== SIG_TYPE_ED25519 && type !== SIG_TYPE_COSIGNATURE_V1) bad(`unsupported signature type 0x${type.toString(16).padStart(2, '0')}`)
+  if (type !== SIG_TYPE_ED25519 && type !== SIG_TYPE_COSIGNATURE_V1)
+    bad(`unsupported signature type 0x${type.toString(16).padStart(2, '0')}`)
   const publicKey = Buffer.from(raw!.subarray(1))
   if (publicKey.length !== 32) bad(`an Ed25519 key is 32 bytes, got ${publicKey.length}`)
   const keyId = noteKeyId(name, type, publicKey)
@@ -241,10 +259,7 @@ export function signNote(text: string, signers: readonly NoteSigner[], prepared:
   checkNoteText(text)
   const bytes = Buffer.from(text, 'utf8')
   let out = `${text}\n`
-  const lines = [
-    ...signers.map((s) => ({ name: s.name, keyId: s.keyId, signature: s.sign(bytes) })),
-    ...prepared,
-  ]
+  const lines = [...signers.map((s) => ({ name: s.name, keyId: s.keyId, signature: s.sign(bytes) })), ...prepared]
   if (lines.length === 0) throw new NoteError('malformed-note', 'a note needs at least one signature')
   for (const l of lines) {
     if (!isValidKeyName(l.name)) throw new NoteError('malformed-note', `invalid key name ${JSON.stringify(l.name)}`)
@@ -265,7 +280,10 @@ function checkNoteCharacters(s: string): void {
   // eslint-disable-next-line no-control-regex
   const bad = /[\u0000-\u0009\u000b-\u001f]/.exec(s)
   if (bad) {
-    throw new NoteError('malformed-note', `a note must not contain control characters other than newline (found U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()} at ${bad.index})`)
+    throw new NoteError(
+      'malformed-note',
+      `a note must not contain control characters other than newline (found U+${bad[0].charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()} at ${bad.index})`,
+    )
   }
 }
 
@@ -290,7 +308,8 @@ export function openNote(note: string | Uint8Array, known: readonly NoteVerifier
   if (split < 0) throw new NoteError('malformed-note', 'malformed note: no blank line before the signatures')
   const text = msg.slice(0, split + 1)
   let sigs = msg.slice(split + 2)
-  if (sigs.length === 0 || !sigs.endsWith('\n')) throw new NoteError('malformed-note', 'malformed note: the signature block must end with a newline')
+  if (sigs.length === 0 || !sigs.endsWith('\n'))
+    throw new NoteError('malformed-note', 'malformed note: the signature block must end with a newline')
 
   const verified: (NoteSignature & { verifier: NoteVerifierKey })[] = []
   const unverified: NoteSignature[] = []
@@ -302,7 +321,8 @@ export function openNote(note: string | Uint8Array, known: readonly NoteVerifier
     const nl = sigs.indexOf('\n')
     const line = sigs.slice(0, nl)
     sigs = sigs.slice(nl + 1)
-    if (!line.startsWith('— ')) throw new NoteError('malformed-note', `malformed note: unexpected line ${JSON.stringify(line.slice(0, 40))} in the signature block`)
+    if (!line.startsWith('— '))
+      throw new NoteError('malformed-note', `malformed note: unexpected line ${JSON.stringify(line.slice(0, 40))} in the signature block`)
     const rest = line.slice(2)
     const sp = rest.indexOf(' ')
     const name = sp < 0 ? rest : rest.slice(0, sp)
@@ -357,7 +377,8 @@ export function cosignatureMessage(timestamp: bigint | number, text: Uint8Array)
 
 /** A timestamped cosignature (type 0x04) of `text` by `key` at `timestamp` (POSIX seconds). */
 export function cosign(name: string, key: KeyObject, text: string, timestamp: number): PreparedSignature {
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new RangeError(`cosignature time must be non-negative whole seconds, got ${timestamp}`)
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0)
+    throw new RangeError(`cosignature time must be non-negative whole seconds, got ${timestamp}`)
   const t = Buffer.alloc(8)
   t.writeBigUInt64BE(BigInt(timestamp))
   const sig = edSign(null, cosignatureMessage(timestamp, Buffer.from(text, 'utf8')), key)

@@ -81,98 +81,298 @@ const editBody = (fx: LedgerFixture, seq: number): void => {
 }
 
 describe('attack catalogue (ledger note §4)', () => {
-  row('0: no tampering', () => {}, {
-    chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK',
-    reason: /^OK: 10 records verified \(000000000001 to 000000000010\); no signed checkpoint covers any of the 10 records yet$/,
-  }, {
-    chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK',
-    reason: /all records are covered by a signed checkpoint \(size 10\)$/,
-  })
+  row(
+    '0: no tampering',
+    () => {},
+    {
+      chainValid: true,
+      brokenAt: null,
+      fork: false,
+      valid5: true,
+      code: 'OK',
+      reason: /^OK: 10 records verified \(000000000001 to 000000000010\); no signed checkpoint covers any of the 10 records yet$/,
+    },
+    {
+      chainValid: true,
+      brokenAt: null,
+      fork: false,
+      valid5: true,
+      code: 'OK',
+      reason: /all records are covered by a signed checkpoint \(size 10\)$/,
+    },
+  )
 
-  row('1: edit a body field of #5, digest untouched', (fx) => editBody(fx, 5),
-    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH', reason: /^DIGEST_MISMATCH: record 000000000005 does not hash to its stored digest/ }, 'same')
+  row(
+    '1: edit a body field of #5, digest untouched',
+    (fx) => editBody(fx, 5),
+    {
+      chainValid: false,
+      brokenAt: R(5),
+      fork: false,
+      valid5: false,
+      code: 'DIGEST_MISMATCH',
+      reason: /^DIGEST_MISMATCH: record 000000000005 does not hash to its stored digest/,
+    },
+    'same',
+  )
 
-  row('2: edit the actor of #5', (fx) => { fx.row(5).userId = 'acc_mallory' },
-    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH' }, 'same')
+  row(
+    '2: edit the actor of #5',
+    (fx) => {
+      fx.row(5).userId = 'acc_mallory'
+    },
+    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH' },
+    'same',
+  )
 
-  row('3: edit the timestamp of #5', (fx) => { fx.row(5).timestamp = '2026-01-01T00:00:02.001Z' },
-    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH' }, 'same')
+  row(
+    '3: edit the timestamp of #5',
+    (fx) => {
+      fx.row(5).timestamp = '2026-01-01T00:00:02.001Z'
+    },
+    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH' },
+    'same',
+  )
 
-  row('4: edit #5 and recompute its own digest', (fx) => { editBody(fx, 5); fx.rehash(5) },
-    { chainValid: false, brokenAt: R(6), fork: false, valid5: true, code: 'LINK_MISMATCH', reason: /^LINK_MISMATCH: record 000000000006 does not link to record 000000000005/ }, 'same')
+  row(
+    '4: edit #5 and recompute its own digest',
+    (fx) => {
+      editBody(fx, 5)
+      fx.rehash(5)
+    },
+    {
+      chainValid: false,
+      brokenAt: R(6),
+      fork: false,
+      valid5: true,
+      code: 'LINK_MISMATCH',
+      reason: /^LINK_MISMATCH: record 000000000006 does not link to record 000000000005/,
+    },
+    'same',
+  )
 
-  row('4b: edit #5 and recompute the whole suffix and the head', (fx) => { editBody(fx, 5); fx.rewriteFrom(5) },
+  row(
+    '4b: edit #5 and recompute the whole suffix and the head',
+    (fx) => {
+      editBody(fx, 5)
+      fx.rewriteFrom(5)
+    },
     { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-    { chainValid: false, brokenAt: R(1), fork: true, valid5: true, code: 'SPLIT_VIEW', reason: /^SPLIT_VIEW: records 000000000001 to 000000000010 no longer hash to the root signed in the trusted checkpoint \(size 10\)/ })
+    {
+      chainValid: false,
+      brokenAt: R(1),
+      fork: true,
+      valid5: true,
+      code: 'SPLIT_VIEW',
+      reason: /^SPLIT_VIEW: records 000000000001 to 000000000010 no longer hash to the root signed in the trusted checkpoint \(size 10\)/,
+    },
+  )
 
-  row('5: delete the tip #10, head row left', (fx) => fx.delete(10),
-    { chainValid: false, brokenAt: R(10), fork: false, valid5: true, code: 'TRUNCATED', reason: /^TRUNCATED: the store ends at 000000000009 but 000000000010 was attested by the head row/ }, 'same')
+  row(
+    '5: delete the tip #10, head row left',
+    (fx) => fx.delete(10),
+    {
+      chainValid: false,
+      brokenAt: R(10),
+      fork: false,
+      valid5: true,
+      code: 'TRUNCATED',
+      reason: /^TRUNCATED: the store ends at 000000000009 but 000000000010 was attested by the head row/,
+    },
+    'same',
+  )
 
-  row('5b: delete the tip and fix the head row', (fx) => { fx.delete(10); fx.fixHead() },
+  row(
+    '5b: delete the tip and fix the head row',
+    (fx) => {
+      fx.delete(10)
+      fx.fixHead()
+    },
     { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-    { chainValid: false, brokenAt: R(10), fork: false, valid5: true, code: 'TRUNCATED', reason: /attested by the trusted checkpoint \(size 10\)/ })
+    {
+      chainValid: false,
+      brokenAt: R(10),
+      fork: false,
+      valid5: true,
+      code: 'TRUNCATED',
+      reason: /attested by the trusted checkpoint \(size 10\)/,
+    },
+  )
 
-  row('6: delete a middle record #5', (fx) => fx.delete(5),
-    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'MISSING', reason: /^MISSING: record 000000000005 is missing/ }, 'same')
+  row(
+    '6: delete a middle record #5',
+    (fx) => fx.delete(5),
+    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'MISSING', reason: /^MISSING: record 000000000005 is missing/ },
+    'same',
+  )
 
-  row('7: insert a forged record after #5 (constraints dropped, suffix renumbered)', (fx) => {
-    for (const r of fx.rows) if (r.seq >= 6) { r.seq += 1; r.recordId = R(r.seq) }
-    fx.insert(fx.forge(6, fx.row(5).digest))
-    fx.fixHead()
-  }, { chainValid: false, brokenAt: R(7), fork: true, valid5: true, code: 'FORK_DUP_PREV', reason: /^FORK_DUP_PREV: records 000000000006 and 000000000007 both claim the same predecessor; also DIGEST_MISMATCH at 000000000007, LINK_MISMATCH at 000000000007/ }, 'same')
+  row(
+    '7: insert a forged record after #5 (constraints dropped, suffix renumbered)',
+    (fx) => {
+      for (const r of fx.rows)
+        if (r.seq >= 6) {
+          r.seq += 1
+          r.recordId = R(r.seq)
+        }
+      fx.insert(fx.forge(6, fx.row(5).digest))
+      fx.fixHead()
+    },
+    {
+      chainValid: false,
+      brokenAt: R(7),
+      fork: true,
+      valid5: true,
+      code: 'FORK_DUP_PREV',
+      reason:
+        /^FORK_DUP_PREV: records 000000000006 and 000000000007 both claim the same predecessor; also DIGEST_MISMATCH at 000000000007, LINK_MISMATCH at 000000000007/,
+    },
+    'same',
+  )
 
-  row('7b: append a forged #11 at the tip with a valid link', (fx) => { fx.insert(fx.forge(11, fx.row(10).digest)); fx.fixHead() },
+  row(
+    '7b: append a forged #11 at the tip with a valid link',
+    (fx) => {
+      fx.insert(fx.forge(11, fx.row(10).digest))
+      fx.fixHead()
+    },
     { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-    { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK', reason: /; 1 record after 000000000010 not yet covered by a signed checkpoint$/ })
+    {
+      chainValid: true,
+      brokenAt: null,
+      fork: false,
+      valid5: true,
+      code: 'OK',
+      reason: /; 1 record after 000000000010 not yet covered by a signed checkpoint$/,
+    },
+  )
 
   describe('8: swap two records', () => {
-    row('bodies of #4 and #5', (fx) => {
-      const a = fx.row(4)
-      const b = fx.row(5)
-      ;[a.canonical, b.canonical] = [b.canonical, a.canonical]
-    }, { chainValid: false, brokenAt: R(4), fork: false, valid5: false, code: 'DIGEST_MISMATCH' }, 'same')
-    row('their seq values, digests left in place', (fx) => {
-      const a = fx.row(4)
-      const b = fx.row(5)
-      ;[a.seq, b.seq] = [b.seq, a.seq]
-    }, { chainValid: false, brokenAt: R(4), fork: false, valid5: false, code: 'RECORD_ID_MISMATCH' }, 'same')
+    row(
+      'bodies of #4 and #5',
+      (fx) => {
+        const a = fx.row(4)
+        const b = fx.row(5)
+        ;[a.canonical, b.canonical] = [b.canonical, a.canonical]
+      },
+      { chainValid: false, brokenAt: R(4), fork: false, valid5: false, code: 'DIGEST_MISMATCH' },
+      'same',
+    )
+    row(
+      'their seq values, digests left in place',
+      (fx) => {
+        const a = fx.row(4)
+        const b = fx.row(5)
+        ;[a.seq, b.seq] = [b.seq, a.seq]
+      },
+      { chainValid: false, brokenAt: R(4), fork: false, valid5: false, code: 'RECORD_ID_MISMATCH' },
+      'same',
+    )
   })
 
-  row('8b: swap only the physical row order, seq intact', (fx) => {
-    const i = fx.rows.findIndex((r) => r.seq === 4)
-    const j = fx.rows.findIndex((r) => r.seq === 5)
-    const [a, b] = [fx.rows[i]!, fx.rows[j]!]
-    ;[a.rowid, b.rowid] = [b.rowid, a.rowid]
-    fx.rows[i] = b
-    fx.rows[j] = a
-  }, { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' }, { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' })
-
-  row('9: duplicate seq #7 (a second branch with a valid prev = #6)', (fx) => { fx.insert(fx.forge(7, fx.row(6).digest)) },
-    { chainValid: false, brokenAt: R(7), fork: true, valid5: true, code: 'FORK_DUP_SEQ', reason: /^FORK_DUP_SEQ: two records claim RecordID 000000000007/ }, 'same')
-
-  row('10: roll back to #6 and fix the head', (fx) => { for (let s = 7; s <= 10; s++) fx.delete(s); fx.fixHead() },
+  row(
+    '8b: swap only the physical row order, seq intact',
+    (fx) => {
+      const i = fx.rows.findIndex((r) => r.seq === 4)
+      const j = fx.rows.findIndex((r) => r.seq === 5)
+      const [a, b] = [fx.rows[i]!, fx.rows[j]!]
+      ;[a.rowid, b.rowid] = [b.rowid, a.rowid]
+      fx.rows[i] = b
+      fx.rows[j] = a
+    },
     { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-    { chainValid: false, brokenAt: R(7), fork: false, valid5: true, code: 'TRUNCATED', reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by the trusted checkpoint \(size 10\)/ })
-
-  row('11: rewrite the whole chain consistently after cp@10 was issued', (fx) => { editBody(fx, 1); fx.rewriteFrom(1) },
     { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-    { chainValid: false, brokenAt: R(1), fork: true, valid5: true, code: 'SPLIT_VIEW' })
+  )
 
-  row('11b: as 11, then extend to #12', (fx) => {
-    editBody(fx, 1)
-    fx.rewriteFrom(1)
-    fx.insert(fx.forge(11, fx.row(10).digest))
-    fx.insert(fx.forge(12, fx.row(11).digest))
-    fx.fixHead()
-  }, { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
-  { chainValid: false, brokenAt: R(1), fork: true, valid5: true, code: 'SPLIT_VIEW' })
+  row(
+    '9: duplicate seq #7 (a second branch with a valid prev = #6)',
+    (fx) => {
+      fx.insert(fx.forge(7, fx.row(6).digest))
+    },
+    {
+      chainValid: false,
+      brokenAt: R(7),
+      fork: true,
+      valid5: true,
+      code: 'FORK_DUP_SEQ',
+      reason: /^FORK_DUP_SEQ: two records claim RecordID 000000000007/,
+    },
+    'same',
+  )
 
-  row('12: delete every record, head row left', (fx) => { fx.rows = [] },
-    { chainValid: false, brokenAt: R(1), fork: false, empty: false, valid5: false, code: 'TRUNCATED', reason: /^TRUNCATED: no records are stored but 000000000010 was attested by the head row$/ }, 'same')
+  row(
+    '10: roll back to #6 and fix the head',
+    (fx) => {
+      for (let s = 7; s <= 10; s++) fx.delete(s)
+      fx.fixHead()
+    },
+    { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
+    {
+      chainValid: false,
+      brokenAt: R(7),
+      fork: false,
+      valid5: true,
+      code: 'TRUNCATED',
+      reason: /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by the trusted checkpoint \(size 10\)/,
+    },
+  )
 
-  row('12b: delete every record and the head row', (fx) => { fx.rows = []; fx.head = null },
+  row(
+    '11: rewrite the whole chain consistently after cp@10 was issued',
+    (fx) => {
+      editBody(fx, 1)
+      fx.rewriteFrom(1)
+    },
+    { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
+    { chainValid: false, brokenAt: R(1), fork: true, valid5: true, code: 'SPLIT_VIEW' },
+  )
+
+  row(
+    '11b: as 11, then extend to #12',
+    (fx) => {
+      editBody(fx, 1)
+      fx.rewriteFrom(1)
+      fx.insert(fx.forge(11, fx.row(10).digest))
+      fx.insert(fx.forge(12, fx.row(11).digest))
+      fx.fixHead()
+    },
+    { chainValid: true, brokenAt: null, fork: false, valid5: true, code: 'OK' },
+    { chainValid: false, brokenAt: R(1), fork: true, valid5: true, code: 'SPLIT_VIEW' },
+  )
+
+  row(
+    '12: delete every record, head row left',
+    (fx) => {
+      fx.rows = []
+    },
+    {
+      chainValid: false,
+      brokenAt: R(1),
+      fork: false,
+      empty: false,
+      valid5: false,
+      code: 'TRUNCATED',
+      reason: /^TRUNCATED: no records are stored but 000000000010 was attested by the head row$/,
+    },
+    'same',
+  )
+
+  row(
+    '12b: delete every record and the head row',
+    (fx) => {
+      fx.rows = []
+      fx.head = null
+    },
     { chainValid: true, brokenAt: null, fork: false, empty: true, valid5: 'not-found', code: 'EMPTY', reason: /^EMPTY: nothing to check/ },
-    { chainValid: false, brokenAt: R(1), fork: false, empty: false, valid5: false, code: 'TRUNCATED', reason: /attested by the trusted checkpoint/ })
+    {
+      chainValid: false,
+      brokenAt: R(1),
+      fork: false,
+      empty: false,
+      valid5: false,
+      code: 'TRUNCATED',
+      reason: /attested by the trusted checkpoint/,
+    },
+  )
 
   it('12b: the workspace heads log alone also keeps Empty from masking the deletion', () => {
     const fx = new LedgerFixture().append(10)
@@ -199,18 +399,43 @@ describe('attack catalogue (ledger note §4)', () => {
     })
   })
 
-  row('14: edit only prev of #6', (fx) => { fx.row(6).prevDigest = Buffer.alloc(32, 0xab) },
-    { chainValid: false, brokenAt: R(6), fork: false, valid5: true, code: 'DIGEST_MISMATCH', reason: /also LINK_MISMATCH at 000000000006/ }, 'same')
+  row(
+    '14: edit only prev of #6',
+    (fx) => {
+      fx.row(6).prevDigest = Buffer.alloc(32, 0xab)
+    },
+    { chainValid: false, brokenAt: R(6), fork: false, valid5: true, code: 'DIGEST_MISMATCH', reason: /also LINK_MISMATCH at 000000000006/ },
+    'same',
+  )
 
   // Pointing #6 at #4 makes #5 and #6 two children of #4: rule (b) of the note's §3.4 calls that a fork.
-  row('14 (variant): prev of #6 set to the digest of #4', (fx) => { fx.row(6).prevDigest = Buffer.from(fx.row(4).digest) },
-    { chainValid: false, brokenAt: R(6), fork: true, valid5: true, code: 'FORK_DUP_PREV' }, 'same')
+  row(
+    '14 (variant): prev of #6 set to the digest of #4',
+    (fx) => {
+      fx.row(6).prevDigest = Buffer.from(fx.row(4).digest)
+    },
+    { chainValid: false, brokenAt: R(6), fork: true, valid5: true, code: 'FORK_DUP_PREV' },
+    'same',
+  )
 
-  row('15: edit the record_id text of #5 to 000000000009', (fx) => { fx.row(5).recordId = '000000000009' },
-    { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'RECORD_ID_MISMATCH', reason: /^RECORD_ID_MISMATCH: the record stored at sequence 5 carries RecordID "000000000009", not 000000000005/ }, 'same')
+  row(
+    '15: edit the record_id text of #5 to 000000000009',
+    (fx) => {
+      fx.row(5).recordId = '000000000009'
+    },
+    {
+      chainValid: false,
+      brokenAt: R(5),
+      fork: false,
+      valid5: false,
+      code: 'RECORD_ID_MISMATCH',
+      reason: /^RECORD_ID_MISMATCH: the record stored at sequence 5 carries RecordID "000000000009", not 000000000005/,
+    },
+    'same',
+  )
 
   describe('16: checkpoint copies deleted, or a checkpoint signed by an unknown key', () => {
-    it('deleting the stored copies changes nothing; the caller\'s copy still catches a rollback', () => {
+    it("deleting the stored copies changes nothing; the caller's copy still catches a rollback", () => {
       const fx = new LedgerFixture().append(10)
       const cp = fx.checkpoint()
       fx.storedCheckpoints = []
@@ -227,7 +452,8 @@ describe('attack catalogue (ledger note §4)', () => {
       const note = signCheckpoint({ origin: fx.origin, size: 12, root: Buffer.alloc(32, 1) }, stranger.signer, stranger.key, 1)
       const r = fx.verify({ trustedCheckpoint: note })
       assert.equal(r.kind, 'invalid-trusted-checkpoint')
-      if (r.kind === 'invalid-trusted-checkpoint') assert.match(r.message, /^TrustedCheckpoint is not usable: note has no verifiable signatures/)
+      if (r.kind === 'invalid-trusted-checkpoint')
+        assert.match(r.message, /^TrustedCheckpoint is not usable: note has no verifiable signatures/)
       const tampered = fx.checkpoint().replace('\n10\n', '\n12\n')
       const r2 = fx.verify({ trustedCheckpoint: tampered })
       assert.equal(r2.kind, 'invalid-trusted-checkpoint')
@@ -236,7 +462,9 @@ describe('attack catalogue (ledger note §4)', () => {
     it('a stored checkpoint by an unknown key is ignored, said so, and attests nothing', () => {
       const fx = new LedgerFixture().append(10)
       const stranger = testKey('another server')
-      fx.storedCheckpoints.push(signCheckpoint({ origin: fx.origin, size: 12, root: Buffer.alloc(32, 1) }, stranger.signer, stranger.key, 1))
+      fx.storedCheckpoints.push(
+        signCheckpoint({ origin: fx.origin, size: 12, root: Buffer.alloc(32, 1) }, stranger.signer, stranger.key, 1),
+      )
       const v = fx.verdict()
       assert.deepEqual([v.ChainValid, v.BrokenAt], [true, null])
       assert.match(v.Reason, /; 1 checkpoint ignored \(note has no verifiable signatures/)
@@ -257,7 +485,7 @@ describe('attack catalogue (ledger note §4)', () => {
       assert.deepEqual([v.ChainValid, v.BrokenAt, v.ForkDetected], [true, null, false])
       assert.match(v.Reason, /1 checkpoint ignored \(checkpoint is for ".*plant-9%2Fline-2", not ".*plant-7%2Fline-1"\)/)
     })
-    it('caller-supplied: refused as another container\'s', () => {
+    it("caller-supplied: refused as another container's", () => {
       const fx = new LedgerFixture().append(6)
       const r = fx.verify({ trustedCheckpoint: foreign() })
       assert.equal(r.kind, 'invalid-trusted-checkpoint')
@@ -274,12 +502,43 @@ describe('attack catalogue (ledger note §4)', () => {
     const reorder = (fx: LedgerFixture): void => {
       const r = fx.row(5)
       const v = JSON.parse(r.canonical) as Record<string, unknown>
-      r.canonical = JSON.stringify({ entityType: v.entityType, ScopeKey: v.ScopeKey, actionType: v.actionType, details: v.details, entityId: v.entityId })
+      r.canonical = JSON.stringify({
+        entityType: v.entityType,
+        ScopeKey: v.ScopeKey,
+        actionType: v.actionType,
+        details: v.details,
+        entityId: v.entityId,
+      })
     }
-    row('key order changed, digest not fixed', reorder,
-      { chainValid: false, brokenAt: R(5), fork: false, valid5: false, code: 'DIGEST_MISMATCH', reason: /does not hash to its stored digest; its body is not in canonical JCS form/ }, 'same')
-    row('whitespace added and the digest recomputed', (fx) => { fx.row(5).canonical = fx.row(5).canonical.replace(':', ': '); fx.rehash(5) },
-      { chainValid: false, brokenAt: R(5), fork: false, valid5: true, code: 'NON_CANONICAL', reason: /^NON_CANONICAL: record 000000000005's body is not in canonical JCS form/ }, 'same')
+    row(
+      'key order changed, digest not fixed',
+      reorder,
+      {
+        chainValid: false,
+        brokenAt: R(5),
+        fork: false,
+        valid5: false,
+        code: 'DIGEST_MISMATCH',
+        reason: /does not hash to its stored digest; its body is not in canonical JCS form/,
+      },
+      'same',
+    )
+    row(
+      'whitespace added and the digest recomputed',
+      (fx) => {
+        fx.row(5).canonical = fx.row(5).canonical.replace(':', ': ')
+        fx.rehash(5)
+      },
+      {
+        chainValid: false,
+        brokenAt: R(5),
+        fork: false,
+        valid5: true,
+        code: 'NON_CANONICAL',
+        reason: /^NON_CANONICAL: record 000000000005's body is not in canonical JCS form/,
+      },
+      'same',
+    )
   })
 
   describe('19: two writers race on one hot container (no tampering)', () => {
@@ -287,7 +546,10 @@ describe('attack catalogue (ledger note §4)', () => {
       const fx = new LedgerFixture()
       for (let i = 0; i < 40; i++) fx.append(1 + (i % 5), i % 2 === 0 ? 'acc_writer_a' : 'acc_writer_b')
       const seqs = fx.scan().map((r) => r.seq)
-      assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => i + 1))
+      assert.deepEqual(
+        seqs,
+        Array.from({ length: seqs.length }, (_, i) => i + 1),
+      )
       const v = fx.verdict()
       assert.deepEqual([v.ChainValid, v.BrokenAt, v.ForkDetected], [true, null, false])
     })
@@ -312,8 +574,23 @@ describe('attack catalogue (ledger note §4)', () => {
 })
 
 describe('RecordID handling around verify', () => {
-  const malformed = ['1', '00000000001', '0000000000001', 'abc', '-00000000001', '+00000000001', ' 000000000001', '000000000001 ',
-    '000000000001\n', '٠٠٠٠٠٠٠٠٠٠٠١', '０００００００００００１', '000000000000', '1e0000000000', '0x0000000001', '']
+  const malformed = [
+    '1',
+    '00000000001',
+    '0000000000001',
+    'abc',
+    '-00000000001',
+    '+00000000001',
+    ' 000000000001',
+    '000000000001 ',
+    '000000000001\n',
+    '٠٠٠٠٠٠٠٠٠٠٠١',
+    '０００００００００００１',
+    '000000000000',
+    '1e0000000000',
+    '0x0000000001',
+    '',
+  ]
   it('every malformed RecordID of the catalogue is refused before any verification (400, no verdict)', () => {
     for (const raw of malformed) {
       const p = parseRecordId(raw)
@@ -323,7 +600,11 @@ describe('RecordID handling around verify', () => {
   it('a well-formed RecordID past the tip is not found (404): 000000000004 in a 3-record container', () => {
     const fx = new LedgerFixture().append(3)
     const r = fx.verify({ recordId: '000000000004' })
-    assert.deepEqual(r, { kind: 'record-not-found', recordId: '000000000004', message: 'RecordID 000000000004 does not exist: the chain ends at 000000000003' })
+    assert.deepEqual(r, {
+      kind: 'record-not-found',
+      recordId: '000000000004',
+      message: 'RecordID 000000000004 does not exist: the chain ends at 000000000003',
+    })
   })
   it('any RecordID in an Empty container is not found', () => {
     const r = new LedgerFixture().verify({ recordId: '000000000001' })
@@ -354,14 +635,24 @@ describe('RecordID handling around verify', () => {
 describe('verify-chain: further rules', () => {
   it('Empty is only for a container nothing was ever written to; then ChainValid is true', () => {
     const v = new LedgerFixture().verdict()
-    assert.deepEqual(v, { Valid: null, ChainValid: true, Empty: true, BrokenAt: null, ForkDetected: false, Reason: 'EMPTY: nothing to check: the container has no records and never had any', code: 'EMPTY' })
+    assert.deepEqual(v, {
+      Valid: null,
+      ChainValid: true,
+      Empty: true,
+      BrokenAt: null,
+      ForkDetected: false,
+      Reason: 'EMPTY: nothing to check: the container has no records and never had any',
+      code: 'EMPTY',
+    })
   })
 
   it('two validly signed checkpoints with one size and different roots are a fork, whatever the records say', () => {
     const fx = new LedgerFixture().append(5)
     fx.checkpoint()
     // The log (or someone with its key) signs a second, different root for the same size.
-    fx.storedCheckpoints.push(signCheckpoint({ origin: fx.origin, size: 5, root: Buffer.alloc(32, 9) }, fx.signing.signer, fx.signing.key, 2))
+    fx.storedCheckpoints.push(
+      signCheckpoint({ origin: fx.origin, size: 5, root: Buffer.alloc(32, 9) }, fx.signing.signer, fx.signing.key, 2),
+    )
     const v = fx.verdict()
     assert.deepEqual([v.ChainValid, v.ForkDetected, v.BrokenAt, v.code], [false, true, R(1), 'SPLIT_VIEW'])
     assert.match(v.Reason, /a stored checkpoint \(size 5\) and a stored checkpoint \(size 5\) sign different roots/)
@@ -409,7 +700,10 @@ describe('verify-chain: further rules', () => {
     const fx = new LedgerFixture().append(10)
     fx.checkpoint()
     fx.append(3)
-    assert.match(fx.verdict().Reason, /^OK: 13 records verified \(000000000001 to 000000000013\); 3 records after 000000000010 not yet covered by a signed checkpoint$/)
+    assert.match(
+      fx.verdict().Reason,
+      /^OK: 13 records verified \(000000000001 to 000000000013\); 3 records after 000000000010 not yet covered by a signed checkpoint$/,
+    )
   })
 
   it('a record with a sequence no RecordID can name is a break at 000000000001', () => {
@@ -453,7 +747,13 @@ describe('verify-chain: further rules', () => {
     async function* rows() {
       for (const r of fx.scan()) yield r
     }
-    const r = await verifyChain({ container: fx.container, origin: fx.origin, head: fx.head, records: rows(), trustedKeys: [fx.signing.verifier] })
+    const r = await verifyChain({
+      container: fx.container,
+      origin: fx.origin,
+      head: fx.head,
+      records: rows(),
+      trustedKeys: [fx.signing.verifier],
+    })
     const sync = fx.verify()
     assert.ok(r.kind === 'verdict' && sync.kind === 'verdict')
     assert.deepEqual(r.verdict, sync.verdict)
@@ -469,7 +769,14 @@ describe('verify-chain: further rules', () => {
         yield r
       }
     }
-    const r = await verifyChain({ container: fx.container, origin: fx.origin, head: fx.head, records: rows(), trustedKeys: [fx.signing.verifier], trustedCheckpoint: 'garbage' })
+    const r = await verifyChain({
+      container: fx.container,
+      origin: fx.origin,
+      head: fx.head,
+      records: rows(),
+      trustedKeys: [fx.signing.verifier],
+      trustedCheckpoint: 'garbage',
+    })
     assert.equal(r.kind, 'invalid-trusted-checkpoint')
     assert.equal(pulled, 0)
   })
@@ -478,7 +785,12 @@ describe('verify-chain: further rules', () => {
     const fx = new LedgerFixture().append(9)
     const cr = createCompactRange()
     for (const r of fx.scan()) cr.append(r.digest)
-    const note = signCheckpoint({ origin: checkpointOrigin('provenant.test', fx.container), size: 9, root: cr.root() }, fx.signing.signer, fx.signing.key, 5)
+    const note = signCheckpoint(
+      { origin: checkpointOrigin('provenant.test', fx.container), size: 9, root: cr.root() },
+      fx.signing.signer,
+      fx.signing.key,
+      5,
+    )
     const v = fx.verdict({ trustedCheckpoint: note })
     assert.match(v.Reason, /covered by a signed checkpoint \(size 9\)/)
   })
@@ -530,7 +842,11 @@ describe('attack catalogue with a checkpoint and heads-log entry after every rec
 
   it('7: insert a forged record after #5 and renumber → FORK_DUP_PREV at 007', () => {
     const fx = dense()
-    for (const r of fx.rows) if (r.seq >= 6) { r.seq += 1; r.recordId = R(r.seq) }
+    for (const r of fx.rows)
+      if (r.seq >= 6) {
+        r.seq += 1
+        r.recordId = R(r.seq)
+      }
     fx.insert(fx.forge(6, fx.row(5).digest))
     fx.fixHead()
     assert.deepEqual(verdict(fx), [false, R(7), true, 'FORK_DUP_PREV'])

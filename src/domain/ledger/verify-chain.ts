@@ -25,12 +25,13 @@
  * - `Reason`: a stable code, then words; always says how many tail records no signed checkpoint
  *   covers yet.
  */
+
+import { isCanonicalJson } from '../../shared/canonical-json.js'
 import type { HeadsLogEntry, VerifiedCheckpoint } from './checkpoint.js'
 import { CheckpointError, openCheckpoint } from './checkpoint.js'
-import { isCanonicalJson } from '../../shared/canonical-json.js'
 import { createRecordHasher, digestsEqual } from './digest.js'
 import type { ContainerRef, StoredHead, StoredRecord } from './ledger-types.js'
-import { createCompactRange, EMPTY_ROOT, hashesEqual, verifyConsistency, type CompactRange } from './merkle.js'
+import { type CompactRange, createCompactRange, EMPTY_ROOT, hashesEqual, verifyConsistency } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
 import type { NoteVerifierKey } from './signed-note.js'
 
@@ -398,9 +399,13 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       compareAnchorsUpTo(curSeq)
       if (seq > curSeq + 1) {
         const first = curSeq + 1
-        note(first, 'MISSING', seq - first === 1
-          ? `record ${formatRecordId(first)} is missing`
-          : `records ${formatRecordId(first)} to ${formatRecordId(seq - 1)} are missing`)
+        note(
+          first,
+          'MISSING',
+          seq - first === 1
+            ? `record ${formatRecordId(first)} is missing`
+            : `records ${formatRecordId(first)} to ${formatRecordId(seq - 1)} are missing`,
+        )
         merkleIntact = false
         linkBase = null
         prevDigests = null
@@ -431,7 +436,12 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
 
     if (fieldProblem !== undefined) note(seq, 'FIELD_MISMATCH', `record ${recordId}: ${fieldProblem}`)
     const idOk = r.recordId === recordId && fieldProblem === undefined
-    if (!idOk) note(seq, 'RECORD_ID_MISMATCH', `the record stored at sequence ${seq} carries RecordID ${JSON.stringify(r.recordId)}, not ${recordId}`)
+    if (!idOk)
+      note(
+        seq,
+        'RECORD_ID_MISMATCH',
+        `the record stored at sequence ${seq} carries RecordID ${JSON.stringify(r.recordId)}, not ${recordId}`,
+      )
 
     let digestOk = false
     if (r.prevDigest.length === 32 && r.digest.length === 32) {
@@ -439,15 +449,23 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     }
     const canonicalOk = !checkCanonical || isCanonicalJson(r.canonical)
     if (!digestOk) {
-      note(seq, 'DIGEST_MISMATCH', `record ${recordId} does not hash to its stored digest${canonicalOk ? '' : '; its body is not in canonical JCS form'}`)
+      note(
+        seq,
+        'DIGEST_MISMATCH',
+        `record ${recordId} does not hash to its stored digest${canonicalOk ? '' : '; its body is not in canonical JCS form'}`,
+      )
     } else if (!canonicalOk) {
       note(seq, 'NON_CANONICAL', `record ${recordId}'s body is not in canonical JCS form (RFC 8785), although its digest matches`)
     }
 
     if (linkBase !== null && !linkOk) {
-      note(seq, 'LINK_MISMATCH', seq === 1
-        ? `record ${recordId} does not start from this container's genesis`
-        : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`)
+      note(
+        seq,
+        'LINK_MISMATCH',
+        seq === 1
+          ? `record ${recordId} does not start from this container's genesis`
+          : `record ${recordId} does not link to record ${formatRecordId(seq - 1)}`,
+      )
     }
     settleMismatches(seq, linkBase !== null && !linkOk)
 
@@ -503,7 +521,11 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     const lastSeq = curSeq
     if (head !== null) {
       if (head.seq < lastSeq) {
-        note(head.seq + 1, 'HEAD_MISMATCH', `records continue past the stored head (${head.seq === 0 ? 'empty' : formatRecordId(head.seq)}) up to ${formatRecordId(lastSeq)}`)
+        note(
+          head.seq + 1,
+          'HEAD_MISMATCH',
+          `records continue past the stored head (${head.seq === 0 ? 'empty' : formatRecordId(head.seq)}) up to ${formatRecordId(lastSeq)}`,
+        )
       } else if (head.seq === lastSeq && lastSeq > 0 && !curDigests.some((d) => digestsEqual(d, head.digest))) {
         note(lastSeq, 'HEAD_MISMATCH', `the stored head names a different digest for ${formatRecordId(lastSeq)} than the record holds`)
       }
@@ -523,9 +545,13 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       }
     }
     if (attested > lastSeq) {
-      note(lastSeq + 1, 'TRUNCATED', lastSeq === 0
-        ? `no records are stored but ${formatRecordId(attested)} was attested by ${attestedBy}`
-        : `the store ends at ${formatRecordId(lastSeq)} but ${formatRecordId(attested)} was attested by ${attestedBy}`)
+      note(
+        lastSeq + 1,
+        'TRUNCATED',
+        lastSeq === 0
+          ? `no records are stored but ${formatRecordId(attested)} was attested by ${attestedBy}`
+          : `the store ends at ${formatRecordId(lastSeq)} but ${formatRecordId(attested)} was attested by ${attestedBy}`,
+      )
     }
 
     const empty = recordsRead === 0 && head === null && attested === 0 && startSeq === 1
@@ -550,11 +576,12 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       reason = 'EMPTY: nothing to check: the container has no records and never had any'
     } else if (primary === null) {
       code = conflicts.length > 0 ? 'CONFLICTING_CHECKPOINTS' : 'OK'
-      reason = conflicts.length > 0
-        ? `CONFLICTING_CHECKPOINTS: ${conflicts.join('; ')}`
-        : lastSeq < startSeq
-          ? 'OK: no records in this range'
-          : `OK: ${lastSeq - startSeq + 1 === 1 ? '1 record' : `${lastSeq - startSeq + 1} records`} verified (${formatRecordId(startSeq)} to ${formatRecordId(lastSeq)})`
+      reason =
+        conflicts.length > 0
+          ? `CONFLICTING_CHECKPOINTS: ${conflicts.join('; ')}`
+          : lastSeq < startSeq
+            ? 'OK: no records in this range'
+            : `OK: ${lastSeq - startSeq + 1 === 1 ? '1 record' : `${lastSeq - startSeq + 1} records`} verified (${formatRecordId(startSeq)} to ${formatRecordId(lastSeq)})`
     } else {
       const p = primary as VerifyFinding
       code = p.code
@@ -616,4 +643,3 @@ function linksTo(prev: Uint8Array, candidates: readonly Uint8Array[]): boolean {
   for (let i = 0; i < candidates.length; i++) if (digestsEqual(prev, candidates[i]!)) return true
   return false
 }
-

@@ -10,7 +10,17 @@ import { applyChangeSet, conflicts, type ProposedChange, proposedChangeSchema } 
 import { diffChangeSet, summariseDiff } from './proposal-diff.js'
 
 const base = validateConfig({
-  connections: [{ lookup: 'sensors', kind: 'push', table: 'Sensors', columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'value', type: 'real' }] }],
+  connections: [
+    {
+      lookup: 'sensors',
+      kind: 'push',
+      table: 'Sensors',
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'value', type: 'real' },
+      ],
+    },
+  ],
   warmQueries: [
     { lookup: 'avg', path: 'plant/avg', description: 'Average value', query: 'Sensors | summarize avg(value)' },
     { lookup: 'count', query: 'Sensors | count' },
@@ -23,7 +33,13 @@ describe('proposal change sets', () => {
   it('creates, updates (null clears a field) and deletes warm queries, in order', () => {
     const changes = [
       parse({ entity: 'warmQuery', action: 'create', lookup: 'max', query: 'Sensors | summarize max(value)', description: 'Peak' }),
-      parse({ entity: 'warmQuery', action: 'update', lookup: 'avg', query: 'Sensors | summarize avg(value) by bin(timestamp, 1h)', path: null }),
+      parse({
+        entity: 'warmQuery',
+        action: 'update',
+        lookup: 'avg',
+        query: 'Sensors | summarize avg(value) by bin(timestamp, 1h)',
+        path: null,
+      }),
       parse({ entity: 'warmQuery', action: 'delete', lookup: 'count' }),
     ]
     const { document, problems } = applyChangeSet(base, changes)
@@ -78,7 +94,13 @@ describe('proposal change sets', () => {
     assert.deepEqual(conflicts(base, changes, before), [])
     const unrelated = validateConfig({ ...base, warmQueries: [...base.warmQueries, { lookup: 'other', query: 'print 2' }] })
     assert.deepEqual(conflicts(unrelated, changes, before), [])
-    const moved = validateConfig({ ...base, warmQueries: [{ ...base.warmQueries[0]!, query: 'print 3' }, { lookup: 'max', query: 'print 4' }] })
+    const moved = validateConfig({
+      ...base,
+      warmQueries: [
+        { ...base.warmQueries[0]!, query: 'print 3' },
+        { lookup: 'max', query: 'print 4' },
+      ],
+    })
     assert.deepEqual(conflicts(moved, changes, before), [
       'warmQuery avg was changed after the proposal was made',
       'warmQuery max was created after the proposal was made',
@@ -94,22 +116,32 @@ describe('proposal change sets', () => {
       parse({ entity: 'warmQuery', action: 'delete', lookup: 'count' }),
     ]
     const diff = diffChangeSet(base, applyChangeSet(base, changes).document, changes)
-    assert.deepEqual(diff.entries.map((e) => [e.action, e.id, e.fields]), [['added', 'max', []], ['changed', 'avg', ['path', 'description']], ['removed', 'count', []]])
+    assert.deepEqual(
+      diff.entries.map((e) => [e.action, e.id, e.fields]),
+      [
+        ['added', 'max', []],
+        ['changed', 'avg', ['path', 'description']],
+        ['removed', 'count', []],
+      ],
+    )
     assert.deepEqual(diff.entries[1]!.before, base.warmQueries[0])
     assert.equal(diff.entries[0]!.before, null)
     assert.equal(diff.entries[2]!.after, null)
-    assert.equal(diff.text, [
-      '+ warm query max',
-      '+   path: plant/max',
-      '+   query: Sensors',
-      '+          | summarize max(value)',
-      '~ warm query avg (path, description)',
-      '-   path: plant/avg',
-      '-   description: Average value',
-      '+   description: Mean value',
-      '- warm query count',
-      '-   query: Sensors | count',
-    ].join('\n'))
+    assert.equal(
+      diff.text,
+      [
+        '+ warm query max',
+        '+   path: plant/max',
+        '+   query: Sensors',
+        '+          | summarize max(value)',
+        '~ warm query avg (path, description)',
+        '-   path: plant/avg',
+        '-   description: Average value',
+        '+   description: Mean value',
+        '- warm query count',
+        '-   query: Sensors | count',
+      ].join('\n'),
+    )
     assert.equal(summariseDiff(diff), '+ warmQuery max, ~ warmQuery avg (path, description), - warmQuery count')
   })
 
@@ -122,17 +154,20 @@ describe('proposal change sets', () => {
       fc.record({ entity: fc.constant('warmQuery'), action: fc.constant('update'), lookup: lookupArb, query: textArb }),
       fc.record({ entity: fc.constant('warmQuery'), action: fc.constant('delete'), lookup: lookupArb }),
     )
-    fc.assert(fc.property(docArb, fc.uniqueArray(changeArb, { selector: (c) => c.lookup, maxLength: 5 }), (queries, rawChanges) => {
-      const document = validateConfig({ warmQueries: queries })
-      const changes = rawChanges.map(parse)
-      const applied = applyChangeSet(document, changes)
-      fc.pre(applied.problems.length === 0)
-      const diff = diffChangeSet(document, applied.document, changes)
-      const before = diff.entries.map((e) => e.before ?? undefined)
-      assert.deepEqual(conflicts(document, changes, before), [])
-      const moved = conflicts(applied.document, changes, before)
-      assert.equal(moved.length, diff.entries.filter((e) => e.action !== 'unchanged').length)
-      assert.deepEqual(validateConfig(applied.document), applied.document, 'validating an applied document is idempotent')
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(docArb, fc.uniqueArray(changeArb, { selector: (c) => c.lookup, maxLength: 5 }), (queries, rawChanges) => {
+        const document = validateConfig({ warmQueries: queries })
+        const changes = rawChanges.map(parse)
+        const applied = applyChangeSet(document, changes)
+        fc.pre(applied.problems.length === 0)
+        const diff = diffChangeSet(document, applied.document, changes)
+        const before = diff.entries.map((e) => e.before ?? undefined)
+        assert.deepEqual(conflicts(document, changes, before), [])
+        const moved = conflicts(applied.document, changes, before)
+        assert.equal(moved.length, diff.entries.filter((e) => e.action !== 'unchanged').length)
+        assert.deepEqual(validateConfig(applied.document), applied.document, 'validating an applied document is idempotent')
+      }),
+      { numRuns: 200 },
+    )
   })
 })

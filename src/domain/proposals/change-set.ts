@@ -19,9 +19,18 @@ export const MAX_PROPOSED_QUERY_LENGTH = 100_000
 export const MAX_CHANGES = 20
 
 const lookup = z.string().regex(LOOKUP_RE, 'a lookup is 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit')
-const path = z.string().regex(API_PATH_RE, 'an API path is slash-separated segments of letters, digits, dots, dashes or underscores, e.g. plant/line-1/hourly-temp')
+const path = z
+  .string()
+  .regex(
+    API_PATH_RE,
+    'an API path is slash-separated segments of letters, digits, dots, dashes or underscores, e.g. plant/line-1/hourly-temp',
+  )
 const description = z.string().max(2000, 'a description is at most 2000 characters')
-const kql = z.string().trim().min(1, 'the KQL text is empty').max(MAX_PROPOSED_QUERY_LENGTH, `the KQL text is at most ${MAX_PROPOSED_QUERY_LENGTH} characters`)
+const kql = z
+  .string()
+  .trim()
+  .min(1, 'the KQL text is empty')
+  .max(MAX_PROPOSED_QUERY_LENGTH, `the KQL text is at most ${MAX_PROPOSED_QUERY_LENGTH} characters`)
 
 const createWarmQuery = z.strictObject({
   entity: z.literal('warmQuery'),
@@ -32,16 +41,18 @@ const createWarmQuery = z.strictObject({
   description: description.optional().describe('What the query answers, for the people and models who will run it.'),
 })
 
-const updateWarmQuery = z.strictObject({
-  entity: z.literal('warmQuery'),
-  action: z.literal('update'),
-  lookup: lookup.describe('Lookup of the existing warm query to change.'),
-  query: kql.optional().describe('New KQL text (omit to keep the current text).'),
-  path: path.nullable().optional().describe('New API path; null removes it; omit to keep it.'),
-  description: description.nullable().optional().describe('New description; null removes it; omit to keep it.'),
-}).refine((c) => c.query !== undefined || c.path !== undefined || c.description !== undefined, {
-  message: 'an update must change at least one of query, path or description',
-})
+const updateWarmQuery = z
+  .strictObject({
+    entity: z.literal('warmQuery'),
+    action: z.literal('update'),
+    lookup: lookup.describe('Lookup of the existing warm query to change.'),
+    query: kql.optional().describe('New KQL text (omit to keep the current text).'),
+    path: path.nullable().optional().describe('New API path; null removes it; omit to keep it.'),
+    description: description.nullable().optional().describe('New description; null removes it; omit to keep it.'),
+  })
+  .refine((c) => c.query !== undefined || c.path !== undefined || c.description !== undefined, {
+    message: 'an update must change at least one of query, path or description',
+  })
 
 const deleteWarmQuery = z.strictObject({
   entity: z.literal('warmQuery'),
@@ -83,8 +94,8 @@ const warmQueryHandler: EntityHandler = {
       case 'update': {
         if (index < 0) return `no warm query has the lookup "${change.lookup}"; propose a create instead`
         const { path: _path, description: _description, ...rest } = queries[index]!
-        const path = change.path === undefined ? queries[index]!.path : change.path ?? undefined
-        const description = change.description === undefined ? queries[index]!.description : change.description ?? undefined
+        const path = change.path === undefined ? queries[index]!.path : (change.path ?? undefined)
+        const description = change.description === undefined ? queries[index]!.description : (change.description ?? undefined)
         queries[index] = {
           ...rest,
           ...(path !== undefined ? { path } : {}),

@@ -68,7 +68,8 @@ export function diffChangeSet(before: WorkspaceConfig, after: WorkspaceConfig, c
   const entries = changes.map((change): ProposalDiffEntry => {
     const was = readEntity(before, change) ?? null
     const will = readEntity(after, change) ?? null
-    const action = was === null ? (will === null ? 'unchanged' : 'added') : will === null ? 'removed' : deepEqual(was, will) ? 'unchanged' : 'changed'
+    const action =
+      was === null ? (will === null ? 'unchanged' : 'added') : will === null ? 'removed' : deepEqual(was, will) ? 'unchanged' : 'changed'
     const fields = action === 'changed' ? fieldsOf(was, will).filter((f) => !deepEqual(was?.[f], will?.[f])) : []
     return { entity: change.entity, id: change.lookup, action, fields, before: was, after: will }
   })

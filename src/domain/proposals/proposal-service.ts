@@ -20,10 +20,10 @@ import type { ActivityLog, Actor } from '../activity/activity-log.js'
 import { DomainError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
 import type { QueryService } from '../queries/query-service.js'
 import type { Stores } from '../stores.js'
+import type { WorkspaceConfig } from '../workspace-config/config-document.js'
 import type { ConfigActor, ConfigService } from '../workspace-config/config-service.js'
 import type { ConfigCommit } from '../workspace-config/config-store.js'
 import { validateConfig } from '../workspace-config/validate-config.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
 import { applyChangeSet, conflicts, MAX_CHANGES, type ProposedChange, proposedChangeSchema } from './change-set.js'
 import { diffChangeSet, summariseDiff } from './proposal-diff.js'
 import type { Person, Proposal, ProposalChannel, ProposalStatus } from './proposal-store.js'
@@ -32,8 +32,15 @@ export const MAX_RATIONALE_LENGTH = 4000
 export const MAX_REASON_LENGTH = 2000
 
 export const newProposalSchema = z.strictObject({
-  rationale: z.string().trim().min(1, 'say why the change is wanted: the reviewer reads this first').max(MAX_RATIONALE_LENGTH, `the rationale is at most ${MAX_RATIONALE_LENGTH} characters`),
-  changes: z.array(proposedChangeSchema).min(1, 'a proposal needs at least one change').max(MAX_CHANGES, `a proposal may carry at most ${MAX_CHANGES} changes`),
+  rationale: z
+    .string()
+    .trim()
+    .min(1, 'say why the change is wanted: the reviewer reads this first')
+    .max(MAX_RATIONALE_LENGTH, `the rationale is at most ${MAX_RATIONALE_LENGTH} characters`),
+  changes: z
+    .array(proposedChangeSchema)
+    .min(1, 'a proposal needs at least one change')
+    .max(MAX_CHANGES, `a proposal may carry at most ${MAX_CHANGES} changes`),
 })
 
 export type NewProposal = z.input<typeof newProposalSchema>
@@ -59,7 +66,18 @@ export interface ProposalServiceDeps {
 const SYSTEM: Person = { id: 'system', name: 'system' }
 
 function formatIssues(error: z.ZodError): string {
-  return error.issues.slice(0, 20).map((issue) => `${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') || '(proposal)'}: ${issue.message}`).join('; ')
+  return error.issues
+    .slice(0, 20)
+    .map(
+      (issue) =>
+        `${
+          issue.path
+            .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+            .join('')
+            .replace(/^\./, '') || '(proposal)'
+        }: ${issue.message}`,
+    )
+    .join('; ')
 }
 
 export function createProposalServices(deps: ProposalServiceDeps) {
@@ -72,7 +90,8 @@ export function createProposalServices(deps: ProposalServiceDeps) {
   /** The document with the change set applied, validated whole; throws InvalidInputError otherwise. */
   function planDocument(base: WorkspaceConfig, changes: readonly ProposedChange[]): WorkspaceConfig {
     const applied = applyChangeSet(base, changes)
-    if (applied.problems.length) throw new InvalidInputError(`the change set does not apply to the current configuration: ${applied.problems.join('; ')}`)
+    if (applied.problems.length)
+      throw new InvalidInputError(`the change set does not apply to the current configuration: ${applied.problems.join('; ')}`)
     try {
       return validateConfig(applied.document)
     } catch (error) {
@@ -102,7 +121,8 @@ export function createProposalServices(deps: ProposalServiceDeps) {
    * must apply and leave a valid configuration, and must change something.
    */
   async function create(caller: Caller, input: unknown, via: ProposalChannel): Promise<Proposal> {
-    if (!caller.rights.has('proposals:create')) throw new ForbiddenError('this token lacks the right proposals:create needed to file a proposal')
+    if (!caller.rights.has('proposals:create'))
+      throw new ForbiddenError('this token lacks the right proposals:create needed to file a proposal')
     const parsed = newProposalSchema.safeParse(input)
     if (!parsed.success) throw new InvalidInputError(formatIssues(parsed.error))
     const { rationale, changes } = parsed.data
@@ -113,22 +133,51 @@ export function createProposalServices(deps: ProposalServiceDeps) {
       const next = planDocument(base.document, changes)
       const diff = diffChangeSet(base.document, next, changes)
       const idle = diff.entries.filter((e) => e.action === 'unchanged')
-      if (idle.length) throw new InvalidInputError(`the change set changes nothing for ${idle.map((e) => `${e.entity} ${e.id}`).join(', ')}: it already has these values`)
+      if (idle.length)
+        throw new InvalidInputError(
+          `the change set changes nothing for ${idle.map((e) => `${e.entity} ${e.id}`).join(', ')}: it already has these values`,
+        )
       const created: Proposal = {
-        id: newId('prop'), workspaceId: caller.workspaceId, status: 'open', author, via, rationale, changes, diff,
-        baseCommitId: base.commitId, baseSeq: base.seq, createdAt: clock.now(),
-        decidedAt: undefined, decidedBy: undefined, decisionReason: undefined, commitId: undefined,
+        id: newId('prop'),
+        workspaceId: caller.workspaceId,
+        status: 'open',
+        author,
+        via,
+        rationale,
+        changes,
+        diff,
+        baseCommitId: base.commitId,
+        baseSeq: base.seq,
+        createdAt: clock.now(),
+        decidedAt: undefined,
+        decidedBy: undefined,
+        decisionReason: undefined,
+        commitId: undefined,
       }
       await tx.proposals.insert(created)
       await tx.changes.append({
-        workspaceId: created.workspaceId, kind: 'proposal', entityType: 'proposal', entityId: created.id, action: 'created',
-        actorId: author.id, actorName: author.name, at: created.createdAt, commitId: undefined,
+        workspaceId: created.workspaceId,
+        kind: 'proposal',
+        entityType: 'proposal',
+        entityId: created.id,
+        action: 'created',
+        actorId: author.id,
+        actorName: author.name,
+        at: created.createdAt,
+        commitId: undefined,
         summary: `proposal by ${author.name}${via === 'mcp' ? ' (through an AI client)' : ''}: ${summariseDiff(diff)}`.slice(0, 1000),
       })
-      await activity.recordDecision({
-        workspaceId: created.workspaceId, entityType: 'proposal', entityId: created.id, actionType: 'created', actor: actorOf(author, via),
-        details: { status: 'open', rationale, changes: summariseDiff(diff), baseCommitId: base.commitId ?? null, via },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId: created.workspaceId,
+          entityType: 'proposal',
+          entityId: created.id,
+          actionType: 'created',
+          actor: actorOf(author, via),
+          details: { status: 'open', rationale, changes: summariseDiff(diff), baseCommitId: base.commitId ?? null, via },
+        },
+        tx,
+      )
       return created
     })
     return proposal
@@ -149,7 +198,11 @@ export function createProposalServices(deps: ProposalServiceDeps) {
 
   /** Why `proposal` no longer applies cleanly to `current`, or undefined when it does. */
   function staleReason(current: WorkspaceConfig, proposal: Proposal): string | undefined {
-    const moved = conflicts(current, proposal.changes, proposal.diff.entries.map((e) => e.before ?? undefined))
+    const moved = conflicts(
+      current,
+      proposal.changes,
+      proposal.diff.entries.map((e) => e.before ?? undefined),
+    )
     if (moved.length) return `the configuration moved underneath it: ${moved.join('; ')}`
     try {
       planDocument(current, proposal.changes)
@@ -162,15 +215,31 @@ export function createProposalServices(deps: ProposalServiceDeps) {
 
   async function supersede(tx: Stores, proposal: Proposal, reason: string): Promise<Proposal | undefined> {
     const at = clock.now()
-    if (!(await tx.proposals.decide(proposal.workspaceId, proposal.id, { status: 'superseded', decidedAt: at, decidedBy: SYSTEM, reason }))) return undefined
+    if (!(await tx.proposals.decide(proposal.workspaceId, proposal.id, { status: 'superseded', decidedAt: at, decidedBy: SYSTEM, reason })))
+      return undefined
     await tx.changes.append({
-      workspaceId: proposal.workspaceId, kind: 'proposal', entityType: 'proposal', entityId: proposal.id, action: 'superseded',
-      actorId: SYSTEM.id, actorName: SYSTEM.name, at, commitId: undefined, summary: `proposal by ${proposal.author.name} superseded: ${reason}`.slice(0, 1000),
+      workspaceId: proposal.workspaceId,
+      kind: 'proposal',
+      entityType: 'proposal',
+      entityId: proposal.id,
+      action: 'superseded',
+      actorId: SYSTEM.id,
+      actorName: SYSTEM.name,
+      at,
+      commitId: undefined,
+      summary: `proposal by ${proposal.author.name} superseded: ${reason}`.slice(0, 1000),
     })
-    await activity.recordDecision({
-      workspaceId: proposal.workspaceId, entityType: 'proposal', entityId: proposal.id, actionType: 'superseded', actor: actorOf(SYSTEM, 'system'),
-      details: { status: 'superseded', reason, author: proposal.author.name },
-    }, tx)
+    await activity.recordDecision(
+      {
+        workspaceId: proposal.workspaceId,
+        entityType: 'proposal',
+        entityId: proposal.id,
+        actionType: 'superseded',
+        actor: actorOf(SYSTEM, 'system'),
+        details: { status: 'superseded', reason, author: proposal.author.name },
+      },
+      tx,
+    )
     return { ...proposal, status: 'superseded', decidedAt: at, decidedBy: SYSTEM, decisionReason: reason }
   }
 
@@ -181,14 +250,18 @@ export function createProposalServices(deps: ProposalServiceDeps) {
     return proposal
   }
 
-  async function list(workspaceId: string, filter: { status?: ProposalStatus; authorId?: string; limit?: number } = {}): Promise<Proposal[]> {
+  async function list(
+    workspaceId: string,
+    filter: { status?: ProposalStatus; authorId?: string; limit?: number } = {},
+  ): Promise<Proposal[]> {
     await refresh(workspaceId)
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 500)
     return stores.proposals.list(workspaceId, { ...filter, limit })
   }
 
   function checkReviewer(reviewer: Reviewer): void {
-    if (!roleHas(reviewer.role, 'proposals:review')) throw new ForbiddenError(`the ${reviewer.role} role cannot review proposals; an approver or admin can`)
+    if (!roleHas(reviewer.role, 'proposals:review'))
+      throw new ForbiddenError(`the ${reviewer.role} role cannot review proposals; an approver or admin can`)
   }
 
   async function openProposal(tx: Stores, workspaceId: string, id: string): Promise<Proposal> {
@@ -232,19 +305,45 @@ export function createProposalServices(deps: ProposalServiceDeps) {
       }
       const next = planDocument(current.document, proposal.changes)
       const firstLine = proposal.rationale.split('\n')[0]!.slice(0, 200)
-      const { commit } = await config.commitInTransaction(tx, workspaceId, reviewer, next, { message: `proposal ${id} by ${proposal.author.name}: ${firstLine}` })
+      const { commit } = await config.commitInTransaction(tx, workspaceId, reviewer, next, {
+        message: `proposal ${id} by ${proposal.author.name}: ${firstLine}`,
+      })
       if (!commit) throw new InvalidInputError(`proposal ${id} changes nothing in the current configuration`)
       await tx.proposals.setCommit(workspaceId, id, commit.id)
       const rebased = proposal.baseSeq !== current.seq
       await tx.changes.append({
-        workspaceId, kind: 'proposal', entityType: 'proposal', entityId: id, action: 'accepted',
-        actorId: person.id, actorName: person.name, at, commitId: commit.id,
-        summary: `proposal by ${proposal.author.name} accepted by ${person.name} as commit ${commit.id}${rebased ? ' (rebased)' : ''}: ${summariseDiff(proposal.diff)}`.slice(0, 1000),
+        workspaceId,
+        kind: 'proposal',
+        entityType: 'proposal',
+        entityId: id,
+        action: 'accepted',
+        actorId: person.id,
+        actorName: person.name,
+        at,
+        commitId: commit.id,
+        summary:
+          `proposal by ${proposal.author.name} accepted by ${person.name} as commit ${commit.id}${rebased ? ' (rebased)' : ''}: ${summariseDiff(proposal.diff)}`.slice(
+            0,
+            1000,
+          ),
       })
-      await activity.recordDecision({
-        workspaceId, entityType: 'proposal', entityId: id, actionType: 'accepted', actor: actorOf(person, 'portal'),
-        details: { status: 'accepted', commitId: commit.id, author: proposal.author.name, changes: summariseDiff(proposal.diff), ...(rebased ? { rebasedFrom: proposal.baseCommitId ?? null } : {}) },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: 'proposal',
+          entityId: id,
+          actionType: 'accepted',
+          actor: actorOf(person, 'portal'),
+          details: {
+            status: 'accepted',
+            commitId: commit.id,
+            author: proposal.author.name,
+            changes: summariseDiff(proposal.diff),
+            ...(rebased ? { rebasedFrom: proposal.baseCommitId ?? null } : {}),
+          },
+        },
+        tx,
+      )
       return { proposal: { ...proposal, status: 'accepted', decidedAt: at, decidedBy: person, commitId: commit.id }, commit }
     })
   }
@@ -263,14 +362,28 @@ export function createProposalServices(deps: ProposalServiceDeps) {
         throw new InvalidInputError(`proposal ${id} was decided by someone else in the meantime`)
       }
       await tx.changes.append({
-        workspaceId, kind: 'proposal', entityType: 'proposal', entityId: id, action: 'rejected',
-        actorId: person.id, actorName: person.name, at, commitId: undefined,
+        workspaceId,
+        kind: 'proposal',
+        entityType: 'proposal',
+        entityId: id,
+        action: 'rejected',
+        actorId: person.id,
+        actorName: person.name,
+        at,
+        commitId: undefined,
         summary: `proposal by ${proposal.author.name} rejected by ${person.name}: ${why}`.slice(0, 1000),
       })
-      await activity.recordDecision({
-        workspaceId, entityType: 'proposal', entityId: id, actionType: 'rejected', actor: actorOf(person, 'portal'),
-        details: { status: 'rejected', reason: why, author: proposal.author.name, changes: summariseDiff(proposal.diff) },
-      }, tx)
+      await activity.recordDecision(
+        {
+          workspaceId,
+          entityType: 'proposal',
+          entityId: id,
+          actionType: 'rejected',
+          actor: actorOf(person, 'portal'),
+          details: { status: 'rejected', reason: why, author: proposal.author.name, changes: summariseDiff(proposal.diff) },
+        },
+        tx,
+      )
       return { ...proposal, status: 'rejected' as const, decidedAt: at, decidedBy: person, decisionReason: why }
     })
   }

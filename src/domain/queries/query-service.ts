@@ -15,7 +15,7 @@ import type { Stores } from '../stores.js'
 import type { WarmQueryConfig } from '../workspace-config/config-document.js'
 import type { ConfigService, CurrentConfig } from '../workspace-config/config-service.js'
 import { type QueryExecutor, type QueryOutcome, QueryTimeoutError } from './query-executor.js'
-import { workspaceSchema, type WorkspaceSchema } from './workspace-schema.js'
+import { type WorkspaceSchema, workspaceSchema } from './workspace-schema.js'
 
 export interface QueryResponse extends QueryOutcome {
   readonly lookup?: string
@@ -60,7 +60,8 @@ export function createQueryService(deps: QueryServiceDeps) {
       try {
         plan = compileQuery(text, schema.schema, { dialect })
       } catch (error) {
-        if (error instanceof KqlError) throw new InvalidInputError(`KQL ${error.kind === 'unsupported' ? 'not supported' : 'error'}: ${error.message}`, { cause: error })
+        if (error instanceof KqlError)
+          throw new InvalidInputError(`KQL ${error.kind === 'unsupported' ? 'not supported' : 'error'}: ${error.message}`, { cause: error })
         throw error
       }
       if (plans.size >= 1000) plans.delete(plans.keys().next().value!)
@@ -73,30 +74,44 @@ export function createQueryService(deps: QueryServiceDeps) {
     const allowed = allowedConnections(caller.scopes, current.document)
     if (!allowed) return
     const denied = plan.tables.filter((t) => !allowed.has(schema.connectionOfTable.get(t) ?? ''))
-    if (denied.length) throw new ForbiddenError(`this token may not read the table${denied.length > 1 ? 's' : ''} ${denied.join(', ')} (its scopes allow other connections)`)
+    if (denied.length)
+      throw new ForbiddenError(
+        `this token may not read the table${denied.length > 1 ? 's' : ''} ${denied.join(', ')} (its scopes allow other connections)`,
+      )
   }
 
   async function run(caller: Caller, text: string, current: CurrentConfig): Promise<QueryOutcome> {
-    if (text.length > MAX_QUERY_LENGTH) throw new InvalidInputError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are accepted`)
+    if (text.length > MAX_QUERY_LENGTH)
+      throw new InvalidInputError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are accepted`)
     const schema = await schemaOf(caller.workspaceId, current)
     const plan = compile(text, schema)
     checkScopes(caller, current, schema, plan)
     const caps = current.document.settings.queries
     try {
       return await executor.run({
-        text, schema: schema.schema, schemaVersion: schema.version, now: dateTimeFromEpochMs(clock.now()),
-        rowCap: caps.rowCap, timeoutMs: Math.round(caps.timeoutSeconds * 1000),
+        text,
+        schema: schema.schema,
+        schemaVersion: schema.version,
+        now: dateTimeFromEpochMs(clock.now()),
+        rowCap: caps.rowCap,
+        timeoutMs: Math.round(caps.timeoutSeconds * 1000),
       })
     } catch (error) {
-      if (error instanceof KqlError) throw new InvalidInputError(`KQL ${error.kind === 'runtime' ? 'run-time error' : 'error'}: ${error.message}`, { cause: error })
-      if (error instanceof QueryTimeoutError) throw new InvalidInputError(`${error.message}; narrow the time window or simplify the query (the cap is set per workspace: settings.queries.timeoutSeconds)`, { cause: error })
+      if (error instanceof KqlError)
+        throw new InvalidInputError(`KQL ${error.kind === 'runtime' ? 'run-time error' : 'error'}: ${error.message}`, { cause: error })
+      if (error instanceof QueryTimeoutError)
+        throw new InvalidInputError(
+          `${error.message}; narrow the time window or simplify the query (the cap is set per workspace: settings.queries.timeoutSeconds)`,
+          { cause: error },
+        )
       throw error
     }
   }
 
   function findWarmQuery(current: CurrentConfig, address: string): WarmQueryConfig {
     const trimmed = address.replace(/^\/+|\/+$/g, '')
-    const query = current.document.warmQueries.find((q) => q.lookup === trimmed) ?? current.document.warmQueries.find((q) => q.path === trimmed)
+    const query =
+      current.document.warmQueries.find((q) => q.lookup === trimmed) ?? current.document.warmQueries.find((q) => q.path === trimmed)
     if (!query) throw new NotFoundError(`no warm query has the lookup or API path "${trimmed}"`)
     return query
   }
@@ -105,7 +120,8 @@ export function createQueryService(deps: QueryServiceDeps) {
   async function runWarm(caller: Caller, address: string): Promise<QueryResponse> {
     const current = await config.current(caller.workspaceId)
     const query = findWarmQuery(current, address)
-    if (!query.query || query.query.trim() === '') throw new InvalidInputError(`warm query "${query.lookup}" has no saved query text, so it cannot run`)
+    if (!query.query || query.query.trim() === '')
+      throw new InvalidInputError(`warm query "${query.lookup}" has no saved query text, so it cannot run`)
     const approval = current.approvals[query.lookup]
     const outcome = await run(caller, query.query, current)
     return {

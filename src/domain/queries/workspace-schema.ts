@@ -15,7 +15,11 @@ export interface WorkspaceSchema {
   readonly connectionOfTable: ReadonlyMap<string, string>
 }
 
-export function workspaceSchema(config: WorkspaceConfig, tables: readonly ConnectionTable[], commitId: string | undefined): WorkspaceSchema {
+export function workspaceSchema(
+  config: WorkspaceConfig,
+  tables: readonly ConnectionTable[],
+  commitId: string | undefined,
+): WorkspaceSchema {
   const byLookup = new Map(tables.map((t) => [t.lookup, t]))
   const kqlTables: KqlTable[] = []
   const connectionOfTable = new Map<string, string>()
@@ -25,7 +29,10 @@ export function workspaceSchema(config: WorkspaceConfig, tables: readonly Connec
     kqlTables.push({
       name: connection.table,
       columns: table.columns.map((c) => ({ name: c.name, type: c.type })),
-      hiddenColumns: [{ name: '_rowid', type: 'long' }, { name: '_ingested_at', type: 'datetime' }],
+      hiddenColumns: [
+        { name: '_rowid', type: 'long' },
+        { name: '_ingested_at', type: 'datetime' },
+      ],
       sqlName: table.sqlName,
     })
     connectionOfTable.set(connection.table, connection.lookup)

@@ -38,7 +38,10 @@ export type ThrottleVerdict =
  */
 export function throttleVerdict(
   limits: LoginLimits,
-  failures: { readonly account: { count: number; oldest: number } | undefined; readonly address: { count: number; oldest: number } | undefined },
+  failures: {
+    readonly account: { count: number; oldest: number } | undefined
+    readonly address: { count: number; oldest: number } | undefined
+  },
   now: number,
 ): ThrottleVerdict {
   for (const kind of ['account', 'address'] as const) {

@@ -101,13 +101,20 @@ export function createSessionService(deps: SessionServiceDeps) {
     return { ids: (await stores.access.listWorkspaces()).map((w) => w.id), account: undefined }
   }
 
-  async function recordRefusal(attempt: SignInAttempt, actionType: 'sign-in-refused' | 'sign-in-throttled', details: Record<string, unknown>): Promise<void> {
+  async function recordRefusal(
+    attempt: SignInAttempt,
+    actionType: 'sign-in-refused' | 'sign-in-throttled',
+    details: Record<string, unknown>,
+  ): Promise<void> {
     const name = clip(attempt.accountName.trim(), 100)
     const { ids, account } = await workspacesToNotify(attempt.accountName.trim())
     const attemptId = newId('signin')
     for (const workspaceId of ids) {
       await deps.activity.recordDecision({
-        workspaceId, entityType: 'session', entityId: attemptId, actionType,
+        workspaceId,
+        entityType: 'session',
+        entityId: attemptId,
+        actionType,
         actor: { id: account?.id ?? 'unknown', name, via: 'portal' },
         details: { accountName: name, clientAddress: attempt.clientAddress, userAgent: clip(attempt.userAgent, 200), ...details },
       })
@@ -122,10 +129,14 @@ export function createSessionService(deps: SessionServiceDeps) {
     const keys = throttleKeys(attempt.accountName, attempt.clientAddress)
     const window = Math.max(loginLimits.account.windowMs, loginLimits.address.windowMs)
     const recent = async (key: string, windowMs: number) => (await stores.sessions.loginFailures([key], now - windowMs)).get(key)
-    const verdict = throttleVerdict(loginLimits, {
-      account: await recent(keys.account, loginLimits.account.windowMs),
-      address: await recent(keys.address, loginLimits.address.windowMs),
-    }, now)
+    const verdict = throttleVerdict(
+      loginLimits,
+      {
+        account: await recent(keys.account, loginLimits.account.windowMs),
+        address: await recent(keys.address, loginLimits.address.windowMs),
+      },
+      now,
+    )
     if (!verdict.allowed) {
       await recordRefusal(attempt, 'sign-in-throttled', { limitedBy: verdict.limitedBy })
       return { outcome: 'throttled', limitedBy: verdict.limitedBy, retryAfterMs: verdict.retryAfterMs }
@@ -165,23 +176,45 @@ export function createSessionService(deps: SessionServiceDeps) {
       if (attempt.replacing) await tx.sessions.deleteSession(sha256(attempt.replacing))
       await tx.sessions.deleteStaleSessions(now, now - limits.idleMs)
       await tx.sessions.insertSession(record)
-      await deps.activity.recordDecision(sessionDecision(record, account, 'signed-in', {
-        clientAddress: attempt.clientAddress, userAgent: clip(attempt.userAgent, 200), role: first.role,
-        expiresAt: new Date(record.expiresAt).toISOString(),
-      }), tx)
+      await deps.activity.recordDecision(
+        sessionDecision(record, account, 'signed-in', {
+          clientAddress: attempt.clientAddress,
+          userAgent: clip(attempt.userAgent, 200),
+          role: first.role,
+          expiresAt: new Date(record.expiresAt).toISOString(),
+        }),
+        tx,
+      )
     })
     await stores.sessions.pruneLoginFailures(now - window)
     return {
       outcome: 'signed-in',
       secret,
-      session: { publicId: record.publicId, account, workspace: first.workspace, role: first.role, csrfToken: record.csrfToken, createdAt: now, expiresAt: record.expiresAt },
+      session: {
+        publicId: record.publicId,
+        account,
+        workspace: first.workspace,
+        role: first.role,
+        csrfToken: record.csrfToken,
+        createdAt: now,
+        expiresAt: record.expiresAt,
+      },
     }
   }
 
-  function sessionDecision(record: Pick<SessionRecord, 'publicId' | 'workspaceId'>, account: Account, actionType: string, details: Record<string, unknown>): DecisionInput {
+  function sessionDecision(
+    record: Pick<SessionRecord, 'publicId' | 'workspaceId'>,
+    account: Account,
+    actionType: string,
+    details: Record<string, unknown>,
+  ): DecisionInput {
     return {
-      workspaceId: record.workspaceId, entityType: 'session', entityId: record.publicId, actionType,
-      actor: { id: account.id, name: account.name, via: 'portal' }, details,
+      workspaceId: record.workspaceId,
+      entityType: 'session',
+      entityId: record.publicId,
+      actionType,
+      actor: { id: account.id, name: account.name, via: 'portal' },
+      details,
     }
   }
 
@@ -206,16 +239,31 @@ export function createSessionService(deps: SessionServiceDeps) {
       if (lastTouched.size > 100_000) lastTouched.clear()
       await stores.sessions.touchSession(idHash, now)
     }
-    return { publicId: session.publicId, account, workspace: found.workspace, role, csrfToken: session.csrfToken, createdAt: session.createdAt, expiresAt: session.expiresAt }
+    return {
+      publicId: session.publicId,
+      account,
+      workspace: found.workspace,
+      role,
+      csrfToken: session.csrfToken,
+      createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
+    }
   }
 
   /** Ends the session (sign-out); `everywhere` ends every session of the account. */
   async function signOut(secret: string, session: PortalSession, options: { everywhere?: boolean; clientAddress: string }): Promise<void> {
     await stores.transaction(async (tx) => {
-      const ended = options.everywhere ? await tx.sessions.deleteSessionsOf(session.account.id) : Number(await tx.sessions.deleteSession(sha256(secret)))
-      await deps.activity.recordDecision(sessionDecision({ publicId: session.publicId, workspaceId: session.workspace.id }, session.account, 'signed-out', {
-        clientAddress: options.clientAddress, everywhere: options.everywhere === true, sessionsEnded: ended,
-      }), tx)
+      const ended = options.everywhere
+        ? await tx.sessions.deleteSessionsOf(session.account.id)
+        : Number(await tx.sessions.deleteSession(sha256(secret)))
+      await deps.activity.recordDecision(
+        sessionDecision({ publicId: session.publicId, workspaceId: session.workspace.id }, session.account, 'signed-out', {
+          clientAddress: options.clientAddress,
+          everywhere: options.everywhere === true,
+          sessionsEnded: ended,
+        }),
+        tx,
+      )
     })
   }
 
@@ -263,10 +311,14 @@ export function createSessionService(deps: SessionServiceDeps) {
     const now = clock.now()
     const keys = throttleKeys(session.account.name, clientAddress)
     const recent = async (key: string, windowMs: number) => (await stores.sessions.loginFailures([key], now - windowMs)).get(key)
-    const verdict = throttleVerdict(loginLimits, {
-      account: await recent(keys.account, loginLimits.account.windowMs),
-      address: await recent(keys.address, loginLimits.address.windowMs),
-    }, now)
+    const verdict = throttleVerdict(
+      loginLimits,
+      {
+        account: await recent(keys.account, loginLimits.account.windowMs),
+        address: await recent(keys.address, loginLimits.address.windowMs),
+      },
+      now,
+    )
     if (!verdict.allowed) return { outcome: 'throttled', limitedBy: verdict.limitedBy, retryAfterMs: verdict.retryAfterMs }
     const account = password === '' ? undefined : await deps.admin.checkPassword(session.account.name, password)
     if (!account || account.id !== session.account.id) {

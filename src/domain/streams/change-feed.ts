@@ -47,7 +47,8 @@ const BATCH = 200
 export function parseLastEventId(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined
   const text = value.trim()
-  if (!/^\d{1,15}$/.test(text)) throw new InvalidInputError(`Last-Event-ID must be the id of a change event (a whole number), not "${text.slice(0, 40)}"`)
+  if (!/^\d{1,15}$/.test(text))
+    throw new InvalidInputError(`Last-Event-ID must be the id of a change event (a whole number), not "${text.slice(0, 40)}"`)
   return Number(text)
 }
 
@@ -57,7 +58,12 @@ export function parseLastEventId(value: string | undefined): number | undefined 
  * the latest change (an id this server never issued, e.g. from before a database reset): resuming
  * there would silently skip changes.
  */
-export async function openChangeFeed(deps: ChangeFeedDeps, workspaceId: string, afterSeq: number | undefined, sink: ChangeSink): Promise<ChangeFeed> {
+export async function openChangeFeed(
+  deps: ChangeFeedDeps,
+  workspaceId: string,
+  afterSeq: number | undefined,
+  sink: ChangeSink,
+): Promise<ChangeFeed> {
   const { stores, bus } = deps
   const inbox: WorkspaceChange[] = []
   let lastSeq = -1
@@ -75,7 +81,9 @@ export async function openChangeFeed(deps: ChangeFeedDeps, workspaceId: string, 
   try {
     const latest = await stores.changes.latestSeq(workspaceId)
     if (afterSeq !== undefined && afterSeq > latest) {
-      throw new InvalidInputError(`Last-Event-ID ${afterSeq} is beyond the latest change of this workspace (${latest}); reconnect without it to receive changes from now on`)
+      throw new InvalidInputError(
+        `Last-Event-ID ${afterSeq} is beyond the latest change of this workspace (${latest}); reconnect without it to receive changes from now on`,
+      )
     }
     lastSeq = afterSeq ?? latest
   } catch (error) {

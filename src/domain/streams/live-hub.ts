@@ -45,9 +45,7 @@ export interface LiveView {
   readonly tables: ReadonlyMap<string, ConnectionTable>
 }
 
-export type LiveControl =
-  | { readonly kind: 'view'; readonly view: LiveView }
-  | { readonly kind: 'token-revoked'; readonly tokenId: string }
+export type LiveControl = { readonly kind: 'view'; readonly view: LiveView } | { readonly kind: 'token-revoked'; readonly tokenId: string }
 
 /** One stream's end of the hub. Handlers must not throw. */
 export interface LiveSink {
@@ -117,7 +115,8 @@ interface Channel {
 export function parseSince(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === '') return undefined
   const text = value.trim()
-  if (!/^\d{1,15}$/.test(text)) throw new InvalidInputError(`since must be the id of a live event (a whole number), not "${text.slice(0, 40)}"`)
+  if (!/^\d{1,15}$/.test(text))
+    throw new InvalidInputError(`since must be the id of a live event (a whole number), not "${text.slice(0, 40)}"`)
   return Number(text)
 }
 
@@ -147,14 +146,26 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
    * Reads the rows with ids in (after, upTo] of the given tables, merged in id order, page by page;
    * `emit` receives runs of consecutive rows of one connection.
    */
-  async function readRange(tables: readonly ConnectionTable[], after: number, upTo: number, emit: (batch: LiveBatch) => Promise<void> | void, stopped: () => boolean = () => false): Promise<void> {
+  async function readRange(
+    tables: readonly ConnectionTable[],
+    after: number,
+    upTo: number,
+    emit: (batch: LiveBatch) => Promise<void> | void,
+    stopped: () => boolean = () => false,
+  ): Promise<void> {
     let cursor = after
     while (cursor < upTo && tables.length > 0 && !stopped()) {
-      const pages = await Promise.all(tables.map(async (table) => ({ table, rows: await stores.data.rowsAfter(table, cursor, pageSize, upTo) })))
+      const pages = await Promise.all(
+        tables.map(async (table) => ({ table, rows: await stores.data.rowsAfter(table, cursor, pageSize, upTo) })),
+      )
       // Rows up to `cap` are complete: no table that filled its page can hold a smaller id beyond it.
       let cap = upTo
       for (const page of pages) if (page.rows.length === pageSize) cap = Math.min(cap, page.rows[page.rows.length - 1]!.rowId)
-      const merged = pages.flatMap((page) => page.rows.filter((r) => r.rowId <= cap).map((r) => ({ connection: page.table.lookup, row: { id: r.rowId, at: r.ingestedAt, values: r.values } })))
+      const merged = pages.flatMap((page) =>
+        page.rows
+          .filter((r) => r.rowId <= cap)
+          .map((r) => ({ connection: page.table.lookup, row: { id: r.rowId, at: r.ingestedAt, values: r.values } })),
+      )
       merged.sort((x, y) => x.row.id - y.row.id)
       let run: LiveRow[] = []
       let runConnection = ''
@@ -239,7 +250,8 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
         // ago and its announcement may still be on the way. Read it first, so streams without filters
         // include the new connection and encode every column.
         const known = channel.view?.tables.get(first.connection)
-        if (!known || (first.rows && first.rows[0] !== undefined && first.rows[0].length !== known.columns.length)) await refreshView(channel)
+        if (!known || (first.rows && first.rows[0] !== undefined && first.rows[0].length !== known.columns.length))
+          await refreshView(channel)
         if (first.rows) {
           const rows = first.rows.map((values, i) => ({ id: first.firstRowId + i, at: first.at, values }))
           const skip = channel.high - first.firstRowId + 1
@@ -249,7 +261,8 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
         }
         // Relayed without rows: read this announcement and the adjacent ones of the same connection at once.
         let upTo = first.lastRowId
-        while (pending[0] && pending[0].connection === first.connection && pending[0].firstRowId === upTo + 1 && !pending[0].rows) upTo = pending.shift()!.lastRowId
+        while (pending[0] && pending[0].connection === first.connection && pending[0].firstRowId === upTo + 1 && !pending[0].rows)
+          upTo = pending.shift()!.lastRowId
         const table = channel.view?.tables.get(first.connection)
         if (table) await readRange([table], channel.high, upTo, (batch) => fanOut(channel, batch))
         channel.high = upTo
@@ -257,17 +270,28 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
     } catch (error) {
       report(error, 'reading announced rows')
       // Try again shortly; what was not emitted stays pending.
-      setTimeout(() => { void pump(channel) }, 1_000).unref()
+      setTimeout(() => {
+        void pump(channel)
+      }, 1_000).unref()
     } finally {
       channel.running = false
     }
   }
 
   function channelOf(workspaceId: string): Channel {
-    let channel = channels.get(workspaceId)
+    const channel = channels.get(workspaceId)
     if (channel) return channel
     const created: Channel = {
-      workspaceId, members: new Set(), pending: [], high: 0, view: undefined, ready: Promise.resolve(), running: false, catchUpTo: 0, gapTimer: undefined, pollTimer: undefined,
+      workspaceId,
+      members: new Set(),
+      pending: [],
+      high: 0,
+      view: undefined,
+      ready: Promise.resolve(),
+      running: false,
+      catchUpTo: 0,
+      gapTimer: undefined,
+      pollTimer: undefined,
     }
     channels.set(workspaceId, created)
     // The channel is registered (so announcements are kept) before the counter is read: nothing
@@ -282,12 +306,15 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
       if (channels.get(workspaceId) === created) channels.delete(workspaceId)
     })
     created.pollTimer = setInterval(() => {
-      stores.data.latestRowId(workspaceId).then((latest) => {
-        if (latest > created.high && created.pending.length === 0) {
-          created.catchUpTo = Math.max(created.catchUpTo, latest)
-          void pump(created)
-        }
-      }, (error: unknown) => report(error, 'polling the row counter'))
+      stores.data.latestRowId(workspaceId).then(
+        (latest) => {
+          if (latest > created.high && created.pending.length === 0) {
+            created.catchUpTo = Math.max(created.catchUpTo, latest)
+            void pump(created)
+          }
+        },
+        (error: unknown) => report(error, 'polling the row counter'),
+      )
     }, pollMs)
     created.pollTimer.unref()
     return created
@@ -317,7 +344,8 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
       }
     } else {
       const channel = channels.get(event.workspaceId)
-      if (channel) for (const member of channel.members) if (!member.closed) member.sink.control({ kind: 'token-revoked', tokenId: event.tokenId })
+      if (channel)
+        for (const member of channel.members) if (!member.closed) member.sink.control({ kind: 'token-revoked', tokenId: event.tokenId })
     }
   })
 
@@ -334,7 +362,10 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
     async checkSince(workspaceId: string, since: number | undefined): Promise<void> {
       if (since === undefined) return
       const latest = await stores.data.latestRowId(workspaceId)
-      if (since > latest) throw new InvalidInputError(`since ${since} is beyond the latest event of this workspace (${latest}); reconnect without it to receive events from now on`)
+      if (since > latest)
+        throw new InvalidInputError(
+          `since ${since} is beyond the latest event of this workspace (${latest}); reconnect without it to receive events from now on`,
+        )
     },
 
     /**
@@ -352,11 +383,17 @@ export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
         const joinedAt = channel.high
         if (since !== undefined && since < joinedAt) {
           const tables = [...(channel.view?.tables.values() ?? [])].filter((t) => sink.wants(t.lookup))
-          await readRange(tables, since, joinedAt, async (batch) => {
-            if (member.closed) return
-            sink.deliver(batch)
-            await sink.drained()
-          }, () => member.closed)
+          await readRange(
+            tables,
+            since,
+            joinedAt,
+            async (batch) => {
+              if (member.closed) return
+              sink.deliver(batch)
+              await sink.drained()
+            },
+            () => member.closed,
+          )
         }
         // Batches the hub emitted between this member's registration and `joinedAt` sit in the
         // buffer too, but the replay has covered them.

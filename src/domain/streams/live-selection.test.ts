@@ -15,7 +15,10 @@ const config = workspaceConfigSchema.parse({
     { lookup: 'meters', kind: 'push', table: 'Meters', columns },
     { lookup: 'valves', kind: 'push', table: 'Valves', columns },
   ],
-  surfaces: [{ lookup: 'hall', connections: ['sensors', 'valves'] }, { lookup: 'yard', connections: ['meters', 'valves'] }],
+  surfaces: [
+    { lookup: 'hall', connections: ['sensors', 'valves'] },
+    { lookup: 'yard', connections: ['meters', 'valves'] },
+  ],
 })
 
 describe('live stream selection', () => {
@@ -26,11 +29,23 @@ describe('live stream selection', () => {
   })
 
   it('refuses an unknown name with 400 and a name outside the scopes with 403, naming it', () => {
-    assert.throws(() => checkLiveSelection(config, {}, { connections: ['sensors', 'pumps'] }), (e) => e instanceof InvalidInputError && /unknown connection "pumps"/.test(e.message))
-    assert.throws(() => checkLiveSelection(config, {}, { surfaces: ['attic'] }), (e) => e instanceof InvalidInputError && /unknown surface "attic"/.test(e.message))
-    assert.throws(() => checkLiveSelection(config, { connections: ['sensors'] }, { connections: ['meters'] }), (e) => e instanceof ForbiddenError && /"meters"/.test(e.message))
+    assert.throws(
+      () => checkLiveSelection(config, {}, { connections: ['sensors', 'pumps'] }),
+      (e) => e instanceof InvalidInputError && /unknown connection "pumps"/.test(e.message),
+    )
+    assert.throws(
+      () => checkLiveSelection(config, {}, { surfaces: ['attic'] }),
+      (e) => e instanceof InvalidInputError && /unknown surface "attic"/.test(e.message),
+    )
+    assert.throws(
+      () => checkLiveSelection(config, { connections: ['sensors'] }, { connections: ['meters'] }),
+      (e) => e instanceof ForbiddenError && /"meters"/.test(e.message),
+    )
     assert.throws(() => checkLiveSelection(config, { surfaces: ['hall'] }, { connections: ['meters'] }), ForbiddenError)
-    assert.throws(() => checkLiveSelection(config, { surfaces: ['hall'] }, { surfaces: ['yard'] }), (e) => e instanceof ForbiddenError && /"yard"/.test(e.message))
+    assert.throws(
+      () => checkLiveSelection(config, { surfaces: ['hall'] }, { surfaces: ['yard'] }),
+      (e) => e instanceof ForbiddenError && /"yard"/.test(e.message),
+    )
     assert.deepEqual(checkLiveSelection(config, { surfaces: ['hall'] }, { connections: ['valves'] }), { connections: ['valves'] })
   })
 

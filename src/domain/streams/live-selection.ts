@@ -5,8 +5,9 @@
  * of connections whose rows the stream receives. The set is recomputed when the configuration
  * changes, so a stream without filters picks up a connection added later.
  */
-import { allowedConnections, surfaceAllowed } from '../access/scope-rules.js'
+
 import type { TokenScopes } from '../access/caller.js'
+import { allowedConnections, surfaceAllowed } from '../access/scope-rules.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { WorkspaceConfig } from '../workspace-config/config-document.js'
 
@@ -19,7 +20,10 @@ export interface LiveSelection {
 /** Splits a comma list (`a,b, c`); empty items are ignored; an empty list is no filter. */
 export function parseNameList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined
-  const names = value.split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   return names.length > 0 ? [...new Set(names)] : undefined
 }
 
@@ -31,12 +35,19 @@ export function checkLiveSelection(config: WorkspaceConfig, scopes: TokenScopes,
   const known = new Set(config.connections.map((c) => c.lookup))
   const allowed = allowedConnections(scopes, config)
   for (const name of selection.connections ?? []) {
-    if (!known.has(name)) throw new InvalidInputError(`unknown connection "${name}" in the connection filter; this workspace has ${[...known].map((n) => `"${n}"`).join(', ') || 'no connections'}`)
-    if (allowed !== undefined && !allowed.has(name)) throw new ForbiddenError(`this token is restricted to other connections than "${name}"`)
+    if (!known.has(name))
+      throw new InvalidInputError(
+        `unknown connection "${name}" in the connection filter; this workspace has ${[...known].map((n) => `"${n}"`).join(', ') || 'no connections'}`,
+      )
+    if (allowed !== undefined && !allowed.has(name))
+      throw new ForbiddenError(`this token is restricted to other connections than "${name}"`)
   }
   const surfaces = new Set(config.surfaces.map((s) => s.lookup))
   for (const name of selection.surfaces ?? []) {
-    if (!surfaces.has(name)) throw new InvalidInputError(`unknown surface "${name}" in the surface filter; this workspace has ${[...surfaces].map((n) => `"${n}"`).join(', ') || 'no surfaces'}`)
+    if (!surfaces.has(name))
+      throw new InvalidInputError(
+        `unknown surface "${name}" in the surface filter; this workspace has ${[...surfaces].map((n) => `"${n}"`).join(', ') || 'no surfaces'}`,
+      )
     if (!surfaceAllowed(scopes, name)) throw new ForbiddenError(`this token is restricted to other surfaces than "${name}"`)
   }
   return selection

@@ -17,7 +17,12 @@ export interface ConfigChange {
   readonly fields?: readonly string[]
 }
 
-function diffList<T extends object>(entity: ConfigEntity, before: readonly T[], after: readonly T[], key: (item: T) => string): ConfigChange[] {
+function diffList<T extends object>(
+  entity: ConfigEntity,
+  before: readonly T[],
+  after: readonly T[],
+  key: (item: T) => string,
+): ConfigChange[] {
   const changes: ConfigChange[] = []
   const old = new Map(before.map((item) => [key(item), item]))
   const seen = new Set<string>()

@@ -71,8 +71,14 @@ const warmQuery = z.strictObject({
 })
 
 const reasonCategory = z.union([
-  z.string().regex(LOOKUP_RE, 'a reason category id is 1-64 letters, digits, dots, dashes or underscores').transform((id) => ({ id, description: undefined as string | undefined })),
-  z.strictObject({ id: z.string().regex(LOOKUP_RE, 'a reason category id is 1-64 letters, digits, dots, dashes or underscores'), description: z.string().max(500).optional() }),
+  z
+    .string()
+    .regex(LOOKUP_RE, 'a reason category id is 1-64 letters, digits, dots, dashes or underscores')
+    .transform((id) => ({ id, description: undefined as string | undefined })),
+  z.strictObject({
+    id: z.string().regex(LOOKUP_RE, 'a reason category id is 1-64 letters, digits, dots, dashes or underscores'),
+    description: z.string().max(500).optional(),
+  }),
 ])
 
 const amendmentSettings = z.strictObject({
@@ -81,10 +87,12 @@ const amendmentSettings = z.strictObject({
   /** The approver must be a different person than the author. */
   twoPersonApproval: z.boolean().default(true),
   /** When set, approval is required only for these reason categories / entity types. */
-  approvalRequiredFor: z.strictObject({
-    reasonCategories: z.array(z.string()).optional(),
-    entityTypes: z.array(z.string()).optional(),
-  }).optional(),
+  approvalRequiredFor: z
+    .strictObject({
+      reasonCategories: z.array(z.string()).optional(),
+      entityTypes: z.array(z.string()).optional(),
+    })
+    .optional(),
 })
 
 const capabilitySettings = z.strictObject({
@@ -92,11 +100,13 @@ const capabilitySettings = z.strictObject({
   liveStream: z.boolean().default(true),
   changeStream: z.boolean().default(true),
   exports: z.boolean().default(true),
-  connectors: z.strictObject({
-    push: z.boolean().default(true),
-    postgres: z.boolean().default(true),
-    mqtt: z.boolean().default(true),
-  }).default({ push: true, postgres: true, mqtt: true }),
+  connectors: z
+    .strictObject({
+      push: z.boolean().default(true),
+      postgres: z.boolean().default(true),
+      mqtt: z.boolean().default(true),
+    })
+    .default({ push: true, postgres: true, mqtt: true }),
 })
 
 const querySettings = z.strictObject({
@@ -108,7 +118,13 @@ const querySettings = z.strictObject({
 
 const settings = z.strictObject({
   amendments: amendmentSettings.default({ approvalRequired: true, twoPersonApproval: true }),
-  capabilities: capabilitySettings.default({ mcp: true, liveStream: true, changeStream: true, exports: true, connectors: { push: true, postgres: true, mqtt: true } }),
+  capabilities: capabilitySettings.default({
+    mcp: true,
+    liveStream: true,
+    changeStream: true,
+    exports: true,
+    connectors: { push: true, postgres: true, mqtt: true },
+  }),
   queries: querySettings.default({ rowCap: 10_000, timeoutSeconds: 30 }),
 })
 

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
+import { type Role, roleHas } from '../access/rights.js'
 import type { ActivityLog, Actor } from '../activity/activity-log.js'
-import { roleHas, type Role } from '../access/rights.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import { type ConfigChange, describeChanges, diffConfig } from './config-diff.js'
@@ -103,7 +103,10 @@ export function createConfigService(deps: ConfigServiceDeps) {
       if (removed.length || retyped.length) {
         const rows = await tx.config.countRows(table)
         if (rows > 0) {
-          const what = [...removed.map((n) => `remove column ${n}`), ...retyped.map((c) => `change column ${c.name} from ${before.get(c.name)!.type} to ${c.type}`)]
+          const what = [
+            ...removed.map((n) => `remove column ${n}`),
+            ...retyped.map((c) => `change column ${c.name} from ${before.get(c.name)!.type} to ${c.type}`),
+          ]
           problems.push(`connection ${connection.lookup} has ${rows} stored rows; refusing to ${what.join(' and ')} (that would lose data)`)
           continue
         }
@@ -120,16 +123,28 @@ export function createConfigService(deps: ConfigServiceDeps) {
   }
 
   function tableFor(workspaceId: string, connection: ConnectionConfig): ConnectionTable {
-    return { workspaceId, lookup: connection.lookup, sqlName: connectionTableName(workspaceId, connection.lookup), columns: connection.columns }
+    return {
+      workspaceId,
+      lookup: connection.lookup,
+      sqlName: connectionTableName(workspaceId, connection.lookup),
+      columns: connection.columns,
+    }
   }
 
-  function approvalsFor(previous: CurrentConfig, next: WorkspaceConfig, changes: readonly ConfigChange[], actor: ConfigActor, at: number): Record<string, WarmQueryApproval> {
+  function approvalsFor(
+    previous: CurrentConfig,
+    next: WorkspaceConfig,
+    changes: readonly ConfigChange[],
+    actor: ConfigActor,
+    at: number,
+  ): Record<string, WarmQueryApproval> {
     const touched = new Set(changes.filter((c) => c.entity === 'warmQuery').map((c) => c.id))
     const approvals: Record<string, WarmQueryApproval> = {}
     for (const query of next.warmQueries) {
-      approvals[query.lookup] = touched.has(query.lookup) || !previous.approvals[query.lookup]
-        ? { accountId: actor.accountId, accountName: actor.accountName, at }
-        : previous.approvals[query.lookup]!
+      approvals[query.lookup] =
+        touched.has(query.lookup) || !previous.approvals[query.lookup]
+          ? { accountId: actor.accountId, accountName: actor.accountName, at }
+          : previous.approvals[query.lookup]!
     }
     return approvals
   }
@@ -145,12 +160,20 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * refuses warm query changes by an actor who cannot approve them, plans and runs the table changes
    * and records the commit and its change row. Nothing is written for a dry run or an empty diff.
    */
-  async function commitIn(tx: Stores, workspaceId: string, actor: ConfigActor, next: WorkspaceConfig, options: { message?: string; dryRun?: boolean; via?: Actor['via'] }): Promise<ApplyResult> {
+  async function commitIn(
+    tx: Stores,
+    workspaceId: string,
+    actor: ConfigActor,
+    next: WorkspaceConfig,
+    options: { message?: string; dryRun?: boolean; via?: Actor['via'] },
+  ): Promise<ApplyResult> {
     await tx.config.lockHistory(workspaceId)
     const previous = await readCurrent(workspaceId, tx)
     const changes = diffConfig(previous.document, next)
     if (changes.some((c) => c.entity === 'warmQuery') && !roleHas(actor.role, 'warm-queries:approve')) {
-      throw new ForbiddenError(`changing warm queries makes ${actor.accountName} their approver, and the ${actor.role} role cannot approve warm queries; ask an approver to apply it or file a proposal`)
+      throw new ForbiddenError(
+        `changing warm queries makes ${actor.accountName} their approver, and the ${actor.role} role cannot approve warm queries; ask an approver to apply it or file a proposal`,
+      )
     }
     const steps = await planTables(tx, workspaceId, next)
     if (options.dryRun || changes.length === 0) return { changes, commit: undefined }
@@ -159,21 +182,41 @@ export function createConfigService(deps: ConfigServiceDeps) {
     const seq = previous.seq + 1
     const commit: ConfigCommit = {
       id: commitId(workspaceId, seq, previous.commitId, next, actor.accountId, at),
-      workspaceId, seq, parentId: previous.commitId, authorId: actor.accountId, authorName: actor.accountName,
+      workspaceId,
+      seq,
+      parentId: previous.commitId,
+      authorId: actor.accountId,
+      authorName: actor.accountName,
       message: options.message?.trim().slice(0, 500) || describeChanges(changes).join('; ').slice(0, 500),
-      createdAt: at, document: next, approvals: approvalsFor(previous, next, changes, actor, at), changes,
+      createdAt: at,
+      document: next,
+      approvals: approvalsFor(previous, next, changes, actor, at),
+      changes,
     }
     await tx.config.insertCommit(commit)
     await tx.changes.append({
-      workspaceId, kind: 'config', entityType: 'config', entityId: commit.id, action: 'committed',
-      actorId: actor.accountId, actorName: actor.accountName, at, commitId: commit.id,
+      workspaceId,
+      kind: 'config',
+      entityType: 'config',
+      entityId: commit.id,
+      action: 'committed',
+      actorId: actor.accountId,
+      actorName: actor.accountName,
+      at,
+      commitId: commit.id,
       summary: `${changes.length} change${changes.length === 1 ? '' : 's'}: ${describeChanges(changes).join(', ')}`.slice(0, 1000),
     })
-    await activity.recordDecision({
-      workspaceId, entityType: 'config', entityId: commit.id, actionType: 'applied',
-      actor: { id: actor.accountId, name: actor.accountName, via: options.via ?? 'portal' },
-      details: { seq, parentId: commit.parentId ?? null, message: commit.message, changes: describeChanges(changes).slice(0, 200) },
-    }, tx)
+    await activity.recordDecision(
+      {
+        workspaceId,
+        entityType: 'config',
+        entityId: commit.id,
+        actionType: 'applied',
+        actor: { id: actor.accountId, name: actor.accountName, via: options.via ?? 'portal' },
+        details: { seq, parentId: commit.parentId ?? null, message: commit.message, changes: describeChanges(changes).slice(0, 200) },
+      },
+      tx,
+    )
     tx.afterCommit(() => invalidate(workspaceId))
     return { changes, commit }
   }
@@ -183,8 +226,14 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * for a bad document or a data-losing table change, ForbiddenError when the actor may not apply
    * configuration or approve the warm queries it changes. Nothing is written unless all succeeds.
    */
-  async function apply(workspaceId: string, actor: ConfigActor, document: unknown, options: { message?: string; dryRun?: boolean; workspaceName?: string; via?: Actor['via'] } = {}): Promise<ApplyResult> {
-    if (!roleHas(actor.role, 'config:apply')) throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
+  async function apply(
+    workspaceId: string,
+    actor: ConfigActor,
+    document: unknown,
+    options: { message?: string; dryRun?: boolean; workspaceName?: string; via?: Actor['via'] } = {},
+  ): Promise<ApplyResult> {
+    if (!roleHas(actor.role, 'config:apply'))
+      throw new ForbiddenError(`the ${actor.role} role cannot apply configuration; an editor, approver or admin can`)
     const next = validateConfig(document)
     if (next.workspace !== undefined && options.workspaceName !== undefined && next.workspace !== options.workspaceName) {
       throw new InvalidInputError(`workspace: the document is for workspace "${next.workspace}", not "${options.workspaceName}"`)
@@ -197,7 +246,13 @@ export function createConfigService(deps: ConfigServiceDeps) {
    * in the same transaction as its status change and its change row). The actor is the commit's
    * author and becomes the approver, at this time, of every warm query the commit adds or changes.
    */
-  function commitInTransaction(tx: Stores, workspaceId: string, actor: ConfigActor, document: unknown, options: { message: string; via?: Actor['via'] }): Promise<ApplyResult> {
+  function commitInTransaction(
+    tx: Stores,
+    workspaceId: string,
+    actor: ConfigActor,
+    document: unknown,
+    options: { message: string; via?: Actor['via'] },
+  ): Promise<ApplyResult> {
     return commitIn(tx, workspaceId, actor, validateConfig(document), options)
   }
 
@@ -212,6 +267,16 @@ export function createConfigService(deps: ConfigServiceDeps) {
   }
 }
 
-function commitId(workspaceId: string, seq: number, parent: string | undefined, document: WorkspaceConfig, author: string, at: number): string {
-  return createHash('sha256').update(JSON.stringify([workspaceId, seq, parent ?? null, document, author, at])).digest('hex').slice(0, 12)
+function commitId(
+  workspaceId: string,
+  seq: number,
+  parent: string | undefined,
+  document: WorkspaceConfig,
+  author: string,
+  at: number,
+): string {
+  return createHash('sha256')
+    .update(JSON.stringify([workspaceId, seq, parent ?? null, document, author, at]))
+    .digest('hex')
+    .slice(0, 12)
 }

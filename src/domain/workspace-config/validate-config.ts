@@ -48,7 +48,8 @@ function crossReferenceProblems(config: WorkspaceConfig): string[] {
     })
     const timestamp = connection.columns.find((c) => c.name === 'timestamp')
     if (!timestamp) problems.push(`${where}.columns: a connection needs a column named "timestamp" of type datetime`)
-    else if (timestamp.type !== 'datetime') problems.push(`${where}.columns: the "timestamp" column must be datetime, not ${timestamp.type}`)
+    else if (timestamp.type !== 'datetime')
+      problems.push(`${where}.columns: the "timestamp" column must be datetime, not ${timestamp.type}`)
   })
 
   const connectionLookups = new Set(config.connections.map((c) => c.lookup))
@@ -61,7 +62,10 @@ function crossReferenceProblems(config: WorkspaceConfig): string[] {
   // A warm query is addressed by its lookup or its API path (spec 2.1): the two must never clash.
   const addresses = new Map<string, string>()
   config.warmQueries.forEach((query, i) => {
-    for (const [kind, address] of [['lookup', query.lookup], ['path', query.path]] as const) {
+    for (const [kind, address] of [
+      ['lookup', query.lookup],
+      ['path', query.path],
+    ] as const) {
       if (address === undefined) continue
       const owner = addresses.get(address)
       if (owner !== undefined && !(kind === 'path' && owner === `warmQueries[${i}].lookup`)) {
@@ -72,7 +76,8 @@ function crossReferenceProblems(config: WorkspaceConfig): string[] {
 
   const categories = new Set(config.reasonCategories.map((r) => r.id))
   config.settings.amendments.approvalRequiredFor?.reasonCategories?.forEach((id, i) => {
-    if (!categories.has(id)) problems.push(`settings.amendments.approvalRequiredFor.reasonCategories[${i}]: "${id}" is not in reasonCategories`)
+    if (!categories.has(id))
+      problems.push(`settings.amendments.approvalRequiredFor.reasonCategories[${i}]: "${id}" is not in reasonCategories`)
   })
   return problems
 }

@@ -46,7 +46,10 @@ declare module 'fastify' {
  */
 export function recordCallAhead(request: FastifyRequest, reply: FastifyReply, status: number): void {
   if (!request.callRecorder || !request.caller) return
-  const committed = request.callRecorder.record(request.caller.workspaceId, callRecordOf(request, reply, status)).then(() => true, () => false)
+  const committed = request.callRecorder.record(request.caller.workspaceId, callRecordOf(request, reply, status)).then(
+    () => true,
+    () => false,
+  )
   request.callAhead = { status, committed }
 }
 
@@ -66,7 +69,12 @@ export function callRecordOf(request: FastifyRequest, reply: FastifyReply, statu
 }
 
 /** Records a call whose reply is about to be hijacked (SSE, WebSocket upgrade, MCP). */
-export async function recordHijackedCall(request: FastifyRequest, reply: FastifyReply, status: number, via?: CallRecord['via']): Promise<void> {
+export async function recordHijackedCall(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  via?: CallRecord['via'],
+): Promise<void> {
   if (!request.callRecorder || !request.caller) return
   await request.callRecorder.record(request.caller.workspaceId, callRecordOf(request, reply, status, via))
 }
@@ -87,7 +95,7 @@ export function registerCallRecording(api: FastifyInstance, recorder: CallRecord
   api.addHook('onSend', async (request, reply, payload) => {
     const caller = request.caller
     if (!caller) return payload
-    if (request.callAhead && request.callAhead.status === reply.statusCode && await request.callAhead.committed) return payload
+    if (request.callAhead && request.callAhead.status === reply.statusCode && (await request.callAhead.committed)) return payload
     try {
       await recorder.record(caller.workspaceId, callRecordOf(request, reply, reply.statusCode))
       return payload
@@ -99,7 +107,10 @@ export function registerCallRecording(api: FastifyInstance, recorder: CallRecord
       reply.removeHeader('content-disposition')
       reply.removeHeader('content-length')
       reply.header('content-type', 'application/json; charset=utf-8')
-      const message = error instanceof Error && error.name === 'UnavailableError' ? error.message : 'the activity log could not record this call, so it was not completed; retry shortly'
+      const message =
+        error instanceof Error && error.name === 'UnavailableError'
+          ? error.message
+          : 'the activity log could not record this call, so it was not completed; retry shortly'
       return JSON.stringify(envelope(message))
     }
   })

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import { LedgerRangeError, scopeKeyOf, viewOf, type LedgerService } from '../../domain/ledger/ledger-service.js'
+import { LedgerRangeError, type LedgerService, scopeKeyOf, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
 import type { Services } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
@@ -14,9 +14,9 @@ import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
   currentRecord,
-  filterText,
   dateRange,
   exportFileName,
+  filterText,
   pagingQuery,
   recordIdSchema,
   recordSchema,
@@ -30,7 +30,7 @@ const SERVER_SET: Readonly<Record<string, string>> = {
   userid: 'userId is set by the server from the token',
   actor: 'the actor is set by the server from the token',
   user: 'the user is set by the server from the token',
-  timestamp: 'the timestamp is set by the server\'s clock',
+  timestamp: "the timestamp is set by the server's clock",
   recordid: 'the RecordID is assigned by the server',
   digest: 'digests are computed by the server',
   previousdigest: 'digests are computed by the server',
@@ -42,24 +42,45 @@ const EVENT_FIELDS = 'ScopeKey, entityType, entityId, actionType, details'
 
 export function unexpectedKeysMessage(keys: readonly string[]): string {
   const serverSet = keys.filter((k) => SERVER_SET[k.toLowerCase()] !== undefined)
-  if (serverSet.length > 0) return `${serverSet.map((k) => `"${k}"`).join(', ')} cannot be sent: ${SERVER_SET[serverSet[0]!.toLowerCase()]!} and is never supplied by the caller`
+  if (serverSet.length > 0)
+    return `${serverSet.map((k) => `"${k}"`).join(', ')} cannot be sent: ${SERVER_SET[serverSet[0]!.toLowerCase()]!} and is never supplied by the caller`
   return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS}`
 }
 
-const optionalText = (name: string) => z.string({ error: `${name} must be a string` }).max(1000, `${name} is at most 1000 characters`).refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`).nullable().optional()
+const optionalText = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .max(1000, `${name} is at most 1000 characters`)
+    .refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`)
+    .nullable()
+    .optional()
 
 /** The fields of an event body besides ScopeKey (shared with the per-log shape). */
 export const eventFields = {
   entityType: optionalText('entityType').describe('What the event is about, e.g. `batch`.'),
   entityId: optionalText('entityId').describe('Which one, e.g. `B-1001`.'),
   actionType: optionalText('actionType').describe('What happened, e.g. `release`.'),
-  details: z.record(z.string(), z.unknown(), { error: 'details must be a JSON object' }).nullable().optional().describe('Any JSON object; stored and hashed in canonical form (RFC 8785).'),
+  details: z
+    .record(z.string(), z.unknown(), { error: 'details must be a JSON object' })
+    .nullable()
+    .optional()
+    .describe('Any JSON object; stored and hashed in canonical form (RFC 8785).'),
 }
 
-export const appendBody = z.strictObject({
-  ScopeKey: scopeKeySchema.describe('The scope (container) to append to. Required.'),
-  ...eventFields,
-}, { error: (issue) => (issue.code === 'unrecognized_keys' ? unexpectedKeysMessage(issue.keys) : issue.code === 'invalid_type' && issue.path?.length === 0 ? 'the body must be a JSON object' : undefined) })
+export const appendBody = z.strictObject(
+  {
+    ScopeKey: scopeKeySchema.describe('The scope (container) to append to. Required.'),
+    ...eventFields,
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? unexpectedKeysMessage(issue.keys)
+        : issue.code === 'invalid_type' && issue.path?.length === 0
+          ? 'the body must be a JSON object'
+          : undefined,
+  },
+)
 
 export function mapLedgerError(error: unknown): never {
   if (error instanceof LedgerRangeError) throw error.notFound ? new NotFoundError(error.message) : new InvalidInputError(error.message)
@@ -73,7 +94,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       method: 'POST',
       path: '/provenance/events',
       operationId: 'appendActivityEvent',
-      summary: 'Append an event to a scope\'s activity log',
+      summary: "Append an event to a scope's activity log",
       description: `Appends one record to the chain of \`ScopeKey\` and returns it as stored, with its RecordID and digest, once it is durably committed. The server sets \`userId\` (from the token) and \`timestamp\` (its clock); a body that sends \`userId\`, \`actor\`, \`timestamp\`, \`RecordID\` or a digest is a 400, as is any field other than ${EVENT_FIELDS}. Property names are case-insensitive. The body is parsed without loss (duplicate keys and numbers JSON cannot hold exactly are a 400).`,
       tag: 'Activity log',
       rights: ['provenance:append'],
@@ -93,7 +114,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       method: 'GET',
       path: '/provenance/events/query',
       operationId: 'queryActivityEvents',
-      summary: 'Query a scope\'s activity log, or the Platform-Config records',
+      summary: "Query a scope's activity log, or the Platform-Config records",
       description: `Records of the chain of \`scopeKey\`, filtered by \`entityType\`, \`actionType\` and \`userId\` (exact matches) and by time (\`startDate\` inclusive, \`endDate\` exclusive; a date alone includes that whole day). Without \`scopeKey\`, the workspace-level Platform-Config records: the platform's own change history (every API call and decision). Newest first unless \`order=asc\`. \`limit\` defaults to 100 (at most 1000), \`offset\` to 0; \`totalCount\` is the number of matching records.`,
       tag: 'Activity log',
       rights: ['provenance:read'],
@@ -103,7 +124,10 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         actionType: filterText('actionType').optional(),
         userId: filterText('userId').optional(),
         ...pagingQuery,
-        order: z.enum(['desc', 'asc'], { error: 'order is desc (newest first) or asc' }).default('desc').describe('desc (default): newest first; asc: oldest first.'),
+        order: z
+          .enum(['desc', 'asc'], { error: 'order is desc (newest first) or asc' })
+          .default('desc')
+          .describe('desc (default): newest first; asc: oldest first.'),
       }),
       responses: {
         200: {
@@ -120,28 +144,55 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       },
       handler: async ({ caller, query }) => {
         const container = containerFor(caller, query.scopeKey)
-        const { records, total } = await ledger.query(container, {
-          ...(query.entityType !== undefined ? { entityType: query.entityType } : {}),
-          ...(query.actionType !== undefined ? { actionType: query.actionType } : {}),
-          ...(query.userId !== undefined ? { userId: query.userId } : {}),
-          ...dateRange(query.startDate, query.endDate),
-        }, { limit: query.limit, offset: query.offset, order: query.order })
-        return { ScopeKey: query.scopeKey ?? null, totalCount: total, limit: query.limit, offset: query.offset, order: query.order, results: records.map(currentRecord) }
+        const { records, total } = await ledger.query(
+          container,
+          {
+            ...(query.entityType !== undefined ? { entityType: query.entityType } : {}),
+            ...(query.actionType !== undefined ? { actionType: query.actionType } : {}),
+            ...(query.userId !== undefined ? { userId: query.userId } : {}),
+            ...dateRange(query.startDate, query.endDate),
+          },
+          { limit: query.limit, offset: query.offset, order: query.order },
+        )
+        return {
+          ScopeKey: query.scopeKey ?? null,
+          totalCount: total,
+          limit: query.limit,
+          offset: query.offset,
+          order: query.order,
+          results: records.map(currentRecord),
+        }
       },
     }),
     defineRoute({
       method: 'POST',
       path: '/provenance/events/verify',
       operationId: 'verifyActivityLog',
-      summary: 'Verify a scope\'s chain from genesis to tip, and optionally one record',
-      description: 'Recomputes every digest and link of the chain of `ScopeKey` (the Platform-Config records without it) on one read snapshot, and compares the records with the head row, the newest signed checkpoint, the workspace heads log and, when given, a `TrustedCheckpoint` the caller kept (a C2SP signed note from `GET /oi-api/provenance/checkpoints/latest`): that catches a consistent rewrite (split view, `ForkDetected`) or a rollback (`TRUNCATED`). Without `RecordID`, `Valid` is null. With it, that record\'s own digest is recomputed as well: `Valid: true` with `ChainValid: false` is a real answer. `RecordID` must be a string of exactly 12 digits (400 otherwise, before anything is read); past the end of the chain it is a 404; missing inside the chain (deleted) it gives `Valid: false`. Costly and authoritative: not meant to be polled (use the checkpoint and the proofs).',
+      summary: "Verify a scope's chain from genesis to tip, and optionally one record",
+      description:
+        "Recomputes every digest and link of the chain of `ScopeKey` (the Platform-Config records without it) on one read snapshot, and compares the records with the head row, the newest signed checkpoint, the workspace heads log and, when given, a `TrustedCheckpoint` the caller kept (a C2SP signed note from `GET /oi-api/provenance/checkpoints/latest`): that catches a consistent rewrite (split view, `ForkDetected`) or a rollback (`TRUNCATED`). Without `RecordID`, `Valid` is null. With it, that record's own digest is recomputed as well: `Valid: true` with `ChainValid: false` is a real answer. `RecordID` must be a string of exactly 12 digits (400 otherwise, before anything is read); past the end of the chain it is a 404; missing inside the chain (deleted) it gives `Valid: false`. Costly and authoritative: not meant to be polled (use the checkpoint and the proofs).",
       tag: 'Activity log',
       rights: ['provenance:verify'],
-      body: z.strictObject({
-        ScopeKey: scopeKeySchema.nullable().optional().describe('The scope; omit it (or null) for the Platform-Config records.'),
-        RecordID: recordIdSchema.nullable().optional(),
-        TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000).nullable().optional().describe('A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).'),
-      }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes ScopeKey, RecordID and TrustedCheckpoint` : undefined) }).optional(),
+      body: z
+        .strictObject(
+          {
+            ScopeKey: scopeKeySchema.nullable().optional().describe('The scope; omit it (or null) for the Platform-Config records.'),
+            RecordID: recordIdSchema.nullable().optional(),
+            TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000)
+              .nullable()
+              .optional()
+              .describe(
+                'A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).',
+              ),
+          },
+          {
+            error: (issue) =>
+              issue.code === 'unrecognized_keys'
+                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes ScopeKey, RecordID and TrustedCheckpoint`
+                : undefined,
+          },
+        )
+        .optional(),
       responses: {
         200: { description: 'The verdict (spec 2.7).', schema: verdictSchema },
         404: { description: 'A well-formed RecordID past the end of the chain (or in an empty container).' },
@@ -150,7 +201,11 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         const container = containerFor(caller, body?.ScopeKey ?? null)
         const recordSeq = body?.RecordID == null ? null : parseRecordId(body.RecordID)
         if (recordSeq !== null && !recordSeq.ok) throw new InvalidInputError(recordSeq.reason)
-        const result = await ledger.verify({ container, recordSeq: recordSeq?.seq ?? null, trustedCheckpoint: body?.TrustedCheckpoint ?? null })
+        const result = await ledger.verify({
+          container,
+          recordSeq: recordSeq?.seq ?? null,
+          trustedCheckpoint: body?.TrustedCheckpoint ?? null,
+        })
         return verdictOf(result).verdict
       },
     }),
@@ -158,8 +213,9 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       method: 'GET',
       path: '/provenance/events/export',
       operationId: 'exportActivityLog',
-      summary: 'Export a scope\'s activity log as JSON or CSV, with its signed checkpoint',
-      description: 'Streams the records of `scopeKey` (the Platform-Config records without it) in the date range, every field exactly as stored (digests included), followed by the container\'s newest signed checkpoint with an RFC 9162 proof tying it to the last exported record, the verifier key, and a signed seal over the file\'s header. `provenant verify-export FILE --public-key K` checks it offline; any edit makes it fail. Format: docs/design/ledger.md §7.',
+      summary: "Export a scope's activity log as JSON or CSV, with its signed checkpoint",
+      description:
+        "Streams the records of `scopeKey` (the Platform-Config records without it) in the date range, every field exactly as stored (digests included), followed by the container's newest signed checkpoint with an RFC 9162 proof tying it to the last exported record, the verifier key, and a signed seal over the file's header. `provenant verify-export FILE --public-key K` checks it offline; any edit makes it fail. Format: docs/design/ledger.md §7.",
       tag: 'Activity log',
       rights: ['provenance:read'],
       query: z.object({
@@ -178,8 +234,19 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         if (query.scopeKey !== undefined) filter['scopeKey'] = query.scopeKey
         if (query.startDate !== undefined) filter['startDate'] = query.startDate
         if (query.endDate !== undefined) filter['endDate'] = query.endDate
-        const { contentType, stream } = await ledger.exportLog({ container, scopeKey: query.scopeKey ?? null, format: query.format, ...range, filter })
-        reply.type(contentType).header('content-disposition', `attachment; filename="${exportFileName(query.scopeKey ?? null, query.format, services.clock.now())}"`)
+        const { contentType, stream } = await ledger.exportLog({
+          container,
+          scopeKey: query.scopeKey ?? null,
+          format: query.format,
+          ...range,
+          filter,
+        })
+        reply
+          .type(contentType)
+          .header(
+            'content-disposition',
+            `attachment; filename="${exportFileName(query.scopeKey ?? null, query.format, services.clock.now())}"`,
+          )
         return reply.send(stream)
       },
     }),
@@ -187,13 +254,17 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       method: 'GET',
       path: '/provenance/checkpoints/latest',
       operationId: 'latestActivityCheckpoint',
-      summary: 'The newest signed checkpoint of a scope\'s log, the Platform-Config log or the heads log',
-      description: 'The newest checkpoint the server signed for the container (one is signed after every committed batch): a C2SP signed note (c2sp.org/tlog-checkpoint: origin, size, RFC 9162 root; Ed25519, plus a timestamped cosignature carrying the issue time). Keep it: passing it back as `TrustedCheckpoint` to verify, or checking proofs against it, detects any later rewrite, rollback or split view. `headsLog=true` gives the workspace heads log\'s checkpoint instead, which commits to every container\'s checkpoints (so deleting a whole container is detectable). The verifier key is at `GET /.well-known/provenant/activity-log-key` (no token needed).',
+      summary: "The newest signed checkpoint of a scope's log, the Platform-Config log or the heads log",
+      description:
+        "The newest checkpoint the server signed for the container (one is signed after every committed batch): a C2SP signed note (c2sp.org/tlog-checkpoint: origin, size, RFC 9162 root; Ed25519, plus a timestamped cosignature carrying the issue time). Keep it: passing it back as `TrustedCheckpoint` to verify, or checking proofs against it, detects any later rewrite, rollback or split view. `headsLog=true` gives the workspace heads log's checkpoint instead, which commits to every container's checkpoints (so deleting a whole container is detectable). The verifier key is at `GET /.well-known/provenant/activity-log-key` (no token needed).",
       tag: 'Activity log',
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
-        headsLog: z.enum(['true', 'false'], { error: 'headsLog is true or false' }).optional().describe('true: the workspace heads log\'s checkpoint.'),
+        headsLog: z
+          .enum(['true', 'false'], { error: 'headsLog is true or false' })
+          .optional()
+          .describe("true: the workspace heads log's checkpoint."),
       }),
       responses: {
         200: {
@@ -218,7 +289,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         if (cp === null) throw new NotFoundError('no checkpoint yet: nothing has been appended to this log')
         return {
           ScopeKey: scopeKeyOf(container.containerId),
-          log: heads ? 'heads' as const : query.scopeKey === undefined ? 'platform' as const : 'scope' as const,
+          log: heads ? ('heads' as const) : query.scopeKey === undefined ? ('platform' as const) : ('scope' as const),
           origin: cp.origin,
           size: cp.size,
           rootHash: Buffer.from(cp.root).toString('hex'),
@@ -232,13 +303,18 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       path: '/provenance/proofs/inclusion',
       operationId: 'activityInclusionProof',
       summary: 'RFC 9162 inclusion proof of one record',
-      description: 'The audit path showing that record `RecordID` is leaf `RecordID − 1` of the Merkle tree of the first `treeSize` records (default: the newest checkpoint\'s size), with the root and, when one exists, the signed checkpoint of that size. The record\'s digest is its leaf hash. Verify with RFC 9162 §2.1.3.2; O(log n) instead of a whole-chain verify.',
+      description:
+        "The audit path showing that record `RecordID` is leaf `RecordID − 1` of the Merkle tree of the first `treeSize` records (default: the newest checkpoint's size), with the root and, when one exists, the signed checkpoint of that size. The record's digest is its leaf hash. Verify with RFC 9162 §2.1.3.2; O(log n) instead of a whole-chain verify.",
       tag: 'Activity log',
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
         RecordID: recordIdSchema,
-        treeSize: z.coerce.number({ error: 'treeSize must be a whole number' }).int('treeSize must be a whole number').min(1, 'treeSize must be at least 1').optional(),
+        treeSize: z.coerce
+          .number({ error: 'treeSize must be a whole number' })
+          .int('treeSize must be a whole number')
+          .min(1, 'treeSize must be at least 1')
+          .optional(),
       }),
       responses: {
         200: {
@@ -262,7 +338,16 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         if (!seq.ok) throw new InvalidInputError(seq.reason)
         const p = await ledger.proveInclusion(container, seq.seq, query.treeSize).catch(mapLedgerError)
         const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
-        return { ScopeKey: query.scopeKey ?? null, RecordID: query.RecordID, leafIndex: seq.seq - 1, treeSize: p.treeSize, leafHash: hex(p.leafHash), rootHash: hex(p.rootHash), proof: p.proof.map(hex), checkpoint: p.checkpoint }
+        return {
+          ScopeKey: query.scopeKey ?? null,
+          RecordID: query.RecordID,
+          leafIndex: seq.seq - 1,
+          treeSize: p.treeSize,
+          leafHash: hex(p.leafHash),
+          rootHash: hex(p.rootHash),
+          proof: p.proof.map(hex),
+          checkpoint: p.checkpoint,
+        }
       },
     }),
     defineRoute({
@@ -270,13 +355,21 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
       path: '/provenance/proofs/consistency',
       operationId: 'activityConsistencyProof',
       summary: 'RFC 9162 consistency proof between two checkpoints',
-      description: 'The proof that the tree of the first `to` records (default: the newest checkpoint\'s size) extends the tree of the first `from` records, with both roots and the signed checkpoints of those sizes when they exist. An auditor holding an older checkpoint checks the newer one with it (RFC 9162 §2.1.4.2): a failure means the log was rewritten or forked.',
+      description:
+        "The proof that the tree of the first `to` records (default: the newest checkpoint's size) extends the tree of the first `from` records, with both roots and the signed checkpoints of those sizes when they exist. An auditor holding an older checkpoint checks the newer one with it (RFC 9162 §2.1.4.2): a failure means the log was rewritten or forked.",
       tag: 'Activity log',
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
-        from: z.coerce.number({ error: 'from must be a whole number' }).int('from must be a whole number').min(0, 'from must not be negative'),
-        to: z.coerce.number({ error: 'to must be a whole number' }).int('to must be a whole number').min(0, 'to must not be negative').optional(),
+        from: z.coerce
+          .number({ error: 'from must be a whole number' })
+          .int('from must be a whole number')
+          .min(0, 'from must not be negative'),
+        to: z.coerce
+          .number({ error: 'to must be a whole number' })
+          .int('to must be a whole number')
+          .min(0, 'to must not be negative')
+          .optional(),
       }),
       responses: {
         200: {
@@ -297,7 +390,16 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
         const container = containerFor(caller, query.scopeKey)
         const p = await ledger.proveConsistency(container, query.from, query.to).catch(mapLedgerError)
         const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
-        return { ScopeKey: query.scopeKey ?? null, fromSize: p.fromSize, toSize: p.toSize, fromRoot: hex(p.fromRoot), toRoot: hex(p.toRoot), proof: p.proof.map(hex), fromCheckpoint: p.fromCheckpoint, toCheckpoint: p.toCheckpoint }
+        return {
+          ScopeKey: query.scopeKey ?? null,
+          fromSize: p.fromSize,
+          toSize: p.toSize,
+          fromRoot: hex(p.fromRoot),
+          toRoot: hex(p.toRoot),
+          proof: p.proof.map(hex),
+          fromCheckpoint: p.fromCheckpoint,
+          toCheckpoint: p.toCheckpoint,
+        }
       },
     }),
   ]

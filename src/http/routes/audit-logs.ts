@@ -7,7 +7,7 @@
  */
 import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
-import { viewOf, type LedgerService } from '../../domain/ledger/ledger-service.js'
+import { type LedgerService, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
 import type { Services } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
@@ -15,8 +15,8 @@ import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   containerFor,
   dateRange,
-  filterText,
   exportFileName,
+  filterText,
   legacyRecord,
   legacyRecordSchema,
   legacyVerdictSchema,
@@ -27,7 +27,8 @@ import {
 } from '../wire/activity-records.js'
 import { eventFields, unexpectedKeysMessage } from './activity-log.js'
 
-const DEPRECATED = 'Deprecated: the earlier per-log shape (spec 4.7); use the /oi-api/provenance/events operations, where the scope is a filter. Both views show the same logs.'
+const DEPRECATED =
+  'Deprecated: the earlier per-log shape (spec 4.7); use the /oi-api/provenance/events operations, where the scope is a filter. Both views show the same logs.'
 
 const lookupParams = z.object({ lookup: scopeKeySchema.describe('The log: the scope key.') })
 
@@ -44,13 +45,24 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       deprecated: true,
       rights: ['provenance:append'],
       params: lookupParams,
-      body: z.strictObject({
-        ScopeKey: scopeKeySchema.optional().describe('Optional; must equal {lookup}.'),
-        ...eventFields,
-      }, { error: (issue) => (issue.code === 'unrecognized_keys' ? unexpectedKeysMessage(issue.keys) : issue.code === 'invalid_type' && issue.path?.length === 0 ? 'the body must be a JSON object' : undefined) }),
+      body: z.strictObject(
+        {
+          ScopeKey: scopeKeySchema.optional().describe('Optional; must equal {lookup}.'),
+          ...eventFields,
+        },
+        {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? unexpectedKeysMessage(issue.keys)
+              : issue.code === 'invalid_type' && issue.path?.length === 0
+                ? 'the body must be a JSON object'
+                : undefined,
+        },
+      ),
       responses: { 200: { description: 'The stored event.', schema: legacyRecordSchema } },
       handler: async ({ caller, params, body, request, reply }) => {
-        if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup) throw new InvalidInputError(`the body's ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
+        if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup)
+          throw new InvalidInputError(`the body's ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
         const container = containerFor(caller, params.lookup)
         const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...body, ScopeKey: params.lookup } }])
         const appended = ledger.submitPrepared(container, prepared)
@@ -63,7 +75,7 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       method: 'GET',
       path: '/audit-logs/:lookup/events/query',
       operationId: 'queryAuditLogEvents',
-      summary: 'Query a log\'s events (earlier per-log shape)',
+      summary: "Query a log's events (earlier per-log shape)",
       description: `${DEPRECATED} Events of the log \`{lookup}\`, newest first, filtered by \`actor\` (= userId) and \`action\` (= actionType) and by time (\`startDate\` inclusive, \`endDate\` exclusive; a date alone includes that whole day). \`limit\` defaults to 100 (at most 1000).`,
       tag: 'Activity log (per-log shape)',
       deprecated: true,
@@ -77,16 +89,26 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       responses: {
         200: {
           description: 'One page of events, newest first, and the total count.',
-          schema: z.object({ lookup: z.string(), totalCount: z.number().int(), limit: z.number().int(), offset: z.number().int(), results: z.array(legacyRecordSchema) }),
+          schema: z.object({
+            lookup: z.string(),
+            totalCount: z.number().int(),
+            limit: z.number().int(),
+            offset: z.number().int(),
+            results: z.array(legacyRecordSchema),
+          }),
         },
       },
       handler: async ({ caller, params, query }) => {
         const container = containerFor(caller, params.lookup)
-        const { records, total } = await ledger.query(container, {
-          ...(query.actor !== undefined ? { userId: query.actor } : {}),
-          ...(query.action !== undefined ? { actionType: query.action } : {}),
-          ...dateRange(query.startDate, query.endDate),
-        }, { limit: query.limit, offset: query.offset, order: 'desc' })
+        const { records, total } = await ledger.query(
+          container,
+          {
+            ...(query.actor !== undefined ? { userId: query.actor } : {}),
+            ...(query.action !== undefined ? { actionType: query.action } : {}),
+            ...dateRange(query.startDate, query.endDate),
+          },
+          { limit: query.limit, offset: query.offset, order: 'desc' },
+        )
         return { lookup: params.lookup, totalCount: total, limit: query.limit, offset: query.offset, results: records.map(legacyRecord) }
       },
     }),
@@ -94,16 +116,26 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       method: 'POST',
       path: '/audit-logs/:lookup/events/verify',
       operationId: 'verifyAuditLog',
-      summary: 'Verify a log\'s integrity chain (earlier per-log shape)',
+      summary: "Verify a log's integrity chain (earlier per-log shape)",
       description: `${DEPRECATED} The same whole-chain verification as POST /oi-api/provenance/events/verify, answered as \`{ isValid, recordCount, brokenAt, reason }\`. An optional body may carry \`RecordID\` (12 digits; then isValid also requires that record to verify) and \`TrustedCheckpoint\`.`,
       tag: 'Activity log (per-log shape)',
       deprecated: true,
       rights: ['provenance:verify'],
       params: lookupParams,
-      body: z.strictObject({
-        RecordID: recordIdSchema.nullable().optional(),
-        TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000).nullable().optional(),
-      }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes RecordID and TrustedCheckpoint` : undefined) }).optional(),
+      body: z
+        .strictObject(
+          {
+            RecordID: recordIdSchema.nullable().optional(),
+            TrustedCheckpoint: filterText('TrustedCheckpoint', 10_000).nullable().optional(),
+          },
+          {
+            error: (issue) =>
+              issue.code === 'unrecognized_keys'
+                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; verify takes RecordID and TrustedCheckpoint`
+                : undefined,
+          },
+        )
+        .optional(),
       responses: {
         200: { description: 'The verdict.', schema: legacyVerdictSchema },
         404: { description: 'A well-formed RecordID past the end of the chain.' },
@@ -112,7 +144,9 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
         const container = containerFor(caller, params.lookup)
         const recordSeq = body?.RecordID == null ? null : parseRecordId(body.RecordID)
         if (recordSeq !== null && !recordSeq.ok) throw new InvalidInputError(recordSeq.reason)
-        const { verdict, recordCount } = verdictOf(await ledger.verify({ container, recordSeq: recordSeq?.seq ?? null, trustedCheckpoint: body?.TrustedCheckpoint ?? null }))
+        const { verdict, recordCount } = verdictOf(
+          await ledger.verify({ container, recordSeq: recordSeq?.seq ?? null, trustedCheckpoint: body?.TrustedCheckpoint ?? null }),
+        )
         return {
           isValid: verdict.ChainValid && verdict.Valid !== false,
           recordCount,
@@ -143,8 +177,16 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
         const filter: Record<string, string> = { format: query.format, lookup: params.lookup }
         if (query.startDate !== undefined) filter['startDate'] = query.startDate
         if (query.endDate !== undefined) filter['endDate'] = query.endDate
-        const { contentType, stream } = await ledger.exportLog({ container, scopeKey: params.lookup, format: query.format, ...range, filter })
-        reply.type(contentType).header('content-disposition', `attachment; filename="${exportFileName(params.lookup, query.format, services.clock.now())}"`)
+        const { contentType, stream } = await ledger.exportLog({
+          container,
+          scopeKey: params.lookup,
+          format: query.format,
+          ...range,
+          filter,
+        })
+        reply
+          .type(contentType)
+          .header('content-disposition', `attachment; filename="${exportFileName(params.lookup, query.format, services.clock.now())}"`)
         return reply.send(stream)
       },
     }),

@@ -24,10 +24,15 @@ export interface ChangeStreamOptions {
 
 /** The `data:` of a change message (documented in the OpenAPI description). */
 export const changeEventData = z.object({
-  id: z.number().int().describe('The change\'s sequence number in the workspace (also the SSE `id:`); increases by one per committed change.'),
-  kind: z.enum(['config', 'token', 'correction', 'proposal', 'connection', 'credentials', 'account']).describe('What kind of thing changed.'),
-  entityType: z.string().describe('The changed entity\'s type, e.g. `config`, `token`, `proposal`.'),
-  entityId: z.string().describe('The changed entity\'s id (a commit id, token id, proposal id, …).'),
+  id: z
+    .number()
+    .int()
+    .describe("The change's sequence number in the workspace (also the SSE `id:`); increases by one per committed change."),
+  kind: z
+    .enum(['config', 'token', 'correction', 'proposal', 'connection', 'credentials', 'account'])
+    .describe('What kind of thing changed.'),
+  entityType: z.string().describe("The changed entity's type, e.g. `config`, `token`, `proposal`."),
+  entityId: z.string().describe("The changed entity's id (a commit id, token id, proposal id, …)."),
   action: z.string().describe('What happened, e.g. `committed`, `created`, `revoked`, `accepted`, `rejected`, `superseded`.'),
   actor: z.object({ id: z.string(), name: z.string() }).describe('Who made the change (`system` for automatic transitions).'),
   at: z.string().describe('Commit time, ISO 8601 UTC.'),
@@ -83,19 +88,32 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
       description: [
         'Emits one `change` message after every committed change to the workspace: configuration commits (warm queries approved, changed or removed),',
         'proposals filed, accepted, rejected or superseded, corrections, connection and credential changes (never the secret), token creation and revocation.',
-        'Each message has `id:` (the change\'s sequence number), `event: change` and `data:` (JSON, the schema below). Nothing is sent for a change that rolled back.',
+        "Each message has `id:` (the change's sequence number), `event: change` and `data:` (JSON, the schema below). Nothing is sent for a change that rolled back.",
         'A reconnecting client sends `Last-Event-ID` (EventSource does this itself) or `?lastEventId=`: every change after it is replayed in order before live ones, without gaps or duplicates.',
         `A heartbeat comment is sent every ${heartbeatMs / 1000} s. The stream ends when the token expires or is revoked.`,
       ].join(' '),
       tag: 'Streams',
       rights: ['streams:changes'],
-      query: z.object({ lastEventId: z.string().max(20).optional().describe('Resume after this change id (as the Last-Event-ID header; the header wins when both are sent).') }),
+      query: z.object({
+        lastEventId: z
+          .string()
+          .max(20)
+          .optional()
+          .describe('Resume after this change id (as the Last-Event-ID header; the header wins when both are sent).'),
+      }),
       responses: {
-        200: { description: 'An SSE stream of `change` messages; the schema is that of each message\'s `data:`.', contentType: 'text/event-stream', schema: changeEventData },
+        200: {
+          description: "An SSE stream of `change` messages; the schema is that of each message's `data:`.",
+          contentType: 'text/event-stream',
+          schema: changeEventData,
+        },
       },
       handler: async ({ caller, query, request, reply }) => {
         const current = await services.config.current(caller.workspaceId)
-        if (!current.document.settings.capabilities.changeStream) throw new NotProvisionedError('the change stream is switched off in this workspace\'s settings (settings.capabilities.changeStream)')
+        if (!current.document.settings.capabilities.changeStream)
+          throw new NotProvisionedError(
+            "the change stream is switched off in this workspace's settings (settings.capabilities.changeStream)",
+          )
         const header = request.headers['last-event-id']
         const afterSeq = parseLastEventId(typeof header === 'string' && header.trim() !== '' ? header : query.lastEventId)
 
@@ -120,10 +138,19 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
           write: async (change) => {
             if (ended) return
             const more = raw.write(sseMessage(change))
-            if (change.kind === 'token' && change.action === 'revoked' && change.entityId === caller.tokenId) end('the token of this stream was revoked')
+            if (change.kind === 'token' && change.action === 'revoked' && change.entityId === caller.tokenId)
+              end('the token of this stream was revoked')
             // Read uncached: the announcement can arrive before this process's config cache is invalidated.
-            else if (change.kind === 'config' && !(await services.config.currentIn(services.stores, caller.workspaceId)).document.settings.capabilities.changeStream) end('the change stream was switched off')
-            if (!more && !ended) await new Promise<void>((resolve) => { drained = resolve; raw.once('drain', resolve) })
+            else if (
+              change.kind === 'config' &&
+              !(await services.config.currentIn(services.stores, caller.workspaceId)).document.settings.capabilities.changeStream
+            )
+              end('the change stream was switched off')
+            if (!more && !ended)
+              await new Promise<void>((resolve) => {
+                drained = resolve
+                raw.once('drain', resolve)
+              })
           },
           fail: (error) => {
             request.log.error({ err: error }, 'change stream failed')

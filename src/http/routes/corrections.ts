@@ -7,15 +7,41 @@ import { z } from 'zod'
 import type { CorrectionsService } from '../../domain/corrections/corrections-service.js'
 import type { Services } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
-import { chainResponse, correctionSchema, createCorrectionBody, listQuery, listResponse, refuseServerSetFields, toWireCorrection } from '../wire/corrections-wire.js'
+import {
+  chainResponse,
+  correctionSchema,
+  createCorrectionBody,
+  listQuery,
+  listResponse,
+  refuseServerSetFields,
+  toWireCorrection,
+} from '../wire/corrections-wire.js'
 
 const reasonCategory = z.object({ id: z.string(), description: z.string().optional() })
 export const reasonCategoriesResponse = z.object({ reasonCategories: z.array(reasonCategory) })
 
 const scopeQuery = z.object({ scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required') })
 const idParams = z.object({ id: z.string().min(1).max(100) })
-const approveBody = z.strictObject({ comment: z.string().max(2000).optional() }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment` : undefined) }).optional()
-const rejectBody = z.strictObject({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason` : undefined) })
+const approveBody = z
+  .strictObject(
+    { comment: z.string().max(2000).optional() },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment`
+          : undefined,
+    },
+  )
+  .optional()
+const rejectBody = z.strictObject(
+  { reason: z.string({ error: 'reason is required: say why the correction is rejected' }) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason`
+        : undefined,
+  },
+)
 
 export function listFilter(query: z.infer<typeof listQuery>) {
   return {
@@ -34,7 +60,9 @@ export function listFilter(query: z.infer<typeof listQuery>) {
 
 export async function reasonCategoriesOf(services: Services, workspaceId: string) {
   const { document } = await services.config.current(workspaceId)
-  return { reasonCategories: document.reasonCategories.map((c) => ({ id: c.id, ...(c.description ? { description: c.description } : {}) })) }
+  return {
+    reasonCategories: document.reasonCategories.map((c) => ({ id: c.id, ...(c.description ? { description: c.description } : {}) })),
+  }
 }
 
 export function correctionRoutes(services: Services): AnyRoute[] {
@@ -45,14 +73,17 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       path: '/provenance/amendments',
       operationId: 'createCorrection',
       summary: 'Create a correction (pending or applied)',
-      description: 'Documents a correction with a reason category from the workspace list, a reason, and the values before and after. It is `pending` when the workspace requires approval for it, else `applied` at once. `amendedBy`, `status` and the dates are set by the server. For `entityType` `row:<connection lookup>` and `entityId` a row id, `before` must match the row\'s current values of the corrected columns, and applying the correction changes what queries and exports return; the original stays in the chain and the activity log.',
+      description:
+        "Documents a correction with a reason category from the workspace list, a reason, and the values before and after. It is `pending` when the workspace requires approval for it, else `applied` at once. `amendedBy`, `status` and the dates are set by the server. For `entityType` `row:<connection lookup>` and `entityId` a row id, `before` must match the row's current values of the corrected columns, and applying the correction changes what queries and exports return; the original stays in the chain and the activity log.",
       tag: 'Corrections',
       rights: ['amendments:create'],
       body: createCorrectionBody,
       responses: { 200: { description: 'The correction as stored.', schema: correctionSchema } },
       handler: async ({ caller, body, request }) => {
         refuseServerSetFields(request.body)
-        return toWireCorrection(await corrections.create(caller, { ...body, scopeKey: body.ScopeKey, before: body.before as never, after: body.after as never }))
+        return toWireCorrection(
+          await corrections.create(caller, { ...body, scopeKey: body.ScopeKey, before: body.before as never, after: body.after as never }),
+        )
       },
     }),
     defineRoute({
@@ -60,7 +91,8 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       path: '/provenance/amendments',
       operationId: 'listCorrections',
       summary: 'Query corrections of a scope',
-      description: 'Filters: entityId, entityType, reasonCategory, amendedBy (account name or id), status, startDate/endDate (creation time, [start, end)), limit (default 100, at most 1000) and offset. Newest first, with the total count.',
+      description:
+        'Filters: entityId, entityType, reasonCategory, amendedBy (account name or id), status, startDate/endDate (creation time, [start, end)), limit (default 100, at most 1000) and offset. Newest first, with the total count.',
       tag: 'Corrections',
       rights: ['amendments:read'],
       query: listQuery,
@@ -75,10 +107,15 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       path: '/provenance/amendments/chain',
       operationId: 'getCorrectionChain',
       summary: 'The full correction chain of one entity, oldest first',
-      description: 'Every correction of the entity in the scope, ordered by chain link (oldest first), not by timestamp. Optional entityType narrows to one entity type.',
+      description:
+        'Every correction of the entity in the scope, ordered by chain link (oldest first), not by timestamp. Optional entityType narrows to one entity type.',
       tag: 'Corrections',
       rights: ['amendments:read'],
-      query: z.object({ entityId: z.string({ error: 'entityId is required' }).min(1, 'entityId is required'), scopeKey: scopeQuery.shape.scopeKey, entityType: z.string().optional() }),
+      query: z.object({
+        entityId: z.string({ error: 'entityId is required' }).min(1, 'entityId is required'),
+        scopeKey: scopeQuery.shape.scopeKey,
+        entityType: z.string().optional(),
+      }),
       responses: { 200: { description: 'The chain.', schema: chainResponse } },
       handler: async ({ caller, query }) => ({
         ScopeKey: query.scopeKey,
@@ -103,14 +140,16 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       path: '/provenance/amendments/:id/approve',
       operationId: 'approveCorrection',
       summary: 'Approve a pending correction (it is applied)',
-      description: 'Moves a pending correction to `applied`. With two-person approval on, the approver must be a different person than the author (403 otherwise). A correction that is not pending is a 400; an id of another scope is a 404.',
+      description:
+        'Moves a pending correction to `applied`. With two-person approval on, the approver must be a different person than the author (403 otherwise). A correction that is not pending is a 400; an id of another scope is a 404.',
       tag: 'Corrections',
       rights: ['amendments:approve'],
       params: idParams,
       query: scopeQuery,
       body: approveBody,
       responses: { 200: { description: 'The approved (applied) correction.', schema: correctionSchema } },
-      handler: async ({ caller, params, query, body }) => toWireCorrection(await corrections.approve(caller, query.scopeKey, params.id, body?.comment ? { comment: body.comment } : {})),
+      handler: async ({ caller, params, query, body }) =>
+        toWireCorrection(await corrections.approve(caller, query.scopeKey, params.id, body?.comment ? { comment: body.comment } : {})),
     }),
     defineRoute({
       method: 'POST',
@@ -124,7 +163,8 @@ export function correctionRoutes(services: Services): AnyRoute[] {
       query: scopeQuery,
       body: rejectBody,
       responses: { 200: { description: 'The rejected correction.', schema: correctionSchema } },
-      handler: async ({ caller, params, query, body }) => toWireCorrection(await corrections.reject(caller, query.scopeKey, params.id, body.reason)),
+      handler: async ({ caller, params, query, body }) =>
+        toWireCorrection(await corrections.reject(caller, query.scopeKey, params.id, body.reason)),
     }),
     defineRoute({
       method: 'GET',

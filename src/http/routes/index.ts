@@ -4,15 +4,15 @@
  */
 import type { Services } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
-import { changeStreamRoutes } from './change-stream.js'
 import { activityLogRoutes } from './activity-log.js'
 import { auditLogRoutes } from './audit-logs.js'
+import { changeStreamRoutes } from './change-stream.js'
 import { correctionRoutes } from './corrections.js'
 import { exportRoutes } from './exports.js'
 import { ingestRoutes } from './ingest.js'
-import { liveStreamRoutes } from './live-stream.js'
 import { legacyAmendmentLogRoutes } from './legacy-amendment-logs.js'
-import { mcpRoutes, type McpRouteOptions } from './mcp.js'
+import { liveStreamRoutes } from './live-stream.js'
+import { type McpRouteOptions, mcpRoutes } from './mcp.js'
 import { warmQueryRoutes } from './warm-queries.js'
 
 /** Settings routes need besides the services (the MCP endpoint's origin allow-list and links). */

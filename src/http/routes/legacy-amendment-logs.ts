@@ -8,8 +8,16 @@ import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
-import { chainResponse, correctionSchema, createCorrectionBody, listQuery, listResponse, refuseServerSetFields, toWireCorrection } from '../wire/corrections-wire.js'
 import { scopeKeySchema } from '../wire/activity-records.js'
+import {
+  chainResponse,
+  correctionSchema,
+  createCorrectionBody,
+  listQuery,
+  listResponse,
+  refuseServerSetFields,
+  toWireCorrection,
+} from '../wire/corrections-wire.js'
 import { listFilter, reasonCategoriesOf, reasonCategoriesResponse } from './corrections.js'
 
 // The log's lookup is its ScopeKey: the same rules (1–200 characters, no control characters).
@@ -34,8 +42,11 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       responses: { 200: { description: 'The correction as stored.', schema: correctionSchema } },
       handler: async ({ caller, params, body, request }) => {
         refuseServerSetFields(request.body)
-        if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup) throw new InvalidInputError(`ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
-        return toWireCorrection(await corrections.create(caller, { ...body, scopeKey: params.lookup, before: body.before as never, after: body.after as never }))
+        if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup)
+          throw new InvalidInputError(`ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
+        return toWireCorrection(
+          await corrections.create(caller, { ...body, scopeKey: params.lookup, before: body.before as never, after: body.after as never }),
+        )
       },
     }),
     defineRoute({
@@ -63,7 +74,10 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:read'],
       params: lookupParams,
-      query: z.object({ entityId: z.string({ error: 'entityId is required' }).min(1, 'entityId is required'), entityType: z.string().optional() }),
+      query: z.object({
+        entityId: z.string({ error: 'entityId is required' }).min(1, 'entityId is required'),
+        entityType: z.string().optional(),
+      }),
       responses: { 200: { description: 'The chain, newest first.', schema: chainResponse } },
       handler: async ({ caller, params, query }) => ({
         ScopeKey: params.lookup,
@@ -92,9 +106,20 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z.strictObject({ comment: z.string().max(2000).optional() }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment` : undefined) }).optional(),
+      body: z
+        .strictObject(
+          { comment: z.string().max(2000).optional() },
+          {
+            error: (issue) =>
+              issue.code === 'unrecognized_keys'
+                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment`
+                : undefined,
+          },
+        )
+        .optional(),
       responses: { 200: { description: 'The approved correction.', schema: correctionSchema } },
-      handler: async ({ caller, params, body }) => toWireCorrection(await corrections.approve(caller, params.lookup, params.id, body?.comment ? { comment: body.comment } : {})),
+      handler: async ({ caller, params, body }) =>
+        toWireCorrection(await corrections.approve(caller, params.lookup, params.id, body?.comment ? { comment: body.comment } : {})),
     }),
     defineRoute({
       ...common,
@@ -105,9 +130,18 @@ export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z.strictObject({ reason: z.string({ error: 'reason is required: say why the correction is rejected' }) }, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason` : undefined) }),
+      body: z.strictObject(
+        { reason: z.string({ error: 'reason is required: say why the correction is rejected' }) },
+        {
+          error: (issue) =>
+            issue.code === 'unrecognized_keys'
+              ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason`
+              : undefined,
+        },
+      ),
       responses: { 200: { description: 'The rejected correction.', schema: correctionSchema } },
-      handler: async ({ caller, params, body }) => toWireCorrection(await corrections.reject(caller, params.lookup, params.id, body.reason)),
+      handler: async ({ caller, params, body }) =>
+        toWireCorrection(await corrections.reject(caller, params.lookup, params.id, body.reason)),
     }),
   ]
 }

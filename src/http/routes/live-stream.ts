@@ -17,8 +17,21 @@ import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
 import { InvalidInputError, NotProvisionedError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
-import { type LiveBatch, type LiveControl, type LiveHub, type LiveSubscription, type LiveView, parseSince } from '../../domain/streams/live-hub.js'
-import { checkLiveSelection, liveConnections, liveSurfacesOf, type LiveSelection, parseNameList } from '../../domain/streams/live-selection.js'
+import {
+  type LiveBatch,
+  type LiveControl,
+  type LiveHub,
+  type LiveSubscription,
+  type LiveView,
+  parseSince,
+} from '../../domain/streams/live-hub.js'
+import {
+  checkLiveSelection,
+  type LiveSelection,
+  liveConnections,
+  liveSurfacesOf,
+  parseNameList,
+} from '../../domain/streams/live-selection.js'
 import { toWireValue } from '../../kql/values.js'
 import { sendError } from '../error-envelope.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
@@ -37,11 +50,14 @@ export interface LiveStreamOptions {
 /** One event message (documented in the OpenAPI description). */
 export const liveEventMessage = z.object({
   type: z.literal('event'),
-  id: z.number().int().describe('The row\'s workspace-wide row id: increases with every ingested row; pass the last one received as `since` to resume.'),
+  id: z
+    .number()
+    .int()
+    .describe("The row's workspace-wide row id: increases with every ingested row; pass the last one received as `since` to resume."),
   connection: z.string().describe('The data connection the row was ingested into.'),
   surfaces: z.array(z.string()).describe('The surfaces that hold the connection (those the token may see).'),
   timestamp: z.string().describe('Ingest time, ISO 8601 UTC.'),
-  data: z.record(z.string(), z.unknown()).describe('The row\'s declared columns, values in the same JSON form queries return.'),
+  data: z.record(z.string(), z.unknown()).describe("The row's declared columns, values in the same JSON form queries return."),
 })
 
 export const LIVE_CLOSE = { goingAway: 1001, policy: 1008, internalError: 1011, tryAgainLater: 1013 } as const
@@ -75,7 +91,7 @@ const encodings = new WeakMap<LiveBatch, Map<string, EncodedBatch>>()
 /** The batch's messages for one `surfaces` value, encoded and framed once and shared by every stream. */
 function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): EncodedBatch {
   let byKey = encodings.get(batch)
-  if (!byKey) encodings.set(batch, byKey = new Map())
+  if (!byKey) encodings.set(batch, (byKey = new Map()))
   let encoded = byKey.get(surfacesJson)
   if (encoded) return encoded
   const columns = view.tables.get(batch.connection)?.columns ?? []
@@ -83,7 +99,9 @@ function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): E
   const middle = `,"connection":${JSON.stringify(batch.connection)},"surfaces":${surfacesJson},"timestamp":`
   const frames = batch.rows.map((row) => {
     const data: Record<string, unknown> = {}
-    columns.forEach((column, i) => { data[column.name] = toWireValue(column.type, row.values[i] ?? null) })
+    columns.forEach((column, i) => {
+      data[column.name] = toWireValue(column.type, row.values[i] ?? null)
+    })
     return textFrame(Buffer.from(`${prefix}${row.id}${middle}"${new Date(row.at).toISOString()}","data":${JSON.stringify(data)}}`))
   })
   encoded = { frames: frames.length === 1 ? frames[0]! : Buffer.concat(frames), count: frames.length }
@@ -98,7 +116,17 @@ interface StreamSettings {
 }
 
 /** Runs one accepted stream until it closes. */
-function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveSelection, since: number | undefined, firstView: LiveView, settings: StreamSettings, request: FastifyRequest, now: () => number): void {
+function runStream(
+  ws: WebSocket,
+  hub: LiveHub,
+  caller: Caller,
+  selection: LiveSelection,
+  since: number | undefined,
+  firstView: LiveView,
+  settings: StreamSettings,
+  request: FastifyRequest,
+  now: () => number,
+): void {
   let view = firstView
   let wanted = liveConnections(view.config, caller.scopes, selection)
   let surfacesOf = new Map<string, string>()
@@ -123,7 +151,7 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
 
   const surfacesJson = (connection: string): string => {
     let json = surfacesOf.get(connection)
-    if (json === undefined) surfacesOf.set(connection, json = JSON.stringify(liveSurfacesOf(view.config, caller.scopes, connection)))
+    if (json === undefined) surfacesOf.set(connection, (json = JSON.stringify(liveSurfacesOf(view.config, caller.scopes, connection))))
     return json
   }
 
@@ -144,8 +172,10 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
       const encoded = encodedBatch(batch, surfacesJson(batch.connection), view)
       waiting += encoded.count
       socket.write(encoded.frames, sent(encoded.count))
-      if (ws.bufferedAmount > settings.maxBufferedBytes) end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedBytes} bytes waiting to be sent`)
-      else if (waiting > settings.maxBufferedMessages) end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedMessages} messages waiting to be sent`)
+      if (ws.bufferedAmount > settings.maxBufferedBytes)
+        end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedBytes} bytes waiting to be sent`)
+      else if (waiting > settings.maxBufferedMessages)
+        end(LIVE_CLOSE.tryAgainLater, `slow consumer: more than ${settings.maxBufferedMessages} messages waiting to be sent`)
     },
     drained() {
       if (ended || waiting === 0) return Promise.resolve()
@@ -158,7 +188,8 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
       }
       view = event.view
       surfacesOf = new Map()
-      if (!view.config.settings.capabilities.liveStream) return end(LIVE_CLOSE.policy, 'the live stream was switched off in this workspace\'s settings')
+      if (!view.config.settings.capabilities.liveStream)
+        return end(LIVE_CLOSE.policy, "the live stream was switched off in this workspace's settings")
       wanted = liveConnections(view.config, caller.scopes, selection)
     },
     overflow(limit) {
@@ -172,10 +203,14 @@ function runStream(ws: WebSocket, hub: LiveHub, caller: Caller, selection: LiveS
 
   ws.on('close', () => end(LIVE_CLOSE.goingAway, 'closed'))
   ws.on('error', () => end(LIVE_CLOSE.internalError, 'socket error'))
-  ws.on('message', () => { /* clients have nothing to say; control frames are handled by ws */ })
+  ws.on('message', () => {
+    /* clients have nothing to say; control frames are handled by ws */
+  })
 
   let alive = true
-  ws.on('pong', () => { alive = true })
+  ws.on('pong', () => {
+    alive = true
+  })
   const ping = (): void => {
     if (ended) return
     // Also re-checked here: the expiry timer below runs on wall time, the token's expiry on the service clock.
@@ -218,7 +253,7 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
       description: [
         'Upgrades to WebSocket (send `Connection: Upgrade`, `Upgrade: websocket`) and sends one text message per ingested row, as the schema below, in row-id order.',
         `Authenticate with \`Authorization: Bearer <token>\`, or from a browser by offering the subprotocols \`${LIVE_SUBPROTOCOL}\` and \`bearer.<token>\`; the server answers with \`${LIVE_SUBPROTOCOL}\`.`,
-        'Only rows of connections the token may read are sent. `connection` and `surface` narrow the stream (comma lists; an unknown name is a 400, one outside the token\'s scopes a 403, both before the upgrade).',
+        "Only rows of connections the token may read are sent. `connection` and `surface` narrow the stream (comma lists; an unknown name is a 400, one outside the token's scopes a 403, both before the upgrade).",
         '`since=<event id>` first replays every row after that id from storage, then continues live without gap or duplicate.',
         `The server pings every ${settings.pingMs / 1000} s and drops a client that did not answer the previous ping (close code 1001, reason \`no answer to ping\`).`,
         `Close codes: 1013 the client did not keep up (more than ${settings.maxBufferedBytes} bytes or ${settings.maxBufferedMessages} messages waiting); 1008 the token was revoked or expired, or the live stream was switched off; 1001 the server is shutting down; 1011 the stream failed. Reconnect with \`since\` set to the last id received.`,
@@ -232,11 +267,15 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
       }),
       responses: {
         101: { description: 'Switching to WebSocket; every message is an event as the schema below.', schema: liveEventMessage },
-        426: { description: 'The request was not a WebSocket upgrade (error envelope).', schema: z.object({ HasError: z.literal(true), Messages: z.object({ Error: z.string() }) }) },
+        426: {
+          description: 'The request was not a WebSocket upgrade (error envelope).',
+          schema: z.object({ HasError: z.literal(true), Messages: z.object({ Error: z.string() }) }),
+        },
       },
       handler: async ({ caller, query, request, reply }) => {
         const view = await services.live.view(caller.workspaceId)
-        if (!view.config.settings.capabilities.liveStream) throw new NotProvisionedError('the live stream is switched off in this workspace\'s settings (settings.capabilities.liveStream)')
+        if (!view.config.settings.capabilities.liveStream)
+          throw new NotProvisionedError("the live stream is switched off in this workspace's settings (settings.capabilities.liveStream)")
         const selection = checkLiveSelection(view.config, caller.scopes, {
           ...optional('connections', parseNameList(query.connection)),
           ...optional('surfaces', parseNameList(query.surface)),
@@ -249,7 +288,9 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
         }
         const offered = offeredSubprotocols(request)
         if (offered.length > 0 && !offered.includes(LIVE_SUBPROTOCOL)) {
-          throw new InvalidInputError(`offer the subprotocol "${LIVE_SUBPROTOCOL}" (alongside bearer.<token> when the token travels that way); the server answers with it`)
+          throw new InvalidInputError(
+            `offer the subprotocol "${LIVE_SUBPROTOCOL}" (alongside bearer.<token> when the token travels that way); the server answers with it`,
+          )
         }
         await recordHijackedCall(request, reply, 101)
         reply.hijack()

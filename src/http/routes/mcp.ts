@@ -12,7 +12,13 @@
  */
 import type { OutgoingHttpHeaders } from 'node:http'
 import { Readable } from 'node:stream'
-import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpServerFactory, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpServerFactory,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
@@ -77,7 +83,9 @@ function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
 async function sendWebResponse(reply: FastifyReply, response: Response): Promise<void> {
   const raw = reply.raw
   const headers: OutgoingHttpHeaders = { ...(reply.getHeaders() as OutgoingHttpHeaders) }
-  response.headers.forEach((value, name) => { headers[name] = value })
+  response.headers.forEach((value, name) => {
+    headers[name] = value
+  })
   raw.writeHead(response.status, headers)
   if (!response.body) {
     raw.end()
@@ -85,8 +93,14 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   }
   await new Promise<void>((resolve) => {
     const body = Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>)
-    body.on('error', () => { raw.destroy(); resolve() })
-    raw.on('close', () => { body.destroy(); resolve() })
+    body.on('error', () => {
+      raw.destroy()
+      resolve()
+    })
+    raw.on('close', () => {
+      body.destroy()
+      resolve()
+    })
     body.pipe(raw).on('finish', () => resolve())
   })
 }
@@ -103,13 +117,16 @@ export function mcpRoutes(services: Services, options: McpRouteOptions): AnyRout
   const factory: McpServerFactory = ({ authInfo }) => {
     const context = authInfo?.extra as McpRequestExtra | undefined
     if (!context?.caller) throw new Error('MCP request without an authenticated caller')
-    return createMcpServer({
-      queries: services.queries,
-      config: services.config,
-      proposals: services.proposals,
-      publicUrl: options.publicUrl,
-      onUnexpected: context.onUnexpected,
-    }, context.caller)
+    return createMcpServer(
+      {
+        queries: services.queries,
+        config: services.config,
+        proposals: services.proposals,
+        publicUrl: options.publicUrl,
+        onUnexpected: context.onUnexpected,
+      },
+      context.caller,
+    )
   }
   // Modern (2026-07-28) traffic: the SDK's per-request handler. 'auto' answers with one JSON body
   // because no tool emits a message before its result ('json' would do the same but prints a
@@ -138,18 +155,29 @@ export function mcpRoutes(services: Services, options: McpRouteOptions): AnyRout
     return modern.fetch(request, { authInfo, parsedBody })
   }
 
-  const notAllowed = (method: 'GET' | 'DELETE') => defineRoute({
-    method,
-    path: '/mcp',
-    operationId: method === 'GET' ? 'mcpGetNotAllowed' : 'mcpDeleteNotAllowed',
-    summary: `MCP: ${method} is not used (405)`,
-    description: 'The MCP endpoint is stateless and takes POST only: there is no GET event stream and no session to delete. Answered at once with 405 and `Allow: POST`.',
-    tag: 'MCP',
-    rights: ['mcp:use'],
-    responses: { 405: { description: 'Method not allowed; use POST.', schema: envelope } },
-    handler: async ({ reply }) => reply.code(405).header('allow', 'POST').type('application/json; charset=utf-8')
-      .send({ HasError: true, Messages: { Error: `the MCP endpoint takes POST only (stateless Streamable HTTP: no ${method === 'GET' ? 'GET event stream' : 'sessions to delete'})` } }),
-  })
+  const notAllowed = (method: 'GET' | 'DELETE') =>
+    defineRoute({
+      method,
+      path: '/mcp',
+      operationId: method === 'GET' ? 'mcpGetNotAllowed' : 'mcpDeleteNotAllowed',
+      summary: `MCP: ${method} is not used (405)`,
+      description:
+        'The MCP endpoint is stateless and takes POST only: there is no GET event stream and no session to delete. Answered at once with 405 and `Allow: POST`.',
+      tag: 'MCP',
+      rights: ['mcp:use'],
+      responses: { 405: { description: 'Method not allowed; use POST.', schema: envelope } },
+      handler: async ({ reply }) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .type('application/json; charset=utf-8')
+          .send({
+            HasError: true,
+            Messages: {
+              Error: `the MCP endpoint takes POST only (stateless Streamable HTTP: no ${method === 'GET' ? 'GET event stream' : 'sessions to delete'})`,
+            },
+          }),
+    })
 
   return [
     defineRoute({
@@ -173,10 +201,13 @@ export function mcpRoutes(services: Services, options: McpRouteOptions): AnyRout
       handler: async ({ caller, request, reply }) => {
         const origin = request.headers.origin
         if (origin !== undefined && !allowed.has(originOf(origin) ?? `invalid:${origin}`)) {
-          throw new ForbiddenError(`requests from the origin ${origin.slice(0, 200)} are not allowed on the MCP endpoint; allowed: ${[...allowed].join(', ') || '(none)'} (PROVENANT_ALLOWED_ORIGINS adds more)`)
+          throw new ForbiddenError(
+            `requests from the origin ${origin.slice(0, 200)} are not allowed on the MCP endpoint; allowed: ${[...allowed].join(', ') || '(none)'} (PROVENANT_ALLOWED_ORIGINS adds more)`,
+          )
         }
         const current = await services.config.current(caller.workspaceId)
-        if (!current.document.settings.capabilities.mcp) throw new NotProvisionedError('MCP is switched off in this workspace\'s settings (settings.capabilities.mcp)')
+        if (!current.document.settings.capabilities.mcp)
+          throw new NotProvisionedError("MCP is switched off in this workspace's settings (settings.capabilities.mcp)")
 
         const authInfo: AuthInfo = {
           // The token's id, not the token: nothing behind the SDK needs the secret.

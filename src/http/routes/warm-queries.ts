@@ -10,13 +10,18 @@ const KQL_TYPES = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime
 
 const queryResponse = z.object({
   lookup: z.string().optional().describe('The warm query run (absent for ad-hoc queries).'),
-  results: z.array(z.record(z.string(), z.unknown())).describe('Result rows keyed by column name. Datetimes are ISO 8601 UTC, timespans [d.]hh:mm:ss[.fffffff], dynamic values JSON.'),
+  results: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe('Result rows keyed by column name. Datetimes are ISO 8601 UTC, timespans [d.]hh:mm:ss[.fffffff], dynamic values JSON.'),
   columns: z.array(z.object({ name: z.string(), type: z.enum(KQL_TYPES) })).describe('Result columns in order, with their KQL types.'),
   rowCount: z.number().int().describe('Rows in `results`.'),
-  truncated: z.boolean().describe('True when the result had more rows than the workspace\'s row cap (settings.queries.rowCap).'),
+  truncated: z.boolean().describe("True when the result had more rows than the workspace's row cap (settings.queries.rowCap)."),
   approvedBy: z.string().describe('Who approved the query; for ad-hoc queries, the caller.'),
   approvedAt: z.string().describe('When it was approved (ISO 8601); for ad-hoc queries, the run time.'),
-  visualization: z.object({ kind: z.string(), properties: z.record(z.string(), z.unknown()) }).optional().describe('The `render` hint, when the query has one.'),
+  visualization: z
+    .object({ kind: z.string(), properties: z.record(z.string(), z.unknown()) })
+    .optional()
+    .describe('The `render` hint, when the query has one.'),
 })
 
 export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
@@ -27,10 +32,11 @@ export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
       openapiPath: '/warm-queries/{lookup}',
       operationId: 'runWarmQuery',
       summary: 'Run a warm query by its lookup or API path',
-      description: 'Runs a saved, approved query. `{lookup}` is the warm query\'s lookup or its API path, which may contain slashes (e.g. `plant/line-1/hourly-temp`). The response carries the result rows with the approver and approval time. 404 for an unknown lookup; 400 for a warm query without saved text, a KQL error, or a run that passes the time cap.',
+      description:
+        "Runs a saved, approved query. `{lookup}` is the warm query's lookup or its API path, which may contain slashes (e.g. `plant/line-1/hourly-temp`). The response carries the result rows with the approver and approval time. 404 for an unknown lookup; 400 for a warm query without saved text, a KQL error, or a run that passes the time cap.",
       tag: 'Warm queries',
       rights: ['warm-queries:read'],
-      params: z.object({ '*': z.string().min(1, 'give the warm query\'s lookup or API path').max(700) }),
+      params: z.object({ '*': z.string().min(1, "give the warm query's lookup or API path").max(700) }),
       responses: { 200: { description: 'The result rows, approver and approval time.', schema: queryResponse } },
       handler: async ({ caller, params }) => queries.runWarm(caller, params['*']),
     }),
@@ -39,10 +45,15 @@ export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
       path: '/warm-queries',
       operationId: 'runAdhocQuery',
       summary: 'Run an ad-hoc KQL query',
-      description: 'Runs KQL without saving it. The caller is reported as the approver and the run time as the approval time. KQL errors are 400s naming the line and column.',
+      description:
+        'Runs KQL without saving it. The caller is reported as the approver and the run time as the approval time. KQL errors are 400s naming the line and column.',
       tag: 'Warm queries',
       rights: ['queries:run'],
-      body: z.object({ Query: z.string({ error: 'Query is required: the KQL text to run' }).describe('KQL text (case-insensitive property name: `query` works too).') }),
+      body: z.object({
+        Query: z
+          .string({ error: 'Query is required: the KQL text to run' })
+          .describe('KQL text (case-insensitive property name: `query` works too).'),
+      }),
       responses: { 200: { description: 'The result rows, with the caller as approver.', schema: queryResponse } },
       handler: async ({ caller, body }) => queries.runAdhoc(caller, body.Query),
     }),

@@ -9,9 +9,9 @@ import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
 import { inScope } from '../../domain/access/caller.js'
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
-import { platformContainer, scopeContainer, type LedgerRecordView } from '../../domain/ledger/ledger-service.js'
+import { type LedgerRecordView, platformContainer, scopeContainer } from '../../domain/ledger/ledger-service.js'
 import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
+import { parseRecordId } from '../../domain/ledger/record-id.js'
 import type { VerifyResult, VerifyVerdict } from '../../domain/ledger/verify-chain.js'
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
@@ -22,10 +22,15 @@ export const QUERY_LIMIT_MAX = 1000
 export const QUERY_OFFSET_MAX = 1_000_000_000
 
 /** Text of a filter or field: PostgreSQL cannot hold U+0000, so it is a 400 on both backends. */
-export const filterText = (name: string, max = 1000) => z.string().max(max, `${name} is at most ${max} characters`).refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`)
+export const filterText = (name: string, max = 1000) =>
+  z
+    .string()
+    .max(max, `${name} is at most ${max} characters`)
+    .refine((v) => !v.includes('\u0000'), `${name} may not contain the NUL character (\\u0000)`)
 
 /** A ScopeKey: 1–200 characters, no control characters (it also names a log in the per-log paths). */
-export const scopeKeySchema = z.string()
+export const scopeKeySchema = z
+  .string()
   .min(1, 'ScopeKey must not be empty')
   .max(200, 'ScopeKey is at most 200 characters')
   .regex(/^[^\u0000-\u001f\u007f]+$/u, 'ScopeKey must not contain control characters')
@@ -39,7 +44,8 @@ function recordIdReason(input: unknown): string {
  * RecordID on input: exactly 12 ASCII digits, at least 000000000001, as sent (no trimming, no
  * numeric conversion). Anything else is a 400 before any look-up (spec 4.5 rule 4).
  */
-export const recordIdSchema = z.string({ error: (issue) => recordIdReason(issue.input) })
+export const recordIdSchema = z
+  .string({ error: (issue) => recordIdReason(issue.input) })
   .regex(/^[0-9]{12}$/, { error: (issue) => recordIdReason(issue.input) })
   .refine((v) => parseRecordId(v).ok, { error: (issue) => recordIdReason(issue.input) })
   .describe('The record\'s 12-digit zero-padded sequence, e.g. "000000000042" (a JSON string; anything else is a 400).')
@@ -53,7 +59,7 @@ export const recordSchema = z.object({
   userId: z.string().describe('Set by the server from the token (the account id), never by the caller.'),
   timestamp: z.string().describe('Set by the server, ISO 8601 UTC with milliseconds; never decreases along a chain.'),
   details: z.unknown().describe('The JSON object given on append.'),
-  previousDigest: z.string().describe('Hex SHA-256 digest of the previous record (for 000000000001: the container\'s genesis value).'),
+  previousDigest: z.string().describe("Hex SHA-256 digest of the previous record (for 000000000001: the container's genesis value)."),
   digest: z.string().describe('Hex SHA-256 digest of this record (docs/design/ledger.md §3.4).'),
 })
 
@@ -101,12 +107,23 @@ export function legacyRecord(v: LedgerRecordView): z.infer<typeof legacyRecordSc
 }
 
 export const verdictSchema = z.object({
-  Valid: z.boolean().nullable().describe('That record\'s own digest recomputed and compared; null when no RecordID was given (never true then).'),
-  ChainValid: z.boolean().describe('Whether the whole container\'s chain is valid (and agrees with every signed checkpoint).'),
+  Valid: z
+    .boolean()
+    .nullable()
+    .describe("That record's own digest recomputed and compared; null when no RecordID was given (never true then)."),
+  ChainValid: z.boolean().describe("Whether the whole container's chain is valid (and agrees with every signed checkpoint)."),
   Empty: z.boolean().describe('True when there was nothing to check: the container was never written (then ChainValid is true).'),
   BrokenAt: z.string().nullable().describe('RecordID of the first bad link of the chain, or null.'),
-  ForkDetected: z.boolean().describe('Two records with one RecordID or one predecessor, records that no longer hash to a signed root, or contradicting checkpoints.'),
-  Reason: z.string().describe('The verdict in words: a code (OK, EMPTY, DIGEST_MISMATCH, LINK_MISMATCH, MISSING, TRUNCATED, FORK_DUP_SEQ, FORK_DUP_PREV, SPLIT_VIEW, …), then a sentence; says how many tail records no checkpoint covers yet.'),
+  ForkDetected: z
+    .boolean()
+    .describe(
+      'Two records with one RecordID or one predecessor, records that no longer hash to a signed root, or contradicting checkpoints.',
+    ),
+  Reason: z
+    .string()
+    .describe(
+      'The verdict in words: a code (OK, EMPTY, DIGEST_MISMATCH, LINK_MISMATCH, MISSING, TRUNCATED, FORK_DUP_SEQ, FORK_DUP_PREV, SPLIT_VIEW, …), then a sentence; says how many tail records no checkpoint covers yet.',
+    ),
 })
 
 export const legacyVerdictSchema = z.object({
@@ -131,11 +148,14 @@ export function verdictOf(result: VerifyResult): { verdict: VerifyVerdict; recor
 export function containerFor(caller: Caller, scopeKey: string | null | undefined): ContainerRef {
   if (scopeKey === undefined || scopeKey === null) {
     if (caller.scopes.scopeKeys !== undefined) {
-      throw new ForbiddenError(`this token is limited to the scope keys ${caller.scopes.scopeKeys.join(', ')}; the Platform-Config records need a token without a scope-key limit`)
+      throw new ForbiddenError(
+        `this token is limited to the scope keys ${caller.scopes.scopeKeys.join(', ')}; the Platform-Config records need a token without a scope-key limit`,
+      )
     }
     return platformContainer(caller.workspaceId)
   }
-  if (!inScope(caller.scopes, 'scopeKeys', scopeKey)) throw new ForbiddenError(`this token is limited to other scope keys than "${scopeKey}"`)
+  if (!inScope(caller.scopes, 'scopeKeys', scopeKey))
+    throw new ForbiddenError(`this token is limited to other scope keys than "${scopeKey}"`)
   return scopeContainer(caller.workspaceId, scopeKey)
 }
 
@@ -150,7 +170,9 @@ export function parseDateBound(name: string, value: string, endOfDay = false): s
   const m = DATE_RE.exec(value)
   const ms = m ? Date.parse(m[4] === undefined ? `${value}T00:00:00Z` : value.replace(' ', 'T')) : Number.NaN
   if (!m || Number.isNaN(ms) || new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))).getUTCDate() !== Number(m[3])) {
-    throw new InvalidInputError(`${name} must be an ISO 8601 date (2026-01-31) or date-time with a zone (2026-01-31T08:00:00Z), got ${JSON.stringify(value)}`)
+    throw new InvalidInputError(
+      `${name} must be an ISO 8601 date (2026-01-31) or date-time with a zone (2026-01-31T08:00:00Z), got ${JSON.stringify(value)}`,
+    )
   }
   const fraction = m[7] ?? ''
   const subMs = fraction.length > 4 && /[1-9]/.test(fraction.slice(4)) ? 1 : 0
@@ -162,14 +184,25 @@ export function parseDateBound(name: string, value: string, endOfDay = false): s
 export function dateRange(startDate: string | undefined, endDate: string | undefined): { from?: string; to?: string } {
   const from = startDate === undefined ? undefined : parseDateBound('startDate', startDate)
   const to = endDate === undefined ? undefined : parseDateBound('endDate', endDate, true)
-  if (from !== undefined && to !== undefined && from > to) throw new InvalidInputError(`startDate (${startDate}) is after endDate (${endDate})`)
+  if (from !== undefined && to !== undefined && from > to)
+    throw new InvalidInputError(`startDate (${startDate}) is after endDate (${endDate})`)
   return { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) }
 }
 
 export const pagingQuery = {
-  limit: z.coerce.number({ error: 'limit must be a whole number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(QUERY_LIMIT_MAX, `limit is at most ${QUERY_LIMIT_MAX}`).default(QUERY_LIMIT_DEFAULT)
+  limit: z.coerce
+    .number({ error: 'limit must be a whole number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(QUERY_LIMIT_MAX, `limit is at most ${QUERY_LIMIT_MAX}`)
+    .default(QUERY_LIMIT_DEFAULT)
     .describe(`Records per page: default ${QUERY_LIMIT_DEFAULT}, at most ${QUERY_LIMIT_MAX}.`),
-  offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must not be negative').max(QUERY_OFFSET_MAX).default(0)
+  offset: z.coerce
+    .number({ error: 'offset must be a whole number' })
+    .int('offset must be a whole number')
+    .min(0, 'offset must not be negative')
+    .max(QUERY_OFFSET_MAX)
+    .default(0)
     .describe('Matching records to skip (default 0).'),
   startDate: filterText('startDate').optional().describe('Records at or after this time (ISO 8601 date or date-time with zone).'),
   endDate: filterText('endDate').optional().describe('Records before this time; a date alone includes that whole day.'),

@@ -24,7 +24,7 @@ export const correctionSchema = z.object({
   approvalRequired: z.boolean(),
   createdAt: z.string(),
   effectiveAt: z.string().optional().describe('The time the corrected fact refers to, when given.'),
-  chainIndex: z.number().int().describe('Position in the entity\'s correction chain (1 = first).'),
+  chainIndex: z.number().int().describe("Position in the entity's correction chain (1 = first)."),
   previousId: z.string().optional().describe('The previous correction of the same entity in this scope.'),
   decidedAt: z.string().optional(),
   approvedBy: z.string().optional(),
@@ -64,7 +64,19 @@ export function toWireCorrection(c: Correction): WireCorrection {
 const present = (name: string) => z.custom<unknown>((v) => v !== undefined, { message: `${name} is required (use null for "no value")` })
 
 /** Fields the server sets; a body that tries to set them is refused. */
-const SERVER_SET = ['id', 'amendedBy', 'amendedById', 'status', 'createdAt', 'decidedAt', 'approvedBy', 'rejectedBy', 'chainIndex', 'previousId', 'approvalRequired']
+const SERVER_SET = [
+  'id',
+  'amendedBy',
+  'amendedById',
+  'status',
+  'createdAt',
+  'decidedAt',
+  'approvedBy',
+  'rejectedBy',
+  'chainIndex',
+  'previousId',
+  'approvalRequired',
+]
 
 function serverSetMessage(keys: readonly string[]): string | undefined {
   const set = keys.filter((k) => SERVER_SET.some((s) => s.toLowerCase() === k.toLowerCase()))
@@ -83,26 +95,33 @@ const CORRECTION_FIELDS = 'ScopeKey, entityType, entityId, reasonCategory, reaso
  * entityType and entityId name a correction chain (with the scope); control characters would make
  * two different entities one chain key, so they are refused like in a ScopeKey.
  */
-const entityText = (name: string, description: string) => z.string({ error: `${name} is required` })
-  .max(1000, `${name} is at most 1000 characters`)
-  .regex(/^[^\u0000-\u001f\u007f]*$/u, `${name} must not contain control characters`)
-  .describe(description)
+const entityText = (name: string, description: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .max(1000, `${name} is at most 1000 characters`)
+    .regex(/^[^\u0000-\u001f\u007f]*$/u, `${name} must not contain control characters`)
+    .describe(description)
 
-export const createCorrectionBody = z.strictObject({
-  ScopeKey: z.string({ error: 'ScopeKey is required' }).pipe(scopeKeySchema).describe('The scope the correction belongs to.'),
-  entityType: entityText('entityType', 'What is corrected; `row:<connection lookup>` corrects a data row.'),
-  entityId: entityText('entityId', 'Which one; for data rows, the row id.'),
-  reasonCategory: z.string({ error: 'reasonCategory is required' }),
-  reason: z.string({ error: 'reason is required' }),
-  before: present('before'),
-  after: present('after'),
-  effectiveAt: z.string().optional(),
-}, {
-  // Unknown fields are refused, as for events and exports: a misspelt field must not pass silently.
-  error: (issue) => issue.code === 'unrecognized_keys'
-    ? serverSetMessage(issue.keys) ?? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a correction has ${CORRECTION_FIELDS}`
-    : undefined,
-})
+export const createCorrectionBody = z.strictObject(
+  {
+    ScopeKey: z.string({ error: 'ScopeKey is required' }).pipe(scopeKeySchema).describe('The scope the correction belongs to.'),
+    entityType: entityText('entityType', 'What is corrected; `row:<connection lookup>` corrects a data row.'),
+    entityId: entityText('entityId', 'Which one; for data rows, the row id.'),
+    reasonCategory: z.string({ error: 'reasonCategory is required' }),
+    reason: z.string({ error: 'reason is required' }),
+    before: present('before'),
+    after: present('after'),
+    effectiveAt: z.string().optional(),
+  },
+  {
+    // Unknown fields are refused, as for events and exports: a misspelt field must not pass silently.
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? (serverSetMessage(issue.keys) ??
+          `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a correction has ${CORRECTION_FIELDS}`)
+        : undefined,
+  },
+)
 
 export const listQuery = z.object({
   scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required'),
@@ -113,8 +132,17 @@ export const listQuery = z.object({
   status: z.enum(CORRECTION_STATUSES).optional(),
   startDate: z.iso.datetime({ offset: true, error: 'startDate must be an ISO 8601 time' }).optional(),
   endDate: z.iso.datetime({ offset: true, error: 'endDate must be an ISO 8601 time' }).optional(),
-  limit: z.coerce.number({ error: 'limit must be a number' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(1000, 'limit may be at most 1000').default(100),
-  offset: z.coerce.number({ error: 'offset must be a number' }).int('offset must be a whole number').min(0, 'offset may not be negative').default(0),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(1000, 'limit may be at most 1000')
+    .default(100),
+  offset: z.coerce
+    .number({ error: 'offset must be a number' })
+    .int('offset must be a whole number')
+    .min(0, 'offset may not be negative')
+    .default(0),
 })
 
 export const listResponse = z.object({

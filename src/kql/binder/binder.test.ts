@@ -19,7 +19,14 @@ const schema: KqlSchema = {
       hiddenColumns: [{ name: '_rowid', type: 'long' }],
       sqlColumns: { Temperature: 'temp_c' },
     },
-    { name: 'Devices', sqlName: 'conn_devices', columns: [{ name: 'Device', type: 'string' }, { name: 'Site', type: 'string' }] },
+    {
+      name: 'Devices',
+      sqlName: 'conn_devices',
+      columns: [
+        { name: 'Device', type: 'string' },
+        { name: 'Site', type: 'string' },
+      ],
+    },
   ],
 }
 
@@ -68,7 +75,12 @@ describe('binder: names and suggestions', () => {
   it('keeps hidden columns out of * but lets queries name them', () => {
     assert.deepEqual(columns('Readings | take 1'), ['timestamp:datetime', 'Device:string', 'Temperature:real', 'Count:long'])
     assert.deepEqual(columns('Readings | project _rowid, Device'), ['_rowid:long', 'Device:string'])
-    assert.deepEqual(columns('Readings | where _rowid > 3 | extend r = _rowid * 2 | project-away timestamp'), ['Device:string', 'Temperature:real', 'Count:long', 'r:long'])
+    assert.deepEqual(columns('Readings | where _rowid > 3 | extend r = _rowid * 2 | project-away timestamp'), [
+      'Device:string',
+      'Temperature:real',
+      'Count:long',
+      'r:long',
+    ])
     assert.deepEqual(compile('Readings | getschema').columns.length, 4)
   })
 
@@ -84,13 +96,19 @@ describe('binder: names and suggestions', () => {
 
 describe('binder: types', () => {
   it('types arithmetic as Kusto does', () => {
-    assert.deepEqual(columns('print a = 1 + 1, b = 1 + 1.5, c = toint(1) * toint(2), d = now() - ago(1h), e = now() + 1d, f = 1h / 1m, g = 1h * 2, h = dynamic(1) + 1, i = -1h'),
-      ['a:long', 'b:real', 'c:int', 'd:timespan', 'e:datetime', 'f:real', 'g:timespan', 'h:long', 'i:timespan'])
+    assert.deepEqual(
+      columns(
+        'print a = 1 + 1, b = 1 + 1.5, c = toint(1) * toint(2), d = now() - ago(1h), e = now() + 1d, f = 1h / 1m, g = 1h * 2, h = dynamic(1) + 1, i = -1h',
+      ),
+      ['a:long', 'b:real', 'c:int', 'd:timespan', 'e:datetime', 'f:real', 'g:timespan', 'h:long', 'i:timespan'],
+    )
   })
 
   it('types comparisons, string operators, in and between as bool', () => {
-    assert.deepEqual(columns('Readings | project a = Temperature > 1, b = Device has "x", c = Count in (1, 2), d = timestamp between (ago(1d) .. now())'),
-      ['a:bool', 'b:bool', 'c:bool', 'd:bool'])
+    assert.deepEqual(
+      columns('Readings | project a = Temperature > 1, b = Device has "x", c = Count in (1, 2), d = timestamp between (ago(1d) .. now())'),
+      ['a:bool', 'b:bool', 'c:bool', 'd:bool'],
+    )
   })
 
   it('refuses operators on incompatible types, naming them', () => {
@@ -115,16 +133,29 @@ describe('binder: column naming', () => {
   })
 
   it('names summarize outputs count_, sum_x, by-bin keys after their column, and suffixes clashes', () => {
-    assert.deepEqual(columns('Readings | summarize count(), sum(Count), avg(Temperature) by bin(timestamp, 1h), Device'),
-      ['timestamp:datetime', 'Device:string', 'count_:long', 'sum_Count:long', 'avg_Temperature:real'])
+    assert.deepEqual(columns('Readings | summarize count(), sum(Count), avg(Temperature) by bin(timestamp, 1h), Device'), [
+      'timestamp:datetime',
+      'Device:string',
+      'count_:long',
+      'sum_Count:long',
+      'avg_Temperature:real',
+    ])
     assert.deepEqual(columns('Readings | summarize count(), count()'), ['count_:long', 'count_1:long'])
     assert.deepEqual(columns('Readings | summarize n = count(), twice = 2 * count() by Device'), ['Device:string', 'n:long', 'twice:long'])
   })
 
   it('suffixes duplicate right-side join columns with a number', () => {
-    assert.deepEqual(columns('Readings | project Device, Count | join (Readings | project Device, Count) on Device'),
-      ['Device:string', 'Count:long', 'Device1:string', 'Count1:long'])
-    assert.deepEqual(columns('Readings | project Device, Count | lookup (Devices) on Device'), ['Device:string', 'Count:long', 'Site:string'])
+    assert.deepEqual(columns('Readings | project Device, Count | join (Readings | project Device, Count) on Device'), [
+      'Device:string',
+      'Count:long',
+      'Device1:string',
+      'Count1:long',
+    ])
+    assert.deepEqual(columns('Readings | project Device, Count | lookup (Devices) on Device'), [
+      'Device:string',
+      'Count:long',
+      'Site:string',
+    ])
   })
 
   it('gives conflicting union columns a type suffix', () => {
@@ -143,7 +174,10 @@ describe('binder: statements and functions', () => {
   })
 
   it('tells tables and scalars apart', () => {
-    assert.match(semanticError('let n = 5; n | take 1').message, /'n' is a scalar value; a table is expected here|the query must end with a tabular expression/)
+    assert.match(
+      semanticError('let n = 5; n | take 1').message,
+      /'n' is a scalar value; a table is expected here|the query must end with a tabular expression/,
+    )
     assert.match(semanticError('Readings | extend x = Devices').message, /'Devices' is a table; a scalar is expected here/)
     assert.match(semanticError('let x = 1;').message, /the query has no tabular expression to return/)
   })
@@ -163,12 +197,17 @@ describe('binder: statements and functions', () => {
   })
 
   it('reports a declared query parameter without a value where it is used', () => {
-    assert.match(semanticError('declare query_parameters(n:long);\nRange | take n').message, /unknown table 'Range'|query parameter 'n' has no value/)
+    assert.match(
+      semanticError('declare query_parameters(n:long);\nRange | take n').message,
+      /unknown table 'Range'|query parameter 'n' has no value/,
+    )
     assert.match(semanticError('declare query_parameters(n:long);\nprint n').message, /line 2, column 7: query parameter 'n' has no value/)
   })
 
   it('returns render as a visualization hint', () => {
-    const q = compile('Readings | summarize avg(Temperature) by bin(timestamp, 1h) | render timechart with (title="Temp", ycolumns=avg_Temperature)')
+    const q = compile(
+      'Readings | summarize avg(Temperature) by bin(timestamp, 1h) | render timechart with (title="Temp", ycolumns=avg_Temperature)',
+    )
     assert.deepEqual(q.visualization, { kind: 'timechart', properties: { title: 'Temp', ycolumns: 'avg_Temperature' } })
   })
 })

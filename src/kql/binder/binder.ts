@@ -10,19 +10,19 @@ import type { Visualization } from '../engine-types.js'
 import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
 import { arraySortOutputs } from '../functions/dynamic-functions.js'
 import { compileRegex, convertValue, valueToString } from '../functions/function-helpers.js'
-import { multiColumnOutputs } from '../functions/series-functions.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
-import { KqlError, positionAt, type KqlErrorKind } from '../kql-error.js'
+import { multiColumnOutputs } from '../functions/series-functions.js'
+import { KqlError, type KqlErrorKind, positionAt } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import { STRING_OPS } from '../plan/plan.js'
 import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
-import { isNumericType, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
+import { type DynamicValue, isNumericType, type KqlType, type KqlValue } from '../types.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
-import { Scope, type Binding, type TabularValue } from './scope.js'
+import { type Binding, Scope, type TabularValue } from './scope.js'
 import { arithmeticType, equatable, orderable } from './typing.js'
 
 export interface BoundQuery {
@@ -51,7 +51,10 @@ export type PendingDiscovery =
 
 /** Binds a parsed script. MUST throw only KqlError. */
 export function bindScript(
-  script: A.Script, text: string, schema: KqlSchema, library: FunctionLibrary = DEFAULT_LIBRARY,
+  script: A.Script,
+  text: string,
+  schema: KqlSchema,
+  library: FunctionLibrary = DEFAULT_LIBRARY,
   discovered: ReadonlyMap<number, DiscoveredSchema> = new Map(),
 ): BoundQuery {
   return new Binder(text, schema, library, discovered).bindScript(script)
@@ -86,22 +89,67 @@ const FOLD_RUNTIME: ExprRuntime = {
   subqueries: new Map(),
 }
 
-const JOIN_KINDS = new Set<P.JoinKind>(['innerunique', 'inner', 'leftouter', 'rightouter', 'fullouter', 'leftanti', 'rightanti', 'leftsemi', 'rightsemi'])
-const JOIN_ALIASES: Readonly<Record<string, P.JoinKind>> = { anti: 'leftanti', leftantisemi: 'leftanti', rightantisemi: 'rightanti', semi: 'leftsemi' }
+const JOIN_KINDS = new Set<P.JoinKind>([
+  'innerunique',
+  'inner',
+  'leftouter',
+  'rightouter',
+  'fullouter',
+  'leftanti',
+  'rightanti',
+  'leftsemi',
+  'rightsemi',
+])
+const JOIN_ALIASES: Readonly<Record<string, P.JoinKind>> = {
+  anti: 'leftanti',
+  leftantisemi: 'leftanti',
+  rightantisemi: 'rightanti',
+  semi: 'leftsemi',
+}
 
-const WINDOW_FUNCTIONS = new Set<P.WindowFn>(['prev', 'next', 'row_number', 'row_cumsum', 'row_rank_min', 'row_rank_dense', 'row_window_session'])
+const WINDOW_FUNCTIONS = new Set<P.WindowFn>([
+  'prev',
+  'next',
+  'row_number',
+  'row_cumsum',
+  'row_rank_min',
+  'row_rank_dense',
+  'row_window_session',
+])
 
 const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
-  bool: 'System.SByte', int: 'System.Int32', long: 'System.Int64', real: 'System.Double',
-  decimal: 'System.Data.SqlTypes.SqlDecimal', string: 'System.String', datetime: 'System.DateTime',
-  timespan: 'System.TimeSpan', guid: 'System.Guid', dynamic: 'System.Object',
+  bool: 'System.SByte',
+  int: 'System.Int32',
+  long: 'System.Int64',
+  real: 'System.Double',
+  decimal: 'System.Data.SqlTypes.SqlDecimal',
+  string: 'System.String',
+  datetime: 'System.DateTime',
+  timespan: 'System.TimeSpan',
+  guid: 'System.Guid',
+  dynamic: 'System.Object',
 }
 
 const UNSUPPORTED_FUNCTIONS = new Set([
-  'cluster', 'database', 'external_table', 'materialized_view', 'ingestion_time', 'extent_id', 'extent_tags',
-  'cursor_after', 'cursor_before_or_at', 'cursor_current', 'current_principal', 'current_principal_details',
-  'current_principal_is_member_of', 'current_cluster_endpoint', 'current_database', 'estimate_data_size',
-  'stored_query_result', 'graph', 'geo_info_from_ip_address',
+  'cluster',
+  'database',
+  'external_table',
+  'materialized_view',
+  'ingestion_time',
+  'extent_id',
+  'extent_tags',
+  'cursor_after',
+  'cursor_before_or_at',
+  'cursor_current',
+  'current_principal',
+  'current_principal_details',
+  'current_principal_is_member_of',
+  'current_cluster_endpoint',
+  'current_database',
+  'estimate_data_size',
+  'stored_query_result',
+  'graph',
+  'geo_info_from_ip_address',
 ])
 
 function ref(index: number, column: P.PlanColumn): P.ColumnRef {
@@ -122,31 +170,57 @@ function unhide(c: P.PlanColumn): P.PlanColumn {
 
 function containsColumnRef(e: P.Expr): boolean {
   switch (e.kind) {
-    case 'ColumnRef': case 'Window': return true
-    case 'Literal': case 'ScalarSubquery': return false
-    case 'Call': return e.args.some(containsColumnRef)
-    case 'Binary': return containsColumnRef(e.left) || containsColumnRef(e.right)
-    case 'Unary': case 'Convert': return containsColumnRef(e.operand)
-    case 'InList': return containsColumnRef(e.operand) || e.items.some(containsColumnRef)
-    case 'InSubquery': return containsColumnRef(e.operand)
-    case 'Between': return containsColumnRef(e.operand) || containsColumnRef(e.low) || containsColumnRef(e.high)
-    case 'Member': return containsColumnRef(e.target) || containsColumnRef(e.key)
-    case 'Pack': return e.entries.some((x) => containsColumnRef(x.value))
+    case 'ColumnRef':
+    case 'Window':
+      return true
+    case 'Literal':
+    case 'ScalarSubquery':
+      return false
+    case 'Call':
+      return e.args.some(containsColumnRef)
+    case 'Binary':
+      return containsColumnRef(e.left) || containsColumnRef(e.right)
+    case 'Unary':
+    case 'Convert':
+      return containsColumnRef(e.operand)
+    case 'InList':
+      return containsColumnRef(e.operand) || e.items.some(containsColumnRef)
+    case 'InSubquery':
+      return containsColumnRef(e.operand)
+    case 'Between':
+      return containsColumnRef(e.operand) || containsColumnRef(e.low) || containsColumnRef(e.high)
+    case 'Member':
+      return containsColumnRef(e.target) || containsColumnRef(e.key)
+    case 'Pack':
+      return e.entries.some((x) => containsColumnRef(x.value))
   }
 }
 
 /** Whether an expression can be evaluated once at bind time (no rows, no clock, no randomness). */
 function isFoldable(e: P.Expr): boolean {
   switch (e.kind) {
-    case 'Literal': return true
-    case 'ColumnRef': case 'Window': case 'ScalarSubquery': case 'InSubquery': return false
-    case 'Call': return e.deterministic && e.args.every(isFoldable)
-    case 'Binary': return isFoldable(e.left) && isFoldable(e.right)
-    case 'Unary': case 'Convert': return isFoldable(e.operand)
-    case 'InList': return isFoldable(e.operand) && e.items.every(isFoldable)
-    case 'Between': return isFoldable(e.operand) && isFoldable(e.low) && isFoldable(e.high)
-    case 'Member': return isFoldable(e.target) && isFoldable(e.key)
-    case 'Pack': return e.entries.every((x) => isFoldable(x.value))
+    case 'Literal':
+      return true
+    case 'ColumnRef':
+    case 'Window':
+    case 'ScalarSubquery':
+    case 'InSubquery':
+      return false
+    case 'Call':
+      return e.deterministic && e.args.every(isFoldable)
+    case 'Binary':
+      return isFoldable(e.left) && isFoldable(e.right)
+    case 'Unary':
+    case 'Convert':
+      return isFoldable(e.operand)
+    case 'InList':
+      return isFoldable(e.operand) && e.items.every(isFoldable)
+    case 'Between':
+      return isFoldable(e.operand) && isFoldable(e.low) && isFoldable(e.high)
+    case 'Member':
+      return isFoldable(e.target) && isFoldable(e.key)
+    case 'Pack':
+      return e.entries.every((x) => isFoldable(x.value))
   }
 }
 
@@ -159,7 +233,9 @@ class Binder {
   private readonly pending: PendingDiscovery[] = []
 
   constructor(
-    private readonly text: string, schema: KqlSchema, private readonly lib: FunctionLibrary,
+    private readonly text: string,
+    schema: KqlSchema,
+    private readonly lib: FunctionLibrary,
     private readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
   ) {
     this.tables = new Map(schema.tables.map((t) => [t.name, t]))
@@ -214,7 +290,10 @@ class Binder {
           break
         case 'Query': {
           if (this.classify(st.expr, scope) === 'scalar') {
-            throw this.err(st.expr.start, `the query must end with a tabular expression; '${this.src(st.expr).slice(0, 40)}' is a scalar (use print to show a value)`)
+            throw this.err(
+              st.expr.start,
+              `the query must end with a tabular expression; '${this.src(st.expr).slice(0, 40)}' is a scalar (use print to show a value)`,
+            )
           }
           result = this.bindTabular(st.expr, scope)
           break
@@ -223,7 +302,10 @@ class Binder {
     }
     if (!result) {
       const last = script.statements[script.statements.length - 1]
-      throw this.err(last?.end ?? 0, 'the query has no tabular expression to return: expected a table, a pipeline or print after the let statements')
+      throw this.err(
+        last?.end ?? 0,
+        'the query has no tabular expression to return: expected a table, a pipeline or print after the let statements',
+      )
     }
     let plan = result.plan
     if (plan.columns.some((c) => c.hidden)) plan = this.stripHidden(plan)
@@ -262,7 +344,11 @@ class Binder {
   /** Whether an expression denotes a table or a scalar (KQL's grammar does not say). */
   private classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
     switch (e.kind) {
-      case 'Pipe': case 'Datatable': case 'Print': case 'Range': case 'Union':
+      case 'Pipe':
+      case 'Datatable':
+      case 'Print':
+      case 'Range':
+      case 'Union':
         return 'tabular'
       case 'Paren':
         return this.classify(e.expr, scope, row)
@@ -297,7 +383,8 @@ class Binder {
     for (const st of lambda.body) {
       if (st.kind === 'Let') {
         if (st.value.kind === 'Lambda') inner.set(st.name, { kind: 'function', lambda: st.value, scope: inner, name: st.name })
-        else if (this.classify(st.value, inner) === 'tabular') inner.set(st.name, { kind: 'tabular', value: { plan: { kind: 'Values', columns: [], rows: [] } } })
+        else if (this.classify(st.value, inner) === 'tabular')
+          inner.set(st.name, { kind: 'tabular', value: { plan: { kind: 'Values', columns: [], rows: [] } } })
         else inner.set(st.name, { kind: 'scalar', expr: literal('dynamic', null) })
       }
     }
@@ -317,20 +404,33 @@ class Binder {
   // -------------------------------------------------------------------------------------------
 
   private invoke(
-    fn: Extract<Binding, { kind: 'function' }>, args: readonly CallArg[], callSite: A.Span,
-    caller: RowCtx | undefined, callerScope: Scope,
+    fn: Extract<Binding, { kind: 'function' }>,
+    args: readonly CallArg[],
+    callSite: A.Span,
+    caller: RowCtx | undefined,
+    callerScope: Scope,
   ): AnyValue {
     const lambda = fn.lambda
-    if (this.activeFunctions.has(lambda)) throw this.err(callSite.start, `recursive call of '${fn.name}': user-defined functions cannot call themselves`, 'unsupported')
+    if (this.activeFunctions.has(lambda))
+      throw this.err(callSite.start, `recursive call of '${fn.name}': user-defined functions cannot call themselves`, 'unsupported')
     const bodyScope = new Scope(fn.scope)
     const positional = args.filter((a) => a.kind !== 'NamedArg')
     const named = args.filter((a): a is A.NamedArgExpr => a.kind === 'NamedArg')
     if (positional.length > lambda.params.length) {
-      throw this.err(callSite.start, `${fn.name}() expects at most ${lambda.params.length} argument${lambda.params.length === 1 ? '' : 's'}, got ${positional.length}`)
+      throw this.err(
+        callSite.start,
+        `${fn.name}() expects at most ${lambda.params.length} argument${lambda.params.length === 1 ? '' : 's'}, got ${positional.length}`,
+      )
     }
     for (const n of named) {
       if (!lambda.params.some((p) => p.name === n.name)) {
-        throw this.err(n.start, `${fn.name}() has no parameter '${n.name}'${didYouMean(n.name, lambda.params.map((p) => p.name))}`)
+        throw this.err(
+          n.start,
+          `${fn.name}() has no parameter '${n.name}'${didYouMean(
+            n.name,
+            lambda.params.map((p) => p.name),
+          )}`,
+        )
       }
     }
     const rowCtx: RowCtx = caller ?? { columns: [], scope: callerScope }
@@ -342,7 +442,13 @@ class Binder {
         for (const col of param.type.columns) {
           const found = value.plan.columns.find((c) => c.name === col.name)
           if (!found) {
-            throw this.err(arg.start, `${fn.name}(): the table passed as '${param.name}' has no column '${col.name}'${didYouMean(col.name, value.plan.columns.map((c) => c.name))}`)
+            throw this.err(
+              arg.start,
+              `${fn.name}(): the table passed as '${param.name}' has no column '${col.name}'${didYouMean(
+                col.name,
+                value.plan.columns.map((c) => c.name),
+              )}`,
+            )
           }
         }
         bodyScope.set(param.name, { kind: 'tabular', value })
@@ -386,8 +492,13 @@ class Binder {
   /** Argument conversion for declared parameter types (numeric widening, dynamic to anything). */
   private convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr {
     if (e.type === to) return e
-    const ok = (isNumericType(e.type) && isNumericType(to)) || e.type === 'dynamic' || to === 'dynamic' ||
-      (e.kind === 'Literal' && e.value === null) || (to === 'string' && e.type === 'guid') || (to === 'guid' && e.type === 'string')
+    const ok =
+      (isNumericType(e.type) && isNumericType(to)) ||
+      e.type === 'dynamic' ||
+      to === 'dynamic' ||
+      (e.kind === 'Literal' && e.value === null) ||
+      (to === 'string' && e.type === 'guid') ||
+      (to === 'guid' && e.type === 'string')
     if (!ok) throw this.err(offset, `${what} must be ${to}, got ${e.type}`)
     return this.convert(e, to, offset)
   }
@@ -424,7 +535,10 @@ class Binder {
         if (e.name === 'materialize') {
           if (e.args.length !== 1) throw this.err(e.start, 'materialize() expects one tabular argument')
           const inner = this.bindTabular(e.args[0]!, scope)
-          return { plan: { kind: 'Materialize', columns: inner.plan.columns, input: inner.plan, id: this.materializeIds++ }, name: inner.name }
+          return {
+            plan: { kind: 'Materialize', columns: inner.plan.columns, input: inner.plan, id: this.materializeIds++ },
+            name: inner.name,
+          }
         }
         if (e.name === 'table') {
           const arg = e.args[0]
@@ -437,7 +551,10 @@ class Binder {
         throw this.err(e.start, `expected a tabular expression, found a call to the scalar function ${e.name}()`)
       }
       default:
-        throw this.err(e.start, `expected a tabular expression (a table, a let name, datatable, print, range, union or a pipeline), found '${this.src(e).slice(0, 40)}'`)
+        throw this.err(
+          e.start,
+          `expected a tabular expression (a table, a let name, datatable, print, range, union or a pipeline), found '${this.src(e).slice(0, 40)}'`,
+        )
     }
   }
 
@@ -473,7 +590,10 @@ class Binder {
     }
     const width = e.columns.length
     if (e.values.length % width !== 0) {
-      throw this.err(e.end - 1, `datatable has ${e.values.length} values, which is not a multiple of its ${width} column${width === 1 ? '' : 's'}`)
+      throw this.err(
+        e.end - 1,
+        `datatable has ${e.values.length} values, which is not a multiple of its ${width} column${width === 1 ? '' : 's'}`,
+      )
     }
     const rows: KqlValue[][] = []
     const ctx: RowCtx = { columns: [], scope }
@@ -484,8 +604,14 @@ class Binder {
         const col = e.columns[c]!
         const bound = this.bindScalar(ast, ctx)
         if (bound.kind !== 'Literal') throw this.err(ast.start, 'datatable values must be constants')
-        if (bound.type !== col.type && bound.value !== null && !(isNumericType(bound.type) && isNumericType(col.type)) && col.type !== 'dynamic' &&
-            !(col.type === 'string' && bound.type === 'guid') && !(col.type === 'guid' && bound.type === 'string')) {
+        if (
+          bound.type !== col.type &&
+          bound.value !== null &&
+          !(isNumericType(bound.type) && isNumericType(col.type)) &&
+          col.type !== 'dynamic' &&
+          !(col.type === 'string' && bound.type === 'guid') &&
+          !(col.type === 'guid' && bound.type === 'string')
+        ) {
           throw this.err(ast.start, `datatable column '${col.name}' is ${col.type}, but the value is ${bound.type}`)
         }
         row.push(bound.type === col.type ? bound.value : convertValue(col.type, bound.type, bound.value))
@@ -534,21 +660,41 @@ class Binder {
     const step = this.bindScalar(e.step, ctx)
     let type: KqlType
     if (from.type === 'datetime') {
-      if (to.type !== 'datetime' || step.type !== 'timespan') throw this.err(e.start, 'range over datetimes needs a datetime end and a timespan step')
+      if (to.type !== 'datetime' || step.type !== 'timespan')
+        throw this.err(e.start, 'range over datetimes needs a datetime end and a timespan step')
       type = 'datetime'
     } else if (from.type === 'timespan') {
       if (to.type !== 'timespan' || step.type !== 'timespan') throw this.err(e.start, 'range over timespans needs a timespan end and step')
       type = 'timespan'
     } else if (isNumericType(from.type) && isNumericType(to.type) && isNumericType(step.type)) {
-      type = from.type === 'real' || to.type === 'real' || step.type === 'real' || from.type === 'decimal' || to.type === 'decimal' || step.type === 'decimal' ? 'real' : 'long'
+      type =
+        from.type === 'real' ||
+        to.type === 'real' ||
+        step.type === 'real' ||
+        from.type === 'decimal' ||
+        to.type === 'decimal' ||
+        step.type === 'decimal'
+          ? 'real'
+          : 'long'
     } else {
       throw this.err(e.start, `range needs numeric, datetime or timespan bounds, got ${from.type}, ${to.type} and ${step.type}`)
     }
     const conv = (x: P.Expr): P.Expr => (type === 'real' || type === 'long' ? this.convert(x, type, e.start) : x)
-    return { kind: 'Range', columns: [{ name: e.column, type }], from: conv(from), to: conv(to), step: type === 'datetime' ? step : conv(step) }
+    return {
+      kind: 'Range',
+      columns: [{ name: e.column, type }],
+      from: conv(from),
+      to: conv(to),
+      step: type === 'datetime' ? step : conv(step),
+    }
   }
 
-  private bindUnion(first: TabularValue | undefined, params: readonly A.OperatorParam[], tables: readonly A.Expr[], scope: Scope): TabularValue {
+  private bindUnion(
+    first: TabularValue | undefined,
+    params: readonly A.OperatorParam[],
+    tables: readonly A.Expr[],
+    scope: Scope,
+  ): TabularValue {
     let kind: 'inner' | 'outer' = 'outer'
     let withSource: string | undefined
     let fuzzy = false
@@ -601,7 +747,12 @@ class Binder {
         typesByName.set(c.name, list)
       }
     }
-    interface Slot { name: string; type: KqlType; key: string; conflicting: boolean }
+    interface Slot {
+      name: string
+      type: KqlType
+      key: string
+      conflicting: boolean
+    }
     const slots: Slot[] = []
     const slotIndex = new Map<string, number>()
     for (const inp of inputs) {
@@ -623,7 +774,13 @@ class Binder {
     }
     let chosen = slots.map((_, i) => i)
     if (kind === 'inner') {
-      chosen = chosen.filter((i) => inputs.every((inp) => inp.plan.columns.some((c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slots[i]!.key)))
+      chosen = chosen.filter((i) =>
+        inputs.every((inp) =>
+          inp.plan.columns.some(
+            (c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slots[i]!.key,
+          ),
+        ),
+      )
     }
     const columns: P.PlanColumn[] = []
     if (withSource) columns.push({ name: withSource, type: 'string' })
@@ -633,7 +790,11 @@ class Binder {
       if (withSource) m.push(-1)
       for (const i of chosen) {
         const slot = slots[i]!
-        m.push(inp.plan.columns.findIndex((c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slot.key))
+        m.push(
+          inp.plan.columns.findIndex(
+            (c) => !c.hidden && (typesByName.get(c.name)!.length > 1 ? `${c.name}\u0000${c.type}` : c.name) === slot.key,
+          ),
+        )
       }
       return m
     })
@@ -665,7 +826,12 @@ class Binder {
           if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
           for (const i of matched) drop.add(i)
         }
-        return keep(this.selectColumns(plan, plan.columns.map((_, i) => i).filter((i) => !drop.has(i) && !plan.columns[i]!.hidden)))
+        return keep(
+          this.selectColumns(
+            plan,
+            plan.columns.map((_, i) => i).filter((i) => !drop.has(i) && !plan.columns[i]!.hidden),
+          ),
+        )
       }
       case 'ProjectKeep': {
         const keepSet = new Set<number>()
@@ -674,7 +840,12 @@ class Binder {
           if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
           for (const i of matched) keepSet.add(i)
         }
-        return keep(this.selectColumns(plan, plan.columns.map((_, i) => i).filter((i) => keepSet.has(i))))
+        return keep(
+          this.selectColumns(
+            plan,
+            plan.columns.map((_, i) => i).filter((i) => keepSet.has(i)),
+          ),
+        )
       }
       case 'ProjectRename': {
         const columns = plan.columns.map(unhide)
@@ -690,10 +861,14 @@ class Binder {
       case 'ProjectReorder': {
         const order: number[] = []
         for (const p of op.patterns) {
-          let matched = plan.columns.map((c, i) => (!c.hidden && matchesPattern(p.pattern, c.name) && !order.includes(i) ? i : -1)).filter((i) => i >= 0)
+          let matched = plan.columns
+            .map((c, i) => (!c.hidden && matchesPattern(p.pattern, c.name) && !order.includes(i) ? i : -1))
+            .filter((i) => i >= 0)
           if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
           if (p.direction) {
-            const cmp = p.direction.startsWith('granny') ? grannyCompare : (a: string, b: string) => a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0
+            const cmp = p.direction.startsWith('granny')
+              ? grannyCompare
+              : (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0)
             matched = [...matched].sort((a, b) => cmp(plan.columns[a]!.name, plan.columns[b]!.name))
             if (p.direction.endsWith('desc')) matched.reverse()
           }
@@ -706,7 +881,9 @@ class Binder {
         const order: number[] = []
         for (const arg of op.args) {
           for (const pattern of this.projectByNamesPatterns(arg, scope)) {
-            const matched = plan.columns.map((c, i) => (!c.hidden && matchesPattern(pattern, c.name) && !order.includes(i) ? i : -1)).filter((i) => i >= 0)
+            const matched = plan.columns
+              .map((c, i) => (!c.hidden && matchesPattern(pattern, c.name) && !order.includes(i) ? i : -1))
+              .filter((i) => i >= 0)
             if (matched.length === 0 && !pattern.includes('*') && !plan.columns.some((c) => c.name === pattern)) {
               throw this.unknownColumn(pattern, arg.start, plan.columns)
             }
@@ -758,7 +935,13 @@ class Binder {
       case 'SampleDistinct': {
         const expr = this.bindScalar(op.column, ctx)
         const name = this.nameOf(op.column, ctx) ?? 'Column1'
-        return keep({ kind: 'SampleDistinct', columns: [{ name, type: expr.type }], input: plan, count: this.constantCount(op.count, scope, 'sample-distinct'), expr })
+        return keep({
+          kind: 'SampleDistinct',
+          columns: [{ name, type: expr.type }],
+          input: plan,
+          count: this.constantCount(op.count, scope, 'sample-distinct'),
+          expr,
+        })
       }
       case 'As': {
         let p: P.PlanNode = plan
@@ -774,8 +957,10 @@ class Binder {
         return keep({
           kind: 'Values',
           columns: [
-            { name: 'ColumnName', type: 'string' }, { name: 'ColumnOrdinal', type: 'int' },
-            { name: 'DataType', type: 'string' }, { name: 'ColumnType', type: 'string' },
+            { name: 'ColumnName', type: 'string' },
+            { name: 'ColumnOrdinal', type: 'int' },
+            { name: 'DataType', type: 'string' },
+            { name: 'ColumnType', type: 'string' },
           ],
           rows: cols.map((c, i) => [c.name, i, GETSCHEMA_TYPES[c.type], c.type]),
         })
@@ -792,11 +977,15 @@ class Binder {
       case 'Invoke': {
         const b = scope.get(op.call.name)
         if (b?.kind !== 'function') {
-          throw this.err(op.call.start, `invoke needs a user-defined function; '${op.call.name}' is not one${didYouMean(op.call.name, scope.names())}`)
+          throw this.err(
+            op.call.start,
+            `invoke needs a user-defined function; '${op.call.name}' is not one${didYouMean(op.call.name, scope.names())}`,
+          )
         }
         const args: CallArg[] = [{ kind: 'BoundTable', value: input, start: op.start, end: op.start }, ...op.call.args]
         const v = this.invoke(b, args, op.call, undefined, scope)
-        if (v.kind !== 'tabular') throw this.err(op.call.start, `${op.call.name}() returns a scalar; invoke needs a function that returns a table`)
+        if (v.kind !== 'tabular')
+          throw this.err(op.call.start, `${op.call.name}() returns a scalar; invoke needs a function that returns a table`)
         return v.value
       }
       case 'Consume':
@@ -805,11 +994,15 @@ class Binder {
         const expr = this.bindScalar(op.of, ctx)
         const name = this.nameOf(op.of, ctx) ?? 'Column1'
         const weight = op.by ? this.bindScalar(op.by, ctx) : undefined
-        if (weight && !isNumericType(weight.type)) throw this.err(op.by!.start, `top-hitters: the weight must be numeric, got ${weight.type}`)
+        if (weight && !isNumericType(weight.type))
+          throw this.err(op.by!.start, `top-hitters: the weight must be numeric, got ${weight.type}`)
         const countName = weight ? `approximate_sum_${this.nameOf(op.by!, ctx) ?? ''}` : `approximate_count_${name}`
         return keep({
           kind: 'TopHitters',
-          columns: [{ name, type: expr.type }, { name: countName, type: weight ? (weight.type === 'real' || weight.type === 'decimal' ? 'real' : 'long') : 'long' }],
+          columns: [
+            { name, type: expr.type },
+            { name: countName, type: weight ? (weight.type === 'real' || weight.type === 'decimal' ? 'real' : 'long') : 'long' },
+          ],
           input: plan,
           count: this.constantCount(op.count, scope, 'top-hitters'),
           expr,
@@ -821,7 +1014,8 @@ class Binder {
       case 'Partition': {
         const base = plan.columns.some((c) => c.hidden) ? this.stripHidden(plan) : plan
         const key = this.bindScalar(op.by, { columns: base.columns, scope })
-        if (key.type === 'dynamic') throw this.err(op.by.start, 'partition needs a scalar key; convert the dynamic value with tostring() or tolong()')
+        if (key.type === 'dynamic')
+          throw this.err(op.by.start, 'partition needs a scalar key; convert the dynamic value with tostring() or tolong()')
         let sub: TabularValue = { plan: { kind: 'ApplyInput', columns: base.columns } }
         const subScope = new Scope(scope)
         for (const subOp of op.subquery) sub = this.bindOperator(sub, subOp, subScope)
@@ -832,7 +1026,13 @@ class Binder {
   }
 
   private unknownColumn(name: string, offset: number, columns: readonly P.PlanColumn[]): KqlError {
-    return this.err(offset, `unknown column '${name}'${didYouMean(name, columns.map((c) => c.name))}`)
+    return this.err(
+      offset,
+      `unknown column '${name}'${didYouMean(
+        name,
+        columns.map((c) => c.name),
+      )}`,
+    )
   }
 
   private selectColumns(plan: P.PlanNode, indexes: readonly number[]): P.Project {
@@ -902,7 +1102,11 @@ class Binder {
    * defaults. Undefined when the item is an ordinary expression. Print keeps only named parts
    * when names are given; extend/project add the rest with their default names.
    */
-  private tupleColumns(item: A.NamedExpr, ctx: RowCtx, print: boolean): { name: string; type: KqlType; expr: P.Expr; declared: boolean }[] | undefined {
+  private tupleColumns(
+    item: A.NamedExpr,
+    ctx: RowCtx,
+    print: boolean,
+  ): { name: string; type: KqlType; expr: P.Expr; declared: boolean }[] | undefined {
     const e = item.expr
     if (e.kind !== 'Call' || ctx.scope.get(e.name)) return undefined
     const isSort = e.name === 'array_sort_asc' || e.name === 'array_sort_desc'
@@ -913,15 +1117,28 @@ class Binder {
     const infos = e.args.map((a, k) => this.argInfo(a, boundArgs[k] ?? literal('dynamic', null)))
     const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
     if (isSort && outputs.length < 2) return undefined
-    if (item.names.length > outputs.length) throw this.err(item.start, `${e.name}() produces ${outputs.length} columns, but ${item.names.length} names were given`)
+    if (item.names.length > outputs.length)
+      throw this.err(item.start, `${e.name}() produces ${outputs.length} columns, but ${item.names.length} names were given`)
     const shared: P.Expr = call.kind === 'Call' ? { ...call, shared: true } : call
     const parts = outputs.map((o, i) => {
-      const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: isSort ? literal('long', i) : literal('string', o.name.slice(o.name.lastIndexOf('_') + 1)) }
-      return { name: item.names[i] ?? o.name, type: o.type, expr: this.fold(this.convert(member, o.type, e.start)), declared: i < item.names.length }
+      const member: P.Expr = {
+        kind: 'Member',
+        type: 'dynamic',
+        target: shared,
+        key: isSort ? literal('long', i) : literal('string', o.name.slice(o.name.lastIndexOf('_') + 1)),
+      }
+      return {
+        name: item.names[i] ?? o.name,
+        type: o.type,
+        expr: this.fold(this.convert(member, o.type, e.start)),
+        declared: i < item.names.length,
+      }
     })
     if (!isSort) {
       // the bag keys are the listed suffixes, which may themselves contain '_' (min_idx)
-      const suffixes = multiColumnOutputs(e.name, { type: 'dynamic', text: '', columnName: '' })!.map((o) => o.name.slice(e.name.length + 2))
+      const suffixes = multiColumnOutputs(e.name, { type: 'dynamic', text: '', columnName: '' })!.map((o) =>
+        o.name.slice(e.name.length + 2),
+      )
       parts.forEach((p, i) => {
         const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: literal('string', suffixes[i]!) }
         p.expr = this.fold(this.convert(member, p.type, e.start))
@@ -1036,7 +1253,11 @@ class Binder {
     for (const item of op.by) {
       if (item.names.length > 1) throw this.err(item.start, 'a group key has one name', 'syntax')
       const expr = this.bindScalar(item.expr, ctx)
-      if (expr.type === 'dynamic') throw this.err(item.expr.start, `summarize cannot group by a dynamic value ('${this.src(item.expr).slice(0, 40)}'); convert it with tostring() or tolong()`)
+      if (expr.type === 'dynamic')
+        throw this.err(
+          item.expr.start,
+          `summarize cannot group by a dynamic value ('${this.src(item.expr).slice(0, 40)}'); convert it with tostring() or tolong()`,
+        )
       let name = item.names[0] ?? this.nameOf(item.expr, ctx) ?? nextDefault()
       if (taken.has(name)) {
         if (item.names.length > 0) throw this.err(item.start, `duplicate column '${name}' in summarize`)
@@ -1048,18 +1269,29 @@ class Binder {
     }
     const agg: AggCollector = { input: ctx, base: keys.length, calls: [], width: 0 }
     const actx: RowCtx = { ...ctx, agg }
-    interface Item { item: A.NamedExpr; expr: P.Expr; direct?: P.AggregateCall }
+    interface Item {
+      item: A.NamedExpr
+      expr: P.Expr
+      direct?: P.AggregateCall
+    }
     const items: Item[] = []
     for (const item of op.aggregates) {
       const callsBefore = agg.calls.length
       const widthBefore = agg.width
       const expr = this.bindScalar(item.expr, actx)
       if (agg.calls.length === callsBefore) {
-        throw this.err(item.expr.start, `summarize expects aggregations such as count() or avg(x); '${this.src(item.expr).slice(0, 40)}' is not one`)
+        throw this.err(
+          item.expr.start,
+          `summarize expects aggregations such as count() or avg(x); '${this.src(item.expr).slice(0, 40)}' is not one`,
+        )
       }
-      const direct = item.expr.kind === 'Call' && agg.calls.length === callsBefore + 1 && expr.kind === 'ColumnRef' && expr.index === agg.base + widthBefore
-        ? agg.calls[callsBefore]
-        : undefined
+      const direct =
+        item.expr.kind === 'Call' &&
+        agg.calls.length === callsBefore + 1 &&
+        expr.kind === 'ColumnRef' &&
+        expr.index === agg.base + widthBefore
+          ? agg.calls[callsBefore]
+          : undefined
       items.push({ item, expr, direct })
     }
     // the Summarize node's own columns: keys, then every aggregate output
@@ -1079,7 +1311,11 @@ class Binder {
     for (const { item, expr, direct } of items) {
       if (direct) {
         const start = agg.base + agg.calls.slice(0, agg.calls.indexOf(direct)).reduce((s, c) => s + c.outputs.length, 0)
-        if (item.names.length > direct.outputs.length) throw this.err(item.start, `${direct.name}() produces ${direct.outputs.length} column(s), but ${item.names.length} names were given`)
+        if (item.names.length > direct.outputs.length)
+          throw this.err(
+            item.start,
+            `${direct.name}() produces ${direct.outputs.length} column(s), but ${item.names.length} names were given`,
+          )
         direct.outputs.forEach((o, k) => {
           const explicit = item.names[k]
           let name = explicit ?? o.name
@@ -1095,7 +1331,8 @@ class Binder {
         })
         continue
       }
-      if (item.names.length > 1) throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
+      if (item.names.length > 1)
+        throw this.err(item.start, 'naming several columns from one expression is not supported here', 'unsupported')
       let name = item.names[0] ?? this.nameOf(item.expr, ctx) ?? nextDefault()
       if (taken.has(name)) {
         if (item.names.length > 0 && declared.has(name)) throw this.err(item.start, `duplicate column '${name}' in summarize`)
@@ -1105,10 +1342,24 @@ class Binder {
       finalColumns.push({ name, type: expr.type })
       finalExprs.push(expr)
     }
-    const identity = finalExprs.length === sumColumns.length &&
+    const identity =
+      finalExprs.length === sumColumns.length &&
       finalExprs.every((e, i) => e.kind === 'ColumnRef' && e.index === i && sumColumns[i]!.type === finalColumns[i]!.type)
-    if (identity) return { kind: 'Summarize', columns: finalColumns, input: plan, keys, aggregates: this.renameOutputs(agg.calls, finalColumns.slice(keys.length)) }
-    const summarize: P.Summarize = { kind: 'Summarize', columns: sumColumns, input: plan, keys, aggregates: this.renameOutputs(agg.calls, sumColumns.slice(keys.length)) }
+    if (identity)
+      return {
+        kind: 'Summarize',
+        columns: finalColumns,
+        input: plan,
+        keys,
+        aggregates: this.renameOutputs(agg.calls, finalColumns.slice(keys.length)),
+      }
+    const summarize: P.Summarize = {
+      kind: 'Summarize',
+      columns: sumColumns,
+      input: plan,
+      keys,
+      aggregates: this.renameOutputs(agg.calls, sumColumns.slice(keys.length)),
+    }
     return { kind: 'Project', columns: finalColumns, input: summarize, exprs: finalExprs }
   }
 
@@ -1177,10 +1428,12 @@ class Binder {
         return this.bindMember(e, ctx)
       case 'Index': {
         const target = this.bindScalar(e.target, ctx)
-        if (target.type !== 'dynamic') throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; indexing needs a dynamic value`)
+        if (target.type !== 'dynamic')
+          throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; indexing needs a dynamic value`)
         let key = this.bindScalar(e.index, ctx)
         if (key.type === 'int') key = this.convert(key, 'long', e.index.start)
-        if (key.type !== 'string' && key.type !== 'long') throw this.err(e.index.start, `an index must be a string or an integer, got ${key.type}`)
+        if (key.type !== 'string' && key.type !== 'long')
+          throw this.err(e.index.start, `an index must be a string or an integer, got ${key.type}`)
         return this.fold({ kind: 'Member', type: 'dynamic', target, key })
       }
       case 'Call':
@@ -1189,7 +1442,11 @@ class Binder {
         throw this.err(e.start, "'*' is not allowed here")
       case 'NamedArg':
         throw this.err(e.start, `named argument '${e.name}' is only allowed in calls of user-defined functions`)
-      case 'Pipe': case 'Datatable': case 'Print': case 'Range': case 'Union':
+      case 'Pipe':
+      case 'Datatable':
+      case 'Print':
+      case 'Range':
+      case 'Union':
         throw this.err(e.start, 'a tabular expression cannot be used as a scalar; wrap it in toscalar()')
     }
   }
@@ -1220,11 +1477,15 @@ class Binder {
           throw this.err(e.start, `'${name}' is a function; call it as ${name}(...)`)
         }
         case 'unset-parameter':
-          throw this.err(e.start, `query parameter '${name}' has no value (declare query_parameters without a default); give it a default value`)
+          throw this.err(
+            e.start,
+            `query parameter '${name}' has no value (declare query_parameters without a default); give it a default value`,
+          )
       }
     }
     if (name === '$left' || name === '$right') throw this.err(e.start, `${name} can only be used in a join condition`)
-    if (this.tables.has(name)) throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
+    if (this.tables.has(name))
+      throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
     const candidates = [...ctx.columns.filter((c) => !c.hidden).map((c) => c.name), ...ctx.scope.names()]
     const what = ctx.columns.length > 0 ? 'column or variable' : 'name'
     throw this.err(e.start, `unknown ${what} '${name}'${didYouMean(name, candidates)}`)
@@ -1235,12 +1496,22 @@ class Binder {
       const offset = ctx.steps.get(e.target.name)!
       const cols = ctx.stepColumns!
       const i = cols.findIndex((c) => c.name === e.name)
-      if (i < 0) throw this.err(e.start, `scan step '${e.target.name}' has no column '${e.name}'${didYouMean(e.name, cols.map((c) => c.name))}`)
+      if (i < 0)
+        throw this.err(
+          e.start,
+          `scan step '${e.target.name}' has no column '${e.name}'${didYouMean(
+            e.name,
+            cols.map((c) => c.name),
+          )}`,
+        )
       return { kind: 'ColumnRef', index: offset + i, name: `${e.target.name}.${e.name}`, type: cols[i]!.type }
     }
     const target = this.bindScalar(e.target, ctx)
     if (target.type !== 'dynamic') {
-      throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; '.${e.name}' needs a dynamic value (use parse_json() or todynamic())`)
+      throw this.err(
+        e.start,
+        `'${this.src(e.target).slice(0, 40)}' is ${target.type}; '.${e.name}' needs a dynamic value (use parse_json() or todynamic())`,
+      )
     }
     return this.fold({ kind: 'Member', type: 'dynamic', target, key: literal('string', e.name) })
   }
@@ -1278,7 +1549,13 @@ class Binder {
       return this.fold({ kind: 'Binary', op, left, right, type: 'bool' })
     }
     if (op === '=~' || op === '!~') {
-      return this.fold({ kind: 'Binary', op, left: this.toText(left, e.left.start), right: this.toText(right, e.right.start), type: 'bool' })
+      return this.fold({
+        kind: 'Binary',
+        op,
+        left: this.toText(left, e.left.start),
+        right: this.toText(right, e.right.start),
+        type: 'bool',
+      })
     }
     if ((STRING_OPS as readonly string[]).includes(op)) {
       const l = this.toText(left, e.left.start)
@@ -1391,7 +1668,10 @@ class Binder {
           skip = a.value
         }
         if (ctx.agg) throw this.err(e.start, 'pack_all() must be used inside an aggregation here')
-        const entries = ctx.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden).map(({ c, i }) => ({ key: c.name, value: ref(i, c) as P.Expr }))
+        const entries = ctx.columns
+          .map((c, i) => ({ c, i }))
+          .filter(({ c }) => !c.hidden)
+          .map(({ c, i }) => ({ key: c.name, value: ref(i, c) as P.Expr }))
         return { kind: 'Pack', type: 'dynamic', entries, skipNullAndEmpty: skip }
       }
       case 'bag_pack_columns': {
@@ -1405,7 +1685,8 @@ class Binder {
       case 'column_ifexists': {
         if (e.args.length !== 2) throw this.err(e.start, 'column_ifexists() expects a column name and a default value')
         const nameValue = this.bindScalar(e.args[0]!, { columns: [], scope: ctx.scope })
-        if (nameValue.kind !== 'Literal' || typeof nameValue.value !== 'string') throw this.err(e.args[0]!.start, 'column_ifexists() expects the column name as a string constant')
+        if (nameValue.kind !== 'Literal' || typeof nameValue.value !== 'string')
+          throw this.err(e.args[0]!.start, 'column_ifexists() expects the column name as a string constant')
         const idx = ctx.columns.findIndex((c) => c.name === nameValue.value)
         if (idx >= 0) return ref(idx, ctx.columns[idx]!)
         return this.bindScalar(e.args[1]!, ctx)
@@ -1414,9 +1695,14 @@ class Binder {
         const t = e.args[0]
         if (!t || e.args.length !== 1) throw this.err(e.start, 'column_names_of() expects one table')
         const v = this.bindTabular(t, ctx.scope)
-        return literal('dynamic', visible(v.plan.columns).map((c) => c.name))
+        return literal(
+          'dynamic',
+          visible(v.plan.columns).map((c) => c.name),
+        )
       }
-      case 'materialize': case 'table': case 'view':
+      case 'materialize':
+      case 'table':
+      case 'view':
         throw this.err(e.start, `${name}() returns a table; a scalar is expected here`)
       default:
         break
@@ -1434,7 +1720,16 @@ class Binder {
     if (!scalar) {
       // the geospatial family is documented; the ones not implemented are named as such
       if (/^geo_[a-z0-9_]+$/.test(name)) throw this.err(e.start, `the geospatial function '${name}' is not supported`, 'unsupported')
-      const candidates = [...this.lib.scalarNames(), ...(ctx.agg ? this.lib.aggregateNames() : []), ...ctx.scope.names(), 'not', 'toscalar', 'pack_all', 'column_ifexists', ...WINDOW_FUNCTIONS]
+      const candidates = [
+        ...this.lib.scalarNames(),
+        ...(ctx.agg ? this.lib.aggregateNames() : []),
+        ...ctx.scope.names(),
+        'not',
+        'toscalar',
+        'pack_all',
+        'column_ifexists',
+        ...WINDOW_FUNCTIONS,
+      ]
       throw this.err(e.start, `unknown function '${name}'${didYouMean(name, candidates)}`)
     }
     const args: P.Expr[] = []
@@ -1492,7 +1787,10 @@ class Binder {
     const args = e.args.map((a) => this.bindScalar(a, ctx))
     const arity = (min: number, max: number): void => {
       if (args.length < min || args.length > max) {
-        throw this.err(e.start, `${fn}() expects ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`)
+        throw this.err(
+          e.start,
+          `${fn}() expects ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`,
+        )
       }
     }
     const boolArg = (i: number): void => {
@@ -1535,7 +1833,8 @@ class Binder {
         arity(3, 4)
         boolArg(3)
         if (args[0]!.type !== 'datetime') throw this.err(e.args[0]!.start, `row_window_session() needs a datetime, got ${args[0]!.type}`)
-        if (args[1]!.type !== 'timespan' || args[2]!.type !== 'timespan') throw this.err(e.start, 'row_window_session(): the distances must be timespans')
+        if (args[1]!.type !== 'timespan' || args[2]!.type !== 'timespan')
+          throw this.err(e.start, 'row_window_session(): the distances must be timespans')
         return { kind: 'Window', fn, args, type: 'datetime' }
       }
     }
@@ -1553,9 +1852,12 @@ class Binder {
       const v = String(p.value)
       const k = (JOIN_ALIASES[v] ?? v) as P.JoinKind
       if (!JOIN_KINDS.has(k) || (isLookup && k !== 'leftouter' && k !== 'inner')) {
-        throw this.err(p.valueStart, isLookup
-          ? `lookup kind must be leftouter or inner, got '${v}'`
-          : `unknown join kind '${v}': expected innerunique, inner, leftouter, rightouter, fullouter, leftanti, rightanti, leftsemi or rightsemi`)
+        throw this.err(
+          p.valueStart,
+          isLookup
+            ? `lookup kind must be leftouter or inner, got '${v}'`
+            : `unknown join kind '${v}': expected innerunique, inner, leftouter, rightouter, fullouter, leftanti, rightanti, leftsemi or rightsemi`,
+        )
       }
       kind = k
     }
@@ -1567,9 +1869,23 @@ class Binder {
     const rightKeys: number[] = []
     for (const cond of op.on) {
       const li = left.columns.findIndex((c) => c.name === cond.left)
-      if (li < 0) throw this.err(cond.leftStart, `the left side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.left}'${didYouMean(cond.left, left.columns.map((c) => c.name))}`)
+      if (li < 0)
+        throw this.err(
+          cond.leftStart,
+          `the left side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.left}'${didYouMean(
+            cond.left,
+            left.columns.map((c) => c.name),
+          )}`,
+        )
       const ri = right.columns.findIndex((c) => c.name === cond.right)
-      if (ri < 0) throw this.err(cond.rightStart, `the right side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.right}'${didYouMean(cond.right, right.columns.map((c) => c.name))}`)
+      if (ri < 0)
+        throw this.err(
+          cond.rightStart,
+          `the right side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.right}'${didYouMean(
+            cond.right,
+            right.columns.map((c) => c.name),
+          )}`,
+        )
       const lt = left.columns[li]!.type
       const rt = right.columns[ri]!.type
       if (lt !== rt && !(isNumericType(lt) && isNumericType(rt))) {
@@ -1621,7 +1937,8 @@ class Binder {
     let n = 1
     for (const item of op.items) {
       const expr = this.bindScalar(item.expr, ctx)
-      if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-expand needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
+      if (expr.type !== 'dynamic')
+        throw this.err(item.expr.start, `mv-expand needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
       const type = item.toType ?? 'dynamic'
       let name = item.name ?? this.nameOf(item.expr, ctx)
       if (!name) {
@@ -1662,7 +1979,8 @@ class Binder {
     let n = 1
     for (const item of op.items) {
       const expr = this.bindScalar(item.expr, ctx)
-      if (expr.type !== 'dynamic') throw this.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
+      if (expr.type !== 'dynamic')
+        throw this.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${this.src(item.expr).slice(0, 40)}' is ${expr.type}`)
       const type = item.toType ?? 'dynamic'
       let name = item.name ?? this.nameOf(item.expr, ctx)
       if (!name) {
@@ -1699,8 +2017,18 @@ class Binder {
     const columns: P.PlanColumn[] = [...keptColumns.map((i) => plan.columns[i]!), ...subPlan.columns]
     const limit = op.limit ? this.constantCount(op.limit, ctx.scope, 'mv-apply limit') : undefined
     return {
-      kind: 'MvApply', columns, input: plan, items, itemTypes, subtableColumns, itemOutputs, bagExpansion: this.bagExpansion(op.params),
-      withItemIndex: indexParam !== undefined, ...(limit !== undefined ? { limit } : {}), keptColumns, subquery: subPlan,
+      kind: 'MvApply',
+      columns,
+      input: plan,
+      items,
+      itemTypes,
+      subtableColumns,
+      itemOutputs,
+      bagExpansion: this.bagExpansion(op.params),
+      withItemIndex: indexParam !== undefined,
+      ...(limit !== undefined ? { limit } : {}),
+      keptColumns,
+      subquery: subPlan,
     }
   }
 
@@ -1713,7 +2041,8 @@ class Binder {
     let flags = ''
     for (const p of op.params) {
       if (p.name === 'kind') {
-        if (p.value !== 'simple' && p.value !== 'relaxed' && p.value !== 'regex') throw this.err(p.valueStart, "parse kind must be simple, relaxed or regex")
+        if (p.value !== 'simple' && p.value !== 'relaxed' && p.value !== 'regex')
+          throw this.err(p.valueStart, 'parse kind must be simple, relaxed or regex')
         mode = p.value
       } else if (p.name === 'flags') {
         for (const f of String(p.value)) {
@@ -1749,8 +2078,15 @@ class Binder {
     }
     const captures = built.groups.map((group, k) => ({ group, output: outputs[k]!, type: types[k]! }))
     return {
-      kind: 'Parse', columns, input: plan, source, regex: re.source, flags: re.flags.replace(/[gy]/g, ''), captures,
-      dropUnmatched: op.where, relaxed: mode === 'relaxed',
+      kind: 'Parse',
+      columns,
+      input: plan,
+      source,
+      regex: re.source,
+      flags: re.flags.replace(/[gy]/g, ''),
+      captures,
+      dropUnmatched: op.where,
+      relaxed: mode === 'relaxed',
     }
   }
 
@@ -1784,7 +2120,11 @@ class Binder {
       throw this.err(op.start, 'parse-kv needs both pair_delimiter and kv_delimiter, or neither')
     }
     return {
-      kind: 'ParseKv', columns, input: plan, source, keys,
+      kind: 'ParseKv',
+      columns,
+      input: plan,
+      source,
+      keys,
       ...(pairDelimiter !== undefined ? { pairDelimiter } : {}),
       ...(kvDelimiter !== undefined ? { kvDelimiter } : {}),
       ...(opt('quote') !== undefined ? { quote: opt('quote') } : {}),
@@ -1825,7 +2165,10 @@ class Binder {
     const to = op.to ? this.bindScalar(op.to, scalarCtx) : undefined
     const expectedStep = axis.type === 'datetime' || axis.type === 'timespan' ? 'timespan' : 'number'
     if ((expectedStep === 'timespan' && step.type !== 'timespan') || (expectedStep === 'number' && !isNumericType(step.type))) {
-      throw this.err(op.step.start, `make-series step must be ${expectedStep === 'timespan' ? 'a timespan' : 'a number'} for a ${axis.type} axis, got ${step.type}`)
+      throw this.err(
+        op.step.start,
+        `make-series step must be ${expectedStep === 'timespan' ? 'a timespan' : 'a number'} for a ${axis.type} axis, got ${step.type}`,
+      )
     }
     const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
     const actx: RowCtx = { ...ctx, agg }
@@ -1834,12 +2177,16 @@ class Binder {
     const aggColumns: P.PlanColumn[] = []
     for (const a of op.aggregates) {
       if (a.item.expr.kind !== 'Call' || !this.lib.lookupAggregate(a.item.expr.name)) {
-        throw this.err(a.item.expr.start, `make-series expects an aggregation such as count() or avg(x); '${this.src(a.item.expr).slice(0, 40)}' is not one`)
+        throw this.err(
+          a.item.expr.start,
+          `make-series expects an aggregation such as count() or avg(x); '${this.src(a.item.expr).slice(0, 40)}' is not one`,
+        )
       }
       const before = agg.calls.length
       this.bindScalar(a.item.expr, actx)
       const call = agg.calls[before]!
-      if (call.outputs.length !== 1) throw this.err(a.item.expr.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
+      if (call.outputs.length !== 1)
+        throw this.err(a.item.expr.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
       let name = a.item.names[0] ?? call.outputs[0]!.name
       name = uniqueName(name, taken)
       taken.add(name)
@@ -1852,13 +2199,25 @@ class Binder {
         dv = d.value
       }
       const outType = call.outputs[0]!.type
-      defaults.push(dv === null ? null : convertValue(outType, typeof dv === 'number' ? (Number.isInteger(dv) ? 'long' : 'real') : outType, dv))
+      defaults.push(
+        dv === null ? null : convertValue(outType, typeof dv === 'number' ? (Number.isInteger(dv) ? 'long' : 'real') : outType, dv),
+      )
     }
     const axisName = uniqueName(this.nameOf(op.on, ctx) ?? 'Column1', taken)
     const columns: P.PlanColumn[] = [...keyColumns, ...aggColumns, { name: axisName, type: 'dynamic' }]
     return {
-      kind: 'MakeSeries', columns, input: plan, keys, aggregates, defaults, axis, from, to, step,
-      aggregateOutputs: aggColumns.map((_, i) => keyColumns.length + i), axisOutput: columns.length - 1,
+      kind: 'MakeSeries',
+      columns,
+      input: plan,
+      keys,
+      aggregates,
+      defaults,
+      axis,
+      from,
+      to,
+      step,
+      aggregateOutputs: aggColumns.map((_, i) => keyColumns.length + i),
+      axisOutput: columns.length - 1,
       nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
       ...(op.rangeSyntax ? { rangeSyntax: true } : {}),
     }
@@ -1926,13 +2285,30 @@ class Binder {
       steps.set(s.name, width + i * width)
     })
     // the combined row: [record columns + declared][step 0 state][step 1 state]...
-    const rowCtx: RowCtx = { columns: [...stepColumns, ...op.steps.flatMap(() => stepColumns.map((c) => ({ ...c, hidden: true })))], scope: ctx.scope, steps, stepColumns }
+    const rowCtx: RowCtx = {
+      columns: [...stepColumns, ...op.steps.flatMap(() => stepColumns.map((c) => ({ ...c, hidden: true })))],
+      scope: ctx.scope,
+      steps,
+      stepColumns,
+    }
     const stepPlans: P.ScanStepPlan[] = op.steps.map((s) => {
       const predicate = this.bindPredicate(s.predicate, rowCtx, `scan step '${s.name}'`)
       const assignments = s.assignments.map((a) => {
         const index = declared.findIndex((d) => d.name === a.name)
-        if (index < 0) throw this.err(a.start, `scan can only assign declared columns; '${a.name}' is not declared${didYouMean(a.name, declared.map((d) => d.name))}`)
-        const expr = this.convertArgument(this.bindScalar(a.value, rowCtx), declared[index]!.type, a.start, `scan assignment to '${a.name}'`)
+        if (index < 0)
+          throw this.err(
+            a.start,
+            `scan can only assign declared columns; '${a.name}' is not declared${didYouMean(
+              a.name,
+              declared.map((d) => d.name),
+            )}`,
+          )
+        const expr = this.convertArgument(
+          this.bindScalar(a.value, rowCtx),
+          declared[index]!.type,
+          a.start,
+          `scan assignment to '${a.name}'`,
+        )
         return { index, expr }
       })
       return { name: s.name, output: s.output ?? 'all', predicate, assignments }
@@ -2032,7 +2408,10 @@ class Binder {
       const name = prefix + slot.name
       if (keptNames.has(name)) {
         if (conflict === 'error') {
-          throw this.err(call.start, `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`)
+          throw this.err(
+            call.start,
+            `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`,
+          )
         }
         if (conflict === 'keep_source') continue
         replaced.add(name)
@@ -2063,7 +2442,10 @@ class Binder {
       else keyArgs = [second, ...rest]
     }
     const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
-    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, { ...ctx, agg })
+    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, {
+      ...ctx,
+      agg,
+    })
     const aggregate = agg.calls[0]!
     const referenced = new Set<string>()
     const collect = (e: A.Expr): void => {
@@ -2111,22 +2493,48 @@ class Binder {
     const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
     const numbered: P.Project = {
       kind: 'Project',
-      columns: [{ name: 'Row', type: 'long' }, { name: 'Pairs', type: 'dynamic' }],
+      columns: [
+        { name: 'Row', type: 'long' },
+        { name: 'Pairs', type: 'dynamic' },
+      ],
       input: serialized,
       exprs: [
         { kind: 'Window', fn: 'row_number', args: [literal('long', 0)], type: 'long' },
-        { kind: 'Pack', type: 'dynamic', skipNullAndEmpty: false, entries: cols.map(({ c, i }) => ({ key: c.name, value: { kind: 'Convert', type: 'string', operand: ref(i, c) } as P.Expr })) },
+        {
+          kind: 'Pack',
+          type: 'dynamic',
+          skipNullAndEmpty: false,
+          entries: cols.map(({ c, i }) => ({ key: c.name, value: { kind: 'Convert', type: 'string', operand: ref(i, c) } as P.Expr })),
+        },
       ],
     }
     const expanded: P.MvExpand = {
-      kind: 'MvExpand', columns: [{ name: 'Row', type: 'long' }, { name: 'Pairs', type: 'dynamic' }], input: numbered,
+      kind: 'MvExpand',
+      columns: [
+        { name: 'Row', type: 'long' },
+        { name: 'Pairs', type: 'dynamic' },
+      ],
+      input: numbered,
       items: [{ expr: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, output: 1, type: 'dynamic' }],
       bagExpansion: 'array',
     }
-    const pair = (i: number): P.Expr => ({ kind: 'Convert', type: 'string', operand: { kind: 'Member', type: 'dynamic', target: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, key: literal('long', i) } })
+    const pair = (i: number): P.Expr => ({
+      kind: 'Convert',
+      type: 'string',
+      operand: {
+        kind: 'Member',
+        type: 'dynamic',
+        target: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' },
+        key: literal('long', i),
+      },
+    })
     return {
       kind: 'Project',
-      columns: [{ name: 'Row', type: 'long' }, { name: 'Column', type: 'string' }, { name: 'Value', type: 'string' }],
+      columns: [
+        { name: 'Row', type: 'long' },
+        { name: 'Column', type: 'string' },
+        { name: 'Value', type: 'string' },
+      ],
       input: expanded,
       exprs: [{ kind: 'ColumnRef', index: 0, name: 'Row', type: 'long' }, pair(0), pair(1)],
     }
@@ -2140,7 +2548,8 @@ class Binder {
       else if (v.kind === 'Call' && v.name === '') properties[p.name] = v.args.map((a) => (a.kind === 'Name' ? a.name : this.src(a)))
       else {
         const bound = this.bindScalar(v, { columns: [], scope })
-        properties[p.name] = bound.kind === 'Literal' ? (typeof bound.value === 'bigint' ? String(bound.value) : (bound.value as DynamicValue)) : this.src(v)
+        properties[p.name] =
+          bound.kind === 'Literal' ? (typeof bound.value === 'bigint' ? String(bound.value) : (bound.value as DynamicValue)) : this.src(v)
       }
     }
     return { kind: op.chart, properties }

@@ -3,8 +3,9 @@
  * The binder's view of the function library: the registry by default, replaceable in tests so
  * operators can be exercised with a few stand-in functions.
  */
-import { aggregateNames, lookupAggregate, lookupScalar, scalarNames } from '../functions/registry.js'
+
 import type { AggregateFunction, ScalarFunction } from '../functions/function-types.js'
+import { aggregateNames, lookupAggregate, lookupScalar, scalarNames } from '../functions/registry.js'
 
 export interface FunctionLibrary {
   lookupScalar(name: string): ScalarFunction | undefined

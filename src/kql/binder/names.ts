@@ -24,9 +24,10 @@ export function resultName(e: A.Expr, isDynamic: (e: A.Expr) => boolean = () => 
       return left ? `${left}_${e.name}` : e.name
     }
     case 'Index': {
-      const sel = e.index.kind === 'Literal' && (typeof e.index.value === 'string' || typeof e.index.value === 'number')
-        ? String(e.index.value)
-        : undefined
+      const sel =
+        e.index.kind === 'Literal' && (typeof e.index.value === 'string' || typeof e.index.value === 'number')
+          ? String(e.index.value)
+          : undefined
       if (!isDynamic(e.target)) return sel
       const left = resultName(e.target, isDynamic)
       if (sel === undefined) return undefined
@@ -37,14 +38,20 @@ export function resultName(e: A.Expr, isDynamic: (e: A.Expr) => boolean = () => 
       // Kusto.Language's result-name rule of each function (the library keeps the table)
       const rule = FUNCTION_RESULT_NAMES[e.name]
       if (!rule) return undefined
-      const first = e.args[0] === undefined ? undefined : resultName(e.args[0], isDynamic) ?? ''
+      const first = e.args[0] === undefined ? undefined : (resultName(e.args[0], isDynamic) ?? '')
       switch (rule.kind) {
-        case 'firstArgument': return first || undefined
-        case 'nameAndFirstArgument': return `${e.name}_${first ?? ''}`
-        case 'prefixAndFirstArgument': return `${rule.prefix}_${first ?? ''}`
-        case 'onlyArgument': return e.args.length === 1 ? first || undefined : undefined
-        case 'prefixOnly': return rule.prefix
-        default: return undefined
+        case 'firstArgument':
+          return first || undefined
+        case 'nameAndFirstArgument':
+          return `${e.name}_${first ?? ''}`
+        case 'prefixAndFirstArgument':
+          return `${rule.prefix}_${first ?? ''}`
+        case 'onlyArgument':
+          return e.args.length === 1 ? first || undefined : undefined
+        case 'prefixOnly':
+          return rule.prefix
+        default:
+          return undefined
       }
     }
     default:

@@ -41,7 +41,12 @@ function typePattern(type: KqlType): string {
  * or trailing `*` skips text). regex: constants are regular expressions and the match is a search.
  * Relaxed lets a typed column fall back to any text (it then converts to null).
  */
-export function buildParseRegex(parts: readonly ParsePatternPart[], mode: 'simple' | 'relaxed' | 'regex', columnTypes: readonly KqlType[], extraFlags: string): ParsePatternRegex {
+export function buildParseRegex(
+  parts: readonly ParsePatternPart[],
+  mode: 'simple' | 'relaxed' | 'regex',
+  columnTypes: readonly KqlType[],
+  extraFlags: string,
+): ParsePatternRegex {
   let source = mode === 'regex' ? '' : '^'
   const groups: number[] = []
   let group = 0
@@ -60,9 +65,12 @@ export function buildParseRegex(parts: readonly ParsePatternPart[], mode: 'simpl
     } else {
       const type = columnTypes[column++] ?? 'string'
       const last = i === parts.length - 1
-      let inner = type === 'string' || type === 'dynamic' || type === 'datetime' || type === 'timespan'
-        ? (last && mode !== 'regex' ? '[\\s\\S]*' : '[\\s\\S]*?')
-        : typePattern(type)
+      let inner =
+        type === 'string' || type === 'dynamic' || type === 'datetime' || type === 'timespan'
+          ? last && mode !== 'regex'
+            ? '[\\s\\S]*'
+            : '[\\s\\S]*?'
+          : typePattern(type)
       if (mode === 'relaxed' && inner !== '[\\s\\S]*' && inner !== '[\\s\\S]*?') inner = `${inner}|[\\s\\S]*?`
       group++
       groups.push(group)

@@ -22,7 +22,8 @@ export function arithmeticType(op: ArithmeticOp, l: KqlType, r: KqlType): KqlTyp
   if (l === 'dynamic' || r === 'dynamic') {
     const other = l === 'dynamic' ? r : l
     if (other === 'int') return 'long'
-    if (op === '+' || op === '-') return other === 'long' || other === 'real' || other === 'decimal' || other === 'timespan' || other === 'datetime' ? other : undefined
+    if (op === '+' || op === '-')
+      return other === 'long' || other === 'real' || other === 'decimal' || other === 'timespan' || other === 'datetime' ? other : undefined
     return isNumericType(other) ? other : undefined
   }
   switch (op) {

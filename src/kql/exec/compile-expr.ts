@@ -9,7 +9,16 @@ import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  compositeKey, dynamicEquals, equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, hasTermRegex, keyOf, likePattern,
+  compositeKey,
+  dynamicEquals,
+  equalsIgnoreCase,
+  has,
+  hasCs,
+  hasPrefix,
+  hasSuffix,
+  hasTermRegex,
+  keyOf,
+  likePattern,
 } from './value-ops.js'
 
 export type Row = readonly KqlValue[]
@@ -175,9 +184,20 @@ function compileBinary(e: P.Binary, rt: ExprRuntime): CompiledExpr {
         if (a === null || a === undefined || b === null || b === undefined) return null
         return false
       }
-    case '+': case '-': case '*': case '/': case '%':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
       return compileArithmetic(e.op, e.left.type, e.right.type, e.type, L, R)
-    case '==': case '!=': case '<': case '<=': case '>': case '>=': case '=~': case '!~':
+    case '==':
+    case '!=':
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+    case '=~':
+    case '!~':
       return compileComparison(e.op, e.left.type, e.right.type, L, R)
     default:
       return compileStringOp(e.op, e.right, L, R)
@@ -255,11 +275,16 @@ function compileArithmetic(op: P.ArithmeticOp, lt: KqlType, rtype: KqlType, type
         const b = ticksOf(R(row, i, rows))
         if (a === null || b === null) return null
         switch (op) {
-          case '+': return a + b
-          case '-': return a - b
-          case '*': return a * b
-          case '/': return b === 0n ? null : a / b
-          case '%': return b === 0n ? null : dtMod ? moduloBig(a + TICKS_0001, b) : moduloBig(a, b)
+          case '+':
+            return a + b
+          case '-':
+            return a - b
+          case '*':
+            return a * b
+          case '/':
+            return b === 0n ? null : a / b
+          case '%':
+            return b === 0n ? null : dtMod ? moduloBig(a + TICKS_0001, b) : moduloBig(a, b)
         }
       }
     }
@@ -272,11 +297,16 @@ function compileArithmetic(op: P.ArithmeticOp, lt: KqlType, rtype: KqlType, type
       const n = numberOf(ticksLeft ? rtype : lt, ticksLeft ? rv : lv)
       if (t === null || n === null) return null
       switch (op) {
-        case '*': return scaleTicks(t, n)
-        case '/': return n === 0 ? null : ticksLeft ? scaleTicks(t, 1 / n) : null
-        case '%': return n === 0 ? null : moduloBig(t, BigInt(Math.trunc(n)))
-        case '+': return t + BigInt(Math.trunc(n))
-        case '-': return ticksLeft ? t - BigInt(Math.trunc(n)) : BigInt(Math.trunc(n)) - t
+        case '*':
+          return scaleTicks(t, n)
+        case '/':
+          return n === 0 ? null : ticksLeft ? scaleTicks(t, 1 / n) : null
+        case '%':
+          return n === 0 ? null : moduloBig(t, BigInt(Math.trunc(n)))
+        case '+':
+          return t + BigInt(Math.trunc(n))
+        case '-':
+          return ticksLeft ? t - BigInt(Math.trunc(n)) : BigInt(Math.trunc(n)) - t
       }
     }
   }
@@ -300,11 +330,16 @@ function realOfTicks(op: P.ArithmeticOp, L: CompiledExpr, R: CompiledExpr): Comp
 
 function numericOp(op: P.ArithmeticOp, integral: boolean): (a: number, b: number) => number | null {
   switch (op) {
-    case '+': return (a, b) => a + b
-    case '-': return (a, b) => a - b
-    case '*': return (a, b) => a * b
-    case '/': return integral ? (a, b) => (b === 0 ? null : Math.trunc(a / b)) : (a, b) => a / b
-    case '%': return integral ? (a, b) => (b === 0 ? null : modulo(a, b)) : (a, b) => (b === 0 ? NaN : modulo(a, b))
+    case '+':
+      return (a, b) => a + b
+    case '-':
+      return (a, b) => a - b
+    case '*':
+      return (a, b) => a * b
+    case '/':
+      return integral ? (a, b) => (b === 0 ? null : Math.trunc(a / b)) : (a, b) => a / b
+    case '%':
+      return integral ? (a, b) => (b === 0 ? null : modulo(a, b)) : (a, b) => (b === 0 ? NaN : modulo(a, b))
   }
 }
 
@@ -423,7 +458,8 @@ function compileComparison(op: P.ComparisonOp, lt: KqlType, rtype: KqlType, L: C
         return c === null ? true : c !== 0
       }
     default: {
-      const test = op === '<' ? (c: number) => c < 0 : op === '<=' ? (c: number) => c <= 0 : op === '>' ? (c: number) => c > 0 : (c: number) => c >= 0
+      const test =
+        op === '<' ? (c: number) => c < 0 : op === '<=' ? (c: number) => c <= 0 : op === '>' ? (c: number) => c > 0 : (c: number) => c >= 0
       return (row, i, rows) => {
         const a = L(row, i, rows)
         const b = R(row, i, rows)
@@ -453,18 +489,42 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
   }
   let test: (text: string, needle: string) => boolean
   switch (base) {
-    case 'contains': test = (t, n) => t.toLowerCase().includes(n.toLowerCase()); break
-    case 'contains_cs': test = (t, n) => t.includes(n); break
-    case 'has': test = has; break
-    case 'has_cs': test = hasCs; break
-    case 'hasprefix': test = (t, n) => hasPrefix(t, n, false); break
-    case 'hasprefix_cs': test = (t, n) => hasPrefix(t, n, true); break
-    case 'hassuffix': test = (t, n) => hasSuffix(t, n, false); break
-    case 'hassuffix_cs': test = (t, n) => hasSuffix(t, n, true); break
-    case 'startswith': test = (t, n) => t.toLowerCase().startsWith(n.toLowerCase()); break
-    case 'startswith_cs': test = (t, n) => t.startsWith(n); break
-    case 'endswith': test = (t, n) => t.toLowerCase().endsWith(n.toLowerCase()); break
-    case 'endswith_cs': test = (t, n) => t.endsWith(n); break
+    case 'contains':
+      test = (t, n) => t.toLowerCase().includes(n.toLowerCase())
+      break
+    case 'contains_cs':
+      test = (t, n) => t.includes(n)
+      break
+    case 'has':
+      test = has
+      break
+    case 'has_cs':
+      test = hasCs
+      break
+    case 'hasprefix':
+      test = (t, n) => hasPrefix(t, n, false)
+      break
+    case 'hasprefix_cs':
+      test = (t, n) => hasPrefix(t, n, true)
+      break
+    case 'hassuffix':
+      test = (t, n) => hasSuffix(t, n, false)
+      break
+    case 'hassuffix_cs':
+      test = (t, n) => hasSuffix(t, n, true)
+      break
+    case 'startswith':
+      test = (t, n) => t.toLowerCase().startsWith(n.toLowerCase())
+      break
+    case 'startswith_cs':
+      test = (t, n) => t.startsWith(n)
+      break
+    case 'endswith':
+      test = (t, n) => t.toLowerCase().endsWith(n.toLowerCase())
+      break
+    case 'endswith_cs':
+      test = (t, n) => t.endsWith(n)
+      break
     case 'like':
     case 'like_cs': {
       const cs = base === 'like_cs'
@@ -498,7 +558,8 @@ export function stringMatcher(base: string, needle: string): (text: string) => b
       const lower = needle.toLowerCase()
       return (t) => t.toLowerCase().includes(lower)
     }
-    case 'contains_cs': return (t) => t.includes(needle)
+    case 'contains_cs':
+      return (t) => t.includes(needle)
     case 'has':
     case 'has_cs': {
       const cs = base === 'has_cs'
@@ -506,20 +567,26 @@ export function stringMatcher(base: string, needle: string): (text: string) => b
       if (re) return (t) => re.test(t)
       return cs ? (t) => hasCs(t, needle) : (t) => has(t, needle)
     }
-    case 'hasprefix': return (t) => hasPrefix(t, needle, false)
-    case 'hasprefix_cs': return (t) => hasPrefix(t, needle, true)
-    case 'hassuffix': return (t) => hasSuffix(t, needle, false)
-    case 'hassuffix_cs': return (t) => hasSuffix(t, needle, true)
+    case 'hasprefix':
+      return (t) => hasPrefix(t, needle, false)
+    case 'hasprefix_cs':
+      return (t) => hasPrefix(t, needle, true)
+    case 'hassuffix':
+      return (t) => hasSuffix(t, needle, false)
+    case 'hassuffix_cs':
+      return (t) => hasSuffix(t, needle, true)
     case 'startswith': {
       const lower = needle.toLowerCase()
       return (t) => t.toLowerCase().startsWith(lower)
     }
-    case 'startswith_cs': return (t) => t.startsWith(needle)
+    case 'startswith_cs':
+      return (t) => t.startsWith(needle)
     case 'endswith': {
       const lower = needle.toLowerCase()
       return (t) => t.toLowerCase().endsWith(lower)
     }
-    case 'endswith_cs': return (t) => t.endsWith(needle)
+    case 'endswith_cs':
+      return (t) => t.endsWith(needle)
     case 'like':
     case 'like_cs': {
       const re = likePattern(needle, base === 'like_cs')
@@ -532,7 +599,8 @@ export function stringMatcher(base: string, needle: string): (text: string) => b
         return re.test(t)
       }
     }
-    case '=~': return (t) => equalsIgnoreCase(t, needle)
+    case '=~':
+      return (t) => equalsIgnoreCase(t, needle)
     default:
       throw new KqlError('semantic', `unknown operator '${base}'`)
   }
@@ -567,7 +635,11 @@ function compileInList(e: P.InList, rt: ExprRuntime): CompiledExpr {
   const itemTypes = e.items.map((it) => it.type)
   const allConstant = e.items.every((it) => it.kind === 'Literal')
   const evalItems = (row: Row, i: number, rows: readonly Row[]): KqlValue[] =>
-    expandItems(itemFns.map((f) => f(row, i, rows)), itemTypes, e.op === 'has_any' || e.op === 'has_all' ? 'string' : operandType)
+    expandItems(
+      itemFns.map((f) => f(row, i, rows)),
+      itemTypes,
+      e.op === 'has_any' || e.op === 'has_all' ? 'string' : operandType,
+    )
 
   if (e.op === 'has_any' || e.op === 'has_all') {
     const text = textOf(operandType)
@@ -642,7 +714,7 @@ export function accessDynamic(target: KqlValue, key: KqlValue): DynamicValue {
   if (typeof key === 'string') {
     if (Array.isArray(target)) return null
     const bag = target as Record<string, DynamicValue>
-    return Object.prototype.hasOwnProperty.call(bag, key) ? bag[key]! : null
+    return Object.hasOwn(bag, key) ? bag[key]! : null
   }
   if (typeof key === 'number' && Array.isArray(target)) {
     const idx = key < 0 ? target.length + key : key
@@ -775,8 +847,14 @@ function compileWindow(e: P.Window, rt: ExprRuntime): CompiledExpr {
         const d2 = maxGap(row, i, rows) as bigint | null
         const restartNow = restart ? restart(row, i, rows) === true : false
         if (v === null || v === undefined) return sessionStart
-        if (first || restartNow || sessionStart === null || last === null ||
-            (d1 !== null && v - sessionStart > d1) || (d2 !== null && v - last > d2)) {
+        if (
+          first ||
+          restartNow ||
+          sessionStart === null ||
+          last === null ||
+          (d1 !== null && v - sessionStart > d1) ||
+          (d2 !== null && v - last > d2)
+        ) {
           sessionStart = v
           first = false
         }

@@ -13,7 +13,7 @@ import type * as P from '../plan/plan.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { floorDiv } from '../values.js'
-import { compileExpr, compositeKey, type CompiledExpr, type ExprRuntime, type Row, type SubqueryValue } from './compile-expr.js'
+import { type CompiledExpr, compileExpr, compositeKey, type ExprRuntime, type Row, type SubqueryValue } from './compile-expr.js'
 import { extractKeyValues } from './parse-kv.js'
 import { runScan } from './scan.js'
 import { compareNonNull, keyOf } from './value-ops.js'
@@ -96,7 +96,10 @@ class Executor {
 
   private cap(count: number): void {
     if (count > MAX_INTERMEDIATE_ROWS) {
-      throw new KqlError('runtime', `an intermediate result has more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows; narrow the query (filter or summarize earlier)`)
+      throw new KqlError(
+        'runtime',
+        `an intermediate result has more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows; narrow the query (filter or summarize earlier)`,
+      )
     }
   }
 
@@ -119,7 +122,8 @@ class Executor {
 
   private async prepareOne(e: P.Expr): Promise<void> {
     switch (e.kind) {
-      case 'Literal': case 'ColumnRef':
+      case 'Literal':
+      case 'ColumnRef':
         return
       case 'ScalarSubquery': {
         if (this.subqueries.has(e)) return
@@ -137,12 +141,14 @@ class Executor {
         this.subqueries.set(e, { kind: 'rows', values: rows.map((r) => r[col] ?? null) })
         return
       }
-      case 'Call': case 'Window':
+      case 'Call':
+      case 'Window':
         return this.prepare(e.args)
       case 'Binary':
         await this.prepareOne(e.left)
         return this.prepareOne(e.right)
-      case 'Unary': case 'Convert':
+      case 'Unary':
+      case 'Convert':
         return this.prepareOne(e.operand)
       case 'InList':
         await this.prepareOne(e.operand)
@@ -166,39 +172,67 @@ class Executor {
 
   private dispatch(node: P.PlanNode): Promise<Row[]> {
     switch (node.kind) {
-      case 'TableScan': return this.tableScan(node)
-      case 'Values': return Promise.resolve(node.rows as Row[])
-      case 'Range': return this.range(node)
-      case 'Filter': return this.filter(node)
-      case 'Project': return this.project(node)
-      case 'Summarize': return this.summarize(node)
-      case 'Sort': return this.sort(node)
-      case 'Take': return this.run(node.input).then((rows) => rows.slice(0, node.count))
-      case 'Top': return this.top(node)
-      case 'Distinct': return this.distinct(node)
-      case 'Count': return this.run(node.input).then((rows) => [[rows.length]])
-      case 'Join': return this.join(node)
-      case 'Union': return this.union(node)
-      case 'MvExpand': return this.mvExpand(node)
-      case 'MvApply': return this.mvApply(node)
+      case 'TableScan':
+        return this.tableScan(node)
+      case 'Values':
+        return Promise.resolve(node.rows as Row[])
+      case 'Range':
+        return this.range(node)
+      case 'Filter':
+        return this.filter(node)
+      case 'Project':
+        return this.project(node)
+      case 'Summarize':
+        return this.summarize(node)
+      case 'Sort':
+        return this.sort(node)
+      case 'Take':
+        return this.run(node.input).then((rows) => rows.slice(0, node.count))
+      case 'Top':
+        return this.top(node)
+      case 'Distinct':
+        return this.distinct(node)
+      case 'Count':
+        return this.run(node.input).then((rows) => [[rows.length]])
+      case 'Join':
+        return this.join(node)
+      case 'Union':
+        return this.union(node)
+      case 'MvExpand':
+        return this.mvExpand(node)
+      case 'MvApply':
+        return this.mvApply(node)
       case 'ApplyInput': {
         const rows = this.applyStack[this.applyStack.length - 1]
         if (!rows) throw new KqlError('runtime', 'internal error: mv-apply input is missing')
         return Promise.resolve(rows)
       }
-      case 'Parse': return this.parse(node)
-      case 'ParseKv': return this.parseKv(node)
-      case 'MakeSeries': return this.makeSeries(node)
-      case 'Serialize': return this.run(node.input)
-      case 'Sample': return this.sample(node)
-      case 'SampleDistinct': return this.sampleDistinct(node)
-      case 'TopNested': return this.topNested(node)
-      case 'ScanPattern': return this.scanPattern(node)
-      case 'TopHitters': return this.topHitters(node)
-      case 'BagUnpack': return this.bagUnpack(node)
-      case 'Pivot': return this.pivot(node)
-      case 'Partition': return this.partition(node)
-      case 'SqlQuery': return this.sqlQuery(node)
+      case 'Parse':
+        return this.parse(node)
+      case 'ParseKv':
+        return this.parseKv(node)
+      case 'MakeSeries':
+        return this.makeSeries(node)
+      case 'Serialize':
+        return this.run(node.input)
+      case 'Sample':
+        return this.sample(node)
+      case 'SampleDistinct':
+        return this.sampleDistinct(node)
+      case 'TopNested':
+        return this.topNested(node)
+      case 'ScanPattern':
+        return this.scanPattern(node)
+      case 'TopHitters':
+        return this.topHitters(node)
+      case 'BagUnpack':
+        return this.bagUnpack(node)
+      case 'Pivot':
+        return this.pivot(node)
+      case 'Partition':
+        return this.partition(node)
+      case 'SqlQuery':
+        return this.sqlQuery(node)
       case 'Materialize': {
         let p = this.materialized.get(node.id)
         if (!p) {
@@ -344,7 +378,10 @@ class Executor {
     for (const a of node.aggregates) await this.prepare(a.args)
     const keyFns = node.keys.map((k) => this.compile(k))
     const aggArgs = node.aggregates.map((a) => a.args.map((x) => this.compile(x)))
-    interface Group { readonly keys: KqlValue[]; readonly accs: ReturnType<P.AggregateCall['impl']['create']>[] }
+    interface Group {
+      readonly keys: KqlValue[]
+      readonly accs: ReturnType<P.AggregateCall['impl']['create']>[]
+    }
     const groups: Group[] = []
     const newGroup = (keys: KqlValue[]): Group => {
       const g = { keys, accs: node.aggregates.map((a) => a.impl.create()) }
@@ -427,7 +464,11 @@ class Executor {
     await this.prepare(keys.map((k) => k.expr))
     const fns = keys.map((k) => this.compile(k.expr))
     const types = keys.map((k) => k.expr.type)
-    interface Decorated { readonly r: Row; readonly i: number; readonly k: KqlValue[] }
+    interface Decorated {
+      readonly r: Row
+      readonly i: number
+      readonly k: KqlValue[]
+    }
     const compare = (a: Decorated, b: Decorated): number => {
       for (let c = 0; c < keys.length; c++) {
         const key = keys[c]!
@@ -605,12 +646,19 @@ class Executor {
     if (type === 'dynamic') return el
     if (el === null) return nullOf(type)
     switch (type) {
-      case 'string': return typeof el === 'string' ? el : ''
-      case 'bool': return typeof el === 'boolean' ? el : null
-      case 'int': return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
-      case 'long': return typeof el === 'number' && Number.isInteger(el) ? el : null
-      case 'real': case 'decimal': return typeof el === 'number' ? el : null
-      default: return typeof el === 'string' ? convertValue(type, 'string', el) : null
+      case 'string':
+        return typeof el === 'string' ? el : ''
+      case 'bool':
+        return typeof el === 'boolean' ? el : null
+      case 'int':
+        return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
+      case 'long':
+        return typeof el === 'number' && Number.isInteger(el) ? el : null
+      case 'real':
+      case 'decimal':
+        return typeof el === 'number' ? el : null
+      default:
+        return typeof el === 'string' ? convertValue(type, 'string', el) : null
     }
   }
 
@@ -758,15 +806,19 @@ class Executor {
     const aggArgs = node.aggregates.map((a) => a.args.map((x) => this.compile(x)))
     const step = await this.constant(node.step)
     const ticks = node.axis.type === 'datetime' || node.axis.type === 'timespan'
-    if (step === null || (ticks ? (step as bigint) <= 0n : (step as number) <= 0)) throw new KqlError('runtime', 'make-series: the step must be positive')
+    if (step === null || (ticks ? (step as bigint) <= 0n : (step as number) <= 0))
+      throw new KqlError('runtime', 'make-series: the step must be positive')
     const axisValues = rows.map((r, i) => axisFn(r, i, rows))
     let from = node.from ? await this.constant(node.from) : undefined
     let to = node.to ? await this.constant(node.to) : undefined
     if (node.rangeSyntax) {
       // in range(start, stop, step): bins aligned with bin(), stop inclusive
-      const bin = (v: KqlValue): KqlValue => (v === null || v === undefined ? v : ticks
-        ? floorDiv(v as bigint, step as bigint) * (step as bigint)
-        : Math.floor((v as number) / (step as number)) * (step as number))
+      const bin = (v: KqlValue): KqlValue =>
+        v === null || v === undefined
+          ? v
+          : ticks
+            ? floorDiv(v as bigint, step as bigint) * (step as bigint)
+            : Math.floor((v as number) / (step as number)) * (step as number)
       from = bin(from ?? null)
       const last = bin(to ?? null)
       to = last === null ? null : ticks ? (last as bigint) + (step as bigint) : (last as number) + (step as number)
@@ -776,7 +828,9 @@ class Executor {
       if (present.length === 0) from = null
       else {
         const min = present.reduce((a, b) => (b < a ? b : a))
-        from = ticks ? floorDiv(min as bigint, step as bigint) * (step as bigint) : Math.floor((min as number) / (step as number)) * (step as number)
+        from = ticks
+          ? floorDiv(min as bigint, step as bigint) * (step as bigint)
+          : Math.floor((min as number) / (step as number)) * (step as number)
       }
     }
     if (to === undefined || to === null) {
@@ -797,7 +851,10 @@ class Executor {
       }
     }
     this.cap(bins)
-    interface Group { keys: KqlValue[]; cells: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[][] }
+    interface Group {
+      keys: KqlValue[]
+      cells: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[][]
+    }
     const groups = new Map<unknown, Group>()
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
@@ -896,7 +953,11 @@ class Executor {
         out.push(tail)
       }
     }
-    recurse(rows.map((_, i) => i), 0, [])
+    recurse(
+      rows.map((_, i) => i),
+      0,
+      [],
+    )
     return out
   }
 
@@ -914,7 +975,10 @@ class Executor {
       e.n += w ? Number(w(r, i, rows) ?? 0) : 1
       counts.set(k, e)
     })
-    return [...counts.values()].sort((a, b) => b.n - a.n).slice(0, node.count).map((e) => [e.value, e.n])
+    return [...counts.values()]
+      .sort((a, b) => b.n - a.n)
+      .slice(0, node.count)
+      .map((e) => [e.value, e.n])
   }
 
   // -------------------------------------------------------------------------------------------
@@ -930,7 +994,10 @@ class Executor {
       const j = i + Math.floor(random() * (idx.length - i))
       ;[idx[i], idx[j]] = [idx[j]!, idx[i]!]
     }
-    return idx.slice(0, node.count).sort((a, b) => a - b).map((i) => rows[i]!)
+    return idx
+      .slice(0, node.count)
+      .sort((a, b) => a - b)
+      .map((i) => rows[i]!)
   }
 
   private async sampleDistinct(node: P.SampleDistinct): Promise<Row[]> {
@@ -971,7 +1038,7 @@ class Executor {
       return node.sources.map((src, k) => {
         if ('column' in src) return r[src.column] ?? null
         const t = node.columns[k]!.type
-        const v = props && Object.prototype.hasOwnProperty.call(props, src.property) ? props[src.property]! : undefined
+        const v = props && Object.hasOwn(props, src.property) ? props[src.property]! : undefined
         return v === undefined || v === null ? nullOf(t) : t === 'dynamic' ? v : convertValue(t, 'dynamic', v)
       })
     })
@@ -1031,6 +1098,6 @@ class Executor {
       if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
     }
     const empty = (): KqlValue => node.aggregate.impl.create().result()[0] ?? null
-    return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? a.result()[0] ?? null : empty()))])
+    return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? (a.result()[0] ?? null) : empty()))])
   }
 }

@@ -78,7 +78,7 @@ export function hasCs(text: string, term: string): boolean {
   if (term === '') return true
   const checkStart = isTermChar(term.charCodeAt(0))
   const checkEnd = isTermChar(term.charCodeAt(term.length - 1))
-  for (let from = 0; ;) {
+  for (let from = 0; ; ) {
     const at = text.indexOf(term, from)
     if (at < 0) return false
     const okStart = !checkStart || at === 0 || !isTermChar(text.charCodeAt(at - 1))
@@ -95,7 +95,7 @@ export function hasPrefix(text: string, prefix: string, caseSensitive: boolean):
   const hay = caseSensitive ? text : text.toLowerCase()
   const needle = caseSensitive ? prefix : prefix.toLowerCase()
   const checkStart = isTermChar(needle.charCodeAt(0))
-  for (let from = 0; ;) {
+  for (let from = 0; ; ) {
     const at = hay.indexOf(needle, from)
     if (at < 0) return false
     if (!checkStart || at === 0 || !isTermChar(hay.charCodeAt(at - 1))) return true
@@ -109,7 +109,7 @@ export function hasSuffix(text: string, suffix: string, caseSensitive: boolean):
   const hay = caseSensitive ? text : text.toLowerCase()
   const needle = caseSensitive ? suffix : suffix.toLowerCase()
   const checkEnd = isTermChar(needle.charCodeAt(needle.length - 1))
-  for (let from = 0; ;) {
+  for (let from = 0; ; ) {
     const at = hay.indexOf(needle, from)
     if (at < 0) return false
     const end = at + needle.length

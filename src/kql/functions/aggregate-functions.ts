@@ -18,7 +18,7 @@
  *   Datetimes and timespans inside a tdigest are kept as tick counts.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { FUNCTION_RESULT_NAMES, checkArity, functionError, typeLiteralArg } from './function-helpers.js'
+import { checkArity, FUNCTION_RESULT_NAMES, functionError, typeLiteralArg } from './function-helpers.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
 
@@ -68,7 +68,8 @@ export function inferName(text: string): string | undefined {
   if (IDENT.test(t)) return t
   const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
   if (bracket) return bracket[2]
-  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1))) return inferName(t.slice(1, -1))
+  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1)))
+    return inferName(t.slice(1, -1))
   const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
   if (path) {
     const parts = [path[1]!]
@@ -81,7 +82,7 @@ export function inferName(text: string): string | undefined {
     const rule = FUNCTION_RESULT_NAMES[call[1]!]
     if (!rule) return undefined
     const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
-    const first = args[0] === undefined ? undefined : inferName(args[0]) ?? ''
+    const first = args[0] === undefined ? undefined : (inferName(args[0]) ?? '')
     switch (rule.kind) {
       case 'firstArgument':
         return first
@@ -151,7 +152,10 @@ function checkPredicate(name: string, args: readonly ArgInfo[], index: number): 
 function checkNumericLike(name: string, args: readonly ArgInfo[], index: number, extra: readonly KqlType[]): void {
   const a = args[index]
   if (a && !NUMERIC.includes(a.type) && !extra.includes(a.type) && a.type !== 'dynamic') {
-    throw functionError(name, `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`)
+    throw functionError(
+      name,
+      `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`,
+    )
   }
 }
 
@@ -255,7 +259,12 @@ const countif = defineAggregate({
   output: () => one('countif_', 'long'),
   create: () => {
     let n = 0
-    return { add: () => { n++ }, result: () => [n] }
+    return {
+      add: () => {
+        n++
+      },
+      result: () => [n],
+    }
   },
 })
 
@@ -346,7 +355,8 @@ function extremeAggregate(name: string, sign: 1 | -1, withPredicate: boolean): A
     arity: withPredicate ? [2, 2] : [1, 1],
     ...(withPredicate ? { predicate: 1 } : {}),
     check: (args) => {
-      if (args[0]!.type === 'dynamic') throw functionError(name, `argument (${args[0]!.text}) must be a scalar of an orderable type, got dynamic`)
+      if (args[0]!.type === 'dynamic')
+        throw functionError(name, `argument (${args[0]!.text}) must be a scalar of an orderable type, got dynamic`)
     },
     output: (args) => one(prefixed(name, args[0]), args[0]!.type),
     create: (args) => {
@@ -416,7 +426,11 @@ function percentileList(name: string, args: readonly ArgInfo[], from: number, al
     const v = constantOf(args[i])
     if (typeof v === 'number') out.push(v)
     else if (allowArray && Array.isArray(v) && v.every((x) => typeof x === 'number')) out.push(...(v as number[]))
-    else throw functionError(name, `percentile (${args[i]!.text}) must be a constant number${allowArray ? ' or a constant dynamic array of numbers' : ''}`)
+    else
+      throw functionError(
+        name,
+        `percentile (${args[i]!.text}) must be a constant number${allowArray ? ' or a constant dynamic array of numbers' : ''}`,
+      )
   }
   for (const p of out) if (p < 0 || p > 100) throw functionError(name, `percentile ${p} is outside 0..100`)
   return out
@@ -428,7 +442,12 @@ function percentileType(name: string, args: readonly ArgInfo[]): KqlType {
   return t === 'int' ? 'long' : t === 'dynamic' || t === 'decimal' ? 'real' : t
 }
 
-function percentileAggregate(name: string, weighted: boolean, shape: 'one' | 'many' | 'array', arrayPrefix = 'percentiles'): AggregateFunction {
+function percentileAggregate(
+  name: string,
+  weighted: boolean,
+  shape: 'one' | 'many' | 'array',
+  arrayPrefix = 'percentiles',
+): AggregateFunction {
   const first = weighted ? 2 : 1
   return {
     name,
@@ -438,9 +457,10 @@ function percentileAggregate(name: string, weighted: boolean, shape: 'one' | 'ma
       if (weighted) checkKind(name, args, 1, 'integer')
       const ps = percentileList(name, args, first, shape === 'array')
       const base = argName(args[0]) ?? ''
-      const outputs: AggregateOutput[] = shape === 'array'
-        ? [{ name: `${arrayPrefix}_${base}`, type: 'dynamic' }]
-        : ps.map((p) => ({ name: `percentile_${base}_${percentileLabel(p)}`, type }))
+      const outputs: AggregateOutput[] =
+        shape === 'array'
+          ? [{ name: `${arrayPrefix}_${base}`, type: 'dynamic' }]
+          : ps.map((p) => ({ name: `percentile_${base}_${percentileLabel(p)}`, type }))
       return {
         outputs,
         create() {
@@ -474,7 +494,10 @@ function percentileAggregate(name: string, weighted: boolean, shape: 'one' | 'ma
 
 const MAX_SIZE = 1_048_576
 
-function listAggregate(name: string, opts: { predicate: boolean; nulls: boolean; legacyLimit?: boolean; aliases?: readonly string[] }): AggregateFunction {
+function listAggregate(
+  name: string,
+  opts: { predicate: boolean; nulls: boolean; legacyLimit?: boolean; aliases?: readonly string[] },
+): AggregateFunction {
   const sizeIndex = opts.predicate ? 2 : 1
   return defineAggregate({
     name,
@@ -565,7 +588,7 @@ function bagAggregate(name: string, predicate: boolean, prefix = 'bag'): Aggrega
 // arg_max / arg_min / take_any
 // ---------------------------------------------------------------------------------------------
 
-function starColumns(options: Options, exclude: string | undefined): readonly AggregateOutput[] {
+function _starColumns(options: Options, exclude: string | undefined): readonly AggregateOutput[] {
   return options.inputColumns.filter((c) => c.name !== exclude)
 }
 
@@ -593,7 +616,10 @@ function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateF
         const n = argName(a)
         if (a.columnName && options.star && seen.has(a.columnName)) return
         if (a.columnName) seen.add(a.columnName)
-        outputs.push({ name: n !== undefined ? rename(n) : deprecated ? `${keyName}_arg${i + 1}` : `${word}_${argName(key) ?? ''}_arg${i + 1}`, type: a.type })
+        outputs.push({
+          name: n !== undefined ? rename(n) : deprecated ? `${keyName}_arg${i + 1}` : `${word}_${argName(key) ?? ''}_arg${i + 1}`,
+          type: a.type,
+        })
         picks.push(i + 1)
       })
       if (options.star) {
@@ -655,7 +681,7 @@ function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'
         if (options.star && a.columnName && seen.has(a.columnName)) return
         if (a.columnName) seen.add(a.columnName)
         const n = argName(a)
-        const nameOf = singlePrefixed ? `${mode}_${n ?? ''}` : n ?? (mode === 'take_any' ? `any_arg${i}` : `arg${i}`)
+        const nameOf = singlePrefixed ? `${mode}_${n ?? ''}` : (n ?? (mode === 'take_any' ? `any_arg${i}` : `arg${i}`))
         outputs.push({ name: nameOf, type: a.type })
         picks.push(i)
       })

@@ -13,7 +13,13 @@ function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue }
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
   const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
@@ -38,7 +44,10 @@ describe('iff / iif', () => {
     assert.deepEqual(bound('iff', b(false), d([1]), ['datetime', 0n]), { type: 'dynamic', value: '1970-01-01T00:00:00Z' })
   })
   it('rejects mismatched types and a non-bool predicate', () => {
-    assert.throws(() => call('iff', b(true), s('a'), l(1)), (e: unknown) => e instanceof KqlError && /iff\(\)/.test(e.message))
+    assert.throws(
+      () => call('iff', b(true), s('a'), l(1)),
+      (e: unknown) => e instanceof KqlError && /iff\(\)/.test(e.message),
+    )
     assert.throws(() => call('iff', l(1), s('a'), s('b')), KqlError)
     assert.throws(() => call('iff', b(true), s('a')), KqlError)
   })
@@ -74,7 +83,13 @@ describe('max_of / min_of', () => {
   it('follows the documented examples', () => {
     assert.deepEqual(bound('max_of', l(10), l(1), l(-3), l(17)), { type: 'long', value: 17 })
     assert.deepEqual(bound('min_of', l(10), l(1), l(-3), l(17)), { type: 'long', value: -3 })
-    const rows: [number | null, number | null, number | null][] = [[1, 6, 6], [8, 1, 8], [null, 2, 2], [1, null, 1], [null, null, null]]
+    const rows: [number | null, number | null, number | null][] = [
+      [1, 6, 6],
+      [8, 1, 8],
+      [null, 2, 2],
+      [1, null, 1],
+      [null, null, null],
+    ]
     for (const [a, c, want] of rows) assert.equal(call('max_of', i(a), i(c)), want)
     assert.deepEqual(bound('min_of', ['real', 1.5], l(2)), { type: 'real', value: 1.5 })
     assert.equal(call('min_of', l(3), l(2)), 2)
@@ -123,6 +138,9 @@ describe('not, isnull, isnotnull, isempty, isnotempty', () => {
 describe('assert', () => {
   it('passes true and raises a runtime error otherwise', () => {
     assert.equal(call('assert', b(true), s('ok')), true)
-    assert.throws(() => call('assert', b(false), s('boom')), (e: unknown) => e instanceof KqlError && e.kind === 'runtime' && /boom/.test(e.message))
+    assert.throws(
+      () => call('assert', b(false), s('boom')),
+      (e: unknown) => e instanceof KqlError && e.kind === 'runtime' && /boom/.test(e.message),
+    )
   })
 })

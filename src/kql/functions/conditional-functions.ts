@@ -8,7 +8,15 @@
 import { KqlError } from '../kql-error.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  boolReader, commonType, compareValues, defineScalar, expectKind, functionError, ORDERABLE_TYPES, textReader, toCommon,
+  boolReader,
+  commonType,
+  compareValues,
+  defineScalar,
+  expectKind,
+  functionError,
+  ORDERABLE_TYPES,
+  textReader,
+  toCommon,
 } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 
@@ -19,12 +27,15 @@ function predicate(args: readonly ArgInfo[], i: number): (values: readonly KqlVa
 }
 
 const iff = defineScalar({
-  name: 'iff', aliases: ['iif'], params: ['bool', 'scalar', 'scalar'],
+  name: 'iff',
+  aliases: ['iif'],
+  params: ['bool', 'scalar', 'scalar'],
   result: (args) => commonType('iff', args, [1, 2]),
   bind: (args) => {
     const type = commonType('iff', args, [1, 2])
     const cond = predicate(args, 0)
-    const t1 = args[1]!.type, t2 = args[2]!.type
+    const t1 = args[1]!.type,
+      t2 = args[2]!.type
     return (values) => (cond(values) ? toCommon(type, t1, values[1] ?? null) : toCommon(type, t2, values[2] ?? null))
   },
 })
@@ -32,7 +43,11 @@ const iff = defineScalar({
 const caseFn: ScalarFunction = {
   name: 'case',
   bind: (args) => {
-    if (args.length < 3 || args.length % 2 === 0) throw functionError('case', `expects pairs of predicate and value followed by an else value (an odd number, at least 3), got ${args.length}`)
+    if (args.length < 3 || args.length % 2 === 0)
+      throw functionError(
+        'case',
+        `expects pairs of predicate and value followed by an else value (an odd number, at least 3), got ${args.length}`,
+      )
     const valueIndices: number[] = []
     const preds: ((values: readonly KqlValue[]) => boolean)[] = []
     for (let i = 0; i < args.length - 1; i += 2) {
@@ -60,7 +75,10 @@ function allIndices(args: readonly ArgInfo[]): number[] {
 }
 
 const coalesce = defineScalar({
-  name: 'coalesce', params: ['scalar'], min: 2, max: 64,
+  name: 'coalesce',
+  params: ['scalar'],
+  min: 2,
+  max: 64,
   result: (args) => commonType('coalesce', args, allIndices(args)),
   bind: (args) => {
     const type = commonType('coalesce', args, allIndices(args))
@@ -77,7 +95,10 @@ const coalesce = defineScalar({
 
 function extremeOf(name: string, sign: 1 | -1): ScalarFunction {
   return defineScalar({
-    name, params: ['scalar'], min: 2, max: 64,
+    name,
+    params: ['scalar'],
+    min: 2,
+    max: 64,
     result: (args) => commonType(name, args, allIndices(args)),
     bind: (args) => {
       const type = commonType(name, args, allIndices(args))
@@ -97,7 +118,9 @@ function extremeOf(name: string, sign: 1 | -1): ScalarFunction {
 }
 
 const not = defineScalar({
-  name: 'not', params: ['bool'], result: 'bool',
+  name: 'not',
+  params: ['bool'],
+  result: 'bool',
   bind: (args) => {
     const read = boolReader(args, 0)
     return (values) => {
@@ -122,7 +145,10 @@ function isEmptyValue(type: KqlType, value: KqlValue): boolean {
 
 function nullTest(name: string, aliases: readonly string[] | undefined, test: (type: KqlType, value: KqlValue) => boolean): ScalarFunction {
   return defineScalar({
-    name, ...(aliases ? { aliases } : {}), params: ['scalar'], result: 'bool',
+    name,
+    ...(aliases ? { aliases } : {}),
+    params: ['scalar'],
+    result: 'bool',
     bind: (args) => {
       const type = args[0]!.type
       return (values) => test(type, values[0] ?? null)
@@ -131,7 +157,9 @@ function nullTest(name: string, aliases: readonly string[] | undefined, test: (t
 }
 
 const assertFn = defineScalar({
-  name: 'assert', params: ['bool', 'string'], result: 'bool',
+  name: 'assert',
+  params: ['bool', 'string'],
+  result: 'bool',
   bind: (args) => {
     const cond = boolReader(args, 0)
     const message = textReader(args, 1)
@@ -143,7 +171,12 @@ const assertFn = defineScalar({
 })
 
 export const conditionalFunctions: readonly ScalarFunction[] = [
-  iff, caseFn, coalesce, extremeOf('max_of', 1), extremeOf('min_of', -1), not,
+  iff,
+  caseFn,
+  coalesce,
+  extremeOf('max_of', 1),
+  extremeOf('min_of', -1),
+  not,
   nullTest('isnull', undefined, isNullValue),
   nullTest('isnotnull', ['notnull'], (t, v) => !isNullValue(t, v)),
   nullTest('isempty', undefined, isEmptyValue),

@@ -4,8 +4,8 @@ import fc from 'fast-check'
 import { KqlError } from '../kql-error.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { parseDateTime } from '../values.js'
-import type { EvalContext } from './function-types.js'
 import { formatReal, valueToString } from './function-helpers.js'
+import type { EvalContext } from './function-types.js'
 import { lookupScalar } from './registry.js'
 
 const ctx: EvalContext = { now: 0n, random: () => 0.25 }
@@ -16,7 +16,13 @@ function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue }
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
   const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value), constant: { value } })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
@@ -49,7 +55,8 @@ describe('tostring', () => {
     assert.equal(call('tostring', s('abc')), 'abc')
   })
   it('turns nulls into the empty string', () => {
-    for (const t of ['int', 'long', 'real', 'bool', 'datetime', 'timespan', 'guid', 'dynamic'] as const) assert.equal(call('tostring', [t, null]), '')
+    for (const t of ['int', 'long', 'real', 'bool', 'datetime', 'timespan', 'guid', 'dynamic'] as const)
+      assert.equal(call('tostring', [t, null]), '')
     assert.deepEqual(bound('tostring', l(null)), { type: 'string', value: '' })
   })
   it('prints dynamic values: strings bare, the rest as JSON', () => {
@@ -61,10 +68,12 @@ describe('tostring', () => {
     assert.equal(call('tostring', d(true)), 'true')
   })
   it('formatReal round-trips every finite double', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
-      const text = formatReal(x)
-      return Number(text) === x || (x === 0 && text === '0')
-    }))
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => {
+        const text = formatReal(x)
+        return Number(text) === x || (x === 0 && text === '0')
+      }),
+    )
   })
   it('valueToString of longs beyond 2^53 stays integral', () => {
     assert.equal(valueToString('long', 1380966698541616202), '1380966698541616128')
@@ -121,7 +130,10 @@ describe('toint, tolong, todouble, todecimal, tobool', () => {
 
 describe('toguid, tohex, gettype, new_guid', () => {
   it('toguid', () => {
-    assert.deepEqual(bound('toguid', s('0123456789abcdef0123456789abcdef')), { type: 'guid', value: '01234567-89ab-cdef-0123-456789abcdef' })
+    assert.deepEqual(bound('toguid', s('0123456789abcdef0123456789abcdef')), {
+      type: 'guid',
+      value: '01234567-89ab-cdef-0123-456789abcdef',
+    })
     assert.equal(call('toguid', s('0123456789ab-cdef-0123-456789abcdef')), '01234567-89ab-cdef-0123-456789abcdef')
     assert.equal(call('toguid', s('01234567-89AB-CDEF-0123-456789ABCDEF')), '01234567-89ab-cdef-0123-456789abcdef')
     assert.equal(call('toguid', s('a string that is not a guid')), null)
@@ -162,7 +174,9 @@ describe('toguid, tohex, gettype, new_guid', () => {
 describe('parse_json', () => {
   it('parses JSON text', () => {
     const metrics = '{"duration":{"value":118.0,"count":5.0,"min":100.0,"max":150.0,"stdDev":0.0,"sampledValue":118.0,"sum":118.0}}'
-    assert.deepEqual(call('parse_json', s(metrics)), { duration: { value: 118, count: 5, min: 100, max: 150, stdDev: 0, sampledValue: 118, sum: 118 } })
+    assert.deepEqual(call('parse_json', s(metrics)), {
+      duration: { value: 118, count: 5, min: 100, max: 150, stdDev: 0, sampledValue: 118, sum: 118 },
+    })
     assert.equal(call('parse_json', s('1')), 1)
     assert.equal(call('parse_json', s(' "abc" ')), 'abc')
     assert.deepEqual(call('todynamic', s('[1, 2, 3]')), [1, 2, 3])
@@ -190,7 +204,9 @@ describe('parse_xml', () => {
   it('skips the declaration and comments, decodes entities, rejects bad XML', () => {
     const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<duration>\n  <value>118.0</value>\n  <!-- c -->\n  <min>100.0</min>\n</duration>'
     assert.deepEqual(call('parse_xml', s(xml)), { duration: { value: '118.0', min: '100.0' } })
-    assert.deepEqual(call('parse_xml', s('<a x="1 &amp; 2">&lt;b&gt;<![CDATA[<c>]]></a>')), { a: { '@x': '1 & 2', '#text': ['<b>', '<c>'] } })
+    assert.deepEqual(call('parse_xml', s('<a x="1 &amp; 2">&lt;b&gt;<![CDATA[<c>]]></a>')), {
+      a: { '@x': '1 & 2', '#text': ['<b>', '<c>'] },
+    })
     assert.equal(call('parse_xml', s('<a><b></a>')), null)
     assert.equal(call('parse_xml', s('not xml')), null)
   })

@@ -11,7 +11,10 @@ import type { ScalarFunction } from './function-types.js'
 
 function converter(name: string, to: KqlType, aliases?: readonly string[]): ScalarFunction {
   return defineScalar({
-    name, ...(aliases ? { aliases } : {}), params: ['scalar'], result: to,
+    name,
+    ...(aliases ? { aliases } : {}),
+    params: ['scalar'],
+    result: to,
     bind: (args) => {
       const from = args[0]!.type
       return (values) => convertValue(to, from, values[0] ?? null)
@@ -20,7 +23,10 @@ function converter(name: string, to: KqlType, aliases?: readonly string[]): Scal
 }
 
 const tohex = defineScalar({
-  name: 'tohex', params: ['integer', 'integer'], min: 1, result: 'string',
+  name: 'tohex',
+  params: ['integer', 'integer'],
+  min: 1,
+  result: 'string',
   bind: (args) => {
     const bits = args[0]!.type === 'int' ? 32 : 64
     const value = integerReader(args, 0)
@@ -47,7 +53,10 @@ export function parseJsonValue(type: KqlType, value: KqlValue): DynamicValue {
 }
 
 const parseJson = defineScalar({
-  name: 'parse_json', aliases: ['todynamic', 'toobject', 'parsejson'], params: ['scalar'], result: 'dynamic',
+  name: 'parse_json',
+  aliases: ['todynamic', 'toobject', 'parsejson'],
+  params: ['scalar'],
+  result: 'dynamic',
   bind: (args) => {
     const type = args[0]!.type
     return (values) => parseJsonValue(type, values[0] ?? null)
@@ -205,7 +214,9 @@ function xmlToJson(e: XmlElement): DynamicValue {
 }
 
 const parseXml = defineScalar({
-  name: 'parse_xml', params: ['string'], result: 'dynamic',
+  name: 'parse_xml',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -218,7 +229,9 @@ const parseXml = defineScalar({
 })
 
 const gettype = defineScalar({
-  name: 'gettype', params: ['scalar'], result: 'string',
+  name: 'gettype',
+  params: ['scalar'],
+  result: 'string',
   bind: (args) => {
     const type = args[0]!.type
     if (type !== 'dynamic') return () => type
@@ -227,7 +240,10 @@ const gettype = defineScalar({
 })
 
 const newGuid = defineScalar({
-  name: 'new_guid', params: [], result: 'guid', deterministic: false,
+  name: 'new_guid',
+  params: [],
+  result: 'guid',
+  deterministic: false,
   bind: () => (_values, ctx) => {
     const bytes = Array.from({ length: 16 }, () => Math.floor(ctx.random() * 256) & 0xff)
     bytes[6] = (bytes[6]! & 0x0f) | 0x40 // version 4
@@ -245,5 +261,9 @@ export const conversionFunctions: readonly ScalarFunction[] = [
   converter('tobool', 'bool', ['toboolean']),
   converter('todecimal', 'decimal'),
   converter('toguid', 'guid'),
-  tohex, parseJson, parseXml, gettype, newGuid,
+  tohex,
+  parseJson,
+  parseXml,
+  gettype,
+  newGuid,
 ]

@@ -23,7 +23,10 @@ const span = (v: KqlValue): string | null => (typeof v === 'bigint' ? formatTime
 
 function bindFails(name: string, types: readonly KqlType[]): void {
   const infos = types.map((type, i) => ({ type, text: `a${i}` }))
-  assert.throws(() => lookupScalar(name)!.bind(infos), (e: unknown) => e instanceof KqlError && e.kind === 'semantic' && e.message.includes(name))
+  assert.throws(
+    () => lookupScalar(name)!.bind(infos),
+    (e: unknown) => e instanceof KqlError && e.kind === 'semantic' && e.message.includes(name),
+  )
 }
 
 describe('clock', () => {
@@ -88,8 +91,18 @@ describe('calendar parts', () => {
   it('datetime_part (documentation example)', () => {
     const t = dt('2017-10-30 01:02:03.7654321')
     const parts: Record<string, number> = {
-      year: 2017, quarter: 4, month: 10, week_of_year: 44, day: 30, dayOfYear: 303, hour: 1, minute: 2, second: 3,
-      millisecond: 765, microsecond: 765432, nanosecond: 765432100,
+      year: 2017,
+      quarter: 4,
+      month: 10,
+      week_of_year: 44,
+      day: 30,
+      dayOfYear: 303,
+      hour: 1,
+      minute: 2,
+      second: 3,
+      millisecond: 765,
+      microsecond: 765432,
+      nanosecond: 765432100,
     }
     for (const [p, expected] of Object.entries(parts)) assert.equal(call('datetime_part', ['string', 'datetime'], [p, t]), expected, p)
     assert.throws(() => call('datetime_part', ['string', 'datetime'], ['fortnight', t]), KqlError)
@@ -100,10 +113,17 @@ describe('calendar arithmetic', () => {
   it('datetime_add (documentation examples)', () => {
     const base = dt('2017-01-01')
     const expected: Record<string, string> = {
-      year: '2018-01-01T00:00:00Z', quarter: '2017-04-01T00:00:00Z', month: '2017-02-01T00:00:00Z', week: '2017-01-08T00:00:00Z',
-      day: '2017-01-02T00:00:00Z', hour: '2017-01-01T01:00:00Z', minute: '2017-01-01T00:01:00Z', second: '2017-01-01T00:00:01Z',
+      year: '2018-01-01T00:00:00Z',
+      quarter: '2017-04-01T00:00:00Z',
+      month: '2017-02-01T00:00:00Z',
+      week: '2017-01-08T00:00:00Z',
+      day: '2017-01-02T00:00:00Z',
+      hour: '2017-01-01T01:00:00Z',
+      minute: '2017-01-01T00:01:00Z',
+      second: '2017-01-01T00:00:01Z',
     }
-    for (const [p, e] of Object.entries(expected)) assert.equal(iso(call('datetime_add', ['string', 'int', 'datetime'], [p, 1, base])), e, p)
+    for (const [p, e] of Object.entries(expected))
+      assert.equal(iso(call('datetime_add', ['string', 'int', 'datetime'], [p, 1, base])), e, p)
     assert.equal(iso(call('datetime_add', ['string', 'int', 'datetime'], ['year', -5, base])), '2012-01-01T00:00:00Z')
     assert.equal(iso(call('datetime_add', ['string', 'int', 'datetime'], ['quarter', 12, base])), '2020-01-01T00:00:00Z')
     assert.equal(iso(call('datetime_add', ['string', 'int', 'datetime'], ['month', -15, base])), '2015-10-01T00:00:00Z')
@@ -126,12 +146,22 @@ describe('calendar arithmetic', () => {
       ['nanosecond', '2017-10-30 23:00:00.0000000', '2017-10-30 23:00:00.0000007', -700],
     ]
     for (const [p, a, b, e] of cases) assert.equal(call('datetime_diff', ['string', 'datetime', 'datetime'], [p, dt(a), dt(b)]), e, p)
-    assert.equal(lookupScalar('datetime_diff')!.bind([{ type: 'string', text: "'day'" }, { type: 'datetime', text: 'a' }, { type: 'datetime', text: 'b' }]).type, 'long')
+    assert.equal(
+      lookupScalar('datetime_diff')!.bind([
+        { type: 'string', text: "'day'" },
+        { type: 'datetime', text: 'a' },
+        { type: 'datetime', text: 'b' },
+      ]).type,
+      'long',
+    )
   })
   it('make_datetime and make_timespan', () => {
     assert.equal(iso(call('make_datetime', ['long', 'long', 'long'], [2017, 10, 1])), '2017-10-01T00:00:00Z')
     assert.equal(iso(call('make_datetime', ['long', 'long', 'long', 'long', 'long'], [2017, 10, 1, 12, 10])), '2017-10-01T12:10:00Z')
-    assert.equal(iso(call('make_datetime', ['long', 'long', 'long', 'long', 'long', 'real'], [2017, 10, 1, 12, 11, 0.1234567])), '2017-10-01T12:11:00.1234567Z')
+    assert.equal(
+      iso(call('make_datetime', ['long', 'long', 'long', 'long', 'long', 'real'], [2017, 10, 1, 12, 11, 0.1234567])),
+      '2017-10-01T12:11:00.1234567Z',
+    )
     assert.equal(call('make_datetime', ['long', 'long', 'long'], [2017, 13, 1]), null)
     assert.equal(span(call('make_timespan', ['long', 'long', 'long', 'real'], [1, 12, 30, 55.123])), '1.12:30:55.1230000')
     assert.equal(span(call('make_timespan', ['long', 'long'], [1, 2])), '01:02:00')
@@ -146,22 +176,38 @@ describe('calendar arithmetic', () => {
   })
   it('startof*/endof* with offsets', () => {
     const t = dt('2017-01-01 10:10:17')
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('endofday', ['datetime', 'long'], [t, o]))),
-      ['2016-12-31T23:59:59.9999999Z', '2017-01-01T23:59:59.9999999Z', '2017-01-02T23:59:59.9999999Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('startofday', ['datetime', 'long'], [t, o]))),
-      ['2016-12-31T00:00:00Z', '2017-01-01T00:00:00Z', '2017-01-02T00:00:00Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('startofweek', ['datetime', 'long'], [t, o]))),
-      ['2016-12-25T00:00:00Z', '2017-01-01T00:00:00Z', '2017-01-08T00:00:00Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('endofweek', ['datetime', 'long'], [t, o]))),
-      ['2016-12-31T23:59:59.9999999Z', '2017-01-07T23:59:59.9999999Z', '2017-01-14T23:59:59.9999999Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('startofmonth', ['datetime', 'long'], [t, o]))),
-      ['2016-12-01T00:00:00Z', '2017-01-01T00:00:00Z', '2017-02-01T00:00:00Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('endofmonth', ['datetime', 'long'], [t, o]))),
-      ['2016-12-31T23:59:59.9999999Z', '2017-01-31T23:59:59.9999999Z', '2017-02-28T23:59:59.9999999Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('startofyear', ['datetime', 'long'], [t, o]))),
-      ['2016-01-01T00:00:00Z', '2017-01-01T00:00:00Z', '2018-01-01T00:00:00Z'])
-    assert.deepEqual([-1, 0, 1].map((o) => iso(call('endofyear', ['datetime', 'long'], [t, o]))),
-      ['2016-12-31T23:59:59.9999999Z', '2017-12-31T23:59:59.9999999Z', '2018-12-31T23:59:59.9999999Z'])
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('endofday', ['datetime', 'long'], [t, o]))),
+      ['2016-12-31T23:59:59.9999999Z', '2017-01-01T23:59:59.9999999Z', '2017-01-02T23:59:59.9999999Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('startofday', ['datetime', 'long'], [t, o]))),
+      ['2016-12-31T00:00:00Z', '2017-01-01T00:00:00Z', '2017-01-02T00:00:00Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('startofweek', ['datetime', 'long'], [t, o]))),
+      ['2016-12-25T00:00:00Z', '2017-01-01T00:00:00Z', '2017-01-08T00:00:00Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('endofweek', ['datetime', 'long'], [t, o]))),
+      ['2016-12-31T23:59:59.9999999Z', '2017-01-07T23:59:59.9999999Z', '2017-01-14T23:59:59.9999999Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('startofmonth', ['datetime', 'long'], [t, o]))),
+      ['2016-12-01T00:00:00Z', '2017-01-01T00:00:00Z', '2017-02-01T00:00:00Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('endofmonth', ['datetime', 'long'], [t, o]))),
+      ['2016-12-31T23:59:59.9999999Z', '2017-01-31T23:59:59.9999999Z', '2017-02-28T23:59:59.9999999Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('startofyear', ['datetime', 'long'], [t, o]))),
+      ['2016-01-01T00:00:00Z', '2017-01-01T00:00:00Z', '2018-01-01T00:00:00Z'],
+    )
+    assert.deepEqual(
+      [-1, 0, 1].map((o) => iso(call('endofyear', ['datetime', 'long'], [t, o]))),
+      ['2016-12-31T23:59:59.9999999Z', '2017-12-31T23:59:59.9999999Z', '2018-12-31T23:59:59.9999999Z'],
+    )
     assert.equal(iso(call('endofweek', ['datetime'], [dt('2025-06-14')])), '2025-06-14T23:59:59.9999999Z')
     assert.equal(iso(call('endofyear', ['datetime'], [dt('9999-05-01')])), '9999-12-31T23:59:59.9999999Z')
   })
@@ -218,8 +264,20 @@ describe('bin, floor, bin_at', () => {
     assert.equal(call('bin', ['long', 'long'], [7, 0]), null)
     assert.equal(call('bin', ['long', 'long'], [7, -1]), null)
     assert.equal(call('bin', ['long', 'long'], [null, 1]), null)
-    assert.equal(lookupScalar('bin')!.bind([{ type: 'long', text: 'x' }, { type: 'long', text: '1' }]).type, 'long')
-    assert.equal(lookupScalar('bin')!.bind([{ type: 'long', text: 'x' }, { type: 'real', text: '1.5' }]).type, 'real')
+    assert.equal(
+      lookupScalar('bin')!.bind([
+        { type: 'long', text: 'x' },
+        { type: 'long', text: '1' },
+      ]).type,
+      'long',
+    )
+    assert.equal(
+      lookupScalar('bin')!.bind([
+        { type: 'long', text: 'x' },
+        { type: 'real', text: '1.5' },
+      ]).type,
+      'real',
+    )
     bindFails('bin', ['string', 'long'])
   })
   it('weekly datetime bins start on Monday (aligned to 0001-01-01 like Kusto)', () => {
@@ -228,35 +286,56 @@ describe('bin, floor, bin_at', () => {
   it('bin_at (documentation examples)', () => {
     assert.equal(call('bin_at', ['real', 'real', 'long'], [6.5, 2.5, 7]), 4.5)
     assert.equal(span(call('bin_at', ['timespan', 'timespan', 'timespan'], [ts('1h'), ts('1d'), ts('12h')])), '-12:00:00')
-    assert.equal(iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt('2017-05-15 10:20:00'), ts('1d'), dt('1970-01-01 12:00:00')])), '2017-05-14T12:00:00Z')
-    assert.equal(iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt('2017-05-17 10:20:00'), ts('7d'), dt('2017-06-04')])), '2017-05-14T00:00:00Z')
-    assert.deepEqual(['2018-02-24T15:14', '2018-02-23T16:14', '2018-02-26T15:14'].map((d) =>
-      iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt(d), ts('1d'), dt('2018-02-24 15:14:00')]))),
-    ['2018-02-24T15:14:00Z', '2018-02-23T15:14:00Z', '2018-02-26T15:14:00Z'])
+    assert.equal(
+      iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt('2017-05-15 10:20:00'), ts('1d'), dt('1970-01-01 12:00:00')])),
+      '2017-05-14T12:00:00Z',
+    )
+    assert.equal(
+      iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt('2017-05-17 10:20:00'), ts('7d'), dt('2017-06-04')])),
+      '2017-05-14T00:00:00Z',
+    )
+    assert.deepEqual(
+      ['2018-02-24T15:14', '2018-02-23T16:14', '2018-02-26T15:14'].map((d) =>
+        iso(call('bin_at', ['datetime', 'timespan', 'datetime'], [dt(d), ts('1d'), dt('2018-02-24 15:14:00')])),
+      ),
+      ['2018-02-24T15:14:00Z', '2018-02-23T15:14:00Z', '2018-02-26T15:14:00Z'],
+    )
   })
 })
 
 describe('properties', async () => {
   const fc = (await import('fast-check')).default
-  const ticks = fc.bigInt({ min: -62135596800n * 10_000_000n + 1100n * 864_000_000_000n, max: 253402300799n * 10_000_000n - 1100n * 864_000_000_000n })
+  const ticks = fc.bigInt({
+    min: -62135596800n * 10_000_000n + 1100n * 864_000_000_000n,
+    max: 253402300799n * 10_000_000n - 1100n * 864_000_000_000n,
+  })
   it('bin is idempotent, below the value and within one bin', () => {
-    fc.assert(fc.property(ticks, fc.bigInt({ min: 1n, max: 864_000_000_000n * 30n }), (t, size) => {
-      const b = call('bin', ['datetime', 'timespan'], [t, size]) as bigint
-      return b <= t && t - b < size && call('bin', ['datetime', 'timespan'], [b, size]) === b
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(ticks, fc.bigInt({ min: 1n, max: 864_000_000_000n * 30n }), (t, size) => {
+        const b = call('bin', ['datetime', 'timespan'], [t, size]) as bigint
+        return b <= t && t - b < size && call('bin', ['datetime', 'timespan'], [b, size]) === b
+      }),
+      { numRuns: 200 },
+    )
   })
   it('datetime_diff undoes datetime_add for fixed-length periods', () => {
     const periods = ['day', 'hour', 'minute', 'second', 'millisecond', 'microsecond'] as const
-    fc.assert(fc.property(ticks, fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(...periods), (t, n, p) => {
-      const moved = call('datetime_add', ['string', 'long', 'datetime'], [p, n, t]) as bigint
-      return call('datetime_diff', ['string', 'datetime', 'datetime'], [p, moved, t]) === n
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(ticks, fc.integer({ min: -1000, max: 1000 }), fc.constantFrom(...periods), (t, n, p) => {
+        const moved = call('datetime_add', ['string', 'long', 'datetime'], [p, n, t]) as bigint
+        return call('datetime_diff', ['string', 'datetime', 'datetime'], [p, moved, t]) === n
+      }),
+      { numRuns: 200 },
+    )
   })
   it('startofday <= t <= endofday, both on the same day', () => {
-    fc.assert(fc.property(ticks, (t) => {
-      const s = call('startofday', ['datetime'], [t]) as bigint
-      const e = call('endofday', ['datetime'], [t]) as bigint
-      return s <= t && t <= e && e - s === 864_000_000_000n - 1n
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(ticks, (t) => {
+        const s = call('startofday', ['datetime'], [t]) as bigint
+        const e = call('endofday', ['datetime'], [t]) as bigint
+        return s <= t && t <= e && e - s === 864_000_000_000n - 1n
+      }),
+      { numRuns: 200 },
+    )
   })
 })

@@ -5,14 +5,27 @@
  *
  * Datetimes are bigint ticks (100 ns) since the Unix epoch; calendar math goes through values.ts.
  */
-import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
+
 import type { KqlType, KqlValue } from '../types.js'
 import {
-  MAX_DATETIME_TICKS, MIN_DATETIME_TICKS, TICKS_PER_DAY, TICKS_PER_HOUR, TICKS_PER_MICROSECOND, TICKS_PER_MILLISECOND,
-  TICKS_PER_MINUTE, TICKS_PER_SECOND, dateTimeParts, daysFromCivil, daysInMonth, floorDiv, makeDateTime, parseDateTime,
+  dateTimeParts,
+  daysFromCivil,
+  daysInMonth,
+  floorDiv,
+  MAX_DATETIME_TICKS,
+  MIN_DATETIME_TICKS,
+  makeDateTime,
+  parseDateTime,
   parseTimespan,
+  TICKS_PER_DAY,
+  TICKS_PER_HOUR,
+  TICKS_PER_MICROSECOND,
+  TICKS_PER_MILLISECOND,
+  TICKS_PER_MINUTE,
+  TICKS_PER_SECOND,
 } from '../values.js'
 import { checkArity, functionError } from './function-helpers.js'
+import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
 import { checkKind, coercer, constantOf, defineScalar, widest } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -36,7 +49,7 @@ function startOfDay(t: bigint): bigint {
 
 /** 0 = Sunday ... 6 = Saturday (1970-01-01 was a Thursday). */
 function weekday(t: bigint): number {
-  return Number(((dayNumber(t) + 4n) % 7n + 7n) % 7n)
+  return Number((((dayNumber(t) + 4n) % 7n) + 7n) % 7n)
 }
 
 function startOfWeek(t: bigint): bigint {
@@ -84,17 +97,40 @@ function civil(days: number): { year: number } {
 type Period = 'year' | 'quarter' | 'month' | 'week' | 'day' | 'hour' | 'minute' | 'second' | 'millisecond' | 'microsecond' | 'nanosecond'
 
 const PERIODS: Readonly<Record<string, Period>> = {
-  year: 'year', yy: 'year', yyyy: 'year',
-  quarter: 'quarter', qq: 'quarter', q: 'quarter',
-  month: 'month', mm: 'month', m: 'month',
-  week: 'week', wk: 'week', ww: 'week', weekofyear: 'week', week_of_year: 'week',
-  day: 'day', dd: 'day', d: 'day', dayofyear: 'day', dy: 'day', y: 'day',
-  hour: 'hour', hh: 'hour',
-  minute: 'minute', mi: 'minute', n: 'minute',
-  second: 'second', ss: 'second', s: 'second',
-  millisecond: 'millisecond', ms: 'millisecond',
-  microsecond: 'microsecond', mcs: 'microsecond',
-  nanosecond: 'nanosecond', ns: 'nanosecond',
+  year: 'year',
+  yy: 'year',
+  yyyy: 'year',
+  quarter: 'quarter',
+  qq: 'quarter',
+  q: 'quarter',
+  month: 'month',
+  mm: 'month',
+  m: 'month',
+  week: 'week',
+  wk: 'week',
+  ww: 'week',
+  weekofyear: 'week',
+  week_of_year: 'week',
+  day: 'day',
+  dd: 'day',
+  d: 'day',
+  dayofyear: 'day',
+  dy: 'day',
+  y: 'day',
+  hour: 'hour',
+  hh: 'hour',
+  minute: 'minute',
+  mi: 'minute',
+  n: 'minute',
+  second: 'second',
+  ss: 'second',
+  s: 'second',
+  millisecond: 'millisecond',
+  ms: 'millisecond',
+  microsecond: 'microsecond',
+  mcs: 'microsecond',
+  nanosecond: 'nanosecond',
+  ns: 'nanosecond',
 }
 
 const FIXED_PERIOD_TICKS: Readonly<Partial<Record<Period, bigint>>> = {
@@ -148,29 +184,64 @@ function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
   }
 }
 
-type Part = 'year' | 'quarter' | 'month' | 'week_of_year' | 'day' | 'dayofyear' | 'hour' | 'minute' | 'second' | 'millisecond' | 'microsecond' | 'nanosecond'
+type Part =
+  | 'year'
+  | 'quarter'
+  | 'month'
+  | 'week_of_year'
+  | 'day'
+  | 'dayofyear'
+  | 'hour'
+  | 'minute'
+  | 'second'
+  | 'millisecond'
+  | 'microsecond'
+  | 'nanosecond'
 
 const PARTS: Readonly<Record<string, Part>> = {
-  year: 'year', quarter: 'quarter', month: 'month', week_of_year: 'week_of_year', weekofyear: 'week_of_year',
-  week: 'week_of_year', day: 'day', dayofyear: 'dayofyear', hour: 'hour', minute: 'minute', second: 'second',
-  millisecond: 'millisecond', microsecond: 'microsecond', nanosecond: 'nanosecond',
+  year: 'year',
+  quarter: 'quarter',
+  month: 'month',
+  week_of_year: 'week_of_year',
+  weekofyear: 'week_of_year',
+  week: 'week_of_year',
+  day: 'day',
+  dayofyear: 'dayofyear',
+  hour: 'hour',
+  minute: 'minute',
+  second: 'second',
+  millisecond: 'millisecond',
+  microsecond: 'microsecond',
+  nanosecond: 'nanosecond',
 }
 
 function datetimePart(part: Part, t: bigint): number {
   const p = dateTimeParts(t)
   switch (part) {
-    case 'year': return p.year
-    case 'quarter': return Math.floor((p.month - 1) / 3) + 1
-    case 'month': return p.month
-    case 'week_of_year': return isoWeek(t)
-    case 'day': return p.day
-    case 'dayofyear': return dayOfYear(t)
-    case 'hour': return p.hour
-    case 'minute': return p.minute
-    case 'second': return p.second
-    case 'millisecond': return Math.floor(p.fractionTicks / 10_000)
-    case 'microsecond': return Math.floor(p.fractionTicks / 10)
-    case 'nanosecond': return p.fractionTicks * 100
+    case 'year':
+      return p.year
+    case 'quarter':
+      return Math.floor((p.month - 1) / 3) + 1
+    case 'month':
+      return p.month
+    case 'week_of_year':
+      return isoWeek(t)
+    case 'day':
+      return p.day
+    case 'dayofyear':
+      return dayOfYear(t)
+    case 'hour':
+      return p.hour
+    case 'minute':
+      return p.minute
+    case 'second':
+      return p.second
+    case 'millisecond':
+      return Math.floor(p.fractionTicks / 10_000)
+    case 'microsecond':
+      return Math.floor(p.fractionTicks / 10)
+    case 'nanosecond':
+      return p.fractionTicks * 100
   }
 }
 
@@ -182,7 +253,7 @@ function periodResolver<T>(name: string, arg: ArgInfo, table: Readonly<Record<st
     if (resolved === undefined) throw functionError(name, `unknown period '${c}'`)
     return () => resolved
   }
-  return (v) => (typeof v === 'string' ? table[v.trim().toLowerCase()] ?? null : null)
+  return (v) => (typeof v === 'string' ? (table[v.trim().toLowerCase()] ?? null) : null)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,7 +303,20 @@ function fraction(fractionTicks: number, n: number, trim: boolean): string {
   return digits.replace(/0+$/, '')
 }
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December']
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+]
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
 function formatDatetimeWith(tokens: readonly FormatToken[], t: bigint): string {
@@ -267,7 +351,14 @@ function formatDatetimeWith(tokens: readonly FormatToken[], t: bigint): string {
         out += n === 1 ? String(p.minute) : pad(p.minute, 2)
         break
       case 'M':
-        out += n === 1 ? String(p.month) : n === 2 ? pad(p.month, 2) : n === 3 ? MONTH_NAMES[p.month - 1]!.slice(0, 3) : MONTH_NAMES[p.month - 1]!
+        out +=
+          n === 1
+            ? String(p.month)
+            : n === 2
+              ? pad(p.month, 2)
+              : n === 3
+                ? MONTH_NAMES[p.month - 1]!.slice(0, 3)
+                : MONTH_NAMES[p.month - 1]!
         break
       case 's':
         out += n === 1 ? String(p.second) : pad(p.second, 2)
@@ -299,13 +390,25 @@ function formatTimespanWith(tokens: readonly FormatToken[], ticks: bigint): stri
     }
     const n = tok.n
     switch (tok.ch) {
-      case 'd': out += pad(days, n); break
+      case 'd':
+        out += pad(days, n)
+        break
       case 'h':
-      case 'H': out += n === 1 ? String(hours) : pad(hours, 2); break
-      case 'm': out += n === 1 ? String(minutes) : pad(minutes, 2); break
-      case 's': out += n === 1 ? String(seconds) : pad(seconds, 2); break
-      case 'f': out += fraction(frac, n, false); break
-      case 'F': out += fraction(frac, n, true); break
+      case 'H':
+        out += n === 1 ? String(hours) : pad(hours, 2)
+        break
+      case 'm':
+        out += n === 1 ? String(minutes) : pad(minutes, 2)
+        break
+      case 's':
+        out += n === 1 ? String(seconds) : pad(seconds, 2)
+        break
+      case 'f':
+        out += fraction(frac, n, false)
+        break
+      case 'F':
+        out += fraction(frac, n, true)
+        break
     }
   }
   return out
@@ -340,8 +443,15 @@ function zoneFormatter(zone: string): Intl.DateTimeFormat | null {
   if (f === undefined) {
     try {
       f = new Intl.DateTimeFormat('en-US', {
-        timeZone: key, hourCycle: 'h23', era: 'short',
-        year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+        timeZone: key,
+        hourCycle: 'h23',
+        era: 'short',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
       })
     } catch {
       f = null
@@ -358,7 +468,8 @@ function zoneOffset(f: Intl.DateTimeFormat, utc: bigint): bigint {
   for (const p of f.formatToParts(new Date(ms))) parts[p.type] = p.value
   let year = Number(parts['year'])
   if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year
-  const wall = BigInt(daysFromCivil(year, Number(parts['month']), Number(parts['day']))) * TICKS_PER_DAY +
+  const wall =
+    BigInt(daysFromCivil(year, Number(parts['month']), Number(parts['day']))) * TICKS_PER_DAY +
     BigInt(Number(parts['hour']) * 3600 + Number(parts['minute']) * 60 + Number(parts['second'])) * TICKS_PER_SECOND
   return wall - BigInt(ms) * TICKS_PER_MILLISECOND
 }
@@ -529,8 +640,12 @@ function parseDatetimeText(text: string): bigint | null {
   const m = US_DATE.exec(text.trim())
   if (!m) return null
   return makeDateTime({
-    year: Number(m[3]), month: Number(m[1]), day: Number(m[2]),
-    hour: Number(m[4] ?? 0), minute: Number(m[5] ?? 0), second: Number(m[6] ?? 0),
+    year: Number(m[3]),
+    month: Number(m[1]),
+    day: Number(m[2]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
     fractionTicks: Number(((m[7] ?? '') + '0000000').slice(0, 7)),
   })
 }
@@ -573,7 +688,12 @@ function toTimespanValue(type: KqlType, v: KqlValue): KqlValue {
   }
 }
 
-function converter(name: string, type: KqlType, convert: (t: KqlType, v: KqlValue) => KqlValue, aliases?: readonly string[]): ScalarFunction {
+function converter(
+  name: string,
+  type: KqlType,
+  convert: (t: KqlType, v: KqlValue) => KqlValue,
+  aliases?: readonly string[],
+): ScalarFunction {
   return {
     name,
     ...(aliases ? { aliases } : {}),
@@ -654,8 +774,13 @@ const makeDatetimeParts = defineScalar('make_datetime', {
     const sec = splitSeconds((v[5] as number | undefined) ?? 0)
     if (!sec) return null
     return makeDateTime({
-      year: ints[0]!, month: ints[1]!, day: ints[2]!, hour: ints[3] ?? 0, minute: ints[4] ?? 0,
-      second: sec.whole, fractionTicks: sec.fractionTicks,
+      year: ints[0]!,
+      month: ints[1]!,
+      day: ints[2]!,
+      hour: ints[3] ?? 0,
+      minute: ints[4] ?? 0,
+      second: sec.whole,
+      fractionTicks: sec.fractionTicks,
     })
   },
 })
@@ -678,7 +803,10 @@ const makeTimespanParts = defineScalar('make_timespan', {
   optional: 2,
   result: 'timespan',
   impl: (v) => {
-    let d = 0, h: number, m: number, s = 0
+    let d = 0,
+      h: number,
+      m: number,
+      s = 0
     if (v.length === 4) [d, h, m, s] = v as number[] as [number, number, number, number]
     else if (v.length === 3) [h, m, s] = v as number[] as [number, number, number]
     else [h, m] = v as number[] as [number, number]
@@ -796,14 +924,25 @@ const part = (name: string, f: (t: bigint) => KqlValue, type: KqlType = 'int', a
   defineScalar(name, { params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) }, aliases ? { aliases } : {})
 
 export const datetimeFunctions: readonly ScalarFunction[] = [
-  defineScalar('now', {
-    params: ['timespan'], optional: 1, result: 'datetime',
-    impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
-  }, { deterministic: false }),
-  defineScalar('ago', {
-    params: ['timespan'], result: 'datetime',
-    impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
-  }, { deterministic: false }),
+  defineScalar(
+    'now',
+    {
+      params: ['timespan'],
+      optional: 1,
+      result: 'datetime',
+      impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
+    },
+    { deterministic: false },
+  ),
+  defineScalar(
+    'ago',
+    {
+      params: ['timespan'],
+      result: 'datetime',
+      impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
+    },
+    { deterministic: false },
+  ),
   converter('todatetime', 'datetime', toDatetimeValue),
   converter('totimespan', 'timespan', toTimespanValue, ['totime']),
   datetimeAddFn,

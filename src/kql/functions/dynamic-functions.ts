@@ -12,9 +12,7 @@ import { TICKS_PER_HOUR } from '../values.js'
 import { inferName, sketchFunctions } from './aggregate-functions.js'
 import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import {
-  asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey,
-} from './numeric-helpers.js'
+import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
 
 type Bag = { [key: string]: DynamicValue }
 
@@ -290,8 +288,8 @@ function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
           return cond.map((b, i) => {
             const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
             if (truthy === null) return null
-            if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? (x as DynamicValue) ?? null : xs
-            return ya ? (ya[i] ?? null) : falseIsArray ? (y as DynamicValue) ?? null : ys
+            if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? ((x as DynamicValue) ?? null) : xs
+            return ya ? (ya[i] ?? null) : falseIsArray ? ((y as DynamicValue) ?? null) : ys
           })
         },
       }
@@ -348,7 +346,8 @@ const rangeFn: ScalarFunction = {
     const t1 = args[1]!.type
     if (t0 === 'datetime' || t0 === 'timespan') {
       if (t1 !== t0) throw functionError('range', `stop (${args[1]!.text}) must be a ${t0}, got ${t1}`)
-      if (args[2] && args[2].type !== 'timespan') throw functionError('range', `step (${args[2].text}) must be a timespan, got ${args[2].type}`)
+      if (args[2] && args[2].type !== 'timespan')
+        throw functionError('range', `step (${args[2].text}) must be a timespan, got ${args[2].type}`)
       return {
         type: 'dynamic',
         evaluate([a, b, s]) {
@@ -406,10 +405,14 @@ function treePaths(v: DynamicValue, prefix: string, out: Set<string>): void {
 // ---------------------------------------------------------------------------------------------
 
 const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType = 'dynamic'): ScalarFunction =>
-  defineScalar(name, { params: ['dynamic'], result, impl: ([a]) => {
-    const arr = asArray(a)
-    return arr ? fn(arr) : null
-  } })
+  defineScalar(name, {
+    params: ['dynamic'],
+    result,
+    impl: ([a]) => {
+      const arr = asArray(a)
+      return arr ? fn(arr) : null
+    },
+  })
 
 const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
   name,
@@ -432,10 +435,14 @@ const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
 })
 
 const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
-  defineScalar(name, { params: ['dynamic', 'integer'], result: 'dynamic', impl: ([a, c]) => {
-    const arr = asArray(a)
-    return arr ? rotate(arr, sign * (c as number)) : null
-  } })
+  defineScalar(name, {
+    params: ['dynamic', 'integer'],
+    result: 'dynamic',
+    impl: ([a, c]) => {
+      const arr = asArray(a)
+      return arr ? rotate(arr, sign * (c as number)) : null
+    },
+  })
 
 const arrayIndexOfFn: ScalarFunction = {
   name: 'array_index_of',
@@ -471,7 +478,8 @@ const arraySplitFn = defineScalar('array_split', {
   result: 'dynamic',
   prepare: (args) => {
     const t = args[1]!.type
-    if (t !== 'int' && t !== 'long' && t !== 'dynamic') throw functionError('array_split', `index (${args[1]!.text}) must be an int or a dynamic array, got ${t}`)
+    if (t !== 'int' && t !== 'long' && t !== 'dynamic')
+      throw functionError('array_split', `index (${args[1]!.text}) must be an int or a dynamic array, got ${t}`)
   },
   impl: ([a, idx]) => {
     const arr = asArray(a)
@@ -624,7 +632,9 @@ const bagPackColumns: ScalarFunction = {
       type: 'dynamic',
       evaluate(values) {
         const out: Bag = {}
-        values.forEach((v, i) => { out[names[i]!] = conv[i]!(v ?? null) })
+        values.forEach((v, i) => {
+          out[names[i]!] = conv[i]!(v ?? null)
+        })
         return out
       },
     }
@@ -780,29 +790,40 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   bagHasKey,
   bagRemoveKeys,
   bagZip,
-  defineScalar('bag_keys', { params: ['dynamic'], result: 'dynamic', impl: ([b]) => {
-    const bag = asBag(b)
-    return bag ? Object.keys(bag) : null
-  } }),
+  defineScalar('bag_keys', {
+    params: ['dynamic'],
+    result: 'dynamic',
+    impl: ([b]) => {
+      const bag = asBag(b)
+      return bag ? Object.keys(bag) : null
+    },
+  }),
   packArray,
   zipFn,
   repeatFn,
   rangeFn,
-  defineScalar('treepath', { params: ['dynamic'], result: 'dynamic', impl: ([v]) => {
-    const out = new Set<string>()
-    treePaths(v as DynamicValue, '', out)
-    return [...out]
-  } }),
+  defineScalar('treepath', {
+    params: ['dynamic'],
+    result: 'dynamic',
+    impl: ([v]) => {
+      const out = new Set<string>()
+      treePaths(v as DynamicValue, '', out)
+      return [...out]
+    },
+  }),
   {
     name: 'dynamic_to_json',
     bind(args) {
       checkArity('dynamic_to_json', args, 1)
       const t = args[0]!.type
       // Scalars print as tostring() does; only arrays and bags get the canonical (sorted-key) form.
-      return { type: 'string', evaluate: ([v]) => {
-        if (t !== 'dynamic') return valueToString(t, v ?? null)
-        return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
-      } }
+      return {
+        type: 'string',
+        evaluate: ([v]) => {
+          if (t !== 'dynamic') return valueToString(t, v ?? null)
+          return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
+        },
+      }
     },
   },
 ]

@@ -13,7 +13,13 @@ function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue }
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
   const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
@@ -38,7 +44,10 @@ describe('base64', () => {
   })
   it('converts guids in .NET byte order', () => {
     assert.equal(call('base64_encode_fromguid', ['guid', 'ae3133f2-6e22-49ae-b06a-16e6a9b212eb']), '8jMxriJurkmwahbmqbIS6w==')
-    assert.deepEqual(bound('base64_decode_toguid', s('JpbpECu8dUy7Pv5gbeJXAA==')), { type: 'guid', value: '10e99626-bc2b-754c-bb3e-fe606de25700' })
+    assert.deepEqual(bound('base64_decode_toguid', s('JpbpECu8dUy7Pv5gbeJXAA==')), {
+      type: 'guid',
+      value: '10e99626-bc2b-754c-bb3e-fe606de25700',
+    })
     assert.equal(call('base64_decode_toguid', s('abcd1231')), null)
     assert.throws(() => call('base64_encode_fromguid', s('abcd1231')), KqlError)
   })
@@ -64,24 +73,52 @@ describe('url encoding', () => {
 describe('parse_url, parse_urlquery, parse_path', () => {
   it('parse_url', () => {
     assert.deepEqual(call('parse_url', s('scheme://username:password@host:1234/this/is/a/path?k1=v1&k2=v2#fragment')), {
-      Scheme: 'scheme', Host: 'host', Port: '1234', Path: 'this/is/a/path', Username: 'username', Password: 'password',
-      'Query Parameters': { k1: 'v1', k2: 'v2' }, Fragment: 'fragment',
+      Scheme: 'scheme',
+      Host: 'host',
+      Port: '1234',
+      Path: 'this/is/a/path',
+      Username: 'username',
+      Password: 'password',
+      'Query Parameters': { k1: 'v1', k2: 'v2' },
+      Fragment: 'fragment',
     })
     assert.deepEqual(call('parse_url', s('https://bing.com')), {
-      Scheme: 'https', Host: 'bing.com', Port: '', Path: '', Username: '', Password: '', 'Query Parameters': {}, Fragment: '',
+      Scheme: 'https',
+      Host: 'bing.com',
+      Port: '',
+      Path: '',
+      Username: '',
+      Password: '',
+      'Query Parameters': {},
+      Fragment: '',
     })
   })
   it('parse_urlquery', () => {
     assert.deepEqual(call('parse_urlquery', s('k1=v1&k2=v2&k3=v3')), { 'Query Parameters': { k1: 'v1', k2: 'v2', k3: 'v3' } })
-    assert.deepEqual(call('parse_urlquery', s('view=vs-2019&preserve-view=true')), { 'Query Parameters': { view: 'vs-2019', 'preserve-view': 'true' } })
+    assert.deepEqual(call('parse_urlquery', s('view=vs-2019&preserve-view=true')), {
+      'Query Parameters': { view: 'vs-2019', 'preserve-view': 'true' },
+    })
   })
   it('parse_path follows the documented examples', () => {
-    const e = (Scheme: string, RootPath: string, DirectoryPath: string, DirectoryName: string, Filename: string, Extension: string, AlternateDataStreamName: string): KqlValue =>
-      ({ Scheme, RootPath, DirectoryPath, DirectoryName, Filename, Extension, AlternateDataStreamName })
+    const e = (
+      Scheme: string,
+      RootPath: string,
+      DirectoryPath: string,
+      DirectoryName: string,
+      Filename: string,
+      Extension: string,
+      AlternateDataStreamName: string,
+    ): KqlValue => ({ Scheme, RootPath, DirectoryPath, DirectoryName, Filename, Extension, AlternateDataStreamName })
     assert.deepEqual(call('parse_path', s('C:\\temp\\file.txt')), e('', 'C:', 'C:\\temp', 'temp', 'file.txt', 'txt', ''))
     assert.deepEqual(call('parse_path', s('temp\\file.txt')), e('', '', 'temp', 'temp', 'file.txt', 'txt', ''))
-    assert.deepEqual(call('parse_path', s('file://C:/temp/file.txt:some.exe')), e('file', 'C:', 'C:/temp', 'temp', 'file.txt', 'txt', 'some.exe'))
-    assert.deepEqual(call('parse_path', s('\\\\shared\\users\\temp\\file.txt.gz')), e('', '', '\\\\shared\\users\\temp', 'temp', 'file.txt.gz', 'gz', ''))
+    assert.deepEqual(
+      call('parse_path', s('file://C:/temp/file.txt:some.exe')),
+      e('file', 'C:', 'C:/temp', 'temp', 'file.txt', 'txt', 'some.exe'),
+    )
+    assert.deepEqual(
+      call('parse_path', s('\\\\shared\\users\\temp\\file.txt.gz')),
+      e('', '', '\\\\shared\\users\\temp', 'temp', 'file.txt.gz', 'gz', ''),
+    )
     assert.deepEqual(call('parse_path', s('/usr/lib/temp/file.txt')), e('', '', '/usr/lib/temp', 'temp', 'file.txt', 'txt', ''))
   })
 })
@@ -91,8 +128,14 @@ describe('zlib and gzip', () => {
     assert.equal(call('zlib_compress_to_base64_string', s('1234567890qwertyuiop')), 'eAEBFADr/zEyMzQ1Njc4OTBxd2VydHl1aW9wOAkGdw==')
     assert.equal(call('zlib_decompress_from_base64_string', s('eJwLSS0uUSguKcrMS1cwNDIGACxqBQ4=')), 'Test string 123')
     assert.equal(call('zlib_decompress_from_base64_string', s('x0x0x0')), '')
-    assert.equal(call('gzip_compress_to_base64_string', s('1234567890qwertyuiop')), 'H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==')
-    assert.equal(call('gzip_decompress_from_base64_string', s('H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==')), '1234567890qwertyuiop')
+    assert.equal(
+      call('gzip_compress_to_base64_string', s('1234567890qwertyuiop')),
+      'H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==',
+    )
+    assert.equal(
+      call('gzip_decompress_from_base64_string', s('H4sIAAAAAAAA/wEUAOv/MTIzNDU2Nzg5MHF3ZXJ0eXVpb3A6m7f2FAAAAA==')),
+      '1234567890qwertyuiop',
+    )
     assert.equal(call('gzip_decompress_from_base64_string', s('x0x0x0')), '')
   })
   it('round-trips arbitrary text', () => {

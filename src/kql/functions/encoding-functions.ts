@@ -44,7 +44,10 @@ function bytesToGuid(bytes: Buffer): string {
 }
 
 const base64EncodeToString = defineScalar({
-  name: 'base64_encode_tostring', aliases: ['base64_encodestring'], params: ['string'], result: 'string',
+  name: 'base64_encode_tostring',
+  aliases: ['base64_encodestring'],
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => Buffer.from(read(values), 'utf8').toString('base64')
@@ -52,7 +55,10 @@ const base64EncodeToString = defineScalar({
 })
 
 const base64DecodeToString = defineScalar({
-  name: 'base64_decode_tostring', aliases: ['base64_decodestring'], params: ['string'], result: 'string',
+  name: 'base64_decode_tostring',
+  aliases: ['base64_decodestring'],
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -63,7 +69,9 @@ const base64DecodeToString = defineScalar({
 })
 
 const base64DecodeToArray = defineScalar({
-  name: 'base64_decode_toarray', params: ['string'], result: 'dynamic',
+  name: 'base64_decode_toarray',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -74,7 +82,9 @@ const base64DecodeToArray = defineScalar({
 })
 
 const base64EncodeFromArray = defineScalar({
-  name: 'base64_encode_fromarray', params: ['dynamic'], result: 'string',
+  name: 'base64_encode_fromarray',
+  params: ['dynamic'],
+  result: 'string',
   bind: (args) => {
     const read = dynamicReader(args, 0)
     return (values) => {
@@ -87,10 +97,13 @@ const base64EncodeFromArray = defineScalar({
 })
 
 const base64EncodeFromGuid = defineScalar({
-  name: 'base64_encode_fromguid', params: ['guid'], result: 'string',
+  name: 'base64_encode_fromguid',
+  params: ['guid'],
+  result: 'string',
   bind: (args) => {
     // Kusto rejects a string here: the argument must already be a guid
-    if (args[0]!.type === 'string') throw functionError('base64_encode_fromguid', `argument #1 (${args[0]!.text}) must be a guid, got string`)
+    if (args[0]!.type === 'string')
+      throw functionError('base64_encode_fromguid', `argument #1 (${args[0]!.text}) must be a guid, got string`)
     return (values) => {
       const g = values[0]
       if (typeof g !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(g)) return ''
@@ -100,7 +113,9 @@ const base64EncodeFromGuid = defineScalar({
 })
 
 const base64DecodeToGuid = defineScalar({
-  name: 'base64_decode_toguid', params: ['string'], result: 'guid',
+  name: 'base64_decode_toguid',
+  params: ['string'],
+  result: 'guid',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -148,7 +163,9 @@ export function urlDecode(text: string): string {
 }
 
 const urlEncodeFn = defineScalar({
-  name: 'url_encode', params: ['string'], result: 'string',
+  name: 'url_encode',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => urlEncode(read(values), '+')
@@ -156,7 +173,9 @@ const urlEncodeFn = defineScalar({
 })
 
 const urlEncodeComponent = defineScalar({
-  name: 'url_encode_component', params: ['string'], result: 'string',
+  name: 'url_encode_component',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => urlEncode(read(values), '%20')
@@ -164,7 +183,9 @@ const urlEncodeComponent = defineScalar({
 })
 
 const urlDecodeFn = defineScalar({
-  name: 'url_decode', params: ['string'], result: 'string',
+  name: 'url_decode',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => urlDecode(read(values))
@@ -183,7 +204,8 @@ function parseQueryString(query: string): Record<string, DynamicValue> {
   return out
 }
 
-const URL_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:([^:@/?#]*)(?::([^@/?#]*))?@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s
+const URL_RE =
+  /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:([^:@/?#]*)(?::([^@/?#]*))?@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/s
 
 /** parse_url(): the URL's parts; Path is given without its leading slash, as documented. */
 export function parseUrl(url: string): DynamicValue {
@@ -202,7 +224,10 @@ export function parseUrl(url: string): DynamicValue {
 }
 
 const parseUrlFn = defineScalar({
-  name: 'parse_url', aliases: ['parseurl'], params: ['string'], result: 'dynamic',
+  name: 'parse_url',
+  aliases: ['parseurl'],
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => parseUrl(read(values))
@@ -210,7 +235,10 @@ const parseUrlFn = defineScalar({
 })
 
 const parseUrlQuery = defineScalar({
-  name: 'parse_urlquery', aliases: ['parseurlquery'], params: ['string'], result: 'dynamic',
+  name: 'parse_urlquery',
+  aliases: ['parseurlquery'],
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => ({ 'Query Parameters': parseQueryString(read(values).replace(/^\?/, '')) })
@@ -261,7 +289,9 @@ export function parsePath(input: string): DynamicValue {
 }
 
 const parsePathFn = defineScalar({
-  name: 'parse_path', params: ['string'], result: 'dynamic',
+  name: 'parse_path',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => parsePath(read(values))
@@ -272,7 +302,9 @@ const parsePathFn = defineScalar({
 // compression
 
 const zlibCompress = defineScalar({
-  name: 'zlib_compress_to_base64_string', params: ['string'], result: 'string',
+  name: 'zlib_compress_to_base64_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => deflateSync(Buffer.from(read(values), 'utf8'), { level: 0 }).toString('base64')
@@ -280,7 +312,9 @@ const zlibCompress = defineScalar({
 })
 
 const zlibDecompress = defineScalar({
-  name: 'zlib_decompress_from_base64_string', params: ['string'], result: 'string',
+  name: 'zlib_decompress_from_base64_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -317,7 +351,9 @@ export function gunzipPlain(bytes: Buffer): Buffer | null {
 }
 
 const gzipCompress = defineScalar({
-  name: 'gzip_compress_to_base64_string', params: ['string'], result: 'string',
+  name: 'gzip_compress_to_base64_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => gzipStored(Buffer.from(read(values), 'utf8')).toString('base64')
@@ -325,7 +361,9 @@ const gzipCompress = defineScalar({
 })
 
 const gzipDecompress = defineScalar({
-  name: 'gzip_decompress_from_base64_string', params: ['string'], result: 'string',
+  name: 'gzip_decompress_from_base64_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -337,7 +375,20 @@ const gzipDecompress = defineScalar({
 })
 
 export const encodingFunctions: readonly ScalarFunction[] = [
-  base64EncodeToString, base64DecodeToString, base64DecodeToArray, base64EncodeFromArray, base64EncodeFromGuid, base64DecodeToGuid,
-  urlEncodeFn, urlEncodeComponent, urlDecodeFn, parseUrlFn, parseUrlQuery, parsePathFn,
-  zlibCompress, zlibDecompress, gzipCompress, gzipDecompress,
+  base64EncodeToString,
+  base64DecodeToString,
+  base64DecodeToArray,
+  base64EncodeFromArray,
+  base64EncodeFromGuid,
+  base64DecodeToGuid,
+  urlEncodeFn,
+  urlEncodeComponent,
+  urlDecodeFn,
+  parseUrlFn,
+  parseUrlQuery,
+  parsePathFn,
+  zlibCompress,
+  zlibDecompress,
+  gzipCompress,
+  gzipDecompress,
 ]

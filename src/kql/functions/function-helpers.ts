@@ -14,7 +14,7 @@
  *   KqlError('semantic') for an invalid pattern.
  */
 import { KqlError } from '../kql-error.js'
-import { parseTypeName, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
+import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { dateTimeParts, formatDateTime, formatTimespan, MIN_DATETIME_TICKS, parseDateTime, parseTimespan } from '../values.js'
 import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
 
@@ -69,8 +69,15 @@ const KIND_TYPES: Readonly<Record<ParamKind, readonly KqlType[]>> = {
 }
 
 const KIND_LABEL: Readonly<Record<ParamKind, string>> = {
-  scalar: 'a scalar', string: 'a string', integer: 'an integer (int or long)', number: 'a number',
-  bool: 'a bool', dynamic: 'dynamic', datetime: 'a datetime', timespan: 'a timespan', guid: 'a guid',
+  scalar: 'a scalar',
+  string: 'a string',
+  integer: 'an integer (int or long)',
+  number: 'a number',
+  bool: 'a bool',
+  dynamic: 'dynamic',
+  datetime: 'a datetime',
+  timespan: 'a timespan',
+  guid: 'a guid',
   notDynamic: 'a non-dynamic scalar',
 }
 
@@ -83,7 +90,13 @@ export function expectKind(name: string, args: readonly ArgInfo[], index: number
 }
 
 /** Checks arity and every argument against `kinds` (the last kind repeats for variadic tails). */
-export function expectArgs(name: string, args: readonly ArgInfo[], kinds: readonly ParamKind[], min: number = kinds.length, max: number = kinds.length): void {
+export function expectArgs(
+  name: string,
+  args: readonly ArgInfo[],
+  kinds: readonly ParamKind[],
+  min: number = kinds.length,
+  max: number = kinds.length,
+): void {
   checkArity(name, args, min, max)
   for (let i = 0; i < args.length; i++) expectKind(name, args, i, kinds[Math.min(i, kinds.length - 1)]!)
 }
@@ -229,7 +242,9 @@ export function parseJsonText(text: string): DynamicValue | undefined {
     const relaxed = relaxJson(text)
     if (relaxed === undefined) return undefined
     try {
-      return JSON.parse(relaxed, (_k, v: unknown) => (typeof v === 'string' && v.startsWith('\u0000num:') ? Number(v.slice(5)) : v)) as DynamicValue
+      return JSON.parse(relaxed, (_k, v: unknown) =>
+        typeof v === 'string' && v.startsWith('\u0000num:') ? Number(v.slice(5)) : v,
+      ) as DynamicValue
     } catch {
       return undefined
     }
@@ -250,7 +265,10 @@ function relaxJson(text: string): string | undefined {
     } else if (c === "'") {
       const end = scanString(text, i, "'")
       if (end < 0) return undefined
-      const inner = text.slice(i + 1, end).replace(/\\'/g, "'").replace(/"/g, '\\"')
+      const inner = text
+        .slice(i + 1, end)
+        .replace(/\\'/g, "'")
+        .replace(/"/g, '\\"')
       out += `"${inner}"`
       i = end
       changed = true
@@ -364,22 +382,44 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
       return toDynamic(from, value)
     case 'bool':
       switch (from) {
-        case 'bool': return value
-        case 'int': case 'long': case 'real': case 'decimal': return Number.isNaN(value as number) ? null : (value as number) !== 0
-        case 'string': return parseBoolText(value as string)
-        default: return null
+        case 'bool':
+          return value
+        case 'int':
+        case 'long':
+        case 'real':
+        case 'decimal':
+          return Number.isNaN(value as number) ? null : (value as number) !== 0
+        case 'string':
+          return parseBoolText(value as string)
+        default:
+          return null
       }
     case 'int':
     case 'long': {
       let n: number | null
       switch (from) {
-        case 'bool': n = value ? 1 : 0; break
-        case 'int': case 'long': n = value as number; break
-        case 'real': case 'decimal': n = truncToLong(value as number); break
-        case 'string': n = parseIntegerText(value as string); break
-        case 'datetime': n = Number((value as bigint) + TICKS_0001_TO_1970); break
-        case 'timespan': n = Number(value as bigint); break
-        default: n = null
+        case 'bool':
+          n = value ? 1 : 0
+          break
+        case 'int':
+        case 'long':
+          n = value as number
+          break
+        case 'real':
+        case 'decimal':
+          n = truncToLong(value as number)
+          break
+        case 'string':
+          n = parseIntegerText(value as string)
+          break
+        case 'datetime':
+          n = Number((value as bigint) + TICKS_0001_TO_1970)
+          break
+        case 'timespan':
+          n = Number(value as bigint)
+          break
+        default:
+          n = null
       }
       if (n === null) return null
       return to === 'int' ? wrapInt32(n) : n
@@ -387,27 +427,47 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
     case 'real':
     case 'decimal':
       switch (from) {
-        case 'bool': return value ? 1 : 0
-        case 'int': case 'long': case 'real': case 'decimal': return value
-        case 'string': return parseNumberText(value as string)
-        case 'datetime': return Number((value as bigint) + TICKS_0001_TO_1970)
-        case 'timespan': return Number(value as bigint)
-        default: return null
+        case 'bool':
+          return value ? 1 : 0
+        case 'int':
+        case 'long':
+        case 'real':
+        case 'decimal':
+          return value
+        case 'string':
+          return parseNumberText(value as string)
+        case 'datetime':
+          return Number((value as bigint) + TICKS_0001_TO_1970)
+        case 'timespan':
+          return Number(value as bigint)
+        default:
+          return null
       }
     case 'datetime':
       switch (from) {
-        case 'datetime': return value
-        case 'string': return parseDateTime(value as string)
-        case 'int': case 'long': return ticksToDateTime(BigInt(Math.trunc(value as number)))
-        default: return null
+        case 'datetime':
+          return value
+        case 'string':
+          return parseDateTime(value as string)
+        case 'int':
+        case 'long':
+          return ticksToDateTime(BigInt(Math.trunc(value as number)))
+        default:
+          return null
       }
     case 'timespan':
       switch (from) {
-        case 'timespan': return value
-        case 'string': return parseTimespan(value as string)
-        case 'int': case 'long': case 'real': case 'decimal':
+        case 'timespan':
+          return value
+        case 'string':
+          return parseTimespan(value as string)
+        case 'int':
+        case 'long':
+        case 'real':
+        case 'decimal':
           return Number.isFinite(value as number) ? BigInt(Math.trunc(value as number)) : null
-        default: return null
+        default:
+          return null
       }
     case 'guid':
       return from === 'guid' ? value : from === 'string' ? parseGuidText(value as string) : null
@@ -441,16 +501,28 @@ export function convertDynamic(to: KqlType, value: DynamicValue): KqlValue {
 export function toNumber(type: KqlType, value: KqlValue): number | null {
   if (value === null || value === undefined) return null
   switch (type) {
-    case 'int': case 'long': case 'real': case 'decimal':
+    case 'int':
+    case 'long':
+    case 'real':
+    case 'decimal':
       return value as number
     case 'bool':
       return value ? 1 : 0
-    case 'timespan': case 'datetime':
+    case 'timespan':
+    case 'datetime':
       return Number(value as bigint)
     case 'string':
       return parseNumberText(value as string)
     case 'dynamic':
-      return typeof value === 'number' ? value : typeof value === 'boolean' ? (value ? 1 : 0) : typeof value === 'string' ? parseNumberText(value) : null
+      return typeof value === 'number'
+        ? value
+        : typeof value === 'boolean'
+          ? value
+            ? 1
+            : 0
+          : typeof value === 'string'
+            ? parseNumberText(value)
+            : null
     default:
       return null
   }
@@ -489,7 +561,8 @@ export function dynamicTypeName(value: DynamicValue): string {
  */
 export function compareValues(type: KqlType, a: KqlValue, b: KqlValue): number {
   if (type === 'string' || type === 'guid') {
-    const x = String(a), y = String(b)
+    const x = String(a),
+      y = String(b)
     return x < y ? -1 : x > y ? 1 : 0
   }
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0
@@ -498,8 +571,10 @@ export function compareValues(type: KqlType, a: KqlValue, b: KqlValue): number {
     return a < b ? -1 : a > b ? 1 : 0
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') return a === b ? 0 : a ? 1 : -1
-  const rank = (v: KqlValue): number => (typeof v === 'number' || typeof v === 'bigint' ? 0 : typeof v === 'boolean' ? 1 : typeof v === 'string' ? 2 : 3)
-  const ra = rank(a), rb = rank(b)
+  const rank = (v: KqlValue): number =>
+    typeof v === 'number' || typeof v === 'bigint' ? 0 : typeof v === 'boolean' ? 1 : typeof v === 'string' ? 2 : 3
+  const ra = rank(a),
+    rb = rank(b)
   if (ra !== rb) return ra - rb
   const x = typeof a === 'string' ? a : dynamicToJson(a as DynamicValue)
   const y = typeof b === 'string' ? b : dynamicToJson(b as DynamicValue)
@@ -540,14 +615,60 @@ export function hasTerm(text: string, term: string): boolean {
 const JS_SYNTAX_CHARS = new Set(['^', '$', '\\', '.', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '/'])
 
 const POSIX_CLASSES: Readonly<Record<string, string>> = {
-  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\x00-\\x7F', blank: '\\t ', cntrl: '\\x00-\\x1F\\x7F',
-  digit: '0-9', graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-\\/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ',
-  upper: 'A-Z', word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  ascii: '\\x00-\\x7F',
+  blank: '\\t ',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '!-~',
+  lower: 'a-z',
+  print: ' -~',
+  punct: '!-\\/:-@\\[-`{-~',
+  space: '\\t\\n\\v\\f\\r ',
+  upper: 'A-Z',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
 }
 
 const UNICODE_CATEGORIES = new Set([
-  'L', 'Ll', 'Lm', 'Lo', 'Lt', 'Lu', 'M', 'Mc', 'Me', 'Mn', 'N', 'Nd', 'Nl', 'No', 'P', 'Pc', 'Pd', 'Pe', 'Pf', 'Pi', 'Po', 'Ps',
-  'S', 'Sc', 'Sk', 'Sm', 'So', 'Z', 'Zl', 'Zp', 'Zs', 'C', 'Cc', 'Cf', 'Co', 'Cs', 'Any',
+  'L',
+  'Ll',
+  'Lm',
+  'Lo',
+  'Lt',
+  'Lu',
+  'M',
+  'Mc',
+  'Me',
+  'Mn',
+  'N',
+  'Nd',
+  'Nl',
+  'No',
+  'P',
+  'Pc',
+  'Pd',
+  'Pe',
+  'Pf',
+  'Pi',
+  'Po',
+  'Ps',
+  'S',
+  'Sc',
+  'Sk',
+  'Sm',
+  'So',
+  'Z',
+  'Zl',
+  'Zp',
+  'Zs',
+  'C',
+  'Cc',
+  'Cf',
+  'Co',
+  'Cs',
+  'Any',
 ])
 
 function escapeLiteral(c: string, inClass: boolean): string {
@@ -592,10 +713,18 @@ export function translateRe2(pattern: string): TranslatedRegex {
           emitted = [...literal].map((ch) => escapeLiteral(ch, inClass)).join('')
           break
         }
-        case 'A': emitted = inClass ? 'A' : '(?<![\\s\\S])'; break
-        case 'z': emitted = inClass ? 'z' : '(?![\\s\\S])'; break
-        case 'C': emitted = inClass ? '\\s\\S' : '[\\s\\S]'; break
-        case 'a': emitted = '\\x07'; break
+        case 'A':
+          emitted = inClass ? 'A' : '(?<![\\s\\S])'
+          break
+        case 'z':
+          emitted = inClass ? 'z' : '(?![\\s\\S])'
+          break
+        case 'C':
+          emitted = inClass ? '\\s\\S' : '[\\s\\S]'
+          break
+        case 'a':
+          emitted = '\\x07'
+          break
         case 'p':
         case 'P': {
           let name: string
@@ -625,7 +754,12 @@ export function translateRe2(pattern: string): TranslatedRegex {
           }
           break
         }
-        case 'd': case 'D': case 'w': case 'W': case 's': case 'S':
+        case 'd':
+        case 'D':
+        case 'w':
+        case 'W':
+        case 's':
+        case 'S':
           emitted = '\\' + d
           classEscape = true
           break
@@ -738,7 +872,9 @@ export function translateRe2(pattern: string): TranslatedRegex {
         i++
         quantifiable = true
         continue
-      case '*': case '+': case '?':
+      case '*':
+      case '+':
+      case '?':
         out += c
         i++
         quantifiable = false
@@ -844,21 +980,33 @@ export function textReader(args: readonly ArgInfo[], i: number): (values: readon
 }
 
 /** Reads argument `i` of a row as an integer (truncated), or null; `fallback` when the argument is absent. */
-export function integerReader(args: readonly ArgInfo[], i: number, fallback: number | null = null): (values: readonly KqlValue[]) => number | null {
+export function integerReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: number | null = null,
+): (values: readonly KqlValue[]) => number | null {
   const arg = args[i]
   if (arg === undefined) return () => fallback
   return (values) => toInteger(arg.type, values[i] ?? null)
 }
 
 /** Reads argument `i` of a row as a number, or null. */
-export function numberReader(args: readonly ArgInfo[], i: number, fallback: number | null = null): (values: readonly KqlValue[]) => number | null {
+export function numberReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: number | null = null,
+): (values: readonly KqlValue[]) => number | null {
   const arg = args[i]
   if (arg === undefined) return () => fallback
   return (values) => toNumber(arg.type, values[i] ?? null)
 }
 
 /** Reads argument `i` of a row as a bool, or null. */
-export function boolReader(args: readonly ArgInfo[], i: number, fallback: boolean | null = null): (values: readonly KqlValue[]) => boolean | null {
+export function boolReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: boolean | null = null,
+): (values: readonly KqlValue[]) => boolean | null {
   const arg = args[i]
   if (arg === undefined) return () => fallback
   return (values) => toBool(arg.type, values[i] ?? null)
@@ -919,20 +1067,75 @@ const NAME_FIRST: ResultNameRule = { kind: 'nameAndFirstArgument' }
 const ONLY: ResultNameRule = { kind: 'onlyArgument' }
 
 export const FUNCTION_RESULT_NAMES: Readonly<Record<string, ResultNameRule>> = {
-  tostring: FIRST, tohex: FIRST, todynamic: FIRST, toobject: FIRST, tolong: FIRST, toint: FIRST, toreal: FIRST,
-  todouble: FIRST, todatetime: FIRST, totimespan: FIRST, totime: FIRST, tobool: FIRST, toboolean: FIRST,
-  todecimal: FIRST, toguid: FIRST, split: FIRST, parse_csv: FIRST, parse_json: FIRST, parsejson: FIRST,
-  parse_xml: FIRST, format_datetime: FIRST, format_timespan: FIRST, format_bytes: FIRST, startofday: FIRST,
-  bin: FIRST, floor: FIRST, bin_at: FIRST, bin_auto: FIRST,
-  binary_and: FIRST, binary_or: FIRST, binary_xor: FIRST, binary_not: FIRST, binary_shift_left: FIRST,
-  binary_shift_right: FIRST, bitset_count_ones: FIRST,
-  series_fir: FIRST, series_iir: FIRST, series_outliers: FIRST, series_fill_backward: FIRST,
-  series_fill_forward: FIRST, series_fill_const: FIRST, series_fill_linear: FIRST,
-  round: FIRST, ceiling: FIRST, pow: FIRST, sqrt: FIRST, log: FIRST, log2: FIRST, log10: FIRST, exp: FIRST,
-  exp2: FIRST, exp10: FIRST, cos: FIRST, sin: FIRST, tan: FIRST, acos: FIRST, asin: FIRST, atan: FIRST,
-  atan2: FIRST, abs: FIRST, rand: FIRST, gamma: FIRST, loggamma: FIRST,
-  strlen: NAME_FIRST, string_size: NAME_FIRST, dcount_hll: NAME_FIRST, percentile_tdigest: NAME_FIRST,
-  make_datetime: ONLY, make_timespan: ONLY,
+  tostring: FIRST,
+  tohex: FIRST,
+  todynamic: FIRST,
+  toobject: FIRST,
+  tolong: FIRST,
+  toint: FIRST,
+  toreal: FIRST,
+  todouble: FIRST,
+  todatetime: FIRST,
+  totimespan: FIRST,
+  totime: FIRST,
+  tobool: FIRST,
+  toboolean: FIRST,
+  todecimal: FIRST,
+  toguid: FIRST,
+  split: FIRST,
+  parse_csv: FIRST,
+  parse_json: FIRST,
+  parsejson: FIRST,
+  parse_xml: FIRST,
+  format_datetime: FIRST,
+  format_timespan: FIRST,
+  format_bytes: FIRST,
+  startofday: FIRST,
+  bin: FIRST,
+  floor: FIRST,
+  bin_at: FIRST,
+  bin_auto: FIRST,
+  binary_and: FIRST,
+  binary_or: FIRST,
+  binary_xor: FIRST,
+  binary_not: FIRST,
+  binary_shift_left: FIRST,
+  binary_shift_right: FIRST,
+  bitset_count_ones: FIRST,
+  series_fir: FIRST,
+  series_iir: FIRST,
+  series_outliers: FIRST,
+  series_fill_backward: FIRST,
+  series_fill_forward: FIRST,
+  series_fill_const: FIRST,
+  series_fill_linear: FIRST,
+  round: FIRST,
+  ceiling: FIRST,
+  pow: FIRST,
+  sqrt: FIRST,
+  log: FIRST,
+  log2: FIRST,
+  log10: FIRST,
+  exp: FIRST,
+  exp2: FIRST,
+  exp10: FIRST,
+  cos: FIRST,
+  sin: FIRST,
+  tan: FIRST,
+  acos: FIRST,
+  asin: FIRST,
+  atan: FIRST,
+  atan2: FIRST,
+  abs: FIRST,
+  rand: FIRST,
+  gamma: FIRST,
+  loggamma: FIRST,
+  strlen: NAME_FIRST,
+  string_size: NAME_FIRST,
+  dcount_hll: NAME_FIRST,
+  percentile_tdigest: NAME_FIRST,
+  make_datetime: ONLY,
+  make_timespan: ONLY,
   gettype: { kind: 'prefixAndFirstArgument', prefix: 'type' },
   treepath: { kind: 'prefixAndFirstArgument', prefix: 'tree' },
   repeat: { kind: 'prefixAndFirstArgument', prefix: 'repeat' },

@@ -77,5 +77,8 @@ export interface AggregateFunction {
    * `star` is true, each `add(values)` receives the explicit arguments' values followed by one value
    * per `inputColumns` entry, in that order.
    */
-  readonly bind: (args: readonly ArgInfo[], options: { readonly star: boolean; readonly inputColumns: readonly AggregateOutput[] }) => BoundAggregate
+  readonly bind: (
+    args: readonly ArgInfo[],
+    options: { readonly star: boolean; readonly inputColumns: readonly AggregateOutput[] },
+  ) => BoundAggregate
 }

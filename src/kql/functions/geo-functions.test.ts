@@ -11,20 +11,26 @@ const lat = fc.double({ min: -89.9, max: 89.9, noNaN: true })
 
 describe('geo functions', () => {
   it('geohash: a point lies in the rectangle of its hash, whose center hashes back to the same hash', () => {
-    fc.assert(fc.property(lon, lat, fc.integer({ min: 1, max: 12 }), (x, y, n) => {
-      const hash = geohashEncode(x, y, n)
-      const [x0, y0, x1, y1] = geohashBounds(hash)!
-      assert.ok(x >= x0 && x <= x1 && y >= y0 && y <= y1)
-      assert.equal(geohashEncode((x0 + x1) / 2, (y0 + y1) / 2, n), hash)
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(lon, lat, fc.integer({ min: 1, max: 12 }), (x, y, n) => {
+        const hash = geohashEncode(x, y, n)
+        const [x0, y0, x1, y1] = geohashBounds(hash)!
+        assert.ok(x >= x0 && x <= x1 && y >= y0 && y <= y1)
+        assert.equal(geohashEncode((x0 + x1) / 2, (y0 + y1) / 2, n), hash)
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('S2: the center of a cell lies in that cell; the level is the token length that remains', () => {
-    fc.assert(fc.property(lon, lat, fc.integer({ min: 0, max: 30 }), (x, y, level) => {
-      const token = s2Token(s2CellId(x, y, level))
-      const [cx, cy] = s2CellCenter(token)!
-      assert.equal(s2Token(s2CellId(cx, cy, level)), token)
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(lon, lat, fc.integer({ min: 0, max: 30 }), (x, y, level) => {
+        const token = s2Token(s2CellId(x, y, level))
+        const [cx, cy] = s2CellCenter(token)!
+        assert.equal(s2Token(s2CellId(cx, cy, level)), token)
+      }),
+      { numRuns: 300 },
+    )
     assert.equal(s2CellCenter('zz'), undefined)
     assert.equal(s2CellCenter('c'), undefined, 'face 6 does not exist')
   })
@@ -38,20 +44,37 @@ describe('geo functions', () => {
 
   it('point in polygon: the smaller region of each ring, whatever its orientation; holes excluded', () => {
     const square = (x0: number, y0: number, size: number, ccw: boolean): number[][] => {
-      const ring = [[x0, y0], [x0 + size, y0], [x0 + size, y0 + size], [x0, y0 + size], [x0, y0]]
+      const ring = [
+        [x0, y0],
+        [x0 + size, y0],
+        [x0 + size, y0 + size],
+        [x0, y0 + size],
+        [x0, y0],
+      ]
       return ccw ? ring : ring.reverse()
     }
-    fc.assert(fc.property(fc.double({ min: -170, max: 160, noNaN: true }), fc.double({ min: -80, max: 70, noNaN: true }), fc.boolean(), (x0, y0, ccw) => {
-      const polygon = { type: 'Polygon', coordinates: [square(x0, y0, 4, ccw), square(x0 + 1, y0 + 1, 1, !ccw)] }
-      assert.equal(pointInPolygon(x0 + 0.5, y0 + 0.5, polygon), true)
-      assert.equal(pointInPolygon(x0 + 1.5, y0 + 1.5, polygon), false, 'in the hole')
-      assert.equal(pointInPolygon(x0 + 6, y0 + 2, polygon), false)
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(
+        fc.double({ min: -170, max: 160, noNaN: true }),
+        fc.double({ min: -80, max: 70, noNaN: true }),
+        fc.boolean(),
+        (x0, y0, ccw) => {
+          const polygon = { type: 'Polygon', coordinates: [square(x0, y0, 4, ccw), square(x0 + 1, y0 + 1, 1, !ccw)] }
+          assert.equal(pointInPolygon(x0 + 0.5, y0 + 0.5, polygon), true)
+          assert.equal(pointInPolygon(x0 + 1.5, y0 + 1.5, polygon), false, 'in the hole')
+          assert.equal(pointInPolygon(x0 + 6, y0 + 2, polygon), false)
+        },
+      ),
+      { numRuns: 200 },
+    )
     assert.equal(pointInPolygon(0, 0, { type: 'Point', coordinates: [0, 0] }), undefined)
   })
 
   it('geo functions nobody implements fail as unsupported, by name', () => {
-    assert.throws(() => compileQuery('print geo_point_to_h3cell(1, 2, 3)', EMPTY_SCHEMA, { dialect: 'sqlite' }),
-      (e: unknown) => e instanceof KqlError && e.kind === 'unsupported' && /geo_point_to_h3cell/.test(e.message) && e.position !== undefined)
+    assert.throws(
+      () => compileQuery('print geo_point_to_h3cell(1, 2, 3)', EMPTY_SCHEMA, { dialect: 'sqlite' }),
+      (e: unknown) =>
+        e instanceof KqlError && e.kind === 'unsupported' && /geo_point_to_h3cell/.test(e.message) && e.position !== undefined,
+    )
   })
 })

@@ -48,10 +48,14 @@ export function spheroidDistance(lon1: number, lat1: number, lon2: number, lat2:
   const L = (lon2 - lon1) * RAD
   const U1 = Math.atan((1 - f) * Math.tan(lat1 * RAD))
   const U2 = Math.atan((1 - f) * Math.tan(lat2 * RAD))
-  const sinU1 = Math.sin(U1), cosU1 = Math.cos(U1), sinU2 = Math.sin(U2), cosU2 = Math.cos(U2)
+  const sinU1 = Math.sin(U1),
+    cosU1 = Math.cos(U1),
+    sinU2 = Math.sin(U2),
+    cosU2 = Math.cos(U2)
   let lambda = L
   for (let iter = 0; iter < 200; iter++) {
-    const sinL = Math.sin(lambda), cosL = Math.cos(lambda)
+    const sinL = Math.sin(lambda),
+      cosL = Math.cos(lambda)
     const sinSigma = Math.hypot(cosU2 * sinL, cosU1 * sinU2 - sinU1 * cosU2 * cosL)
     if (sinSigma === 0) return 0
     const cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosL
@@ -66,8 +70,13 @@ export function spheroidDistance(lon1: number, lat1: number, lon2: number, lat2:
       const u2 = (cos2Alpha * (a * a - b * b)) / (b * b)
       const A = 1 + (u2 / 16384) * (4096 + u2 * (-768 + u2 * (320 - 175 * u2)))
       const B = (u2 / 1024) * (256 + u2 * (-128 + u2 * (74 - 47 * u2)))
-      const deltaSigma = B * sinSigma * (cos2SigmaM + (B / 4) * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) -
-        (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
+      const deltaSigma =
+        B *
+        sinSigma *
+        (cos2SigmaM +
+          (B / 4) *
+            (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM) -
+              (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
       return b * A * (sigma - deltaSigma)
     }
   }
@@ -80,7 +89,9 @@ export function azimuth(lon1: number, lat1: number, lon2: number, lat2: number):
   const b = toVec(lon2, lat2)
   const angle = angleBetween(a, b)
   if (angle < 1e-15 || Math.PI - angle < 1e-15) return null
-  const phi1 = lat1 * RAD, phi2 = lat2 * RAD, dl = (lon2 - lon1) * RAD
+  const phi1 = lat1 * RAD,
+    phi2 = lat2 * RAD,
+    dl = (lon2 - lon1) * RAD
   const theta = Math.atan2(Math.sin(dl) * Math.cos(phi2), Math.cos(phi1) * Math.sin(phi2) - Math.sin(phi1) * Math.cos(phi2) * Math.cos(dl))
   return theta < 0 ? theta + 2 * Math.PI : theta
 }
@@ -174,7 +185,10 @@ export function pointInPolygon(lon: number, lat: number, shape: DynamicValue): b
 const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz'
 
 export function geohashEncode(lon: number, lat: number, length: number): string {
-  let lonLo = -180, lonHi = 180, latLo = -90, latHi = 90
+  let lonLo = -180,
+    lonHi = 180,
+    latLo = -90,
+    latHi = 90
   let out = ''
   let bits = 0
   let value = 0
@@ -212,7 +226,10 @@ export function geohashEncode(lon: number, lat: number, length: number): string 
 /** The rectangle of a geohash: [lonLo, latLo, lonHi, latHi], or undefined when invalid. */
 export function geohashBounds(hash: string): [number, number, number, number] | undefined {
   if (hash.length < 1 || hash.length > 18) return undefined
-  let lonLo = -180, lonHi = 180, latLo = -90, latHi = 90
+  let lonLo = -180,
+    lonHi = 180,
+    latLo = -90,
+    latHi = 90
   let even = true
   for (const ch of hash) {
     const v = BASE32.indexOf(ch)
@@ -237,7 +254,16 @@ export function geohashBounds(hash: string): [number, number, number, number] | 
 const point = (lon: number, lat: number): DynamicValue => ({ type: 'Point', coordinates: [lon, lat] })
 
 /** Neighbors in the order Kusto lists them: SW, NW, SE, N, W, NE, E, S (documentation example). */
-const NEIGHBOR_OFFSETS: readonly (readonly [number, number])[] = [[-1, -1], [-1, 1], [1, -1], [0, 1], [-1, 0], [1, 1], [1, 0], [0, -1]]
+const NEIGHBOR_OFFSETS: readonly (readonly [number, number])[] = [
+  [-1, -1],
+  [-1, 1],
+  [1, -1],
+  [0, 1],
+  [-1, 0],
+  [1, 1],
+  [1, 0],
+  [0, -1],
+]
 
 function geohashNeighbors(hash: string): string[] | undefined {
   const b = geohashBounds(hash)
@@ -266,33 +292,57 @@ function geohashNeighbors(hash: string): string[] | undefined {
 const MAX_LEVEL = 30
 const MAX_SIZE = 1 << MAX_LEVEL
 /** Hilbert curve position of (i, j) bits per orientation, and the orientation change per position. */
-const IJ_TO_POS = [[0, 1, 3, 2], [0, 3, 1, 2], [2, 3, 1, 0], [2, 1, 3, 0]] as const
-const POS_TO_IJ = [[0, 1, 3, 2], [0, 2, 3, 1], [3, 2, 0, 1], [3, 1, 0, 2]] as const
+const IJ_TO_POS = [
+  [0, 1, 3, 2],
+  [0, 3, 1, 2],
+  [2, 3, 1, 0],
+  [2, 1, 3, 0],
+] as const
+const POS_TO_IJ = [
+  [0, 1, 3, 2],
+  [0, 2, 3, 1],
+  [3, 2, 0, 1],
+  [3, 1, 0, 2],
+] as const
 const POS_TO_ORIENTATION = [1, 0, 0, 3] as const
 
 function faceUv(v: Vec): [number, number, number] {
-  const ax = Math.abs(v[0]), ay = Math.abs(v[1]), az = Math.abs(v[2])
+  const ax = Math.abs(v[0]),
+    ay = Math.abs(v[1]),
+    az = Math.abs(v[2])
   let face = ax > ay ? (ax > az ? 0 : 2) : ay > az ? 1 : 2
   if (v[face]! < 0) face += 3
   const [x, y, z] = v
   switch (face) {
-    case 0: return [0, y / x, z / x]
-    case 1: return [1, -x / y, z / y]
-    case 2: return [2, -x / z, -y / z]
-    case 3: return [3, z / x, y / x]
-    case 4: return [4, z / y, -x / y]
-    default: return [5, -y / z, -x / z]
+    case 0:
+      return [0, y / x, z / x]
+    case 1:
+      return [1, -x / y, z / y]
+    case 2:
+      return [2, -x / z, -y / z]
+    case 3:
+      return [3, z / x, y / x]
+    case 4:
+      return [4, z / y, -x / y]
+    default:
+      return [5, -y / z, -x / z]
   }
 }
 
 function uvToXyz(face: number, u: number, v: number): Vec {
   switch (face) {
-    case 0: return [1, u, v]
-    case 1: return [-u, 1, v]
-    case 2: return [-u, -v, 1]
-    case 3: return [-1, -v, -u]
-    case 4: return [v, -1, -u]
-    default: return [v, u, -1]
+    case 0:
+      return [1, u, v]
+    case 1:
+      return [-u, 1, v]
+    case 2:
+      return [-u, -v, 1]
+    case 3:
+      return [-1, -v, -u]
+    case 4:
+      return [v, -1, -u]
+    default:
+      return [v, u, -1]
   }
 }
 
@@ -369,7 +419,10 @@ function coordinates(read: ((values: readonly KqlValue[]) => number | null)[], v
 }
 
 const distance2Points = defineScalar({
-  name: 'geo_distance_2points', params: ['number', 'number', 'number', 'number', 'bool'], min: 4, result: 'real',
+  name: 'geo_distance_2points',
+  params: ['number', 'number', 'number', 'number', 'bool'],
+  min: 4,
+  result: 'real',
   bind: (args) => {
     const read = [0, 1, 2, 3].map((i) => numberReader(args, i))
     const spheroid = args[4] ? (values: readonly KqlValue[]) => values[4] === true : () => false
@@ -382,7 +435,9 @@ const distance2Points = defineScalar({
 })
 
 const pointInCircle = defineScalar({
-  name: 'geo_point_in_circle', params: ['number', 'number', 'number', 'number', 'number'], result: 'bool',
+  name: 'geo_point_in_circle',
+  params: ['number', 'number', 'number', 'number', 'number'],
+  result: 'bool',
   bind: (args) => {
     const read = [0, 1, 2, 3].map((i) => numberReader(args, i))
     const radius = numberReader(args, 4)
@@ -397,7 +452,9 @@ const pointInCircle = defineScalar({
 })
 
 const pointInPolygonFn = defineScalar({
-  name: 'geo_point_in_polygon', params: ['number', 'number', 'dynamic'], result: 'bool',
+  name: 'geo_point_in_polygon',
+  params: ['number', 'number', 'dynamic'],
+  result: 'bool',
   bind: (args) => {
     const read = [0, 1].map((i) => numberReader(args, i))
     const shape = dynamicReader(args, 2)
@@ -410,7 +467,9 @@ const pointInPolygonFn = defineScalar({
 })
 
 const azimuthFn = defineScalar({
-  name: 'geo_azimuth', params: ['number', 'number', 'number', 'number'], result: 'real',
+  name: 'geo_azimuth',
+  params: ['number', 'number', 'number', 'number'],
+  result: 'real',
   bind: (args) => {
     const read = [0, 1, 2, 3].map((i) => numberReader(args, i))
     return (values) => {
@@ -421,7 +480,10 @@ const azimuthFn = defineScalar({
 })
 
 const pointToGeohash = defineScalar({
-  name: 'geo_point_to_geohash', params: ['number', 'number', 'integer'], min: 2, result: 'string',
+  name: 'geo_point_to_geohash',
+  params: ['number', 'number', 'integer'],
+  min: 2,
+  result: 'string',
   bind: (args) => {
     const read = [0, 1].map((i) => numberReader(args, i))
     const accuracy = integerReader(args, 2, 5)
@@ -435,7 +497,9 @@ const pointToGeohash = defineScalar({
 })
 
 const geohashToCentralPoint = defineScalar({
-  name: 'geo_geohash_to_central_point', params: ['string'], result: 'dynamic',
+  name: 'geo_geohash_to_central_point',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const text = textReader(args, 0)
     return (values) => {
@@ -446,20 +510,35 @@ const geohashToCentralPoint = defineScalar({
 })
 
 const geohashToPolygon = defineScalar({
-  name: 'geo_geohash_to_polygon', params: ['string'], result: 'dynamic',
+  name: 'geo_geohash_to_polygon',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const text = textReader(args, 0)
     return (values) => {
       const b = geohashBounds(text(values))
       if (!b) return null
       const [x0, y0, x1, y1] = b
-      return { type: 'Polygon', coordinates: [[[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]]] }
+      return {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [x0, y0],
+            [x1, y0],
+            [x1, y1],
+            [x0, y1],
+            [x0, y0],
+          ],
+        ],
+      }
     }
   },
 })
 
 const geohashNeighborsFn = defineScalar({
-  name: 'geo_geohash_neighbors', params: ['string'], result: 'dynamic',
+  name: 'geo_geohash_neighbors',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const text = textReader(args, 0)
     return (values) => geohashNeighbors(text(values)) ?? null
@@ -467,7 +546,10 @@ const geohashNeighborsFn = defineScalar({
 })
 
 const pointToS2Cell = defineScalar({
-  name: 'geo_point_to_s2cell', params: ['number', 'number', 'integer'], min: 2, result: 'string',
+  name: 'geo_point_to_s2cell',
+  params: ['number', 'number', 'integer'],
+  min: 2,
+  result: 'string',
   bind: (args) => {
     const read = [0, 1].map((i) => numberReader(args, i))
     const level = integerReader(args, 2, 11)
@@ -481,7 +563,9 @@ const pointToS2Cell = defineScalar({
 })
 
 const s2CellToCentralPoint = defineScalar({
-  name: 'geo_s2cell_to_central_point', params: ['string'], result: 'dynamic',
+  name: 'geo_s2cell_to_central_point',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const text = textReader(args, 0)
     return (values) => {
@@ -492,6 +576,14 @@ const s2CellToCentralPoint = defineScalar({
 })
 
 export const geoFunctions: readonly ScalarFunction[] = [
-  distance2Points, pointInCircle, pointInPolygonFn, azimuthFn, pointToGeohash, geohashToCentralPoint, geohashToPolygon,
-  geohashNeighborsFn, pointToS2Cell, s2CellToCentralPoint,
+  distance2Points,
+  pointInCircle,
+  pointInPolygonFn,
+  azimuthFn,
+  pointToGeohash,
+  geohashToCentralPoint,
+  geohashToPolygon,
+  geohashNeighborsFn,
+  pointToS2Cell,
+  s2CellToCentralPoint,
 ]

@@ -15,7 +15,13 @@ function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue }
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
   const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value

@@ -30,7 +30,7 @@ function xxRound(acc: bigint, input: bigint): bigint {
 }
 
 function xxMerge(acc: bigint, value: bigint): bigint {
-  return (((acc ^ xxRound(0n, value)) * P1) + P4) & MASK64
+  return ((acc ^ xxRound(0n, value)) * P1 + P4) & MASK64
 }
 
 /** XXH64 of a byte buffer (unsigned 64-bit result). */
@@ -144,7 +144,10 @@ function hashValue(type: KqlType, value: KqlValue): bigint {
 
 function xxhashDef(name: string): ScalarFunction {
   return defineScalar({
-    name, params: ['notDynamic', 'integer'], min: 1, result: 'long',
+    name,
+    params: ['notDynamic', 'integer'],
+    min: 1,
+    result: 'long',
     bind: (args) => {
       const type = args[0]!.type
       const mod = args.length > 1 ? integerReader(args, 1) : undefined
@@ -174,7 +177,11 @@ function combineAll(hashes: readonly bigint[]): bigint {
 }
 
 const hashCombine = defineScalar({
-  name: 'hash_combine', params: ['integer'], min: 2, max: 64, result: 'long',
+  name: 'hash_combine',
+  params: ['integer'],
+  min: 2,
+  max: 64,
+  result: 'long',
   bind: (args) => {
     const readers = args.map((_, i) => integerReader(args, i))
     return (values) => {
@@ -190,7 +197,11 @@ const hashCombine = defineScalar({
 })
 
 const hashMany = defineScalar({
-  name: 'hash_many', params: ['notDynamic'], min: 1, max: 64, result: 'long',
+  name: 'hash_many',
+  params: ['notDynamic'],
+  min: 1,
+  max: 64,
+  result: 'long',
   bind: (args) => (values) => {
     const hs = args.map((a, i) => {
       const v = values[i]
@@ -202,7 +213,9 @@ const hashMany = defineScalar({
 
 function digestDef(name: string, algorithm: string): ScalarFunction {
   return defineScalar({
-    name, params: ['scalar'], result: 'string',
+    name,
+    params: ['scalar'],
+    result: 'string',
     bind: (args: readonly ArgInfo[]) => {
       const type = args[0]!.type
       return (values) => {
@@ -215,6 +228,11 @@ function digestDef(name: string, algorithm: string): ScalarFunction {
 }
 
 export const hashFunctions: readonly ScalarFunction[] = [
-  xxhashDef('hash'), xxhashDef('hash_xxhash64'), hashCombine, hashMany,
-  digestDef('hash_md5', 'md5'), digestDef('hash_sha1', 'sha1'), digestDef('hash_sha256', 'sha256'),
+  xxhashDef('hash'),
+  xxhashDef('hash_xxhash64'),
+  hashCombine,
+  hashMany,
+  digestDef('hash_md5', 'md5'),
+  digestDef('hash_sha1', 'sha1'),
+  digestDef('hash_sha256', 'sha256'),
 ]

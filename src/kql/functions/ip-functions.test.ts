@@ -13,7 +13,13 @@ function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue }
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
   const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
@@ -56,11 +62,20 @@ describe('format_ipv4, format_ipv4_mask', () => {
 
 describe('ipv4_compare, ipv4_is_match, ipv4_is_in_range, ipv4_is_in_any_range, ipv4_is_private', () => {
   it('compare and match with prefixes', () => {
-    for (const [a, b] of [['192.168.1.0', '192.168.1.0'], ['192.168.1.1/24', '192.168.1.255'], ['192.168.1.1', '192.168.1.255/24'], ['192.168.1.1/30', '192.168.1.255/24']]) {
+    for (const [a, b] of [
+      ['192.168.1.0', '192.168.1.0'],
+      ['192.168.1.1/24', '192.168.1.255'],
+      ['192.168.1.1', '192.168.1.255/24'],
+      ['192.168.1.1/30', '192.168.1.255/24'],
+    ]) {
       assert.equal(call('ipv4_compare', s(a!), s(b!)), 0)
       assert.equal(call('ipv4_is_match', s(a!), s(b!)), true)
     }
-    for (const [a, b, p] of [['192.168.1.1', '192.168.1.0', 31], ['192.168.1.1/24', '192.168.1.255', 31], ['192.168.1.1', '192.168.1.255', 24]] as const) {
+    for (const [a, b, p] of [
+      ['192.168.1.1', '192.168.1.0', 31],
+      ['192.168.1.1/24', '192.168.1.255', 31],
+      ['192.168.1.1', '192.168.1.255', 24],
+    ] as const) {
       assert.equal(call('ipv4_compare', s(a), s(b), l(p)), 0)
       assert.equal(call('ipv4_is_match', s(a), s(b), l(p)), true)
     }
@@ -76,7 +91,10 @@ describe('ipv4_compare, ipv4_is_match, ipv4_is_in_range, ipv4_is_in_any_range, i
     assert.equal(call('ipv4_is_in_any_range', s('192.168.1.6'), s('192.168.1.1/24'), s('10.0.0.1/8'), s('127.1.0.1/16')), true)
     assert.equal(call('ipv4_is_in_any_range', s('127.0.0.1'), d(['127.0.0.1', '192.168.1.1'])), true)
     const nets = d(['192.168.1.1/16', '127.0.0.1/8', '10.0.0.1/8'])
-    assert.deepEqual(['10.1.2.3', '192.168.1.5', '123.1.11.21', '1.1.1.1'].map((ip) => call('ipv4_is_in_any_range', s(ip), nets)), [true, true, false, false])
+    assert.deepEqual(
+      ['10.1.2.3', '192.168.1.5', '123.1.11.21', '1.1.1.1'].map((ip) => call('ipv4_is_in_any_range', s(ip), nets)),
+      [true, true, false, false],
+    )
     assert.throws(() => call('ipv4_is_in_any_range', s('1.1.1.1'), l(5)), KqlError)
   })
   it('private networks', () => {
@@ -114,20 +132,33 @@ describe('IPv6', () => {
   })
   it('ipv6_compare / ipv6_is_match follow the documented examples', () => {
     const equal: [string, string][] = [
-      ['192.168.1.1', '192.168.1.1'], ['192.168.1.1/24', '192.168.1.255'], ['192.168.1.1', '192.168.1.255/24'], ['192.168.1.1/30', '192.168.1.255/24'],
-      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7994'], ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998'],
-      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7998/120'], ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998/120'],
-      ['192.168.1.1', '::ffff:c0a8:0101'], ['192.168.1.1/24', '::ffff:c0a8:01ff'], ['::ffff:c0a8:0101', '192.168.1.255/24'], ['::192.168.1.1/30', '192.168.1.255/24'],
+      ['192.168.1.1', '192.168.1.1'],
+      ['192.168.1.1/24', '192.168.1.255'],
+      ['192.168.1.1', '192.168.1.255/24'],
+      ['192.168.1.1/30', '192.168.1.255/24'],
+      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7994'],
+      ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998'],
+      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7998/120'],
+      ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998/120'],
+      ['192.168.1.1', '::ffff:c0a8:0101'],
+      ['192.168.1.1/24', '::ffff:c0a8:01ff'],
+      ['::ffff:c0a8:0101', '192.168.1.255/24'],
+      ['::192.168.1.1/30', '192.168.1.255/24'],
     ]
     for (const [a, b] of equal) {
       assert.equal(call('ipv6_compare', s(a), s(b)), 0, `${a} vs ${b}`)
       assert.equal(call('ipv6_is_match', s(a), s(b)), true)
     }
     const withPrefix: [string, string, number][] = [
-      ['192.168.1.1', '192.168.1.0', 31], ['192.168.1.1/24', '192.168.1.255', 31], ['192.168.1.1', '192.168.1.255', 24],
-      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7995', 127], ['fe80::85d:e82c:9446:7994/127', 'fe80::85d:e82c:9446:7998', 120],
-      ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998', 127], ['192.168.1.1/24', '::ffff:c0a8:01ff', 127],
-      ['::ffff:c0a8:0101', '192.168.1.255', 120], ['::192.168.1.1/30', '192.168.1.255/24', 127],
+      ['192.168.1.1', '192.168.1.0', 31],
+      ['192.168.1.1/24', '192.168.1.255', 31],
+      ['192.168.1.1', '192.168.1.255', 24],
+      ['fe80::85d:e82c:9446:7994', 'fe80::85d:e82c:9446:7995', 127],
+      ['fe80::85d:e82c:9446:7994/127', 'fe80::85d:e82c:9446:7998', 120],
+      ['fe80::85d:e82c:9446:7994/120', 'fe80::85d:e82c:9446:7998', 127],
+      ['192.168.1.1/24', '::ffff:c0a8:01ff', 127],
+      ['::ffff:c0a8:0101', '192.168.1.255', 120],
+      ['::192.168.1.1/30', '192.168.1.255/24', 127],
     ]
     for (const [a, b, p] of withPrefix) {
       assert.equal(call('ipv6_compare', s(a), s(b), l(p)), 0, `${a} vs ${b} /${p}`)

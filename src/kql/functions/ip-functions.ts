@@ -149,7 +149,9 @@ function optionalPrefix(args: readonly ArgInfo[], i: number, max: number): (valu
 // IPv4
 
 const parseIpv4Fn = defineScalar({
-  name: 'parse_ipv4', params: ['string'], result: 'long',
+  name: 'parse_ipv4',
+  params: ['string'],
+  result: 'long',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -160,7 +162,9 @@ const parseIpv4Fn = defineScalar({
 })
 
 const parseIpv4Mask = defineScalar({
-  name: 'parse_ipv4_mask', params: ['string', 'integer'], result: 'long',
+  name: 'parse_ipv4_mask',
+  params: ['string', 'integer'],
+  result: 'long',
   bind: (args) => {
     const read = textReader(args, 0)
     const prefix = optionalPrefix(args, 1, 32)
@@ -180,7 +184,8 @@ function ipv4Arg(args: readonly ArgInfo[], i: number): (values: readonly KqlValu
     const read = textReader(args, i)
     return (values) => {
       const v = values[i]
-      if (type === 'dynamic' && typeof v === 'number') return v >= 0 && v <= 0xffffffff && Number.isInteger(v) ? { address: v, prefix: 32 } : null
+      if (type === 'dynamic' && typeof v === 'number')
+        return v >= 0 && v <= 0xffffffff && Number.isInteger(v) ? { address: v, prefix: 32 } : null
       return parseIpv4(read(values))
     }
   }
@@ -192,7 +197,10 @@ function ipv4Arg(args: readonly ArgInfo[], i: number): (values: readonly KqlValu
 
 function formatIpv4Def(name: string, withMask: boolean): ScalarFunction {
   return defineScalar({
-    name, params: ['scalar', 'integer'], min: 1, result: 'string',
+    name,
+    params: ['scalar', 'integer'],
+    min: 1,
+    result: 'string',
     bind: (args) => {
       const ip = ipv4Arg(args, 0)
       const prefix = optionalPrefix(args, 1, 32)
@@ -216,9 +224,13 @@ function maskedPairV4(a: Ipv4 | null, b: Ipv4 | null, p: number | null | undefin
 }
 
 const ipv4Compare = defineScalar({
-  name: 'ipv4_compare', params: ['string', 'string', 'integer'], min: 2, result: 'long',
+  name: 'ipv4_compare',
+  params: ['string', 'string', 'integer'],
+  min: 2,
+  result: 'long',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     const prefix = optionalPrefix(args, 2, 32)
     return (values) => {
       const pair = maskedPairV4(parseIpv4(a(values)), parseIpv4(b(values)), prefix(values))
@@ -228,9 +240,13 @@ const ipv4Compare = defineScalar({
 })
 
 const ipv4IsMatch = defineScalar({
-  name: 'ipv4_is_match', params: ['string', 'string', 'integer'], min: 2, result: 'bool',
+  name: 'ipv4_is_match',
+  params: ['string', 'string', 'integer'],
+  min: 2,
+  result: 'bool',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     const prefix = optionalPrefix(args, 2, 32)
     return (values) => {
       const pair = maskedPairV4(parseIpv4(a(values)), parseIpv4(b(values)), prefix(values))
@@ -244,11 +260,15 @@ function inRangeV4(ip: Ipv4, range: Ipv4): boolean {
 }
 
 const ipv4IsInRange = defineScalar({
-  name: 'ipv4_is_in_range', params: ['string', 'string'], result: 'bool',
+  name: 'ipv4_is_in_range',
+  params: ['string', 'string'],
+  result: 'bool',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     return (values) => {
-      const ip = parseIpv4(a(values)), range = parseIpv4(b(values))
+      const ip = parseIpv4(a(values)),
+        range = parseIpv4(b(values))
       return ip === null || range === null ? null : inRangeV4(ip, range)
     }
   },
@@ -265,14 +285,19 @@ function rangeList(name: string, args: readonly ArgInfo[]): (values: readonly Kq
     }
   }
   for (let i = 1; i < args.length; i++) {
-    if (args[i]!.type !== 'string') throw functionError(name, `argument #${i + 1} (${args[i]!.text}) must be a string or a single dynamic array, got ${args[i]!.type}`)
+    if (args[i]!.type !== 'string')
+      throw functionError(name, `argument #${i + 1} (${args[i]!.text}) must be a string or a single dynamic array, got ${args[i]!.type}`)
   }
   const readers = rest.map((_, k) => textReader(args, k + 1))
   return (values) => readers.map((r) => r(values))
 }
 
 const ipv4IsInAnyRange = defineScalar({
-  name: 'ipv4_is_in_any_range', params: ['string', 'scalar'], min: 2, max: 64, result: 'bool',
+  name: 'ipv4_is_in_any_range',
+  params: ['string', 'scalar'],
+  min: 2,
+  max: 64,
+  result: 'bool',
   bind: (args) => {
     const a = textReader(args, 0)
     const ranges = rangeList('ipv4_is_in_any_range', args)
@@ -296,7 +321,9 @@ const PRIVATE_V4: readonly Ipv4[] = [
 ]
 
 const ipv4IsPrivate = defineScalar({
-  name: 'ipv4_is_private', params: ['string'], result: 'bool',
+  name: 'ipv4_is_private',
+  params: ['string'],
+  result: 'bool',
   bind: (args) => {
     const a = textReader(args, 0)
     return (values) => {
@@ -309,7 +336,9 @@ const ipv4IsPrivate = defineScalar({
 })
 
 const ipv4NetmaskSuffix = defineScalar({
-  name: 'ipv4_netmask_suffix', params: ['string'], result: 'long',
+  name: 'ipv4_netmask_suffix',
+  params: ['string'],
+  result: 'long',
   bind: (args) => {
     const a = textReader(args, 0)
     return (values) => parseIpv4(a(values))?.prefix ?? null
@@ -336,11 +365,15 @@ export function rangeToCidrs(start: number, end: number): string[] {
 }
 
 const ipv4RangeToCidrList = defineScalar({
-  name: 'ipv4_range_to_cidr_list', params: ['string', 'string'], result: 'dynamic',
+  name: 'ipv4_range_to_cidr_list',
+  params: ['string', 'string'],
+  result: 'dynamic',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     return (values) => {
-      const start = parseIpv4(a(values)), end = parseIpv4(b(values))
+      const start = parseIpv4(a(values)),
+        end = parseIpv4(b(values))
       if (start === null || end === null || start.address > end.address) return null
       return rangeToCidrs(start.address, end.address)
     }
@@ -351,7 +384,9 @@ const ipv4RangeToCidrList = defineScalar({
 // IPv6
 
 const parseIpv6Fn = defineScalar({
-  name: 'parse_ipv6', params: ['string'], result: 'string',
+  name: 'parse_ipv6',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => {
@@ -362,7 +397,9 @@ const parseIpv6Fn = defineScalar({
 })
 
 const parseIpv6Mask = defineScalar({
-  name: 'parse_ipv6_mask', params: ['string', 'integer'], result: 'string',
+  name: 'parse_ipv6_mask',
+  params: ['string', 'integer'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     const prefix = optionalPrefix(args, 1, 128)
@@ -382,9 +419,13 @@ function maskedPairV6(a: Ipv6 | null, b: Ipv6 | null, p: number | null | undefin
 }
 
 const ipv6Compare = defineScalar({
-  name: 'ipv6_compare', params: ['string', 'string', 'integer'], min: 2, result: 'long',
+  name: 'ipv6_compare',
+  params: ['string', 'string', 'integer'],
+  min: 2,
+  result: 'long',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     const prefix = optionalPrefix(args, 2, 128)
     return (values) => {
       const pair = maskedPairV6(parseIpv6(a(values)), parseIpv6(b(values)), prefix(values))
@@ -394,9 +435,13 @@ const ipv6Compare = defineScalar({
 })
 
 const ipv6IsMatch = defineScalar({
-  name: 'ipv6_is_match', params: ['string', 'string', 'integer'], min: 2, result: 'bool',
+  name: 'ipv6_is_match',
+  params: ['string', 'string', 'integer'],
+  min: 2,
+  result: 'bool',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     const prefix = optionalPrefix(args, 2, 128)
     return (values) => {
       const pair = maskedPairV6(parseIpv6(a(values)), parseIpv6(b(values)), prefix(values))
@@ -410,18 +455,26 @@ function inRangeV6(ip: Ipv6, range: Ipv6): boolean {
 }
 
 const ipv6IsInRange = defineScalar({
-  name: 'ipv6_is_in_range', params: ['string', 'string'], result: 'bool',
+  name: 'ipv6_is_in_range',
+  params: ['string', 'string'],
+  result: 'bool',
   bind: (args) => {
-    const a = textReader(args, 0), b = textReader(args, 1)
+    const a = textReader(args, 0),
+      b = textReader(args, 1)
     return (values) => {
-      const ip = parseIpv6(a(values)), range = parseIpv6(b(values))
+      const ip = parseIpv6(a(values)),
+        range = parseIpv6(b(values))
       return ip === null || range === null ? null : inRangeV6(ip, range)
     }
   },
 })
 
 const ipv6IsInAnyRange = defineScalar({
-  name: 'ipv6_is_in_any_range', params: ['string', 'scalar'], min: 2, max: 64, result: 'bool',
+  name: 'ipv6_is_in_any_range',
+  params: ['string', 'scalar'],
+  min: 2,
+  max: 64,
+  result: 'bool',
   bind: (args) => {
     const a = textReader(args, 0)
     const ranges = rangeList('ipv6_is_in_any_range', args)
@@ -473,13 +526,20 @@ function ipMatchesPrefix(ip: number, prefix: { octets: number[] }): boolean {
 
 function hasIpv4Def(name: string, prefixMode: boolean, any: boolean): ScalarFunction {
   return defineScalar({
-    name, params: ['string', 'scalar'], min: 2, max: any ? 64 : 2, result: 'bool',
+    name,
+    params: ['string', 'scalar'],
+    min: 2,
+    max: any ? 64 : 2,
+    result: 'bool',
     bind: (args) => {
       const text = textReader(args, 0)
-      if (!any && args[1]!.type !== 'string') throw functionError(name, `argument #2 (${args[1]!.text}) must be a string, got ${args[1]!.type}`)
+      if (!any && args[1]!.type !== 'string')
+        throw functionError(name, `argument #2 (${args[1]!.text}) must be a string, got ${args[1]!.type}`)
       const lookups = any ? rangeList(name, args) : ((r) => (values: readonly KqlValue[]) => [r(values)])(textReader(args, 1))
       return (values) => {
-        const wanted = lookups(values).map((l) => parseIpv4Prefix(l)).filter((p): p is { octets: number[] } => p !== null && (prefixMode || p.octets.length === 4))
+        const wanted = lookups(values)
+          .map((l) => parseIpv4Prefix(l))
+          .filter((p): p is { octets: number[] } => p !== null && (prefixMode || p.octets.length === 4))
         if (wanted.length === 0) return false
         const found = ipv4sInText(text(values))
         return found.some((ip) => wanted.some((w) => ipMatchesPrefix(ip, w)))
@@ -489,9 +549,25 @@ function hasIpv4Def(name: string, prefixMode: boolean, any: boolean): ScalarFunc
 }
 
 export const ipFunctions: readonly ScalarFunction[] = [
-  parseIpv4Fn, parseIpv4Mask, formatIpv4Def('format_ipv4', false), formatIpv4Def('format_ipv4_mask', true),
-  ipv4Compare, ipv4IsMatch, ipv4IsInRange, ipv4IsInAnyRange, ipv4IsPrivate, ipv4NetmaskSuffix, ipv4RangeToCidrList,
-  parseIpv6Fn, parseIpv6Mask, ipv6Compare, ipv6IsMatch, ipv6IsInRange, ipv6IsInAnyRange,
-  hasIpv4Def('has_ipv4', false, false), hasIpv4Def('has_ipv4_prefix', true, false),
-  hasIpv4Def('has_any_ipv4', false, true), hasIpv4Def('has_any_ipv4_prefix', true, true),
+  parseIpv4Fn,
+  parseIpv4Mask,
+  formatIpv4Def('format_ipv4', false),
+  formatIpv4Def('format_ipv4_mask', true),
+  ipv4Compare,
+  ipv4IsMatch,
+  ipv4IsInRange,
+  ipv4IsInAnyRange,
+  ipv4IsPrivate,
+  ipv4NetmaskSuffix,
+  ipv4RangeToCidrList,
+  parseIpv6Fn,
+  parseIpv6Mask,
+  ipv6Compare,
+  ipv6IsMatch,
+  ipv6IsInRange,
+  ipv6IsInAnyRange,
+  hasIpv4Def('has_ipv4', false, false),
+  hasIpv4Def('has_ipv4_prefix', true, false),
+  hasIpv4Def('has_any_ipv4', false, true),
+  hasIpv4Def('has_any_ipv4_prefix', true, true),
 ]

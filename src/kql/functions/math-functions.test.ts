@@ -27,8 +27,10 @@ function close(actual: KqlValue, expected: number, what = ''): void {
 }
 
 function bindFails(name: string, types: readonly KqlType[]): void {
-  assert.throws(() => lookupScalar(name)!.bind(types.map((type, i) => ({ type, text: `a${i}` }))),
-    (e: unknown) => e instanceof KqlError && e.kind === 'semantic' && e.message.includes(name))
+  assert.throws(
+    () => lookupScalar(name)!.bind(types.map((type, i) => ({ type, text: `a${i}` }))),
+    (e: unknown) => e instanceof KqlError && e.kind === 'semantic' && e.message.includes(name),
+  )
 }
 
 describe('arithmetic and rounding', () => {
@@ -60,7 +62,16 @@ describe('arithmetic and rounding', () => {
     assert.equal(typeOf('round', ['long']), 'long')
   })
   it('pow (kusto-loco cases), sqrt, exp, log', () => {
-    assert.deepEqual([[10, 0], [10, 1], [10, 2], [10, 3], [10, -1]].map(([x, y]) => call('pow', ['real', 'real'], [x!, y!])), [1, 10, 100, 1000, 0.1])
+    assert.deepEqual(
+      [
+        [10, 0],
+        [10, 1],
+        [10, 2],
+        [10, 3],
+        [10, -1],
+      ].map(([x, y]) => call('pow', ['real', 'real'], [x!, y!])),
+      [1, 10, 100, 1000, 0.1],
+    )
     assert.equal(call('pow', ['real', 'real'], [null, 3]), null)
     assert.equal(call('pow', ['real', 'real'], [3, null]), null)
     assert.equal(call('sqrt', ['real'], [256]), 16)

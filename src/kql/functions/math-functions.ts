@@ -7,7 +7,7 @@
  * Reals follow IEEE semantics like .NET's Math (NaN and ±Infinity are values); where the
  * documentation says a domain error gives null (log of a negative number), it does.
  */
-import type { KqlType, KqlValue } from '../types.js'
+import type { KqlType } from '../types.js'
 import { checkArity, functionError } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { checkKind, coercer, defineScalar } from './numeric-helpers.js'
@@ -17,8 +17,8 @@ import { checkKind, coercer, defineScalar } from './numeric-helpers.js'
 // ---------------------------------------------------------------------------------------------
 
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ]
 
 /** log |Γ(x)| (Lanczos, g = 7), with the reflection formula below 0.5. */
@@ -228,62 +228,167 @@ const affine = (factor: number, offset: number): Unit => ({ toBase: (v) => v * f
 
 const DEG = Math.PI / 180
 const ANGLE_UNITS: Readonly<Record<string, Unit>> = {
-  arcminute: linear(1 / 60), arcsecond: linear(1 / 3600), centiradian: linear(1e-2 / DEG), deciradian: linear(1e-1 / DEG),
-  degree: linear(1), gradian: linear(0.9), microdegree: linear(1e-6), microradian: linear(1e-6 / DEG), millidegree: linear(1e-3),
-  milliradian: linear(1e-3 / DEG), nanodegree: linear(1e-9), nanoradian: linear(1e-9 / DEG), natomil: linear(9 / 160),
-  radian: linear(1 / DEG), revolution: linear(360),
+  arcminute: linear(1 / 60),
+  arcsecond: linear(1 / 3600),
+  centiradian: linear(1e-2 / DEG),
+  deciradian: linear(1e-1 / DEG),
+  degree: linear(1),
+  gradian: linear(0.9),
+  microdegree: linear(1e-6),
+  microradian: linear(1e-6 / DEG),
+  millidegree: linear(1e-3),
+  milliradian: linear(1e-3 / DEG),
+  nanodegree: linear(1e-9),
+  nanoradian: linear(1e-9 / DEG),
+  natomil: linear(9 / 160),
+  radian: linear(1 / DEG),
+  revolution: linear(360),
   tilt: { toBase: (v) => Math.asin(v) / DEG, fromBase: (v) => Math.sin(v * DEG) },
 }
 
 const BTU = 1055.05585262
 const EV = 1.602176565e-19
 const ENERGY_UNITS: Readonly<Record<string, Unit>> = {
-  britishthermalunit: linear(BTU), calorie: linear(4.184), decathermec: linear(1.05505585262e9), decathermimperial: linear(1.05505585257348e9),
-  decathermus: linear(1.054804e9), electronvolt: linear(EV), erg: linear(1e-7), footpound: linear(1.355817948),
-  gigabritishthermalunit: linear(BTU * 1e9), gigaelectronvolt: linear(EV * 1e9), gigajoule: linear(1e9), gigawattday: linear(86400e9),
-  gigawatthour: linear(3600e9), horsepowerhour: linear(2.6845195377e6), joule: linear(1), kilobritishthermalunit: linear(BTU * 1e3),
-  kilocalorie: linear(4184), kiloelectronvolt: linear(EV * 1e3), kilojoule: linear(1e3), kilowattday: linear(86400e3),
-  kilowatthour: linear(3600e3), megabritishthermalunit: linear(BTU * 1e6), megacalorie: linear(4.184e6), megaelectronvolt: linear(EV * 1e6),
-  megajoule: linear(1e6), megawattday: linear(86400e6), megawatthour: linear(3600e6), millijoule: linear(1e-3),
-  teraelectronvolt: linear(EV * 1e12), terawattday: linear(86400e12), terawatthour: linear(3600e12), thermec: linear(1.05505585262e8),
-  thermimperial: linear(1.05505585257348e8), thermus: linear(1.054804e8), wattday: linear(86400), watthour: linear(3600),
+  britishthermalunit: linear(BTU),
+  calorie: linear(4.184),
+  decathermec: linear(1.05505585262e9),
+  decathermimperial: linear(1.05505585257348e9),
+  decathermus: linear(1.054804e9),
+  electronvolt: linear(EV),
+  erg: linear(1e-7),
+  footpound: linear(1.355817948),
+  gigabritishthermalunit: linear(BTU * 1e9),
+  gigaelectronvolt: linear(EV * 1e9),
+  gigajoule: linear(1e9),
+  gigawattday: linear(86400e9),
+  gigawatthour: linear(3600e9),
+  horsepowerhour: linear(2.6845195377e6),
+  joule: linear(1),
+  kilobritishthermalunit: linear(BTU * 1e3),
+  kilocalorie: linear(4184),
+  kiloelectronvolt: linear(EV * 1e3),
+  kilojoule: linear(1e3),
+  kilowattday: linear(86400e3),
+  kilowatthour: linear(3600e3),
+  megabritishthermalunit: linear(BTU * 1e6),
+  megacalorie: linear(4.184e6),
+  megaelectronvolt: linear(EV * 1e6),
+  megajoule: linear(1e6),
+  megawattday: linear(86400e6),
+  megawatthour: linear(3600e6),
+  millijoule: linear(1e-3),
+  teraelectronvolt: linear(EV * 1e12),
+  terawattday: linear(86400e12),
+  terawatthour: linear(3600e12),
+  thermec: linear(1.05505585262e8),
+  thermimperial: linear(1.05505585257348e8),
+  thermus: linear(1.054804e8),
+  wattday: linear(86400),
+  watthour: linear(3600),
 }
 
 const LBF = 4.4482216152605
 const FORCE_UNITS: Readonly<Record<string, Unit>> = {
-  decanewton: linear(10), dyn: linear(1e-5), kilogramforce: linear(9.80665), kilonewton: linear(1e3), kilopond: linear(9.80665),
-  kilopoundforce: linear(LBF * 1e3), meganewton: linear(1e6), micronewton: linear(1e-6), millinewton: linear(1e-3), newton: linear(1),
-  ounceforce: linear(LBF / 16), poundal: linear(0.138254954376), poundforce: linear(LBF), shorttonforce: linear(LBF * 2000),
+  decanewton: linear(10),
+  dyn: linear(1e-5),
+  kilogramforce: linear(9.80665),
+  kilonewton: linear(1e3),
+  kilopond: linear(9.80665),
+  kilopoundforce: linear(LBF * 1e3),
+  meganewton: linear(1e6),
+  micronewton: linear(1e-6),
+  millinewton: linear(1e-3),
+  newton: linear(1),
+  ounceforce: linear(LBF / 16),
+  poundal: linear(0.138254954376),
+  poundforce: linear(LBF),
+  shorttonforce: linear(LBF * 2000),
   tonneforce: linear(9806.65),
 }
 
 const LY = 9.46073047258e15
 const PC = 3.08567758128e16
 const LENGTH_UNITS: Readonly<Record<string, Unit>> = {
-  angstrom: linear(1e-10), astronomicalunit: linear(1.495978707e11), centimeter: linear(1e-2), chain: linear(20.1168),
-  datamile: linear(1828.8), decameter: linear(10), decimeter: linear(0.1), dtppica: linear(1 / 236.220472441),
-  dtppoint: linear(0.0254 / 72), fathom: linear(1.8288), foot: linear(0.3048), hand: linear(0.1016), hectometer: linear(100),
-  inch: linear(0.0254), kilolightyear: linear(LY * 1e3), kilometer: linear(1e3), kiloparsec: linear(PC * 1e3), lightyear: linear(LY),
-  megalightyear: linear(LY * 1e6), megaparsec: linear(PC * 1e6), meter: linear(1), microinch: linear(2.54e-8), micrometer: linear(1e-6),
-  mil: linear(2.54e-5), mile: linear(1609.34), millimeter: linear(1e-3), nanometer: linear(1e-9), nauticalmile: linear(1852),
-  parsec: linear(PC), printerpica: linear(1 / 237.106301584), printerpoint: linear(0.0254 / 72.27), shackle: linear(27.432),
-  solarradius: linear(6.9551e8), twip: linear(1 / 56692.913385826), ussurveyfoot: linear(1200 / 3937), yard: linear(0.9144),
+  angstrom: linear(1e-10),
+  astronomicalunit: linear(1.495978707e11),
+  centimeter: linear(1e-2),
+  chain: linear(20.1168),
+  datamile: linear(1828.8),
+  decameter: linear(10),
+  decimeter: linear(0.1),
+  dtppica: linear(1 / 236.220472441),
+  dtppoint: linear(0.0254 / 72),
+  fathom: linear(1.8288),
+  foot: linear(0.3048),
+  hand: linear(0.1016),
+  hectometer: linear(100),
+  inch: linear(0.0254),
+  kilolightyear: linear(LY * 1e3),
+  kilometer: linear(1e3),
+  kiloparsec: linear(PC * 1e3),
+  lightyear: linear(LY),
+  megalightyear: linear(LY * 1e6),
+  megaparsec: linear(PC * 1e6),
+  meter: linear(1),
+  microinch: linear(2.54e-8),
+  micrometer: linear(1e-6),
+  mil: linear(2.54e-5),
+  mile: linear(1609.34),
+  millimeter: linear(1e-3),
+  nanometer: linear(1e-9),
+  nauticalmile: linear(1852),
+  parsec: linear(PC),
+  printerpica: linear(1 / 237.106301584),
+  printerpoint: linear(0.0254 / 72.27),
+  shackle: linear(27.432),
+  solarradius: linear(6.9551e8),
+  twip: linear(1 / 56692.913385826),
+  ussurveyfoot: linear(1200 / 3937),
+  yard: linear(0.9144),
 }
 
 const LB = 0.45359237
 const MASS_UNITS: Readonly<Record<string, Unit>> = {
-  centigram: linear(1e-5), decagram: linear(1e-2), decigram: linear(1e-4), earthmass: linear(5.9722e24), grain: linear(6.479891e-5),
-  gram: linear(1e-3), hectogram: linear(0.1), kilogram: linear(1), kilopound: linear(LB * 1e3), kilotonne: linear(1e6),
-  longhundredweight: linear(50.80234544), longton: linear(1016.0469088), megapound: linear(LB * 1e6), megatonne: linear(1e9),
-  microgram: linear(1e-9), milligram: linear(1e-6), nanogram: linear(1e-12), ounce: linear(0.028349523125), pound: linear(LB),
-  shorthundredweight: linear(45.359237), shortton: linear(907.18474), slug: linear(1 / 6.852176556196105e-2),
-  solarmass: linear(1.98947e30), stone: linear(6.35029318), tonne: linear(1e3),
+  centigram: linear(1e-5),
+  decagram: linear(1e-2),
+  decigram: linear(1e-4),
+  earthmass: linear(5.9722e24),
+  grain: linear(6.479891e-5),
+  gram: linear(1e-3),
+  hectogram: linear(0.1),
+  kilogram: linear(1),
+  kilopound: linear(LB * 1e3),
+  kilotonne: linear(1e6),
+  longhundredweight: linear(50.80234544),
+  longton: linear(1016.0469088),
+  megapound: linear(LB * 1e6),
+  megatonne: linear(1e9),
+  microgram: linear(1e-9),
+  milligram: linear(1e-6),
+  nanogram: linear(1e-12),
+  ounce: linear(0.028349523125),
+  pound: linear(LB),
+  shorthundredweight: linear(45.359237),
+  shortton: linear(907.18474),
+  slug: linear(1 / 6.852176556196105e-2),
+  solarmass: linear(1.98947e30),
+  stone: linear(6.35029318),
+  tonne: linear(1e3),
 }
 
 const SPEED_UNITS: Readonly<Record<string, Unit>> = (() => {
   const lengths: Record<string, number> = {
-    centimeter: 1e-2, decimeter: 0.1, foot: 0.3048, inch: 0.0254, kilometer: 1e3, meter: 1, micrometer: 1e-6, millimeter: 1e-3,
-    nanometer: 1e-9, ussurveyfoot: 1200 / 3937, yard: 0.9144,
+    centimeter: 1e-2,
+    decimeter: 0.1,
+    foot: 0.3048,
+    inch: 0.0254,
+    kilometer: 1e3,
+    meter: 1,
+    micrometer: 1e-6,
+    millimeter: 1e-3,
+    nanometer: 1e-9,
+    ussurveyfoot: 1200 / 3937,
+    yard: 0.9144,
   }
   const out: Record<string, Unit> = { knot: linear(1852 / 3600), mileperhour: linear(0.44704) }
   for (const [name, m] of Object.entries(lengths)) {
@@ -297,11 +402,11 @@ const SPEED_UNITS: Readonly<Record<string, Unit>> = (() => {
 const TEMPERATURE_UNITS: Readonly<Record<string, Unit>> = {
   degreecelsius: affine(1, 273.15),
   degreedelisle: affine(-2 / 3, 373.15),
-  degreefahrenheit: affine(5 / 9, 459.67 * 5 / 9),
+  degreefahrenheit: affine(5 / 9, (459.67 * 5) / 9),
   degreenewton: affine(100 / 33, 273.15),
   degreerankine: linear(5 / 9),
   degreereaumur: affine(5 / 4, 273.15),
-  degreeroemer: affine(40 / 21, 273.15 - 7.5 * 40 / 21),
+  degreeroemer: affine(40 / 21, 273.15 - (7.5 * 40) / 21),
   kelvin: linear(1),
   millidegreecelsius: affine(1e-3, 273.15),
   solartemperature: linear(5778),
@@ -311,19 +416,57 @@ const USGAL = 0.00378541
 const IMPGAL = 0.00454609
 const FT3 = 0.0283168
 const VOLUME_UNITS: Readonly<Record<string, Unit>> = {
-  acrefoot: linear(1 / 0.000810714), autablespoon: linear(2e-5), boardfoot: linear(2.3597372158e-3), centiliter: linear(1e-5),
-  cubiccentimeter: linear(1e-6), cubicdecimeter: linear(1e-3), cubicfoot: linear(FT3), cubichectometer: linear(1e6),
-  cubicinch: linear(1.6387e-5), cubickilometer: linear(1e9), cubicmeter: linear(1), cubicmicrometer: linear(1e-18),
-  cubicmile: linear(4.16818182544058e9), cubicmillimeter: linear(1e-9), cubicyard: linear(0.764554858), decaliter: linear(1e-2),
-  decausgallon: linear(USGAL * 10), deciliter: linear(1e-4), deciusgallon: linear(USGAL / 10), hectocubicfoot: linear(FT3 * 100),
-  hectocubicmeter: linear(100), hectoliter: linear(0.1), hectousgallon: linear(USGAL * 100), imperialbeerbarrel: linear(0.16365924),
-  imperialgallon: linear(IMPGAL), imperialounce: linear(2.84130625e-5), imperialpint: linear(5.6826125e-4),
-  kilocubicfoot: linear(FT3 * 1e3), kilocubicmeter: linear(1e3), kiloimperialgallon: linear(IMPGAL * 1e3), kiloliter: linear(1),
-  kilousgallon: linear(USGAL * 1e3), liter: linear(1e-3), megacubicfoot: linear(FT3 * 1e6), megaimperialgallon: linear(IMPGAL * 1e6),
-  megaliter: linear(1e3), megausgallon: linear(USGAL * 1e6), metriccup: linear(2.5e-4), metricteaspoon: linear(5e-6),
-  microliter: linear(1e-9), milliliter: linear(1e-6), oilbarrel: linear(0.158987294928), uktablespoon: linear(1.5e-5),
-  usbeerbarrel: linear(0.1173477658), uscustomarycup: linear(2.365882365e-4), usgallon: linear(USGAL), uslegalcup: linear(2.4e-4),
-  usounce: linear(2.95735295625e-5), uspint: linear(4.73176473e-4), usquart: linear(9.46352946e-4), ustablespoon: linear(1.478676478125e-5),
+  acrefoot: linear(1 / 0.000810714),
+  autablespoon: linear(2e-5),
+  boardfoot: linear(2.3597372158e-3),
+  centiliter: linear(1e-5),
+  cubiccentimeter: linear(1e-6),
+  cubicdecimeter: linear(1e-3),
+  cubicfoot: linear(FT3),
+  cubichectometer: linear(1e6),
+  cubicinch: linear(1.6387e-5),
+  cubickilometer: linear(1e9),
+  cubicmeter: linear(1),
+  cubicmicrometer: linear(1e-18),
+  cubicmile: linear(4.16818182544058e9),
+  cubicmillimeter: linear(1e-9),
+  cubicyard: linear(0.764554858),
+  decaliter: linear(1e-2),
+  decausgallon: linear(USGAL * 10),
+  deciliter: linear(1e-4),
+  deciusgallon: linear(USGAL / 10),
+  hectocubicfoot: linear(FT3 * 100),
+  hectocubicmeter: linear(100),
+  hectoliter: linear(0.1),
+  hectousgallon: linear(USGAL * 100),
+  imperialbeerbarrel: linear(0.16365924),
+  imperialgallon: linear(IMPGAL),
+  imperialounce: linear(2.84130625e-5),
+  imperialpint: linear(5.6826125e-4),
+  kilocubicfoot: linear(FT3 * 1e3),
+  kilocubicmeter: linear(1e3),
+  kiloimperialgallon: linear(IMPGAL * 1e3),
+  kiloliter: linear(1),
+  kilousgallon: linear(USGAL * 1e3),
+  liter: linear(1e-3),
+  megacubicfoot: linear(FT3 * 1e6),
+  megaimperialgallon: linear(IMPGAL * 1e6),
+  megaliter: linear(1e3),
+  megausgallon: linear(USGAL * 1e6),
+  metriccup: linear(2.5e-4),
+  metricteaspoon: linear(5e-6),
+  microliter: linear(1e-9),
+  milliliter: linear(1e-6),
+  oilbarrel: linear(0.158987294928),
+  uktablespoon: linear(1.5e-5),
+  usbeerbarrel: linear(0.1173477658),
+  uscustomarycup: linear(2.365882365e-4),
+  usgallon: linear(USGAL),
+  uslegalcup: linear(2.4e-4),
+  usounce: linear(2.95735295625e-5),
+  uspint: linear(4.73176473e-4),
+  usquart: linear(9.46352946e-4),
+  ustablespoon: linear(1.478676478125e-5),
   usteaspoon: linear(4.92892159375e-6),
 }
 
@@ -361,14 +504,20 @@ const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction => 
     checkArity(name, args, 1)
     checkKind(name, args, 0, 'real')
     const c = coercer('real', args[0]!.type)
-    return { type: 'bool', evaluate: ([v]) => {
-      const x = c(v ?? null)
-      return typeof x === 'number' ? fn(x) : false
-    } }
+    return {
+      type: 'bool',
+      evaluate: ([v]) => {
+        const x = c(v ?? null)
+        return typeof x === 'number' ? fn(x) : false
+      },
+    }
   },
 })
 
-const logOf = (fn: (x: number) => number) => (x: number): number | null => (x < 0 ? null : fn(x))
+const logOf =
+  (fn: (x: number) => number) =>
+  (x: number): number | null =>
+    x < 0 ? null : fn(x)
 
 const bitwise2 = (name: string, fn: (a: bigint, b: bigint) => bigint): ScalarFunction =>
   defineScalar(name, { params: ['integer', 'integer'], result: 'long', impl: ([a, b]) => long(fn(big(a as number), big(b as number))) })
@@ -385,10 +534,13 @@ function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) 
       // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
       const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
       const c = coercer('number', t)
-      return { type, evaluate: ([v]) => {
-        const x = c(v ?? null)
-        return typeof x === 'number' ? num(x) : null
-      } }
+      return {
+        type,
+        evaluate: ([v]) => {
+          const x = c(v ?? null)
+          return typeof x === 'number' ? num(x) : null
+        },
+      }
     },
   }
 }

@@ -118,7 +118,11 @@ export interface Signature {
 }
 
 /** Defines a scalar function from a declarative signature. */
-export function defineScalar(name: string, sig: Signature, more: { aliases?: readonly string[]; deterministic?: boolean } = {}): ScalarFunction {
+export function defineScalar(
+  name: string,
+  sig: Signature,
+  more: { aliases?: readonly string[]; deterministic?: boolean } = {},
+): ScalarFunction {
   const min = sig.params.length - (sig.optional ?? 0)
   const max = sig.rest ? Infinity : sig.params.length
   const fn: ScalarFunction = {
@@ -255,4 +259,3 @@ export function scalarKey(v: KqlValue): string {
   if (typeof v === 'bigint') return `t:${v}`
   return dynamicKey(v as DynamicValue)
 }
-

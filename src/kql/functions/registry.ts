@@ -16,7 +16,9 @@ import { mathFunctions } from './math-functions.js'
 import { seriesFunctions } from './series-functions.js'
 import { stringFunctions } from './string-functions.js'
 
-function index<T extends { readonly name: string; readonly aliases?: readonly string[] }>(families: readonly (readonly T[])[]): ReadonlyMap<string, T> {
+function index<T extends { readonly name: string; readonly aliases?: readonly string[] }>(
+  families: readonly (readonly T[])[],
+): ReadonlyMap<string, T> {
   const map = new Map<string, T>()
   for (const family of families) {
     for (const fn of family) {
@@ -30,8 +32,17 @@ function index<T extends { readonly name: string; readonly aliases?: readonly st
 }
 
 const SCALARS = index<ScalarFunction>([
-  stringFunctions, conversionFunctions, encodingFunctions, ipFunctions, hashFunctions, conditionalFunctions,
-  datetimeFunctions, mathFunctions, dynamicFunctions, seriesFunctions, geoFunctions,
+  stringFunctions,
+  conversionFunctions,
+  encodingFunctions,
+  ipFunctions,
+  hashFunctions,
+  conditionalFunctions,
+  datetimeFunctions,
+  mathFunctions,
+  dynamicFunctions,
+  seriesFunctions,
+  geoFunctions,
 ])
 const AGGREGATES = index<AggregateFunction>([aggregateFunctions])
 

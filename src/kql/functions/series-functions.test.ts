@@ -12,7 +12,12 @@ function call(name: string, types: readonly KqlType[], values: readonly KqlValue
   assert.ok(fn, `${name} is registered`)
   return fn.bind(types.map((type, i) => ({ type, text: `a${i}`, constant: { value: values[i] ?? null } }))).evaluate(values, ctx)
 }
-const dyn = (name: string, ...values: DynamicValue[]): KqlValue => call(name, values.map((): KqlType => 'dynamic'), values)
+const dyn = (name: string, ...values: DynamicValue[]): KqlValue =>
+  call(
+    name,
+    values.map((): KqlType => 'dynamic'),
+    values,
+  )
 
 function close(actual: unknown, expected: number, what = '', tol = 1e-9): void {
   assert.equal(typeof actual, 'number', `${what}: ${String(actual)}`)
@@ -27,11 +32,52 @@ function closeAll(actual: unknown, expected: readonly number[], tol = 1e-9): voi
 
 describe('element-wise', () => {
   it('arithmetic (documentation examples)', () => {
-    const rows = [[[1, 2, 4], [4, 2, 1]], [[2, 4, 8], [8, 4, 2]], [[3, 6, 12], [12, 6, 3]]] as const
-    assert.deepEqual(rows.map(([a, b]) => dyn('series_add', [...a], [...b])), [[5, 4, 5], [10, 8, 10], [15, 12, 15]])
-    assert.deepEqual(rows.map(([a, b]) => dyn('series_subtract', [...a], [...b])), [[-3, 0, 3], [-6, 0, 6], [-9, 0, 9]])
-    assert.deepEqual(rows.map(([a, b]) => dyn('series_multiply', [...a], [...b])), [[4, 4, 4], [16, 16, 16], [36, 36, 36]])
-    assert.deepEqual(rows.map(([a, b]) => dyn('series_divide', [...a], [...b])), [[0.25, 1, 4], [0.25, 1, 4], [0.25, 1, 4]])
+    const rows = [
+      [
+        [1, 2, 4],
+        [4, 2, 1],
+      ],
+      [
+        [2, 4, 8],
+        [8, 4, 2],
+      ],
+      [
+        [3, 6, 12],
+        [12, 6, 3],
+      ],
+    ] as const
+    assert.deepEqual(
+      rows.map(([a, b]) => dyn('series_add', [...a], [...b])),
+      [
+        [5, 4, 5],
+        [10, 8, 10],
+        [15, 12, 15],
+      ],
+    )
+    assert.deepEqual(
+      rows.map(([a, b]) => dyn('series_subtract', [...a], [...b])),
+      [
+        [-3, 0, 3],
+        [-6, 0, 6],
+        [-9, 0, 9],
+      ],
+    )
+    assert.deepEqual(
+      rows.map(([a, b]) => dyn('series_multiply', [...a], [...b])),
+      [
+        [4, 4, 4],
+        [16, 16, 16],
+        [36, 36, 36],
+      ],
+    )
+    assert.deepEqual(
+      rows.map(([a, b]) => dyn('series_divide', [...a], [...b])),
+      [
+        [0.25, 1, 4],
+        [0.25, 1, 4],
+        [0.25, 1, 4],
+      ],
+    )
     assert.deepEqual(dyn('series_pow', [1, 2, 4], [4, 2, 1]), [1, 4, 4])
     assert.deepEqual(dyn('series_divide', [2], [0]), [Infinity])
   })
@@ -67,12 +113,17 @@ describe('statistics and similarity', () => {
   const x = [23, 46, 23, 87, 4, 8, 3, 75, 2, 56, 13, 75, 32, 16, 29]
   it('series_stats_dynamic (documentation case) and series_stats columns', () => {
     const s = dyn('series_stats_dynamic', x) as Record<string, number>
-    assert.deepEqual({ min: s['min'], min_idx: s['min_idx'], max: s['max'], max_idx: s['max_idx'], avg: s['avg'], sum: s['sum'], len: s['len'] },
-      { min: 2, min_idx: 8, max: 87, max_idx: 3, avg: 32.8, sum: 492, len: 15 })
+    assert.deepEqual(
+      { min: s['min'], min_idx: s['min_idx'], max: s['max'], max_idx: s['max_idx'], avg: s['avg'], sum: s['sum'], len: s['len'] },
+      { min: 2, min_idx: 8, max: 87, max_idx: 3, avg: 32.8, sum: 492, len: 15 },
+    )
     close(s['stdev'], 28.50363385354827)
     close(s['variance'], 812.4571428571429)
     const cols = dyn('series_stats', x) as Record<string, number>
-    assert.deepEqual(Object.keys(cols), MULTI_COLUMN_SERIES['series_stats']!.map((c) => c.suffix))
+    assert.deepEqual(
+      Object.keys(cols),
+      MULTI_COLUMN_SERIES['series_stats']!.map((c) => c.suffix),
+    )
     close(cols['stdev'], 28.5036338535483)
     assert.equal(cols['min'], 2)
   })
@@ -84,8 +135,22 @@ describe('statistics and similarity', () => {
     assert.equal(dyn('series_sum', [1, 2, 3, 4]), 10)
     assert.equal(dyn('series_magnitude', [3, 4]), 5)
     assert.equal(dyn('series_dot_product', [1, 2, 3], [4, 5, 6]), 32)
-    assert.deepEqual([[1, 2, 4], [2, 4, 8], [3, 6, 12]].map((s1) => dyn('series_dot_product', s1, [...s1].reverse())), [12, 48, 108])
-    assert.deepEqual([[1, 2, 4], [2, 4, 8], [3, 6, 12]].map((s1, i) => call('series_dot_product', ['dynamic', 'long'], [s1, i + 1])), [7, 28, 63])
+    assert.deepEqual(
+      [
+        [1, 2, 4],
+        [2, 4, 8],
+        [3, 6, 12],
+      ].map((s1) => dyn('series_dot_product', s1, [...s1].reverse())),
+      [12, 48, 108],
+    )
+    assert.deepEqual(
+      [
+        [1, 2, 4],
+        [2, 4, 8],
+        [3, 6, 12],
+      ].map((s1, i) => call('series_dot_product', ['dynamic', 'long'], [s1, i + 1])),
+      [7, 28, 63],
+    )
     assert.equal(dyn('series_dot_product', [1, 2, 3], [2]), 2)
     assert.equal(dyn('series_dot_product', [], [2]), null)
     close(dyn('series_magnitude', [1, 2, 3, 4]), 5.4772255750516612)
@@ -102,9 +167,16 @@ describe('filling', () => {
   it('series_fill_linear (documentation example shape)', () => {
     const doc = [null, 111.0, null, 36.0, 41.0, null, null, 16.0, 61.0, 33.0, null, null]
     closeAll(dyn('series_fill_linear', doc), [111, 111, 73.5, 36, 41, 32.666666666666664, 24.333333333333332, 16, 61, 33, 33, 33])
-    assert.deepEqual((call('series_fill_linear', ['dynamic', 'real', 'bool'], [doc, null, false]) as DynamicValue[]).slice(0, 3), [null, 111, 73.5])
+    assert.deepEqual((call('series_fill_linear', ['dynamic', 'real', 'bool'], [doc, null, false]) as DynamicValue[]).slice(0, 3), [
+      null,
+      111,
+      73.5,
+    ])
     assert.deepEqual(call('series_fill_linear', ['dynamic', 'real', 'bool'], [[null, null], null, false]), [0, 0])
-    assert.deepEqual(call('series_fill_linear', ['dynamic', 'real', 'bool', 'real'], [[null, null], null, true, 3.14159]), [3.14159, 3.14159])
+    assert.deepEqual(
+      call('series_fill_linear', ['dynamic', 'real', 'bool', 'real'], [[null, null], null, true, 3.14159]),
+      [3.14159, 3.14159],
+    )
     assert.deepEqual(call('series_fill_linear', ['dynamic', 'long'], [[1, 0, 3], 0]), [1, 2, 3])
   })
   it('forward, backward, const', () => {
@@ -144,9 +216,15 @@ describe('seasonality and periods', () => {
   it('series_seasonal with a forced period (documentation examples)', () => {
     assert.deepEqual(call('series_seasonal', ['dynamic', 'long'], [[1, 3, 5, 1, 3, 5, 2, 4, 6], 3]), [1, 3, 5, 1, 3, 5, 1, 3, 5])
     assert.deepEqual(call('series_seasonal', ['dynamic', 'long', 'long'], [[1, 3, 5, 1, 3, 5, 9, 9, 9], 3, 3]), [1, 3, 5, 1, 3, 5, 1, 3, 5])
-    assert.deepEqual(call('series_seasonal', ['dynamic', 'long'], [[1, 3, 5, 2, 4, 6, 1, 3, 5, 2, 4, 6], 3]), [1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5])
+    assert.deepEqual(
+      call('series_seasonal', ['dynamic', 'long'], [[1, 3, 5, 2, 4, 6, 1, 3, 5, 2, 4, 6], 3]),
+      [1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5, 1.5, 3.5, 5.5],
+    )
   })
-  const y = [80, 139, 87, 110, 68, 54, 50, 51, 53, 133, 86, 141, 97, 156, 94, 149, 95, 140, 77, 61, 50, 54, 47, 133, 72, 152, 94, 148, 105, 162, 101, 160, 87, 63, 53, 55, 54, 151, 103, 189, 108, 183, 113, 175, 113, 178, 90, 71, 62, 62, 65, 165, 109, 181, 115, 182, 121, 178, 114, 170]
+  const y = [
+    80, 139, 87, 110, 68, 54, 50, 51, 53, 133, 86, 141, 97, 156, 94, 149, 95, 140, 77, 61, 50, 54, 47, 133, 72, 152, 94, 148, 105, 162, 101,
+    160, 87, 63, 53, 55, 54, 151, 103, 189, 108, 183, 113, 175, 113, 178, 90, 71, 62, 62, 65, 165, 109, 181, 115, 182, 121, 178, 114, 170,
+  ]
   it('series_periods_detect finds the 14-point period (documentation example)', () => {
     const r = call('series_periods_detect', ['dynamic', 'real', 'real', 'long'], [y, 0, 50, 2]) as Record<string, number[]>
     assert.deepEqual(Object.keys(r), ['periods', 'scores'])
@@ -174,7 +252,10 @@ describe('outliers and decomposition', () => {
   it('series_decompose with a given period and linefit trend', () => {
     const xs = Array.from({ length: 28 }, (_, i) => [5, 1, 1, 1, 1, 1, 5][i % 7]! + 0.5 * i)
     const d = call('series_decompose', ['dynamic', 'long', 'string'], [xs, 7, 'linefit']) as Record<string, number[]>
-    assert.deepEqual(Object.keys(d), MULTI_COLUMN_SERIES['series_decompose']!.map((c) => c.suffix))
+    assert.deepEqual(
+      Object.keys(d),
+      MULTI_COLUMN_SERIES['series_decompose']!.map((c) => c.suffix),
+    )
     d['residual']!.forEach((r) => assert.ok(Math.abs(r) < 2))
     const none = call('series_decompose', ['dynamic', 'long', 'string'], [[1, 2, 3], 0, 'none']) as Record<string, number[]>
     assert.deepEqual(none['baseline'], [0, 0, 0])
@@ -185,7 +266,11 @@ describe('outliers and decomposition', () => {
     const a = call('series_decompose_anomalies', ['dynamic', 'real', 'long'], [xs, 1.5, 0]) as Record<string, number[]>
     assert.equal(a['ad_flag']![30], 1)
     assert.equal(a['ad_flag']![10], 0)
-    const f = call('series_decompose_forecast', ['dynamic', 'long', 'long'], [Array.from({ length: 20 }, (_, i) => (i < 15 ? i : null)), 5, 0]) as number[]
+    const f = call(
+      'series_decompose_forecast',
+      ['dynamic', 'long', 'long'],
+      [Array.from({ length: 20 }, (_, i) => (i < 15 ? i : null)), 5, 0],
+    ) as number[]
     closeAll(f.slice(15), [15, 16, 17, 18, 19], 1e-9)
   })
 })
@@ -193,19 +278,32 @@ describe('outliers and decomposition', () => {
 describe('regression', () => {
   it('series_fit_line (documentation example)', () => {
     const f = dyn('series_fit_line', [2, 5, 6, 8, 11, 15, 17, 18, 25, 26, 30, 30]) as Record<string, number | number[]>
-    assert.deepEqual(Object.keys(f), MULTI_COLUMN_SERIES['series_fit_line']!.map((c) => c.suffix))
+    assert.deepEqual(
+      Object.keys(f),
+      MULTI_COLUMN_SERIES['series_fit_line']!.map((c) => c.suffix),
+    )
     close(f['rsquare'], 0.982900730884447)
     close(f['slope'], 2.73076923076923)
     close(f['variance'], 98.62878787878786)
     close(f['rvariance'], 1.6864801864801862)
     close(f['interception'], -1.6666666666666745)
     close((f['line_fit'] as number[])[0], 1.064102564102564)
-    assert.deepEqual(dyn('series_fit_line_dynamic', [1, 2, 3]), { rsquare: 1, slope: 1, variance: 1, rvariance: 0, interception: 0, line_fit: [1, 2, 3] })
+    assert.deepEqual(dyn('series_fit_line_dynamic', [1, 2, 3]), {
+      rsquare: 1,
+      slope: 1,
+      variance: 1,
+      rvariance: 0,
+      interception: 0,
+      line_fit: [1, 2, 3],
+    })
   })
   it('series_fit_2lines finds the break', () => {
     const ys = [1, 2, 3, 4, 5, 6, 10, 9, 8, 7]
     const flat = dyn('series_fit_2lines', ys) as Record<string, unknown>
-    assert.deepEqual(Object.keys(flat), MULTI_COLUMN_SERIES['series_fit_2lines']!.map((c) => c.suffix))
+    assert.deepEqual(
+      Object.keys(flat),
+      MULTI_COLUMN_SERIES['series_fit_2lines']!.map((c) => c.suffix),
+    )
     assert.equal(flat['split_idx'], 6)
     close(flat['rsquare'], 1)
     close(flat['left_slope'], 1)
@@ -217,7 +315,10 @@ describe('regression', () => {
     const xs = [1, 2, 3, 4, 5, 6]
     const ys = xs.map((x) => 2 * x * x - 3 * x + 1)
     const p = call('series_fit_poly', ['dynamic', 'dynamic', 'long'], [ys, xs, 2]) as Record<string, unknown>
-    assert.deepEqual(Object.keys(p), MULTI_COLUMN_SERIES['series_fit_poly']!.map((c) => c.suffix))
+    assert.deepEqual(
+      Object.keys(p),
+      MULTI_COLUMN_SERIES['series_fit_poly']!.map((c) => c.suffix),
+    )
     closeAll(p['coefficients'], [2, -3, 1], 1e-7)
     close(p['rsquare'], 1)
     const line = dyn('series_fit_poly', [2, 5, 6, 8, 11, 15, 17, 18, 25, 26, 30, 30]) as Record<string, number[]>
@@ -235,15 +336,27 @@ describe('fourier', () => {
     close(t['real']![0], 15)
     const back = dyn('series_ifft', t['real']!, t['imag']!) as Record<string, number[]>
     closeAll(back['real'], signal, 1e-9)
-    closeAll(back['imag'], [0, 0, 0, 0, 0].map(() => 0), 1e-9)
+    closeAll(
+      back['imag'],
+      [0, 0, 0, 0, 0].map(() => 0),
+      1e-9,
+    )
   })
 })
 
 describe('multi-column naming', () => {
   it('names columns <function>_<argument>_<suffix>', async () => {
     const { multiColumnOutputs } = await import('./series-functions.js')
-    assert.deepEqual(multiColumnOutputs('series_stats', { type: 'dynamic', text: 'x', columnName: 'x' })!.map((c) => c.name).slice(0, 2), ['series_stats_x_min', 'series_stats_x_min_idx'])
-    assert.deepEqual(multiColumnOutputs('series_stats', { type: 'dynamic', text: 'series_add(TimeStamp, 0)' })![0], { name: 'series_stats__min', type: 'real' })
+    assert.deepEqual(
+      multiColumnOutputs('series_stats', { type: 'dynamic', text: 'x', columnName: 'x' })!
+        .map((c) => c.name)
+        .slice(0, 2),
+      ['series_stats_x_min', 'series_stats_x_min_idx'],
+    )
+    assert.deepEqual(multiColumnOutputs('series_stats', { type: 'dynamic', text: 'series_add(TimeStamp, 0)' })![0], {
+      name: 'series_stats__min',
+      type: 'real',
+    })
     assert.equal(multiColumnOutputs('series_fit_poly', { type: 'dynamic', text: 'y' })![4]!.name, 'series_fit_poly_y_poly_fit')
     assert.equal(multiColumnOutputs('series_add', { type: 'dynamic', text: 'y' }), undefined)
   })

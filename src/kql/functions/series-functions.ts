@@ -28,37 +28,73 @@ type Bag = { [key: string]: DynamicValue }
  */
 export const MULTI_COLUMN_SERIES: Readonly<Record<string, readonly { readonly suffix: string; readonly type: KqlType }[]>> = {
   series_stats: [
-    { suffix: 'min', type: 'real' }, { suffix: 'min_idx', type: 'long' }, { suffix: 'max', type: 'real' },
-    { suffix: 'max_idx', type: 'long' }, { suffix: 'avg', type: 'real' }, { suffix: 'stdev', type: 'real' },
+    { suffix: 'min', type: 'real' },
+    { suffix: 'min_idx', type: 'long' },
+    { suffix: 'max', type: 'real' },
+    { suffix: 'max_idx', type: 'long' },
+    { suffix: 'avg', type: 'real' },
+    { suffix: 'stdev', type: 'real' },
     { suffix: 'variance', type: 'real' },
   ],
   series_fit_line: [
-    { suffix: 'rsquare', type: 'real' }, { suffix: 'slope', type: 'real' }, { suffix: 'variance', type: 'real' },
-    { suffix: 'rvariance', type: 'real' }, { suffix: 'interception', type: 'real' }, { suffix: 'line_fit', type: 'dynamic' },
+    { suffix: 'rsquare', type: 'real' },
+    { suffix: 'slope', type: 'real' },
+    { suffix: 'variance', type: 'real' },
+    { suffix: 'rvariance', type: 'real' },
+    { suffix: 'interception', type: 'real' },
+    { suffix: 'line_fit', type: 'dynamic' },
   ],
   series_fit_2lines: [
-    { suffix: 'rsquare', type: 'real' }, { suffix: 'split_idx', type: 'long' }, { suffix: 'variance', type: 'real' },
-    { suffix: 'rvariance', type: 'real' }, { suffix: 'line_fit', type: 'dynamic' },
-    { suffix: 'right_rsquare', type: 'real' }, { suffix: 'right_slope', type: 'real' }, { suffix: 'right_interception', type: 'real' },
-    { suffix: 'right_variance', type: 'real' }, { suffix: 'right_rvariance', type: 'real' },
-    { suffix: 'left_rsquare', type: 'real' }, { suffix: 'left_slope', type: 'real' }, { suffix: 'left_interception', type: 'real' },
-    { suffix: 'left_variance', type: 'real' }, { suffix: 'left_rvariance', type: 'real' },
+    { suffix: 'rsquare', type: 'real' },
+    { suffix: 'split_idx', type: 'long' },
+    { suffix: 'variance', type: 'real' },
+    { suffix: 'rvariance', type: 'real' },
+    { suffix: 'line_fit', type: 'dynamic' },
+    { suffix: 'right_rsquare', type: 'real' },
+    { suffix: 'right_slope', type: 'real' },
+    { suffix: 'right_interception', type: 'real' },
+    { suffix: 'right_variance', type: 'real' },
+    { suffix: 'right_rvariance', type: 'real' },
+    { suffix: 'left_rsquare', type: 'real' },
+    { suffix: 'left_slope', type: 'real' },
+    { suffix: 'left_interception', type: 'real' },
+    { suffix: 'left_variance', type: 'real' },
+    { suffix: 'left_rvariance', type: 'real' },
   ],
   series_fit_poly: [
-    { suffix: 'rsquare', type: 'real' }, { suffix: 'coefficients', type: 'dynamic' }, { suffix: 'variance', type: 'real' },
-    { suffix: 'rvariance', type: 'real' }, { suffix: 'poly_fit', type: 'dynamic' },
+    { suffix: 'rsquare', type: 'real' },
+    { suffix: 'coefficients', type: 'dynamic' },
+    { suffix: 'variance', type: 'real' },
+    { suffix: 'rvariance', type: 'real' },
+    { suffix: 'poly_fit', type: 'dynamic' },
   ],
   series_decompose: [
-    { suffix: 'baseline', type: 'dynamic' }, { suffix: 'seasonal', type: 'dynamic' }, { suffix: 'trend', type: 'dynamic' },
+    { suffix: 'baseline', type: 'dynamic' },
+    { suffix: 'seasonal', type: 'dynamic' },
+    { suffix: 'trend', type: 'dynamic' },
     { suffix: 'residual', type: 'dynamic' },
   ],
   series_decompose_anomalies: [
-    { suffix: 'ad_flag', type: 'dynamic' }, { suffix: 'ad_score', type: 'dynamic' }, { suffix: 'baseline', type: 'dynamic' },
+    { suffix: 'ad_flag', type: 'dynamic' },
+    { suffix: 'ad_score', type: 'dynamic' },
+    { suffix: 'baseline', type: 'dynamic' },
   ],
-  series_periods_detect: [{ suffix: 'periods', type: 'dynamic' }, { suffix: 'scores', type: 'dynamic' }],
-  series_periods_validate: [{ suffix: 'periods', type: 'dynamic' }, { suffix: 'scores', type: 'dynamic' }],
-  series_fft: [{ suffix: 'real', type: 'dynamic' }, { suffix: 'imag', type: 'dynamic' }],
-  series_ifft: [{ suffix: 'real', type: 'dynamic' }, { suffix: 'imag', type: 'dynamic' }],
+  series_periods_detect: [
+    { suffix: 'periods', type: 'dynamic' },
+    { suffix: 'scores', type: 'dynamic' },
+  ],
+  series_periods_validate: [
+    { suffix: 'periods', type: 'dynamic' },
+    { suffix: 'scores', type: 'dynamic' },
+  ],
+  series_fft: [
+    { suffix: 'real', type: 'dynamic' },
+    { suffix: 'imag', type: 'dynamic' },
+  ],
+  series_ifft: [
+    { suffix: 'real', type: 'dynamic' },
+    { suffix: 'imag', type: 'dynamic' },
+  ],
 }
 
 /**
@@ -70,7 +106,7 @@ export const MULTI_COLUMN_SERIES: Readonly<Record<string, readonly { readonly su
 export function multiColumnOutputs(fn: string, arg: ArgInfo | undefined): { name: string; type: KqlType }[] | undefined {
   const cols = MULTI_COLUMN_SERIES[fn]
   if (!cols) return undefined
-  const base = arg ? arg.columnName ?? inferName(arg.text) ?? '' : ''
+  const base = arg ? (arg.columnName ?? inferName(arg.text) ?? '') : ''
   return cols.map((c) => ({ name: `${fn}_${base}_${c.suffix}`, type: c.type }))
 }
 
@@ -130,14 +166,17 @@ function percentileOf(sorted: readonly number[], p: number): number {
 function pearson(a: readonly number[], b: readonly number[]): number {
   const n = Math.min(a.length, b.length)
   if (n < 2) return NaN
-  let ma = 0, mb = 0
+  let ma = 0,
+    mb = 0
   for (let i = 0; i < n; i++) {
     ma += a[i]!
     mb += b[i]!
   }
   ma /= n
   mb /= n
-  let sab = 0, saa = 0, sbb = 0
+  let sab = 0,
+    saa = 0,
+    sbb = 0
   for (let i = 0; i < n; i++) {
     const da = a[i]! - ma
     const db = b[i]! - mb
@@ -149,14 +188,17 @@ function pearson(a: readonly number[], b: readonly number[]): number {
 }
 
 /** Binds a function of `n` dynamic series plus optional extra parameters. */
-function seriesFunction(name: string, spec: {
-  readonly series: number
-  readonly extra?: readonly ('number' | 'integer' | 'bool' | 'string' | 'scalar')[]
-  readonly optional?: number
-  readonly rest?: boolean
-  readonly result: KqlType
-  readonly impl: (series: (Num[] | null)[], extra: readonly KqlValue[], args: readonly ArgInfo[]) => KqlValue
-}): ScalarFunction {
+function seriesFunction(
+  name: string,
+  spec: {
+    readonly series: number
+    readonly extra?: readonly ('number' | 'integer' | 'bool' | 'string' | 'scalar')[]
+    readonly optional?: number
+    readonly rest?: boolean
+    readonly result: KqlType
+    readonly impl: (series: (Num[] | null)[], extra: readonly KqlValue[], args: readonly ArgInfo[]) => KqlValue
+  },
+): ScalarFunction {
   const extra = spec.extra ?? []
   return {
     name,
@@ -239,7 +281,10 @@ function elementWise1(name: string, op: (x: number) => number | null): ScalarFun
 function stats(xs: readonly Num[], ignoreNonfinite: boolean): Bag {
   const empty: Bag = { min: null, min_idx: null, max: null, max_idx: null, avg: null, stdev: null, variance: null, sum: null, len: null }
   const values: number[] = []
-  let min = Infinity, max = -Infinity, minIdx = -1, maxIdx = -1
+  let min = Infinity,
+    max = -Infinity,
+    minIdx = -1,
+    maxIdx = -1
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]!
     if (!finite(x)) {
@@ -259,8 +304,15 @@ function stats(xs: readonly Num[], ignoreNonfinite: boolean): Bag {
   if (values.length === 0) return { ...empty, len: 0 }
   const variance = sampleVariance(values)
   return {
-    min, min_idx: minIdx, max, max_idx: maxIdx, avg: mean(values), stdev: Math.sqrt(variance), variance,
-    sum: sum(values), len: values.length,
+    min,
+    min_idx: minIdx,
+    max,
+    max_idx: maxIdx,
+    avg: mean(values),
+    stdev: Math.sqrt(variance),
+    variance,
+    sum: sum(values),
+    len: values.length,
   }
 }
 
@@ -318,7 +370,9 @@ function fillBackward(raw: readonly DynamicValue[], missing: readonly boolean[])
 
 function fillLinear(raw: readonly DynamicValue[], missing: readonly boolean[], fillEdges: boolean, constant: DynamicValue): DynamicValue[] {
   const known: number[] = []
-  missing.forEach((m, i) => { if (!m) known.push(i) })
+  missing.forEach((m, i) => {
+    if (!m) known.push(i)
+  })
   if (known.length === 0) return raw.map(() => constant)
   const out = [...raw]
   for (let k = 0; k + 1 < known.length; k++) {
@@ -404,7 +458,13 @@ const MIN_PERIOD_SCORE = 0.7
  * Finds significant periods: integer lags (at least 4 points, fewer than half the series) whose
  * autocorrelation score is a local maximum, dropping multiples of a stronger period.
  */
-function detectPeriods(xs: readonly Num[], minP: number, maxP: number, count: number, threshold = MIN_PERIOD_SCORE): { periods: number[]; scores: number[] } {
+function detectPeriods(
+  xs: readonly Num[],
+  minP: number,
+  maxP: number,
+  count: number,
+  threshold = MIN_PERIOD_SCORE,
+): { periods: number[]; scores: number[] } {
   const values = xs.map((x) => (finite(x) ? x : 0))
   const n = values.length
   const lo = Math.max(4, Math.ceil(minP))
@@ -455,7 +515,8 @@ function lineFit(xs: readonly number[], ys: readonly number[]): { slope: number;
   const n = xs.length
   const mx = mean(xs)
   const my = mean(ys)
-  let sxy = 0, sxx = 0
+  let sxy = 0,
+    sxx = 0
   for (let i = 0; i < n; i++) {
     sxy += (xs[i]! - mx) * (ys[i]! - my)
     sxx += (xs[i]! - mx) ** 2
@@ -464,7 +525,13 @@ function lineFit(xs: readonly number[], ys: readonly number[]): { slope: number;
   return { slope, interception: my - slope * mx }
 }
 
-function decompose(xs: readonly Num[], seasonality: number, trend: string, testPoints: number, threshold: number): { baseline: number[]; seasonal: number[]; trend: number[]; residual: Num[] } {
+function decompose(
+  xs: readonly Num[],
+  seasonality: number,
+  trend: string,
+  testPoints: number,
+  threshold: number,
+): { baseline: number[]; seasonal: number[]; trend: number[]; residual: Num[] } {
   const n = xs.length
   const training = Math.max(0, n - Math.max(0, testPoints))
   const period = detectSeason(xs, seasonality, threshold, training)
@@ -477,7 +544,10 @@ function decompose(xs: readonly Num[], seasonality: number, trend: string, testP
   let trendSeries: number[]
   if (trend === 'none') trendSeries = new Array<number>(n).fill(0)
   else if (trend === 'linefit') {
-    const { slope, interception } = lineFit(deseasoned.map(([i]) => i), deseasoned.map(([, v]) => v))
+    const { slope, interception } = lineFit(
+      deseasoned.map(([i]) => i),
+      deseasoned.map(([, v]) => v),
+    )
     trendSeries = Array.from({ length: n }, (_, i) => slope * i + interception)
   } else {
     const avg = deseasoned.length ? mean(deseasoned.map(([, v]) => v)) : 0
@@ -508,7 +578,8 @@ function fitLineAt(ys: readonly number[], firstX: number): LineStats {
   const { slope, interception } = lineFit(xs, ys)
   const fit = xs.map((x) => slope * x + interception)
   const m = mean(ys)
-  let ssres = 0, sstot = 0
+  let ssres = 0,
+    sstot = 0
   ys.forEach((y, i) => {
     ssres += (y - fit[i]!) ** 2
     sstot += (y - m) ** 2
@@ -516,10 +587,12 @@ function fitLineAt(ys: readonly number[], firstX: number): LineStats {
   const n = ys.length
   return {
     rsquare: sstot === 0 ? 1 : 1 - ssres / sstot,
-    slope, interception,
+    slope,
+    interception,
     variance: n > 1 ? sstot / (n - 1) : 0,
     rvariance: n > 1 ? ssres / (n - 1) : 0,
-    fit, ssres,
+    fit,
+    ssres,
   }
 }
 
@@ -541,13 +614,25 @@ function fit2Lines(ys: readonly number[]): { flat: Bag; nested: Bag } | null {
     if (!best || r2 > best.r2) best = { split, left, right, r2 }
   }
   const { split, left, right, r2 } = best!
-  const side = (s: LineStats): Bag => ({ rsquare: s.rsquare, slope: s.slope, interception: s.interception, variance: s.variance, rvariance: s.rvariance })
+  const side = (s: LineStats): Bag => ({
+    rsquare: s.rsquare,
+    slope: s.slope,
+    interception: s.interception,
+    variance: s.variance,
+    rvariance: s.rvariance,
+  })
   const common: Bag = {
-    rsquare: r2, split_idx: split, variance: n > 1 ? sstot / (n - 1) : 0,
-    rvariance: n > 1 ? (left.ssres + right.ssres) / (n - 1) : 0, line_fit: [...left.fit, ...right.fit],
+    rsquare: r2,
+    split_idx: split,
+    variance: n > 1 ? sstot / (n - 1) : 0,
+    rvariance: n > 1 ? (left.ssres + right.ssres) / (n - 1) : 0,
+    line_fit: [...left.fit, ...right.fit],
   }
   const flat: Bag = { ...common }
-  for (const [prefix, s] of [['right', right], ['left', left]] as const) {
+  for (const [prefix, s] of [
+    ['right', right],
+    ['left', left],
+  ] as const) {
     for (const [k, v] of Object.entries(side(s))) flat[`${prefix}_${k}`] = v
   }
   return { flat, nested: { ...common, right: side(right), left: side(left) } }
@@ -593,7 +678,8 @@ function fitPoly(ys: readonly number[], xs: readonly number[], degree: number): 
   if (!coef) return null
   const fit = xs.map((x) => coef.reduce((s, c, k) => s + c * x ** k, 0))
   const m = mean([...ys])
-  let ssres = 0, sstot = 0
+  let ssres = 0,
+    sstot = 0
   ys.forEach((y, i) => {
     ssres += (y - fit[i]!) ** 2
     sstot += (y - m) ** 2
@@ -634,7 +720,8 @@ function fftRadix2(re: number[], im: number[], inverse: boolean): void {
       for (let k = 0; k < len / 2; k++) {
         const wr = Math.cos(ang * k)
         const wi = Math.sin(ang * k)
-        const ur = re[i + k]!, ui = im[i + k]!
+        const ur = re[i + k]!,
+          ui = im[i + k]!
         const vr = re[i + k + len / 2]! * wr - im[i + k + len / 2]! * wi
         const vi = re[i + k + len / 2]! * wi + im[i + k + len / 2]! * wr
         re[i + k] = ur + vr
@@ -656,10 +743,12 @@ function fourier(reIn: readonly number[], imIn: readonly number[], inverse: bool
     const outRe = new Array<number>(n).fill(0)
     const outIm = new Array<number>(n).fill(0)
     for (let k = 0; k < n; k++) {
-      let sr = 0, si = 0
+      let sr = 0,
+        si = 0
       for (let t = 0; t < n; t++) {
         const ang = (sign * 2 * Math.PI * ((k * t) % n)) / n
-        const c = Math.cos(ang), s = Math.sin(ang)
+        const c = Math.cos(ang),
+          s = Math.sin(ang)
         sr += re[t]! * c - im[t]! * s
         si += re[t]! * s + im[t]! * c
       }
@@ -683,7 +772,10 @@ function fourier(reIn: readonly number[], imIn: readonly number[], inverse: bool
 const zeros = (xs: readonly Num[]): number[] => xs.map((x) => (finite(x) ? x : 0))
 
 const firFn: ScalarFunction = seriesFunction('series_fir', {
-  series: 2, extra: ['bool', 'bool'], optional: 2, result: 'dynamic',
+  series: 2,
+  extra: ['bool', 'bool'],
+  optional: 2,
+  result: 'dynamic',
   impl: ([xs, filter], [normalize, center]) => {
     if (!xs || !filter || filter.length === 0 || filter.some((f) => f === null)) return null
     const coefs = filter as number[]
@@ -695,7 +787,8 @@ const firFn: ScalarFunction = seriesFunction('series_fir', {
 })
 
 const iirFn: ScalarFunction = seriesFunction('series_iir', {
-  series: 3, result: 'dynamic',
+  series: 3,
+  result: 'dynamic',
   impl: ([xs, b, a]) => {
     if (!xs || !b || !a || a.length === 0 || b.some((x) => x === null) || a.some((x) => x === null) || a[0] === 0) return null
     return iir(xs, b as number[], a as number[])
@@ -732,7 +825,8 @@ const fillConst: ScalarFunction = {
       evaluate([s, c, ph]) {
         const raw = asArray(s ?? null)
         if (!raw) return null
-        const fill = c === undefined ? 0 : typeof c === 'bigint' ? Number(c) : t === 'string' ? c as string : (c ?? null) as DynamicValue
+        const fill =
+          c === undefined ? 0 : typeof c === 'bigint' ? Number(c) : t === 'string' ? (c as string) : ((c ?? null) as DynamicValue)
         const missing = missingMask(raw, ph ?? null)
         return raw.map((v, i) => (missing[i] ? fill : v))
       },
@@ -761,7 +855,10 @@ const fillLinearFn: ScalarFunction = {
 }
 
 const outliersFn: ScalarFunction = seriesFunction('series_outliers', {
-  series: 1, extra: ['string', 'number', 'number', 'number', 'integer'], optional: 5, result: 'dynamic',
+  series: 1,
+  extra: ['string', 'number', 'number', 'number', 'integer'],
+  optional: 5,
+  result: 'dynamic',
   impl: ([xs], [kind, ignore, minP, maxP]) => {
     if (!xs) return null
     const k = typeof kind === 'string' && kind !== '' ? kind.toLowerCase() : 'ctukey'
@@ -773,18 +870,23 @@ const outliersFn: ScalarFunction = seriesFunction('series_outliers', {
 })
 
 const seasonalFn: ScalarFunction = seriesFunction('series_seasonal', {
-  series: 1, extra: ['integer', 'integer'], optional: 2, result: 'dynamic',
+  series: 1,
+  extra: ['integer', 'integer'],
+  optional: 2,
+  result: 'dynamic',
   impl: ([xs], [period, testPoints]) => {
     if (!xs) return null
     const training = Math.max(0, xs.length - (typeof testPoints === 'number' ? testPoints : 0))
     const p = typeof period === 'number' ? period : -1
-    const resolved = p === -1 ? detectPeriods(xs.slice(0, training), 4, training / 2, 1, 0.7).periods[0] ?? 0 : p > 0 ? p : 0
+    const resolved = p === -1 ? (detectPeriods(xs.slice(0, training), 4, training / 2, 1, 0.7).periods[0] ?? 0) : p > 0 ? p : 0
     return seasonalComponent(xs, resolved, training)
   },
 })
 
 const periodsDetect: ScalarFunction = seriesFunction('series_periods_detect', {
-  series: 1, extra: ['number', 'number', 'integer'], result: 'dynamic',
+  series: 1,
+  extra: ['number', 'number', 'integer'],
+  result: 'dynamic',
   impl: ([xs], [minP, maxP, count]) => {
     if (!xs || typeof minP !== 'number' || typeof maxP !== 'number' || typeof count !== 'number') return null
     const { periods, scores } = detectPeriods(xs, minP, maxP, Math.max(0, count))
@@ -793,7 +895,10 @@ const periodsDetect: ScalarFunction = seriesFunction('series_periods_detect', {
 })
 
 const periodsValidate: ScalarFunction = seriesFunction('series_periods_validate', {
-  series: 1, extra: ['number'], rest: true, result: 'dynamic',
+  series: 1,
+  extra: ['number'],
+  rest: true,
+  result: 'dynamic',
   impl: ([xs], periods) => {
     if (!xs) return null
     const values = zeros(xs)
@@ -802,7 +907,13 @@ const periodsValidate: ScalarFunction = seriesFunction('series_periods_validate'
   },
 })
 
-function decomposeArgs(seasonality: KqlValue, trend: KqlValue, testPoints: KqlValue, threshold: KqlValue, defaultTrend: string): [number, string, number, number] {
+function decomposeArgs(
+  seasonality: KqlValue,
+  trend: KqlValue,
+  testPoints: KqlValue,
+  threshold: KqlValue,
+  defaultTrend: string,
+): [number, string, number, number] {
   return [
     typeof seasonality === 'number' ? seasonality : -1,
     typeof trend === 'string' && trend !== '' ? trend.toLowerCase() : defaultTrend,
@@ -812,7 +923,10 @@ function decomposeArgs(seasonality: KqlValue, trend: KqlValue, testPoints: KqlVa
 }
 
 const decomposeFn: ScalarFunction = seriesFunction('series_decompose', {
-  series: 1, extra: ['integer', 'string', 'integer', 'number'], optional: 4, result: 'dynamic',
+  series: 1,
+  extra: ['integer', 'string', 'integer', 'number'],
+  optional: 4,
+  result: 'dynamic',
   impl: ([xs], [s, t, tp, th]) => {
     if (!xs) return null
     const d = decompose(xs, ...decomposeArgs(s ?? null, t ?? null, tp ?? null, th ?? null, 'avg'))
@@ -821,7 +935,10 @@ const decomposeFn: ScalarFunction = seriesFunction('series_decompose', {
 })
 
 const decomposeAnomalies: ScalarFunction = seriesFunction('series_decompose_anomalies', {
-  series: 1, extra: ['number', 'integer', 'string', 'integer', 'string', 'number'], optional: 6, result: 'dynamic',
+  series: 1,
+  extra: ['number', 'integer', 'string', 'integer', 'string', 'number'],
+  optional: 6,
+  result: 'dynamic',
   impl: ([xs], [threshold, s, t, tp, method, th]) => {
     if (!xs) return null
     const k = typeof threshold === 'number' ? threshold : 1.5
@@ -833,7 +950,10 @@ const decomposeAnomalies: ScalarFunction = seriesFunction('series_decompose_anom
 })
 
 const decomposeForecast: ScalarFunction = seriesFunction('series_decompose_forecast', {
-  series: 1, extra: ['integer', 'integer', 'string', 'number'], optional: 3, result: 'dynamic',
+  series: 1,
+  extra: ['integer', 'integer', 'string', 'number'],
+  optional: 3,
+  result: 'dynamic',
   impl: ([xs], [points, s, t, th]) => {
     if (!xs || typeof points !== 'number') return null
     return decompose(xs, ...decomposeArgs(s ?? null, t ?? null, points, th ?? null, 'linefit')).baseline
@@ -868,7 +988,9 @@ const fitPolyFn: ScalarFunction = {
 
 function fourierFunction(name: string, inverse: boolean): ScalarFunction {
   return seriesFunction(name, {
-    series: 2, optional: 1, result: 'dynamic',
+    series: 2,
+    optional: 1,
+    result: 'dynamic',
     impl: ([re, im]) => {
       if (!re) return null
       const r = zeros(re)
@@ -881,7 +1003,10 @@ function fourierFunction(name: string, inverse: boolean): ScalarFunction {
 
 const statsFunction = (name: string, keys: readonly string[]): ScalarFunction =>
   seriesFunction(name, {
-    series: 1, extra: ['bool'], optional: 1, result: 'dynamic',
+    series: 1,
+    extra: ['bool'],
+    optional: 1,
+    result: 'dynamic',
     impl: ([xs], [ignore]) => (xs ? pick(stats(xs, ignore === true), keys) : null),
   })
 
@@ -921,7 +1046,10 @@ const dotProduct: ScalarFunction = {
 }
 
 const cosineSimilarity: ScalarFunction = seriesFunction('series_cosine_similarity', {
-  series: 2, extra: ['number', 'number'], optional: 2, result: 'real',
+  series: 2,
+  extra: ['number', 'number'],
+  optional: 2,
+  result: 'real',
   impl: ([a, b], [m1, m2]) => {
     if (!a || !b) return null
     const [xs, ys] = pairs(a, b)
@@ -932,7 +1060,10 @@ const cosineSimilarity: ScalarFunction = seriesFunction('series_cosine_similarit
   },
 })
 
-const logOrNull = (f: (x: number) => number) => (x: number): number | null => (x < 0 ? null : f(x))
+const logOrNull =
+  (f: (x: number) => number) =>
+  (x: number): number | null =>
+    x < 0 ? null : f(x)
 
 export const seriesFunctions: readonly ScalarFunction[] = [
   elementWise2('series_add', (a, b) => a + b),
@@ -959,10 +1090,15 @@ export const seriesFunctions: readonly ScalarFunction[] = [
   elementWise1('series_log', logOrNull(Math.log)),
   elementWise1('series_sign', (x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0)),
   seriesFunction('series_sum', { series: 1, result: 'real', impl: ([xs]) => (xs ? sum(xs.filter(finite)) : null) }),
-  seriesFunction('series_magnitude', { series: 1, result: 'real', impl: ([xs]) => (xs ? Math.sqrt(sum(xs.filter(finite).map((x) => x * x))) : null) }),
+  seriesFunction('series_magnitude', {
+    series: 1,
+    result: 'real',
+    impl: ([xs]) => (xs ? Math.sqrt(sum(xs.filter(finite).map((x) => x * x))) : null),
+  }),
   dotProduct,
   seriesFunction('series_pearson_correlation', {
-    series: 2, result: 'real',
+    series: 2,
+    result: 'real',
     impl: ([a, b]) => {
       // documented: a non-numeric element or arrays of different sizes give null
       if (!a || !b || a.length !== b.length || a.some((x) => !finite(x)) || b.some((x) => !finite(x))) return null
@@ -970,7 +1106,10 @@ export const seriesFunctions: readonly ScalarFunction[] = [
     },
   }),
   cosineSimilarity,
-  statsFunction('series_stats', MULTI_COLUMN_SERIES['series_stats']!.map((c) => c.suffix)),
+  statsFunction(
+    'series_stats',
+    MULTI_COLUMN_SERIES['series_stats']!.map((c) => c.suffix),
+  ),
   statsFunction('series_stats_dynamic', ['min', 'min_idx', 'max', 'max_idx', 'avg', 'stdev', 'variance', 'sum', 'len']),
   fillFunction('series_fill_forward', 'forward'),
   fillFunction('series_fill_backward', 'backward'),
@@ -985,22 +1124,38 @@ export const seriesFunctions: readonly ScalarFunction[] = [
   decomposeFn,
   decomposeAnomalies,
   decomposeForecast,
-  seriesFunction('series_fit_line', { series: 1, result: 'dynamic', impl: ([xs]) => {
-    const ys = numericOnly(xs)
-    return ys && ys.length > 0 ? fitLineBag(ys) : null
-  } }),
-  seriesFunction('series_fit_line_dynamic', { series: 1, result: 'dynamic', impl: ([xs]) => {
-    const ys = numericOnly(xs)
-    return ys && ys.length > 0 ? fitLineBag(ys) : null
-  } }),
-  seriesFunction('series_fit_2lines', { series: 1, result: 'dynamic', impl: ([xs]) => {
-    const ys = numericOnly(xs)
-    return ys ? fit2Lines(ys)?.flat ?? null : null
-  } }),
-  seriesFunction('series_fit_2lines_dynamic', { series: 1, result: 'dynamic', impl: ([xs]) => {
-    const ys = numericOnly(xs)
-    return ys ? fit2Lines(ys)?.nested ?? null : null
-  } }),
+  seriesFunction('series_fit_line', {
+    series: 1,
+    result: 'dynamic',
+    impl: ([xs]) => {
+      const ys = numericOnly(xs)
+      return ys && ys.length > 0 ? fitLineBag(ys) : null
+    },
+  }),
+  seriesFunction('series_fit_line_dynamic', {
+    series: 1,
+    result: 'dynamic',
+    impl: ([xs]) => {
+      const ys = numericOnly(xs)
+      return ys && ys.length > 0 ? fitLineBag(ys) : null
+    },
+  }),
+  seriesFunction('series_fit_2lines', {
+    series: 1,
+    result: 'dynamic',
+    impl: ([xs]) => {
+      const ys = numericOnly(xs)
+      return ys ? (fit2Lines(ys)?.flat ?? null) : null
+    },
+  }),
+  seriesFunction('series_fit_2lines_dynamic', {
+    series: 1,
+    result: 'dynamic',
+    impl: ([xs]) => {
+      const ys = numericOnly(xs)
+      return ys ? (fit2Lines(ys)?.nested ?? null) : null
+    },
+  }),
   fitPolyFn,
   fourierFunction('series_fft', false),
   fourierFunction('series_ifft', true),

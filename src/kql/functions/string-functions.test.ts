@@ -18,8 +18,16 @@ function call(name: string, ...args: Arg[]): KqlValue {
 function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue } {
   const fn = lookupScalar(name)
   assert.ok(fn, `${name} is registered`)
-  const b = fn.bind(args.map(([type, value, row]) => ({ type, text: JSON.stringify(String(value)), ...(row ? {} : { constant: { value } }) })))
-  return { type: b.type, value: b.evaluate(args.map((a) => a[1]), ctx) }
+  const b = fn.bind(
+    args.map(([type, value, row]) => ({ type, text: JSON.stringify(String(value)), ...(row ? {} : { constant: { value } }) })),
+  )
+  return {
+    type: b.type,
+    value: b.evaluate(
+      args.map((a) => a[1]),
+      ctx,
+    ),
+  }
 }
 
 const s = (v: string): Arg => ['string', v]
@@ -138,7 +146,10 @@ describe('split', () => {
 
 describe('replace_string, replace_strings, replace_regex, translate', () => {
   it('replace_string', () => {
-    assert.equal(call('replace_string', s('A magic trick can turn a cat into a dog'), s('cat'), s('hamster')), 'A magic trick can turn a hamster into a dog')
+    assert.equal(
+      call('replace_string', s('A magic trick can turn a cat into a dog'), s('cat'), s('hamster')),
+      'A magic trick can turn a hamster into a dog',
+    )
     assert.equal(call('replace_string', s('abcb'), s('b'), s('1')), 'a1c1')
     assert.equal(call('replace_string', s('abc'), s(''), s('1')), 'abc')
   })
@@ -226,10 +237,39 @@ describe('extract, extract_all, extract_json', () => {
   it('extract_all', () => {
     const id = s('82b8be2d-dfa7-4bd1-8f63-24ad26d31449')
     assert.deepEqual(call('extract_all', s('(\\d+)'), s('a set of numbers: 123, 567 and 789')), ['123', '567', '789'])
-    assert.deepEqual(call('extract_all', s('([\\da-f]{2})'), id), ['82', 'b8', 'be', '2d', 'df', 'a7', '4b', 'd1', '8f', '63', '24', 'ad', '26', 'd3', '14', '49'])
-    const three = [['8', '2b8be2', 'd'], ['d', 'fa', '7'], ['4', 'bd', '1'], ['8', 'f6', '3'], ['2', '4ad26d3144', '9']]
+    assert.deepEqual(call('extract_all', s('([\\da-f]{2})'), id), [
+      '82',
+      'b8',
+      'be',
+      '2d',
+      'df',
+      'a7',
+      '4b',
+      'd1',
+      '8f',
+      '63',
+      '24',
+      'ad',
+      '26',
+      'd3',
+      '14',
+      '49',
+    ])
+    const three = [
+      ['8', '2b8be2', 'd'],
+      ['d', 'fa', '7'],
+      ['4', 'bd', '1'],
+      ['8', 'f6', '3'],
+      ['2', '4ad26d3144', '9'],
+    ]
     assert.deepEqual(call('extract_all', s('(\\w)(\\w+)(\\w)'), id), three)
-    assert.deepEqual(call('extract_all', s('(\\w)(\\w+)(\\w)'), d([1, 3]), id), [['8', 'd'], ['d', '7'], ['4', '1'], ['8', '3'], ['2', '9']])
+    assert.deepEqual(call('extract_all', s('(\\w)(\\w+)(\\w)'), d([1, 3]), id), [
+      ['8', 'd'],
+      ['d', '7'],
+      ['4', '1'],
+      ['8', '3'],
+      ['2', '9'],
+    ])
     assert.deepEqual(call('extract_all', s('(?P<first>\\w)(?P<middle>\\w+)(?P<last>\\w)'), d(['first', 2, 'last']), id), three)
     assert.equal(call('extract_all', s('(\\d+)'), s('none')), null)
   })
@@ -250,7 +290,13 @@ describe('extract, extract_all, extract_json', () => {
 
 describe('parse_csv, parse_command_line, parse_version', () => {
   it('parse_csv takes the first record and unescapes quotes', () => {
-    assert.deepEqual(call('parse_csv', s('aa,"b,b,b",cc,"Escaping quotes: ""Title""","line1\nline2"')), ['aa', 'b,b,b', 'cc', 'Escaping quotes: "Title"', 'line1\nline2'])
+    assert.deepEqual(call('parse_csv', s('aa,"b,b,b",cc,"Escaping quotes: ""Title""","line1\nline2"')), [
+      'aa',
+      'b,b,b',
+      'cc',
+      'Escaping quotes: "Title"',
+      'line1\nline2',
+    ])
     assert.deepEqual(call('parse_csv', s('record1,a,b,c\nrecord2,x,y,z')), ['record1', 'a', 'b', 'c'])
     assert.deepEqual(call('parse_csv', s('')), [''])
   })
@@ -274,7 +320,10 @@ describe('parse_csv, parse_command_line, parse_version', () => {
 describe('code points, ascii, utf8, regex_quote', () => {
   it('unicode_codepoints_from_string / to_utf8', () => {
     assert.deepEqual(call('unicode_codepoints_from_string', s('⒦⒰⒮⒯⒪')), [9382, 9392, 9390, 9391, 9386])
-    assert.deepEqual(call('unicode_codepoints_from_string', s('קוסטו - Kusto')), [1511, 1493, 1505, 1496, 1493, 32, 45, 32, 75, 117, 115, 116, 111])
+    assert.deepEqual(
+      call('unicode_codepoints_from_string', s('קוסטו - Kusto')),
+      [1511, 1493, 1505, 1496, 1493, 32, 45, 32, 75, 117, 115, 116, 111],
+    )
     assert.deepEqual(call('to_utf8', s('Ab')), [65, 98])
   })
   it('unicode_codepoints_to_string / make_string', () => {

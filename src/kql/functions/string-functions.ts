@@ -6,8 +6,21 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  captureGroupCount, compileRegex, constantOf, convertValue, defineScalar, dynamicReader, dynamicToJson, dynamicToText,
-  functionError, hasTerm, integerReader, numberReader, textReader, typeLiteralArg, valueToString,
+  captureGroupCount,
+  compileRegex,
+  constantOf,
+  convertValue,
+  defineScalar,
+  dynamicReader,
+  dynamicToJson,
+  dynamicToText,
+  functionError,
+  hasTerm,
+  integerReader,
+  numberReader,
+  textReader,
+  typeLiteralArg,
+  valueToString,
 } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 
@@ -35,7 +48,11 @@ function codePoints(s: string): string[] {
 // concatenation
 
 const strcat = defineScalar({
-  name: 'strcat', params: ['scalar'], min: 1, max: 64, result: 'string',
+  name: 'strcat',
+  params: ['scalar'],
+  min: 1,
+  max: 64,
+  result: 'string',
   bind: (args) => {
     const readers = args.map((_, i) => textReader(args, i))
     return (values) => readers.map((r) => r(values)).join('')
@@ -43,16 +60,26 @@ const strcat = defineScalar({
 })
 
 const strcatDelim = defineScalar({
-  name: 'strcat_delim', params: ['scalar'], min: 3, max: 65, result: 'string',
+  name: 'strcat_delim',
+  params: ['scalar'],
+  min: 3,
+  max: 65,
+  result: 'string',
   bind: (args) => {
     const readers = args.map((_, i) => textReader(args, i))
-    return (values) => readers.slice(1).map((r) => r(values)).join(readers[0]!(values))
+    return (values) =>
+      readers
+        .slice(1)
+        .map((r) => r(values))
+        .join(readers[0]!(values))
   },
 })
 
 function strcatArrayDef(name: string): ScalarFunction {
   return defineScalar({
-    name, params: ['dynamic', 'scalar'], result: 'string',
+    name,
+    params: ['dynamic', 'scalar'],
+    result: 'string',
     bind: (args) => {
       const array = dynamicReader(args, 0)
       const delim = textReader(args, 1)
@@ -66,7 +93,10 @@ function strcatArrayDef(name: string): ScalarFunction {
 }
 
 const strrep = defineScalar({
-  name: 'strrep', params: ['scalar', 'integer', 'scalar'], min: 2, result: 'string',
+  name: 'strrep',
+  params: ['scalar', 'integer', 'scalar'],
+  min: 2,
+  result: 'string',
   bind: (args) => {
     const value = textReader(args, 0)
     const times = integerReader(args, 1)
@@ -83,7 +113,9 @@ const strrep = defineScalar({
 // length, case, substrings
 
 const strlen = defineScalar({
-  name: 'strlen', params: ['string'], result: 'long',
+  name: 'strlen',
+  params: ['string'],
+  result: 'long',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => codePoints(read(values)).length
@@ -91,7 +123,9 @@ const strlen = defineScalar({
 })
 
 const stringSize = defineScalar({
-  name: 'string_size', params: ['string'], result: 'long',
+  name: 'string_size',
+  params: ['string'],
+  result: 'long',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => Buffer.byteLength(read(values), 'utf8')
@@ -99,7 +133,9 @@ const stringSize = defineScalar({
 })
 
 const toupper = defineScalar({
-  name: 'toupper', params: ['scalar'], result: 'string',
+  name: 'toupper',
+  params: ['scalar'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => read(values).toUpperCase()
@@ -107,7 +143,9 @@ const toupper = defineScalar({
 })
 
 const tolower = defineScalar({
-  name: 'tolower', params: ['scalar'], result: 'string',
+  name: 'tolower',
+  params: ['scalar'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => read(values).toLowerCase()
@@ -115,7 +153,10 @@ const tolower = defineScalar({
 })
 
 const substring = defineScalar({
-  name: 'substring', params: ['scalar', 'integer', 'integer'], min: 2, result: 'string',
+  name: 'substring',
+  params: ['scalar', 'integer', 'integer'],
+  min: 2,
+  result: 'string',
   bind: (args) => {
     const source = textReader(args, 0)
     const start = integerReader(args, 1)
@@ -133,7 +174,9 @@ const substring = defineScalar({
 })
 
 const reverse = defineScalar({
-  name: 'reverse', params: ['scalar'], result: 'string',
+  name: 'reverse',
+  params: ['scalar'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => codePoints(read(values)).reverse().join('')
@@ -141,12 +184,15 @@ const reverse = defineScalar({
 })
 
 const strcmp = defineScalar({
-  name: 'strcmp', params: ['scalar', 'scalar'], result: 'long',
+  name: 'strcmp',
+  params: ['scalar', 'scalar'],
+  result: 'long',
   bind: (args) => {
     const a = textReader(args, 0)
     const b = textReader(args, 1)
     return (values) => {
-      const x = a(values), y = b(values)
+      const x = a(values),
+        y = b(values)
       return x < y ? -1 : x > y ? 1 : 0
     }
   },
@@ -157,7 +203,9 @@ const strcmp = defineScalar({
 
 function trimDef(name: string, start: boolean, end: boolean): ScalarFunction {
   return defineScalar({
-    name, params: ['string', 'scalar'], result: 'string',
+    name,
+    params: ['string', 'scalar'],
+    result: 'string',
     bind: (args) => {
       const arg = args[0]!
       const build = (pattern: string): RegExp[] => {
@@ -189,20 +237,25 @@ function trimDef(name: string, start: boolean, end: boolean): ScalarFunction {
 // search and replace
 
 const replaceString = defineScalar({
-  name: 'replace_string', params: ['scalar', 'scalar', 'scalar'], result: 'string',
+  name: 'replace_string',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: 'string',
   bind: (args) => {
     const text = textReader(args, 0)
     const lookup = textReader(args, 1)
     const rewrite = textReader(args, 2)
     return (values) => {
-      const s = text(values), l = lookup(values)
+      const s = text(values),
+        l = lookup(values)
       return l === '' ? s : s.split(l).join(rewrite(values))
     }
   },
 })
 
 const replaceStrings = defineScalar({
-  name: 'replace_strings', params: ['scalar', 'dynamic', 'dynamic'], result: 'string',
+  name: 'replace_strings',
+  params: ['scalar', 'dynamic', 'dynamic'],
+  result: 'string',
   bind: (args) => {
     const text = textReader(args, 0)
     const lookups = dynamicReader(args, 1)
@@ -280,7 +333,9 @@ function regexReplaceAll(text: string, re: RegExp, rewrite: string): string {
 }
 
 const replaceRegex = defineScalar({
-  name: 'replace_regex', params: ['scalar', 'string', 'scalar'], result: 'string',
+  name: 'replace_regex',
+  params: ['scalar', 'string', 'scalar'],
+  result: 'string',
   bind: (args) => {
     const text = textReader(args, 0)
     const re = regexArg('replace_regex', args, 1, 'g')
@@ -291,7 +346,9 @@ const replaceRegex = defineScalar({
 
 /** The deprecated replace(regex, rewrite, text). */
 const replaceLegacy = defineScalar({
-  name: 'replace', params: ['string', 'scalar', 'scalar'], result: 'string',
+  name: 'replace',
+  params: ['string', 'scalar', 'scalar'],
+  result: 'string',
   bind: (args) => {
     const re = regexArg('replace', args, 0, 'g')
     const rewrite = textReader(args, 1)
@@ -301,7 +358,9 @@ const replaceLegacy = defineScalar({
 })
 
 const translate = defineScalar({
-  name: 'translate', params: ['scalar', 'scalar', 'scalar'], result: 'string',
+  name: 'translate',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: 'string',
   bind: (args) => {
     const search = textReader(args, 0)
     const replacement = textReader(args, 1)
@@ -332,20 +391,27 @@ function readWindow(args: readonly ArgInfo[]): (values: readonly KqlValue[]) => 
   const length = integerReader(args, 3, -1)
   const occurrence = integerReader(args, 4, 1)
   return (values) => {
-    const s = start(values), l = length(values), o = occurrence(values)
+    const s = start(values),
+      l = length(values),
+      o = occurrence(values)
     if (s === null || l === null || o === null || l < -1 || o < 0) return null
     return { start: s, length: l, occurrence: o === 0 ? 1 : o }
   }
 }
 
 const indexof = defineScalar({
-  name: 'indexof', params: ['scalar', 'scalar', 'integer', 'integer', 'integer'], min: 2, result: 'long',
+  name: 'indexof',
+  params: ['scalar', 'scalar', 'integer', 'integer', 'integer'],
+  min: 2,
+  result: 'long',
   bind: (args) => {
     const source = textReader(args, 0)
     const lookup = textReader(args, 1)
     const window = readWindow(args)
     return (values) => {
-      const s = source(values), m = lookup(values), w = window(values)
+      const s = source(values),
+        m = lookup(values),
+        w = window(values)
       if (w === null) return null
       let from = w.start < 0 ? s.length + w.start : w.start
       if (from < 0) return null
@@ -364,13 +430,17 @@ const indexof = defineScalar({
 })
 
 const indexofRegex = defineScalar({
-  name: 'indexof_regex', params: ['scalar', 'string', 'integer', 'integer', 'integer'], min: 2, result: 'long',
+  name: 'indexof_regex',
+  params: ['scalar', 'string', 'integer', 'integer', 'integer'],
+  min: 2,
+  result: 'long',
   bind: (args) => {
     const source = textReader(args, 0)
     const re = regexArg('indexof_regex', args, 1, 'g')
     const window = readWindow(args)
     return (values) => {
-      const s = source(values), w = window(values)
+      const s = source(values),
+        w = window(values)
       if (w === null || w.start < 0) return null
       if (w.start > s.length) return -1
       const region = w.length === -1 ? s.slice(w.start) : s.slice(w.start, w.start + w.length)
@@ -386,7 +456,10 @@ const indexofRegex = defineScalar({
 })
 
 const countof = defineScalar({
-  name: 'countof', params: ['scalar', 'scalar', 'string'], min: 2, result: 'long',
+  name: 'countof',
+  params: ['scalar', 'scalar', 'string'],
+  min: 2,
+  result: 'long',
   bind: (args) => {
     const kindArg = args[2]
     const kindConst = kindArg === undefined ? 'normal' : constantOf(kindArg)
@@ -406,7 +479,8 @@ const countof = defineScalar({
     }
     const search = textReader(args, 1)
     return (values) => {
-      const s = source(values), l = search(values)
+      const s = source(values),
+        l = search(values)
       if (l === '') return 0
       let n = 0
       for (let at = s.indexOf(l); at >= 0; at = s.indexOf(l, at + 1)) n++
@@ -416,12 +490,15 @@ const countof = defineScalar({
 })
 
 const hasAnyIndex = defineScalar({
-  name: 'has_any_index', params: ['string', 'dynamic'], result: 'long',
+  name: 'has_any_index',
+  params: ['string', 'dynamic'],
+  result: 'long',
   bind: (args) => {
     const source = textReader(args, 0)
     const lookups = dynamicReader(args, 1)
     return (values) => {
-      const s = source(values), l = lookups(values)
+      const s = source(values),
+        l = lookups(values)
       if (!Array.isArray(l)) return -1
       for (let k = 0; k < l.length; k++) {
         const term = dynamicToText(l[k] ?? null)
@@ -441,7 +518,10 @@ function resultTypeFromLiteral(name: string, args: readonly ArgInfo[], index: nu
 
 function extractDef(): ScalarFunction {
   return defineScalar({
-    name: 'extract', params: ['string', 'integer', 'scalar', 'string'], min: 3, result: (args) => resultTypeFromLiteral('extract', args, 3),
+    name: 'extract',
+    params: ['string', 'integer', 'scalar', 'string'],
+    min: 3,
+    result: (args) => resultTypeFromLiteral('extract', args, 3),
     bind: (args) => {
       const re = regexArg('extract', args, 0)
       const group = integerReader(args, 1)
@@ -473,11 +553,16 @@ function groupSelectors(groups: DynamicValue): (string | number)[] | null {
 
 function extractAllDef(name: string): ScalarFunction {
   return defineScalar({
-    name, params: ['string', 'scalar', 'scalar'], min: 2, max: 3, result: 'dynamic',
+    name,
+    params: ['string', 'scalar', 'scalar'],
+    min: 2,
+    max: 3,
+    result: 'dynamic',
     bind: (args) => {
       const re = regexArg(name, args, 0, 'g')
       const hasGroups = args.length === 3
-      if (hasGroups && args[1]!.type !== 'dynamic') throw functionError(name, `captureGroups (argument #2) must be a dynamic array, got ${args[1]!.type}`)
+      if (hasGroups && args[1]!.type !== 'dynamic')
+        throw functionError(name, `captureGroups (argument #2) must be a dynamic array, got ${args[1]!.type}`)
       const groupsRead = hasGroups ? dynamicReader(args, 1) : undefined
       const source = textReader(args, hasGroups ? 2 : 1)
       return (values) => {
@@ -547,12 +632,16 @@ function walkJson(value: DynamicValue, steps: readonly (string | number)[]): Dyn
 
 function extractJsonDef(name: string): ScalarFunction {
   return defineScalar({
-    name, params: ['string', 'scalar', 'string'], min: 2, result: (args) => resultTypeFromLiteral(name, args, 2),
+    name,
+    params: ['string', 'scalar', 'string'],
+    min: 2,
+    result: (args) => resultTypeFromLiteral(name, args, 2),
     bind: (args) => {
       const pathArg = args[0]!
       const pathConst = constantOf(pathArg)
       const fixed = pathConst === undefined ? undefined : parseJsonPath(valueToString(pathArg.type, pathConst))
-      if (pathConst !== undefined && fixed === null) throw functionError(name, `invalid JSONPath ${JSON.stringify(valueToString(pathArg.type, pathConst))}`)
+      if (pathConst !== undefined && fixed === null)
+        throw functionError(name, `invalid JSONPath ${JSON.stringify(valueToString(pathArg.type, pathConst))}`)
       const pathRead = textReader(args, 0)
       const source = textReader(args, 1)
       const target = resultTypeFromLiteral(name, args, 2)
@@ -578,13 +667,17 @@ function extractJsonDef(name: string): ScalarFunction {
 // splitting and parsing
 
 const split = defineScalar({
-  name: 'split', params: ['scalar', 'string', 'integer'], min: 2, result: 'dynamic',
+  name: 'split',
+  params: ['scalar', 'string', 'integer'],
+  min: 2,
+  result: 'dynamic',
   bind: (args) => {
     const source = textReader(args, 0)
     const delim = textReader(args, 1)
     const index = args.length > 2 ? integerReader(args, 2) : undefined
     return (values) => {
-      const s = source(values), d = delim(values)
+      const s = source(values),
+        d = delim(values)
       const parts = d === '' ? [s] : s.split(d)
       if (!index) return parts
       const k = index(values)
@@ -630,7 +723,9 @@ export function parseCsvRecord(text: string): string[] {
 }
 
 const parseCsv = defineScalar({
-  name: 'parse_csv', params: ['string'], result: 'dynamic',
+  name: 'parse_csv',
+  params: ['string'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => parseCsvRecord(read(values))
@@ -686,7 +781,9 @@ export function parseWindowsCommandLine(text: string): string[] {
 }
 
 const parseCommandLine = defineScalar({
-  name: 'parse_command_line', params: ['scalar', 'string'], result: 'dynamic',
+  name: 'parse_command_line',
+  params: ['scalar', 'string'],
+  result: 'dynamic',
   bind: (args) => {
     const parser = constantOf(args[1])
     if (parser !== undefined && String(parser).toLowerCase() !== 'windows') {
@@ -711,7 +808,9 @@ export function parseVersion(text: string): number | null {
 }
 
 const parseVersionFn = defineScalar({
-  name: 'parse_version', params: ['string'], result: 'decimal',
+  name: 'parse_version',
+  params: ['string'],
+  result: 'decimal',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => parseVersion(read(values))
@@ -722,7 +821,9 @@ const parseVersionFn = defineScalar({
 // characters and code points
 
 const isascii = defineScalar({
-  name: 'isascii', params: ['scalar'], result: 'bool',
+  name: 'isascii',
+  params: ['scalar'],
+  result: 'bool',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => /^[\x00-\x7f]*$/.test(read(values))
@@ -730,7 +831,9 @@ const isascii = defineScalar({
 })
 
 const isutf8 = defineScalar({
-  name: 'isutf8', params: ['scalar'], result: 'bool',
+  name: 'isutf8',
+  params: ['scalar'],
+  result: 'bool',
   bind: (args) => {
     const read = textReader(args, 0)
     // a JavaScript string is valid UTF-8 unless it holds an unpaired surrogate
@@ -739,7 +842,10 @@ const isutf8 = defineScalar({
 })
 
 const codepointsFromString = defineScalar({
-  name: 'unicode_codepoints_from_string', aliases: ['to_utf8'], params: ['scalar'], result: 'dynamic',
+  name: 'unicode_codepoints_from_string',
+  aliases: ['to_utf8'],
+  params: ['scalar'],
+  result: 'dynamic',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => codePoints(read(values)).map((c) => c.codePointAt(0)!)
@@ -747,11 +853,17 @@ const codepointsFromString = defineScalar({
 })
 
 const codepointsToString = defineScalar({
-  name: 'unicode_codepoints_to_string', aliases: ['make_string'], params: ['scalar'], min: 1, max: 64, result: 'string',
+  name: 'unicode_codepoints_to_string',
+  aliases: ['make_string'],
+  params: ['scalar'],
+  min: 1,
+  max: 64,
+  result: 'string',
   bind: (args) => {
     for (let i = 0; i < args.length; i++) {
       const t = args[i]!.type
-      if (t !== 'int' && t !== 'long' && t !== 'dynamic') throw functionError('unicode_codepoints_to_string', `argument #${i + 1} (${args[i]!.text}) must be int, long or dynamic, got ${t}`)
+      if (t !== 'int' && t !== 'long' && t !== 'dynamic')
+        throw functionError('unicode_codepoints_to_string', `argument #${i + 1} (${args[i]!.text}) must be int, long or dynamic, got ${t}`)
     }
     return (values) => {
       const points: number[] = []
@@ -769,10 +881,13 @@ const codepointsToString = defineScalar({
 })
 
 const regexQuote = defineScalar({
-  name: 'regex_quote', params: ['scalar'], result: 'string',
+  name: 'regex_quote',
+  params: ['scalar'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
-    return (values) => read(values).replace(/[\\^$.|?*+()[\]{}\-#\s]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\' + c))
+    return (values) =>
+      read(values).replace(/[\\^$.|?*+()[\]{}\-#\s]/g, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : '\\' + c))
   },
 })
 
@@ -799,11 +914,16 @@ function punyDigit(d: number): string {
 /** Punycode-encodes a string (no `xn--` prefix); null when it cannot be encoded. */
 export function punycodeEncode(input: string): string | null {
   const points = codePoints(input).map((c) => c.codePointAt(0)!)
-  let out = points.filter((p) => p < 0x80).map((p) => String.fromCharCode(p)).join('')
+  let out = points
+    .filter((p) => p < 0x80)
+    .map((p) => String.fromCharCode(p))
+    .join('')
   const basic = out.length
   let handled = basic
   if (basic > 0) out += '-'
-  let n: number = PUNY.n, delta = 0, bias: number = PUNY.bias
+  let n: number = PUNY.n,
+    delta = 0,
+    bias: number = PUNY.bias
   while (handled < points.length) {
     const m = Math.min(...points.filter((p) => p >= n))
     delta += (m - n) * (handled + 1)
@@ -840,8 +960,10 @@ export function punycodeDecode(input: string): string | null {
     if (c >= 0x80) return null
     output.push(c)
   }
-  let n: number = PUNY.n, i = 0, bias: number = PUNY.bias
-  for (let pos = lastDash > 0 ? lastDash + 1 : 0; pos < input.length;) {
+  let n: number = PUNY.n,
+    i = 0,
+    bias: number = PUNY.bias
+  for (let pos = lastDash > 0 ? lastDash + 1 : 0; pos < input.length; ) {
     const oldi = i
     let w = 1
     for (let k = PUNY.base; ; k += PUNY.base) {
@@ -869,7 +991,9 @@ export function punycodeDecode(input: string): string | null {
 }
 
 const punycodeFromString = defineScalar({
-  name: 'punycode_from_string', params: ['string'], result: 'string',
+  name: 'punycode_from_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => punycodeEncode(read(values)) ?? ''
@@ -877,7 +1001,9 @@ const punycodeFromString = defineScalar({
 })
 
 const punycodeToString = defineScalar({
-  name: 'punycode_to_string', params: ['string'], result: 'string',
+  name: 'punycode_to_string',
+  params: ['string'],
+  result: 'string',
   bind: (args) => {
     const read = textReader(args, 0)
     return (values) => punycodeDecode(read(values)) ?? ''
@@ -892,12 +1018,15 @@ const BYTE_UNITS = ['Bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'] as const
 /** Rounds half away from zero to `digits` decimals and prints without trailing zeros. */
 function roundTo(value: number, digits: number): string {
   const factor = 10 ** digits
-  const r = Math.sign(value) * Math.round(Math.abs(value) * factor + 1e-9) / factor
+  const r = (Math.sign(value) * Math.round(Math.abs(value) * factor + 1e-9)) / factor
   return String(Number(r.toFixed(digits)))
 }
 
 const formatBytes = defineScalar({
-  name: 'format_bytes', params: ['number', 'integer', 'string'], min: 1, result: 'string',
+  name: 'format_bytes',
+  params: ['number', 'integer', 'string'],
+  min: 1,
+  result: 'string',
   bind: (args) => {
     const size = numberReader(args, 0)
     const precision = integerReader(args, 1, 0)
@@ -905,7 +1034,8 @@ const formatBytes = defineScalar({
     if (unitsConst === undefined) throw functionError('format_bytes', 'units (argument #3) must be a constant')
     const unitText = valueToString('string', unitsConst)
     const fixedUnit = unitText === '' ? -1 : BYTE_UNITS.findIndex((u) => u.toLowerCase() === unitText.toLowerCase())
-    if (unitText !== '' && fixedUnit < 0) throw functionError('format_bytes', `units must be one of ${BYTE_UNITS.join(', ')}, got "${unitText}"`)
+    if (unitText !== '' && fixedUnit < 0)
+      throw functionError('format_bytes', `units must be one of ${BYTE_UNITS.join(', ')}, got "${unitText}"`)
     return (values) => {
       const v = size(values)
       const p = precision(values)
@@ -921,13 +1051,45 @@ const formatBytes = defineScalar({
 })
 
 export const stringFunctions: readonly ScalarFunction[] = [
-  strcat, strcatDelim, strcatArrayDef('strcat_array'), strcatArrayDef('array_strcat'), strrep,
-  strlen, stringSize, toupper, tolower, substring, reverse, strcmp,
-  trimDef('trim', true, true), trimDef('trim_start', true, false), trimDef('trim_end', false, true),
-  replaceString, replaceStrings, replaceRegex, replaceLegacy, translate,
-  indexof, indexofRegex, countof, hasAnyIndex,
-  extractDef(), extractAllDef('extract_all'), extractAllDef('extractall'), extractJsonDef('extract_json'), extractJsonDef('extractjson'),
-  split, parseCsv, parseCommandLine, parseVersionFn,
-  isascii, isutf8, codepointsFromString, codepointsToString, regexQuote,
-  punycodeFromString, punycodeToString, formatBytes,
+  strcat,
+  strcatDelim,
+  strcatArrayDef('strcat_array'),
+  strcatArrayDef('array_strcat'),
+  strrep,
+  strlen,
+  stringSize,
+  toupper,
+  tolower,
+  substring,
+  reverse,
+  strcmp,
+  trimDef('trim', true, true),
+  trimDef('trim_start', true, false),
+  trimDef('trim_end', false, true),
+  replaceString,
+  replaceStrings,
+  replaceRegex,
+  replaceLegacy,
+  translate,
+  indexof,
+  indexofRegex,
+  countof,
+  hasAnyIndex,
+  extractDef(),
+  extractAllDef('extract_all'),
+  extractAllDef('extractall'),
+  extractJsonDef('extract_json'),
+  extractJsonDef('extractjson'),
+  split,
+  parseCsv,
+  parseCommandLine,
+  parseVersionFn,
+  isascii,
+  isutf8,
+  codepointsFromString,
+  codepointsToString,
+  regexQuote,
+  punycodeFromString,
+  punycodeToString,
+  formatBytes,
 ]

@@ -40,21 +40,67 @@ export type ComparisonOp = '==' | '!=' | '<' | '<=' | '>' | '>=' | '=~' | '!~'
 export type LogicalOp = 'and' | 'or'
 /** KQL string operators, including their negations (`!has`) and case-sensitive forms (`has_cs`). */
 export type StringOp =
-  | 'contains' | '!contains' | 'contains_cs' | '!contains_cs'
-  | 'has' | '!has' | 'has_cs' | '!has_cs'
-  | 'hasprefix' | '!hasprefix' | 'hasprefix_cs' | '!hasprefix_cs'
-  | 'hassuffix' | '!hassuffix' | 'hassuffix_cs' | '!hassuffix_cs'
-  | 'startswith' | '!startswith' | 'startswith_cs' | '!startswith_cs'
-  | 'endswith' | '!endswith' | 'endswith_cs' | '!endswith_cs'
-  | 'like' | '!like' | 'like_cs' | '!like_cs'
+  | 'contains'
+  | '!contains'
+  | 'contains_cs'
+  | '!contains_cs'
+  | 'has'
+  | '!has'
+  | 'has_cs'
+  | '!has_cs'
+  | 'hasprefix'
+  | '!hasprefix'
+  | 'hasprefix_cs'
+  | '!hasprefix_cs'
+  | 'hassuffix'
+  | '!hassuffix'
+  | 'hassuffix_cs'
+  | '!hassuffix_cs'
+  | 'startswith'
+  | '!startswith'
+  | 'startswith_cs'
+  | '!startswith_cs'
+  | 'endswith'
+  | '!endswith'
+  | 'endswith_cs'
+  | '!endswith_cs'
+  | 'like'
+  | '!like'
+  | 'like_cs'
+  | '!like_cs'
   | 'matches regex'
 export type BinaryOp = ArithmeticOp | ComparisonOp | LogicalOp | StringOp
 
 export const STRING_OPS: readonly StringOp[] = [
-  'contains', '!contains', 'contains_cs', '!contains_cs', 'has', '!has', 'has_cs', '!has_cs',
-  'hasprefix', '!hasprefix', 'hasprefix_cs', '!hasprefix_cs', 'hassuffix', '!hassuffix', 'hassuffix_cs', '!hassuffix_cs',
-  'startswith', '!startswith', 'startswith_cs', '!startswith_cs', 'endswith', '!endswith', 'endswith_cs', '!endswith_cs',
-  'like', '!like', 'like_cs', '!like_cs', 'matches regex',
+  'contains',
+  '!contains',
+  'contains_cs',
+  '!contains_cs',
+  'has',
+  '!has',
+  'has_cs',
+  '!has_cs',
+  'hasprefix',
+  '!hasprefix',
+  'hasprefix_cs',
+  '!hasprefix_cs',
+  'hassuffix',
+  '!hassuffix',
+  'hassuffix_cs',
+  '!hassuffix_cs',
+  'startswith',
+  '!startswith',
+  'startswith_cs',
+  '!startswith_cs',
+  'endswith',
+  '!endswith',
+  'endswith_cs',
+  '!endswith_cs',
+  'like',
+  '!like',
+  'like_cs',
+  '!like_cs',
+  'matches regex',
 ]
 
 export type ListOp = 'in' | '!in' | 'in~' | '!in~' | 'has_any' | 'has_all'
@@ -352,8 +398,15 @@ export interface Count {
 }
 
 export type JoinKind =
-  | 'innerunique' | 'inner' | 'leftouter' | 'rightouter' | 'fullouter'
-  | 'leftanti' | 'rightanti' | 'leftsemi' | 'rightsemi'
+  | 'innerunique'
+  | 'inner'
+  | 'leftouter'
+  | 'rightouter'
+  | 'fullouter'
+  | 'leftanti'
+  | 'rightanti'
+  | 'leftsemi'
+  | 'rightsemi'
 
 /**
  * Equality join on `leftKeys[i] == rightKeys[i]` (indexes into each side's columns; string keys

@@ -108,7 +108,11 @@ class PushDown {
 
   private withChildren(node: P.PlanNode, needed: ReadonlySet<number> | undefined): P.PlanNode {
     switch (node.kind) {
-      case 'TableScan': case 'Values': case 'Range': case 'ApplyInput': case 'SqlQuery':
+      case 'TableScan':
+      case 'Values':
+      case 'Range':
+      case 'ApplyInput':
+      case 'SqlQuery':
         return node
       case 'Join': {
         const left = this.rewrite(node.left, undefined)
@@ -122,7 +126,7 @@ class PushDown {
       default: {
         // mv-apply and partition subqueries read their ApplyInput: only their input is rewritten
         const input = this.rewrite(node.input, neededOfInput(node, needed))
-        return input === node.input ? node : { ...node, input } as P.PlanNode
+        return input === node.input ? node : ({ ...node, input } as P.PlanNode)
       }
     }
   }
@@ -178,7 +182,11 @@ class PushDown {
   private wrap(b: Block): Block {
     const alias = `t${++this.aliases}`
     const order = b.orderBy.map((k) => k.sql)
-    const sql = this.render(b, b.cols.map((c) => c.sql), b.distinct || b.groupBy ? [] : order)
+    const sql = this.render(
+      b,
+      b.cols.map((c) => c.sql),
+      b.distinct || b.groupBy ? [] : order,
+    )
     const cols = b.cols.map((c, i) => ({ ...c, sql: `${alias}.c${i}` }))
     const orderBy = b.distinct || b.groupBy ? [] : b.orderBy.map((k, i) => ({ ...k, sql: `${alias}.o${i}` }))
     return { from: `(${sql}) AS ${alias}`, cols, where: [], orderBy, distinct: false }
@@ -209,11 +217,16 @@ class PushDown {
 
   private build(node: P.PlanNode): Block | undefined {
     switch (node.kind) {
-      case 'TableScan': return this.scan(node)
-      case 'Filter': return this.filter(node)
-      case 'Project': return this.project(node)
-      case 'Summarize': return this.summarize(node)
-      case 'Sort': return this.sort(node.input, node.keys)
+      case 'TableScan':
+        return this.scan(node)
+      case 'Filter':
+        return this.filter(node)
+      case 'Project':
+        return this.project(node)
+      case 'Summarize':
+        return this.summarize(node)
+      case 'Sort':
+        return this.sort(node.input, node.keys)
       case 'Top': {
         const b = this.sort(node.input, node.keys)
         return b && this.take(b, node.count)
@@ -233,8 +246,10 @@ class PushDown {
         if (!input || input.cols.some((c) => !groupable(c.type) || c.nullIsNaN)) return undefined
         return { ...this.plain(input), distinct: true, orderBy: [] }
       }
-      case 'Serialize': return this.block(node.input)
-      case 'Join': return this.join(node)
+      case 'Serialize':
+        return this.block(node.input)
+      case 'Join':
+        return this.join(node)
       default:
         return undefined
     }
@@ -245,12 +260,14 @@ class PushDown {
     if (names.some((n) => n.includes('\u0000')) || node.columns.length === 0) return undefined
     const alias = `t${++this.aliases}`
     const d = this.dialect
-    const cols = node.columns.map((c, i): SqlScalar => ({
-      sql: `${alias}.${d.quoteIdentifier(node.sqlColumns[i]!)}`,
-      type: c.type,
-      nullable: c.type !== 'string',
-      ...(d.hasNaN && (c.type === 'real' || c.type === 'decimal') ? { maybeNaN: true } : {}),
-    }))
+    const cols = node.columns.map(
+      (c, i): SqlScalar => ({
+        sql: `${alias}.${d.quoteIdentifier(node.sqlColumns[i]!)}`,
+        type: c.type,
+        nullable: c.type !== 'string',
+        ...(d.hasNaN && (c.type === 'real' || c.type === 'decimal') ? { maybeNaN: true } : {}),
+      }),
+    )
     return { from: `${d.quoteIdentifier(node.sqlName)} AS ${alias}`, cols, where: [], orderBy: [], distinct: false }
   }
 
@@ -340,7 +357,10 @@ class PushDown {
     if (d.hasNaN && s.maybeNaN) {
       // nulls first = null, NaN, values; nulls last = values, NaN, null (whatever the direction)
       const rank = `(CASE WHEN ${s.sql} IS NULL THEN 2 WHEN ${d.isNaN(s.sql)} THEN 1 ELSE 0 END)`
-      return [{ sql: rank, descending: k.nullsFirst, nullsFirst: false }, { sql: s.sql, descending: k.descending, nullsFirst: false }]
+      return [
+        { sql: rank, descending: k.nullsFirst, nullsFirst: false },
+        { sql: s.sql, descending: k.descending, nullsFirst: false },
+      ]
     }
     return [{ sql: s.sql, descending: k.descending, nullsFirst: k.nullsFirst }]
   }
@@ -375,7 +395,8 @@ class PushDown {
         const p = arg(0)
         return p && p.type === 'bool' ? counted(p) : undefined
       }
-      case 'sum': case 'sumif': {
+      case 'sum':
+      case 'sumif': {
         const x = arg(0)
         if (!x || !(isNumeric(x.type) || x.type === 'timespan') || (a.name === 'sumif') !== (a.args.length === 2)) return undefined
         const v = valueIf(x, a.name === 'sumif' ? 1 : undefined)
@@ -383,25 +404,37 @@ class PushDown {
         // Kusto's default: the sum of no values is 0
         return { sql: `COALESCE(${d.sum(v)}, 0)`, type: out.type, nullable: false, ...(x.maybeNaN ? { maybeNaN: true } : {}) }
       }
-      case 'avg': case 'avgif': {
+      case 'avg':
+      case 'avgif': {
         const x = arg(0)
         if (!x || !isNumeric(x.type) || (a.name === 'avgif') !== (a.args.length === 2)) return undefined
         const v = valueIf(x, a.name === 'avgif' ? 1 : undefined)
         if (v === undefined) return undefined
         const avg = d.average(v, x.type === 'int' || x.type === 'long')
-        return { sql: avg.sql, type: out.type, nullable: avg.nullIsNaN, ...(d.hasNaN ? { maybeNaN: true } : {}), ...(avg.nullIsNaN ? { nullIsNaN: true } : {}) }
+        return {
+          sql: avg.sql,
+          type: out.type,
+          nullable: avg.nullIsNaN,
+          ...(d.hasNaN ? { maybeNaN: true } : {}),
+          ...(avg.nullIsNaN ? { nullIsNaN: true } : {}),
+        }
       }
-      case 'min': case 'max': case 'minif': case 'maxif': {
+      case 'min':
+      case 'max':
+      case 'minif':
+      case 'maxif': {
         const x = arg(0)
         const withIf = a.name.endsWith('if')
-        if (!x || !(isNumeric(x.type) || x.type === 'datetime' || x.type === 'timespan') || withIf !== (a.args.length === 2)) return undefined
+        if (!x || !(isNumeric(x.type) || x.type === 'datetime' || x.type === 'timespan') || withIf !== (a.args.length === 2))
+          return undefined
         // the evaluator skips NaN as it skips null
         const noNaN: SqlScalar = d.hasNaN && x.maybeNaN ? { ...x, sql: `CASE WHEN NOT ${d.isNaN(x.sql)} THEN ${x.sql} END` } : x
         const v = valueIf(noNaN, withIf ? 1 : undefined)
         if (v === undefined) return undefined
         return { sql: `${a.name.startsWith('min') ? 'MIN' : 'MAX'}(${v})`, type: out.type, nullable: true }
       }
-      case 'dcount': case 'dcountif': {
+      case 'dcount':
+      case 'dcountif': {
         const x = arg(0)
         const withIf = a.name === 'dcountif'
         if (!x || !groupable(x.type) || x.nullIsNaN) return undefined
@@ -451,10 +484,7 @@ class PushDown {
     // an unmatched side is null, and an absent string is "" (strings are never null)
     const side = (c: SqlScalar, missing: boolean): SqlScalar =>
       !missing ? c : c.type === 'string' ? { ...c, sql: `COALESCE(${c.sql}, ${this.cx.bind('string', '')})` } : { ...c, nullable: true }
-    const cols = [
-      ...l.cols.map((c) => side(c, leftMissing)),
-      ...node.rightOutput.map((i) => side(r.cols[i]!, rightMissing)),
-    ]
+    const cols = [...l.cols.map((c) => side(c, leftMissing)), ...node.rightOutput.map((i) => side(r.cols[i]!, rightMissing))]
     if (cols.some((c) => c.nullIsNaN && (leftMissing || rightMissing))) return undefined
     return { from: `${l.from} ${joinSql} ${r.from} ON ${condition}`, cols, where: [], orderBy: [], distinct: false }
   }
@@ -465,16 +495,43 @@ function referenced(exprs: readonly P.Expr[]): Set<number> {
   const out = new Set<number>()
   const visit = (e: P.Expr): void => {
     switch (e.kind) {
-      case 'ColumnRef': out.add(e.index); return
-      case 'Literal': case 'ScalarSubquery': return
-      case 'Call': case 'Window': e.args.forEach(visit); return
-      case 'Binary': visit(e.left); visit(e.right); return
-      case 'Unary': case 'Convert': visit(e.operand); return
-      case 'InList': visit(e.operand); e.items.forEach(visit); return
-      case 'InSubquery': visit(e.operand); return
-      case 'Between': visit(e.operand); visit(e.low); visit(e.high); return
-      case 'Member': visit(e.target); visit(e.key); return
-      case 'Pack': e.entries.forEach((x) => visit(x.value)); return
+      case 'ColumnRef':
+        out.add(e.index)
+        return
+      case 'Literal':
+      case 'ScalarSubquery':
+        return
+      case 'Call':
+      case 'Window':
+        e.args.forEach(visit)
+        return
+      case 'Binary':
+        visit(e.left)
+        visit(e.right)
+        return
+      case 'Unary':
+      case 'Convert':
+        visit(e.operand)
+        return
+      case 'InList':
+        visit(e.operand)
+        e.items.forEach(visit)
+        return
+      case 'InSubquery':
+        visit(e.operand)
+        return
+      case 'Between':
+        visit(e.operand)
+        visit(e.low)
+        visit(e.high)
+        return
+      case 'Member':
+        visit(e.target)
+        visit(e.key)
+        return
+      case 'Pack':
+        e.entries.forEach((x) => visit(x.value))
+        return
     }
   }
   exprs.forEach(visit)
@@ -492,12 +549,24 @@ function union(a: ReadonlySet<number> | undefined, b: ReadonlySet<number>): Read
  */
 function neededOfInput(node: P.PlanNode, needed: ReadonlySet<number> | undefined): ReadonlySet<number> | undefined {
   switch (node.kind) {
-    case 'Filter': return union(needed, referenced([node.predicate]))
-    case 'Sort': case 'Top': return union(needed, referenced(node.keys.map((k) => k.expr)))
-    case 'Take': case 'Serialize': return needed
-    case 'Count': return new Set()
+    case 'Filter':
+      return union(needed, referenced([node.predicate]))
+    case 'Sort':
+    case 'Top':
+      return union(needed, referenced(node.keys.map((k) => k.expr)))
+    case 'Take':
+    case 'Serialize':
+      return needed
+    case 'Count':
+      return new Set()
     // every expression is still evaluated (assert() must see its real input), so all count
-    case 'Project': case 'Summarize': case 'MakeSeries': case 'TopNested': case 'SampleDistinct': case 'TopHitters': case 'Pivot':
+    case 'Project':
+    case 'Summarize':
+    case 'MakeSeries':
+    case 'TopNested':
+    case 'SampleDistinct':
+    case 'TopHitters':
+    case 'Pivot':
       return referenced(nodeExpressions(node))
     default:
       return undefined
@@ -530,9 +599,12 @@ function uniqueOn(node: P.PlanNode, keys: readonly number[]): boolean {
       return new Set(keys).size === node.columns.length
     case 'Count':
       return true
-    case 'Take': case 'Top':
+    case 'Take':
+    case 'Top':
       return node.count <= 1 || uniqueOn(node.input, keys)
-    case 'Filter': case 'Sort': case 'Serialize':
+    case 'Filter':
+    case 'Sort':
+    case 'Serialize':
       return uniqueOn(node.input, keys)
     case 'Project': {
       const mapped: number[] = []

@@ -11,8 +11,19 @@ import type { KqlType, KqlValue } from '../types.js'
 
 /** Case-insensitive and term string operators a dialect may translate (their negations are NOT of these). */
 export type StringMatchOp =
-  | '=~' | 'contains' | 'contains_cs' | 'startswith' | 'startswith_cs' | 'endswith' | 'endswith_cs'
-  | 'has' | 'has_cs' | 'hasprefix' | 'hasprefix_cs' | 'hassuffix' | 'hassuffix_cs'
+  | '=~'
+  | 'contains'
+  | 'contains_cs'
+  | 'startswith'
+  | 'startswith_cs'
+  | 'endswith'
+  | 'endswith_cs'
+  | 'has'
+  | 'has_cs'
+  | 'hasprefix'
+  | 'hasprefix_cs'
+  | 'hassuffix'
+  | 'hassuffix_cs'
 
 export interface SqlDialect {
   readonly name: SqlDialectName

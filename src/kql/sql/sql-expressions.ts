@@ -55,20 +55,31 @@ function literalOf(e: P.Expr): KqlValue | undefined {
 
 export function translateExpr(e: P.Expr, inputs: readonly SqlScalar[], cx: SqlContext): SqlScalar | undefined {
   switch (e.kind) {
-    case 'Literal': return literal(e, cx)
+    case 'Literal':
+      return literal(e, cx)
     case 'ColumnRef': {
       const c = inputs[e.index]
       if (!c || c.nullIsNaN || c.type !== e.type) return undefined
       return c
     }
-    case 'Convert': return convert(e, inputs, cx)
-    case 'Unary': return unary(e, inputs, cx)
-    case 'Binary': return binary(e, inputs, cx)
-    case 'InList': return inList(e, inputs, cx)
-    case 'Between': return between(e, inputs, cx)
-    case 'Call': return call(e, inputs, cx)
+    case 'Convert':
+      return convert(e, inputs, cx)
+    case 'Unary':
+      return unary(e, inputs, cx)
+    case 'Binary':
+      return binary(e, inputs, cx)
+    case 'InList':
+      return inList(e, inputs, cx)
+    case 'Between':
+      return between(e, inputs, cx)
+    case 'Call':
+      return call(e, inputs, cx)
     // dynamic values, windows and subqueries stay in memory
-    case 'InSubquery': case 'Member': case 'Pack': case 'Window': case 'ScalarSubquery':
+    case 'InSubquery':
+    case 'Member':
+    case 'Pack':
+    case 'Window':
+    case 'ScalarSubquery':
       return undefined
   }
 }
@@ -82,11 +93,24 @@ function literal(e: P.Literal, cx: SqlContext): SqlScalar | undefined {
     return { sql: cx.dialect.nullOf(t), type: t, nullable: true }
   }
   switch (t) {
-    case 'bool': if (typeof v !== 'boolean') return undefined; break
-    case 'int': case 'long': if (typeof v !== 'number' || !Number.isSafeInteger(v)) return undefined; break
-    case 'real': case 'decimal': if (typeof v !== 'number' || !Number.isFinite(v)) return undefined; break
-    case 'string': if (typeof v !== 'string') return undefined; break
-    case 'datetime': case 'timespan': if (typeof v !== 'bigint') return undefined; break
+    case 'bool':
+      if (typeof v !== 'boolean') return undefined
+      break
+    case 'int':
+    case 'long':
+      if (typeof v !== 'number' || !Number.isSafeInteger(v)) return undefined
+      break
+    case 'real':
+    case 'decimal':
+      if (typeof v !== 'number' || !Number.isFinite(v)) return undefined
+      break
+    case 'string':
+      if (typeof v !== 'string') return undefined
+      break
+    case 'datetime':
+    case 'timespan':
+      if (typeof v !== 'bigint') return undefined
+      break
   }
   return { sql: cx.bind(t, v), type: t, nullable: false }
 }
@@ -115,18 +139,29 @@ function bool(cx: SqlContext, value: boolean): SqlScalar {
 
 function binary(e: P.Binary, inputs: readonly SqlScalar[], cx: SqlContext): SqlScalar | undefined {
   switch (e.op) {
-    case 'and': case 'or': {
+    case 'and':
+    case 'or': {
       const a = translateExpr(e.left, inputs, cx)
       const b = a && translateExpr(e.right, inputs, cx)
       if (!a || !b || a.type !== 'bool' || b.type !== 'bool') return undefined
       // SQL's three-valued AND/OR is Kleene logic, as the evaluator's
       return { sql: `(${a.sql} ${e.op === 'and' ? 'AND' : 'OR'} ${b.sql})`, type: 'bool', nullable: a.nullable || b.nullable }
     }
-    case '+': case '-': case '*': case '/': case '%':
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
       return arithmetic(e, inputs, cx)
-    case '==': case '!=': case '<': case '<=': case '>': case '>=':
+    case '==':
+    case '!=':
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
       return comparison(e.op, e.left, e.right, inputs, cx)
-    case '=~': case '!~': {
+    case '=~':
+    case '!~': {
       const negated = e.op === '!~'
       return stringOp('=~', negated, e.left, e.right, inputs, cx)
     }
@@ -158,7 +193,10 @@ function arithmetic(e: P.Binary, inputs: readonly SqlScalar[], cx: SqlContext): 
     if (op === '+' || op === '-' || op === '*') sql = `(${a.sql} ${op} ${b.sql})`
     else if (op === '/') sql = d.realDivide(a.sql, b.sql, !b.nullable)
     if (sql === undefined) return undefined
-    const notNull = [a, b].filter((x) => x.nullable).map((x) => `${x.sql} IS NOT NULL`).join(' AND ')
+    const notNull = [a, b]
+      .filter((x) => x.nullable)
+      .map((x) => `${x.sql} IS NOT NULL`)
+      .join(' AND ')
     return { sql: d.guardRealResult(sql, notNull === '' ? undefined : notNull), type: e.type, nullable, maybeNaN: d.hasNaN }
   }
   // datetime/timespan sums and differences are exact int64 arithmetic on ticks
@@ -169,7 +207,13 @@ function arithmetic(e: P.Binary, inputs: readonly SqlScalar[], cx: SqlContext): 
 }
 
 /** Comparison with the evaluator's null and NaN rules (see the module comment). */
-function comparison(op: '==' | '!=' | '<' | '<=' | '>' | '>=', left: P.Expr, right: P.Expr, inputs: readonly SqlScalar[], cx: SqlContext): SqlScalar | undefined {
+function comparison(
+  op: '==' | '!=' | '<' | '<=' | '>' | '>=',
+  left: P.Expr,
+  right: P.Expr,
+  inputs: readonly SqlScalar[],
+  cx: SqlContext,
+): SqlScalar | undefined {
   const a = translateExpr(left, inputs, cx)
   const b = a && translateExpr(right, inputs, cx)
   if (!a || !b || !comparable(a.type, b.type)) return undefined
@@ -190,7 +234,11 @@ function comparison(op: '==' | '!=' | '<' | '<=' | '>' | '>=', left: P.Expr, rig
     const oneNull = op === '==' ? d.falseSql : d.trueSql
     const whenOne = `COALESCE(${core}, ${oneNull})`
     if (a.nullable && b.nullable) {
-      return { sql: `(CASE WHEN ${a.sql} IS NULL AND ${b.sql} IS NULL THEN ${d.nullOf('bool')} ELSE ${whenOne} END)`, type: 'bool', nullable: true }
+      return {
+        sql: `(CASE WHEN ${a.sql} IS NULL AND ${b.sql} IS NULL THEN ${d.nullOf('bool')} ELSE ${whenOne} END)`,
+        type: 'bool',
+        nullable: true,
+      }
     }
     return { sql: whenOne, type: 'bool', nullable: false }
   }
@@ -201,7 +249,14 @@ function comparison(op: '==' | '!=' | '<' | '<=' | '>' | '>=', left: P.Expr, rig
   return { sql, type: 'bool', nullable: a.nullable || b.nullable || nanTests.length > 0 }
 }
 
-function stringOp(op: StringMatchOp, negated: boolean, left: P.Expr, right: P.Expr, inputs: readonly SqlScalar[], cx: SqlContext): SqlScalar | undefined {
+function stringOp(
+  op: StringMatchOp,
+  negated: boolean,
+  left: P.Expr,
+  right: P.Expr,
+  inputs: readonly SqlScalar[],
+  cx: SqlContext,
+): SqlScalar | undefined {
   if (left.type !== 'string' || right.kind !== 'Literal' || right.type !== 'string') return undefined
   const needle = (right.value ?? '') as string
   const text = translateExpr(left, inputs, cx)
@@ -250,7 +305,11 @@ function inList(e: P.InList, inputs: readonly SqlScalar[], cx: SqlContext): SqlS
   if (e.op === 'in~' || e.op === '!in~') {
     if (x.type !== 'string' || items.some((i) => i.type !== 'string')) return undefined
     if (items.length === 0) return bool(cx, negated)
-    const sql = d.inIgnoreCase(x.sql, items.map((i) => (i.value ?? '') as string), bindText)
+    const sql = d.inIgnoreCase(
+      x.sql,
+      items.map((i) => (i.value ?? '') as string),
+      bindText,
+    )
     if (sql === undefined) return undefined
     return { sql: negated ? `(NOT ${sql})` : sql, type: 'bool', nullable: false }
   }
@@ -314,7 +373,8 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       if (e.args.length !== 1 || !x || x.type !== 'timespan') return undefined
       return { sql: `(${cx.now()} - ${x.sql})`, type: 'datetime', nullable: x.nullable }
     }
-    case 'bin': case 'floor': {
+    case 'bin':
+    case 'floor': {
       if (e.args.length !== 2) return undefined
       const x = arg(0)
       const sizeValue = literalOf(e.args[1]!)
@@ -333,7 +393,12 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       if (isReal(e.type) && isNum(x.type) && isNum(e.args[1]!.type) && typeof sizeValue === 'number' && sizeValue > 0) {
         const real = isReal(x.type) ? x.sql : d.toReal(x.sql)
         const sizeReal = isReal(e.args[1]!.type) ? size.sql : d.toReal(size.sql)
-        return { sql: `(floor(${real} / ${sizeReal}) * ${sizeReal})`, type: e.type, nullable: x.nullable, ...(x.maybeNaN ? { maybeNaN: true } : {}) }
+        return {
+          sql: `(floor(${real} / ${sizeReal}) * ${sizeReal})`,
+          type: e.type,
+          nullable: x.nullable,
+          ...(x.maybeNaN ? { maybeNaN: true } : {}),
+        }
       }
       return undefined
     }
@@ -343,7 +408,10 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       // days divide the 0001-01-01 offset: epoch-aligned days are the same days
       return { sql: binIntegral(x.sql, cx.bind('timespan', TICKS_PER_DAY), 0n, cx, 'datetime'), type: 'datetime', nullable: x.nullable }
     }
-    case 'isnull': case 'isnotnull': case 'isempty': case 'isnotempty': {
+    case 'isnull':
+    case 'isnotnull':
+    case 'isempty':
+    case 'isnotempty': {
       const x = arg(0)
       if (e.args.length !== 1 || !x || x.type === 'dynamic' || x.type === 'guid') return undefined
       const positive = e.name === 'isnull' || e.name === 'isempty'
@@ -362,7 +430,8 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       if (e.args.length !== 1 || !x || x.type !== 'bool') return undefined
       return { sql: `(NOT ${x.sql})`, type: 'bool', nullable: x.nullable }
     }
-    case 'iff': case 'iif': {
+    case 'iff':
+    case 'iif': {
       if (e.args.length !== 3) return undefined
       const c = arg(0)
       const a = arg(1)
@@ -370,7 +439,9 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       if (!c || !a || !b || c.type !== 'bool' || a.type !== e.type || b.type !== e.type || e.type === 'dynamic') return undefined
       // only a true condition takes the first branch (null and false take the second), as CASE does
       return {
-        sql: `(CASE WHEN ${c.sql} THEN ${a.sql} ELSE ${b.sql} END)`, type: e.type, nullable: a.nullable || b.nullable,
+        sql: `(CASE WHEN ${c.sql} THEN ${a.sql} ELSE ${b.sql} END)`,
+        type: e.type,
+        nullable: a.nullable || b.nullable,
         ...(a.maybeNaN || b.maybeNaN ? { maybeNaN: true } : {}),
       }
     }
@@ -384,7 +455,8 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       }
       return { sql: parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`, type: 'string', nullable: false }
     }
-    case 'todouble': case 'toreal': {
+    case 'todouble':
+    case 'toreal': {
       const x = arg(0)
       if (e.args.length !== 1 || !x || !isNum(x.type)) return undefined
       return isReal(x.type) ? { ...x, type: 'real' } : { sql: d.toReal(x.sql), type: 'real', nullable: x.nullable }

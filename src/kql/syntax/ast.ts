@@ -287,32 +287,66 @@ export type Operator =
   | UnionOp
   | PartitionOp
 
-export interface WhereOp extends Span { readonly kind: 'Where'; readonly predicate: Expr }
-export interface ProjectOp extends Span { readonly kind: 'Project'; readonly items: readonly NamedExpr[] }
-export interface ProjectAwayOp extends Span { readonly kind: 'ProjectAway'; readonly patterns: readonly NamePattern[] }
-export interface ProjectKeepOp extends Span { readonly kind: 'ProjectKeep'; readonly patterns: readonly NamePattern[] }
+export interface WhereOp extends Span {
+  readonly kind: 'Where'
+  readonly predicate: Expr
+}
+export interface ProjectOp extends Span {
+  readonly kind: 'Project'
+  readonly items: readonly NamedExpr[]
+}
+export interface ProjectAwayOp extends Span {
+  readonly kind: 'ProjectAway'
+  readonly patterns: readonly NamePattern[]
+}
+export interface ProjectKeepOp extends Span {
+  readonly kind: 'ProjectKeep'
+  readonly patterns: readonly NamePattern[]
+}
 export interface ProjectRenameOp extends Span {
   readonly kind: 'ProjectRename'
   readonly renames: readonly { readonly newName: string; readonly oldName: string; readonly start: number; readonly oldStart: number }[]
 }
-export interface ProjectReorderOp extends Span { readonly kind: 'ProjectReorder'; readonly patterns: readonly NamePattern[] }
-export interface ProjectByNamesOp extends Span { readonly kind: 'ProjectByNames'; readonly args: readonly Expr[] }
-export interface ExtendOp extends Span { readonly kind: 'Extend'; readonly items: readonly NamedExpr[] }
+export interface ProjectReorderOp extends Span {
+  readonly kind: 'ProjectReorder'
+  readonly patterns: readonly NamePattern[]
+}
+export interface ProjectByNamesOp extends Span {
+  readonly kind: 'ProjectByNames'
+  readonly args: readonly Expr[]
+}
+export interface ExtendOp extends Span {
+  readonly kind: 'Extend'
+  readonly items: readonly NamedExpr[]
+}
 export interface SummarizeOp extends Span {
   readonly kind: 'Summarize'
   readonly params: readonly OperatorParam[]
   readonly aggregates: readonly NamedExpr[]
   readonly by: readonly NamedExpr[]
 }
-export interface CountOp extends Span { readonly kind: 'Count'; readonly name?: string }
+export interface CountOp extends Span {
+  readonly kind: 'Count'
+  readonly name?: string
+}
 export interface DistinctOp extends Span {
   readonly kind: 'Distinct'
   readonly params: readonly OperatorParam[]
   readonly items: readonly NamedExpr[]
 }
-export interface TopOp extends Span { readonly kind: 'Top'; readonly count: Expr; readonly by: readonly OrderItem[] }
-export interface TakeOp extends Span { readonly kind: 'Take'; readonly count: Expr }
-export interface SortOp extends Span { readonly kind: 'Sort'; readonly by: readonly OrderItem[] }
+export interface TopOp extends Span {
+  readonly kind: 'Top'
+  readonly count: Expr
+  readonly by: readonly OrderItem[]
+}
+export interface TakeOp extends Span {
+  readonly kind: 'Take'
+  readonly count: Expr
+}
+export interface SortOp extends Span {
+  readonly kind: 'Sort'
+  readonly by: readonly OrderItem[]
+}
 
 /** One join condition: a shared column name, or `$left.a == $right.b`. */
 export interface JoinCondition extends Span {
@@ -374,11 +408,27 @@ export interface MakeSeriesOp extends Span {
   readonly rangeSyntax?: boolean
   readonly by: readonly NamedExpr[]
 }
-export interface SerializeOp extends Span { readonly kind: 'Serialize'; readonly items: readonly NamedExpr[] }
-export interface SampleOp extends Span { readonly kind: 'Sample'; readonly count: Expr }
-export interface SampleDistinctOp extends Span { readonly kind: 'SampleDistinct'; readonly count: Expr; readonly column: Expr }
-export interface AsOp extends Span { readonly kind: 'As'; readonly params: readonly OperatorParam[]; readonly name: string }
-export interface GetSchemaOp extends Span { readonly kind: 'GetSchema' }
+export interface SerializeOp extends Span {
+  readonly kind: 'Serialize'
+  readonly items: readonly NamedExpr[]
+}
+export interface SampleOp extends Span {
+  readonly kind: 'Sample'
+  readonly count: Expr
+}
+export interface SampleDistinctOp extends Span {
+  readonly kind: 'SampleDistinct'
+  readonly count: Expr
+  readonly column: Expr
+}
+export interface AsOp extends Span {
+  readonly kind: 'As'
+  readonly params: readonly OperatorParam[]
+  readonly name: string
+}
+export interface GetSchemaOp extends Span {
+  readonly kind: 'GetSchema'
+}
 export interface RenderOp extends Span {
   readonly kind: 'Render'
   readonly chart: string
@@ -391,7 +441,10 @@ export interface TopNestedLevel extends Span {
   readonly by: NamedExpr
   readonly direction?: 'asc' | 'desc'
 }
-export interface TopNestedOp extends Span { readonly kind: 'TopNested'; readonly levels: readonly TopNestedLevel[] }
+export interface TopNestedOp extends Span {
+  readonly kind: 'TopNested'
+  readonly levels: readonly TopNestedLevel[]
+}
 export interface ScanStep extends Span {
   readonly name: string
   readonly output?: 'all' | 'last' | 'none'
@@ -412,8 +465,13 @@ export interface EvaluateOp extends Span {
   readonly schema?: readonly ColumnDecl[]
   readonly schemaStar?: boolean
 }
-export interface InvokeOp extends Span { readonly kind: 'Invoke'; readonly call: CallExpr }
-export interface ConsumeOp extends Span { readonly kind: 'Consume' }
+export interface InvokeOp extends Span {
+  readonly kind: 'Invoke'
+  readonly call: CallExpr
+}
+export interface ConsumeOp extends Span {
+  readonly kind: 'Consume'
+}
 export interface TopHittersOp extends Span {
   readonly kind: 'TopHitters'
   readonly count: Expr

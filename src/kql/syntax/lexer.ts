@@ -37,13 +37,54 @@ export interface Token {
   readonly value?: number | bigint
 }
 
-const enum C {
-  Tab = 9, LF = 10, CR = 13, Space = 32, Bang = 33, DQuote = 34, Dollar = 36, Percent = 37, SQuote = 39,
-  LParen = 40, RParen = 41, Star = 42, Plus = 43, Comma = 44, Minus = 45, Dot = 46, Slash = 47,
-  D0 = 48, D9 = 57, Colon = 58, Semi = 59, Lt = 60, Eq = 61, Gt = 62, Question = 63, At = 64,
-  A = 65, E = 69, F = 70, H = 72, X = 88, Z = 90, LBracket = 91, Backslash = 92, RBracket = 93,
-  Underscore = 95, Backtick = 96, a = 97, e = 101, f = 102, h = 104, x = 120, z = 122, LBrace = 123,
-  Pipe = 124, RBrace = 125, Tilde = 126,
+enum C {
+  Tab = 9,
+  LF = 10,
+  CR = 13,
+  Space = 32,
+  Bang = 33,
+  DQuote = 34,
+  Dollar = 36,
+  Percent = 37,
+  SQuote = 39,
+  LParen = 40,
+  RParen = 41,
+  Star = 42,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Slash = 47,
+  D0 = 48,
+  D9 = 57,
+  Colon = 58,
+  Semi = 59,
+  Lt = 60,
+  Eq = 61,
+  Gt = 62,
+  Question = 63,
+  At = 64,
+  A = 65,
+  E = 69,
+  F = 70,
+  H = 72,
+  X = 88,
+  Z = 90,
+  LBracket = 91,
+  Backslash = 92,
+  RBracket = 93,
+  Underscore = 95,
+  Backtick = 96,
+  a = 97,
+  e = 101,
+  f = 102,
+  h = 104,
+  x = 120,
+  z = 122,
+  LBrace = 123,
+  Pipe = 124,
+  RBrace = 125,
+  Tilde = 126,
 }
 
 function isDigit(c: number): boolean {
@@ -139,7 +180,11 @@ export class Lexer {
       this.pos = start + 1
       this.skipTrivia()
       const q = s.charCodeAt(this.pos)
-      if (q === C.SQuote || q === C.DQuote || (q === C.At && (s.charCodeAt(this.pos + 1) === C.SQuote || s.charCodeAt(this.pos + 1) === C.DQuote))) {
+      if (
+        q === C.SQuote ||
+        q === C.DQuote ||
+        (q === C.At && (s.charCodeAt(this.pos + 1) === C.SQuote || s.charCodeAt(this.pos + 1) === C.DQuote))
+      ) {
         const str = q === C.At ? this.quoted(this.pos, this.pos + 1, true) : this.quoted(this.pos, this.pos, false)
         this.skipTrivia()
         if (s.charCodeAt(this.pos) === C.RBracket) {
@@ -224,7 +269,11 @@ export class Lexer {
     const text = s.slice(start, i)
     // A long is 64 bits: a longer integer literal is an error, not a silently rounded value (which
     // the storage engines would then refuse to bind). 2^63 itself is allowed for `-9223372036854775808`.
-    if (!isReal && BigInt(text) > 9223372036854775808n) throw this.error(start, `the integer literal ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range for long (at most 9223372036854775807)`)
+    if (!isReal && BigInt(text) > 9223372036854775808n)
+      throw this.error(
+        start,
+        `the integer literal ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range for long (at most 9223372036854775807)`,
+      )
     return { kind: isReal ? 'real' : 'long', start, end: i, text, value: Number(text) }
   }
 
@@ -259,13 +308,27 @@ export class Lexer {
         const e = s[i + 1]
         i += 2
         switch (e) {
-          case 'n': out += '\n'; break
-          case 't': out += '\t'; break
-          case 'r': out += '\r'; break
-          case '0': out += '\0'; break
-          case '\\': out += '\\'; break
-          case '\'': out += '\''; break
-          case '"': out += '"'; break
+          case 'n':
+            out += '\n'
+            break
+          case 't':
+            out += '\t'
+            break
+          case 'r':
+            out += '\r'
+            break
+          case '0':
+            out += '\0'
+            break
+          case '\\':
+            out += '\\'
+            break
+          case "'":
+            out += "'"
+            break
+          case '"':
+            out += '"'
+            break
           case 'u': {
             const hex = s.slice(i, i + 4)
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw this.error(i - 2, 'invalid \\u escape: expected 4 hexadecimal digits')

@@ -7,20 +7,34 @@ import { parseExpression, parseQuery } from './parser.js'
 /** A compact s-expression of an expression, for precedence assertions. */
 function sx(e: A.Expr): string {
   switch (e.kind) {
-    case 'Name': return e.name
-    case 'Literal': return typeof e.value === 'string' ? JSON.stringify(e.value) : typeof e.value === 'bigint' ? `${e.value}t` : String(e.value)
-    case 'Binary': return `(${e.op} ${sx(e.left)} ${sx(e.right)})`
-    case 'Unary': return `(${e.op} ${sx(e.operand)})`
-    case 'Paren': return sx(e.expr)
-    case 'Call': return `${e.name}(${e.args.map(sx).join(', ')})`
-    case 'Member': return `${sx(e.target)}.${e.name}`
-    case 'Index': return `${sx(e.target)}[${sx(e.index)}]`
-    case 'In': return `(${e.op} ${sx(e.left)} [${e.items.map(sx).join(', ')}])`
-    case 'Between': return `(${e.negated ? '!' : ''}between ${sx(e.left)} ${sx(e.low)} ${sx(e.high)})`
-    case 'Star': return '*'
-    case 'NamedArg': return `${e.name}=${sx(e.value)}`
-    case 'Pipe': return `${sx(e.source)} | ${e.op.kind}`
-    default: return e.kind
+    case 'Name':
+      return e.name
+    case 'Literal':
+      return typeof e.value === 'string' ? JSON.stringify(e.value) : typeof e.value === 'bigint' ? `${e.value}t` : String(e.value)
+    case 'Binary':
+      return `(${e.op} ${sx(e.left)} ${sx(e.right)})`
+    case 'Unary':
+      return `(${e.op} ${sx(e.operand)})`
+    case 'Paren':
+      return sx(e.expr)
+    case 'Call':
+      return `${e.name}(${e.args.map(sx).join(', ')})`
+    case 'Member':
+      return `${sx(e.target)}.${e.name}`
+    case 'Index':
+      return `${sx(e.target)}[${sx(e.index)}]`
+    case 'In':
+      return `(${e.op} ${sx(e.left)} [${e.items.map(sx).join(', ')}])`
+    case 'Between':
+      return `(${e.negated ? '!' : ''}between ${sx(e.left)} ${sx(e.low)} ${sx(e.high)})`
+    case 'Star':
+      return '*'
+    case 'NamedArg':
+      return `${e.name}=${sx(e.value)}`
+    case 'Pipe':
+      return `${sx(e.source)} | ${e.op.kind}`
+    default:
+      return e.kind
   }
 }
 
@@ -107,18 +121,33 @@ describe('parser: expressions', () => {
 
 describe('parser: statements and operators', () => {
   it('reads let statements of scalars, tables, functions and views', () => {
-    const s = parseQuery('let n = 5; let T = range x from 1 to n step 1; let f = (a:long, b:string = "d", T:(x:long)) { T | where x > a }; let v = view () { T }; T')
-    assert.deepEqual(s.statements.map((x) => x.kind), ['Let', 'Let', 'Let', 'Let', 'Query'])
+    const s = parseQuery(
+      'let n = 5; let T = range x from 1 to n step 1; let f = (a:long, b:string = "d", T:(x:long)) { T | where x > a }; let v = view () { T }; T',
+    )
+    assert.deepEqual(
+      s.statements.map((x) => x.kind),
+      ['Let', 'Let', 'Let', 'Let', 'Query'],
+    )
     const f = s.statements[2] as A.LetStatement
     assert.equal(f.value.kind, 'Lambda')
     const lambda = f.value as A.Lambda
-    assert.deepEqual(lambda.params.map((p) => [p.name, p.type.kind, p.defaultValue !== undefined]), [['a', 'scalar', false], ['b', 'scalar', true], ['T', 'tabular', false]])
+    assert.deepEqual(
+      lambda.params.map((p) => [p.name, p.type.kind, p.defaultValue !== undefined]),
+      [
+        ['a', 'scalar', false],
+        ['b', 'scalar', true],
+        ['T', 'tabular', false],
+      ],
+    )
     assert.equal(((s.statements[3] as A.LetStatement).value as A.Lambda).isView, true)
   })
 
   it('accepts set and declare query_parameters statements', () => {
     const s = parseQuery('set querytrace; set truncationmaxrecords = 10; declare query_parameters(n:long = 3); print n')
-    assert.deepEqual(s.statements.map((x) => x.kind), ['Set', 'Set', 'DeclareParameters', 'Query'])
+    assert.deepEqual(
+      s.statements.map((x) => x.kind),
+      ['Set', 'Set', 'DeclareParameters', 'Query'],
+    )
   })
 
   it('reads dashed operator names and every tabular operator', () => {
@@ -129,32 +158,96 @@ describe('parser: statements and operators', () => {
       | parse-where kind=regex s with "(x)" w | parse-kv s as (k:string) with (pair_delimiter=',', kv_delimiter=':')
       | make-series avg(v) default=0 on ts from 1 to 10 step 1 by k | serialize r = row_number() | sample 3
       | sample-distinct 2 of a | as Z | getschema | top-nested 2 of a by count() | top-hitters 2 of a
-      | scan with (step s: true;) | evaluate narrow() | invoke f() | union U | consume | render timechart`)
-      .map((o) => o.kind)
+      | scan with (step s: true;) | evaluate narrow() | invoke f() | union U | consume | render timechart`).map((o) => o.kind)
     assert.deepEqual(kinds, [
-      'Where', 'Where', 'Project', 'ProjectAway', 'ProjectKeep', 'ProjectRename', 'ProjectReorder', 'Extend', 'Summarize',
-      'Count', 'Distinct', 'Top', 'Take', 'Take', 'Sort', 'Sort', 'Join', 'Lookup', 'MvExpand', 'MvApply', 'Parse', 'Parse',
-      'ParseKv', 'MakeSeries', 'Serialize', 'Sample', 'SampleDistinct', 'As', 'GetSchema', 'TopNested', 'TopHitters', 'Scan',
-      'Evaluate', 'Invoke', 'UnionOp', 'Consume', 'Render',
+      'Where',
+      'Where',
+      'Project',
+      'ProjectAway',
+      'ProjectKeep',
+      'ProjectRename',
+      'ProjectReorder',
+      'Extend',
+      'Summarize',
+      'Count',
+      'Distinct',
+      'Top',
+      'Take',
+      'Take',
+      'Sort',
+      'Sort',
+      'Join',
+      'Lookup',
+      'MvExpand',
+      'MvApply',
+      'Parse',
+      'Parse',
+      'ParseKv',
+      'MakeSeries',
+      'Serialize',
+      'Sample',
+      'SampleDistinct',
+      'As',
+      'GetSchema',
+      'TopNested',
+      'TopHitters',
+      'Scan',
+      'Evaluate',
+      'Invoke',
+      'UnionOp',
+      'Consume',
+      'Render',
     ])
   })
 
   it('reads join conditions in both spellings', () => {
-    const [join] = ops('L | join kind=leftouter hint.strategy=shuffle (R) on Key, $left.a == $right.b and $right.c == $left.d') as [A.JoinOp]
-    assert.deepEqual(join.params.map((p) => [p.name, p.value]), [['kind', 'leftouter'], ['hint.strategy', 'shuffle']])
-    assert.deepEqual(join.on.map((c) => [c.left, c.right]), [['Key', 'Key'], ['a', 'b'], ['d', 'c']])
+    const [join] = ops('L | join kind=leftouter hint.strategy=shuffle (R) on Key, $left.a == $right.b and $right.c == $left.d') as [
+      A.JoinOp,
+    ]
+    assert.deepEqual(
+      join.params.map((p) => [p.name, p.value]),
+      [
+        ['kind', 'leftouter'],
+        ['hint.strategy', 'shuffle'],
+      ],
+    )
+    assert.deepEqual(
+      join.on.map((c) => [c.left, c.right]),
+      [
+        ['Key', 'Key'],
+        ['a', 'b'],
+        ['d', 'c'],
+      ],
+    )
   })
 
   it('reads summarize aggregates, tuple names and group keys', () => {
     const [s] = ops('T | summarize n = count(), (t, v) = arg_max(ts, v), avg(x) by bin(ts, 1h), k') as [A.SummarizeOp]
-    assert.deepEqual(s.aggregates.map((a) => a.names), [['n'], ['t', 'v'], []])
-    assert.deepEqual(s.by.map((b) => sx(b.expr)), ['bin(ts, 36000000000t)', 'k'])
+    assert.deepEqual(
+      s.aggregates.map((a) => a.names),
+      [['n'], ['t', 'v'], []],
+    )
+    assert.deepEqual(
+      s.by.map((b) => sx(b.expr)),
+      ['bin(ts, 36000000000t)', 'k'],
+    )
   })
 
   it('reads the scan operator with declare, steps, outputs and assignments', () => {
-    const [scan] = ops('T | scan with_match_id=id declare (s:timespan = 0s) with (step a: x > 1 => s = x; step b output=none: true;)') as [A.ScanOp]
-    assert.deepEqual(scan.declare.map((d) => [d.name, d.type]), [['s', 'timespan']])
-    assert.deepEqual(scan.steps.map((s) => [s.name, s.output, s.assignments.length]), [['a', undefined, 1], ['b', 'none', 0]])
+    const [scan] = ops('T | scan with_match_id=id declare (s:timespan = 0s) with (step a: x > 1 => s = x; step b output=none: true;)') as [
+      A.ScanOp,
+    ]
+    assert.deepEqual(
+      scan.declare.map((d) => [d.name, d.type]),
+      [['s', 'timespan']],
+    )
+    assert.deepEqual(
+      scan.steps.map((s) => [s.name, s.output, s.assignments.length]),
+      [
+        ['a', undefined, 1],
+        ['b', 'none', 0],
+      ],
+    )
   })
 })
 

@@ -5,20 +5,39 @@
  * what was found; operators Kusto has but this engine does not are KqlError('unsupported').
  */
 import { KqlError, positionAt } from '../kql-error.js'
-import { parseTypeName, type DynamicValue, type KqlType, type KqlValue } from '../types.js'
+import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
 import type * as A from './ast.js'
 import { Lexer, type Token } from './lexer.js'
 
 /** Binary operators written as words, with or without a leading `!` (string operators). */
 const WORD_OPERATORS = new Set([
-  'contains', 'contains_cs', 'has', 'has_cs', 'hasprefix', 'hasprefix_cs', 'hassuffix', 'hassuffix_cs',
-  'startswith', 'startswith_cs', 'endswith', 'endswith_cs', 'like', 'like_cs',
+  'contains',
+  'contains_cs',
+  'has',
+  'has_cs',
+  'hasprefix',
+  'hasprefix_cs',
+  'hassuffix',
+  'hassuffix_cs',
+  'startswith',
+  'startswith_cs',
+  'endswith',
+  'endswith_cs',
+  'like',
+  'like_cs',
 ])
 /** Legacy spellings of the negated string operators. */
 const LEGACY_NEGATIONS: Readonly<Record<string, string>> = {
-  notcontains: '!contains', notcontainscs: '!contains_cs', nothas: '!has', nothascs: '!has_cs',
-  containscs: 'contains_cs', hascs: 'has_cs', notlike: '!like', notlikecs: '!like_cs', likecs: 'like_cs',
+  notcontains: '!contains',
+  notcontainscs: '!contains_cs',
+  nothas: '!has',
+  nothascs: '!has_cs',
+  containscs: 'contains_cs',
+  hascs: 'has_cs',
+  notlike: '!like',
+  notlikecs: '!like_cs',
+  likecs: 'like_cs',
 }
 
 /** Deepest expression nesting accepted (parentheses, calls, unary operators). */
@@ -35,20 +54,58 @@ const BP_UNARY = 60
 
 /** Operators Kusto has and this engine refuses, so the error names them instead of "unexpected". */
 const UNSUPPORTED_OPERATORS = new Set([
-  'fork', 'facet', 'reduce', 'find', 'search', 'lookup-kind', 'make-graph', 'graph-match',
-  'graph-merge', 'graph-to-table', 'graph-shortest-paths', 'graph-mark-components', 'externaldata',
-  'execute-and-cache', 'project-smart', 'summarize-tdigest', 'assert-schema', 'macro-expand', 'sql',
+  'fork',
+  'facet',
+  'reduce',
+  'find',
+  'search',
+  'lookup-kind',
+  'make-graph',
+  'graph-match',
+  'graph-merge',
+  'graph-to-table',
+  'graph-shortest-paths',
+  'graph-mark-components',
+  'externaldata',
+  'execute-and-cache',
+  'project-smart',
+  'summarize-tdigest',
+  'assert-schema',
+  'macro-expand',
+  'sql',
 ])
 
 /** Source functions that read outside the workspace's tables. */
 const UNSUPPORTED_SOURCES = new Set([
-  'external_table', 'materialized_view', 'cluster', 'database', 'contextual_datatable', 'graph', 'entity_group',
+  'external_table',
+  'materialized_view',
+  'cluster',
+  'database',
+  'contextual_datatable',
+  'graph',
+  'entity_group',
   'stored_query_result',
 ])
 
 const TYPED_LITERALS = new Set([
-  'bool', 'boolean', 'int', 'int32', 'long', 'int64', 'real', 'double', 'float', 'decimal', 'datetime', 'date',
-  'timespan', 'time', 'guid', 'uuid', 'uniqueid', 'dynamic',
+  'bool',
+  'boolean',
+  'int',
+  'int32',
+  'long',
+  'int64',
+  'real',
+  'double',
+  'float',
+  'decimal',
+  'datetime',
+  'date',
+  'timespan',
+  'time',
+  'guid',
+  'uuid',
+  'uniqueid',
+  'dynamic',
 ])
 
 const GUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
@@ -120,10 +177,14 @@ class Parser {
 
   private describe(t: Token): string {
     switch (t.kind) {
-      case 'eof': return 'the end of the query'
-      case 'string': return `the string ${JSON.stringify(t.text.length > 30 ? t.text.slice(0, 30) + '…' : t.text)}`
-      case 'quotedIdent': return `['${t.text}']`
-      default: return `'${t.text}'`
+      case 'eof':
+        return 'the end of the query'
+      case 'string':
+        return `the string ${JSON.stringify(t.text.length > 30 ? t.text.slice(0, 30) + '…' : t.text)}`
+      case 'quotedIdent':
+        return `['${t.text}']`
+      default:
+        return `'${t.text}'`
     }
   }
 
@@ -198,7 +259,9 @@ class Parser {
   parseScript(): A.Script {
     const statements: A.Statement[] = []
     for (;;) {
-      while (this.acceptPunct(';')) { /* empty statements are allowed */ }
+      while (this.acceptPunct(';')) {
+        /* empty statements are allowed */
+      }
       if (this.peek().kind === 'eof') break
       statements.push(this.parseStatement())
       if (this.acceptPunct(';')) continue
@@ -216,13 +279,19 @@ class Parser {
     const t = this.peek()
     if (t.kind === 'ident') {
       if (t.text === 'let' && this.isName(1)) return this.parseLet()
-      if (t.text === 'set' && this.peek(1).kind === 'ident' && (this.isPunct('=', 2) || this.isPunct(';', 2) || this.peek(2).kind === 'eof' || this.isPunct('.', 2))) {
+      if (
+        t.text === 'set' &&
+        this.peek(1).kind === 'ident' &&
+        (this.isPunct('=', 2) || this.isPunct(';', 2) || this.peek(2).kind === 'eof' || this.isPunct('.', 2))
+      ) {
         return this.parseSet()
       }
       if (t.text === 'declare' && this.isIdent('query_parameters', 1)) return this.parseDeclare()
-      if (t.text === 'alias' && this.isIdent('database', 1)) throw this.error(t.start, "'alias database' statements are not supported", 'unsupported')
+      if (t.text === 'alias' && this.isIdent('database', 1))
+        throw this.error(t.start, "'alias database' statements are not supported", 'unsupported')
       if (t.text === 'pattern' && this.isName(1)) throw this.error(t.start, "'pattern' statements are not supported", 'unsupported')
-      if (t.text === 'restrict' && this.isIdent('access', 1)) throw this.error(t.start, "'restrict access' statements are not supported", 'unsupported')
+      if (t.text === 'restrict' && this.isIdent('access', 1))
+        throw this.error(t.start, "'restrict access' statements are not supported", 'unsupported')
     }
     const expr = this.parsePipeExpr()
     return { kind: 'Query', start: t.start, end: this.lastEnd, expr }
@@ -264,7 +333,9 @@ class Parser {
     this.expectPunct('{', 'to start the function body')
     const body: A.Statement[] = []
     for (;;) {
-      while (this.acceptPunct(';')) { /* empty */ }
+      while (this.acceptPunct(';')) {
+        /* empty */
+      }
       if (this.isPunct('}')) break
       const t = this.peek()
       if (t.kind === 'ident' && t.text === 'let' && this.isName(1)) body.push(this.parseLet())
@@ -364,7 +435,8 @@ class Parser {
     let e = this.parseExpr()
     let operators = 0
     while (this.isPunct('|')) {
-      if (++operators > MAX_PIPELINE) throw this.error(this.peek().start, `a pipeline may have at most ${MAX_PIPELINE} operators`, 'unsupported')
+      if (++operators > MAX_PIPELINE)
+        throw this.error(this.peek().start, `a pipeline may have at most ${MAX_PIPELINE} operators`, 'unsupported')
       this.advance()
       const op = this.parseOperator()
       e = { kind: 'Pipe', start: e.start, end: this.lastEnd, source: e, op }
@@ -413,13 +485,23 @@ class Parser {
     const t = this.peek()
     if (t.kind === 'punct') {
       switch (t.text) {
-        case '==': case '!=': case '<': case '<=': case '>': case '>=': case '=~': case '!~':
+        case '==':
+        case '!=':
+        case '<':
+        case '<=':
+        case '>':
+        case '>=':
+        case '=~':
+        case '!~':
           return { op: t.text, bp: BP_COMPARE, tokens: 1 }
         case '<>':
           return { op: '!=', bp: BP_COMPARE, tokens: 1 }
-        case '+': case '-':
+        case '+':
+        case '-':
           return { op: t.text, bp: BP_ADD, tokens: 1 }
-        case '*': case '/': case '%':
+        case '*':
+        case '/':
+        case '%':
           return { op: t.text, bp: BP_MUL, tokens: 1 }
         case '!': {
           // !contains, !has, !in, !in~, !between, !startswith ... (written without a space)
@@ -442,14 +524,17 @@ class Parser {
     }
     if (t.kind !== 'ident') return undefined
     switch (t.text) {
-      case 'and': return { op: 'and', bp: BP_AND, tokens: 1 }
-      case 'or': return { op: 'or', bp: BP_OR, tokens: 1 }
+      case 'and':
+        return { op: 'and', bp: BP_AND, tokens: 1 }
+      case 'or':
+        return { op: 'or', bp: BP_OR, tokens: 1 }
       case 'in': {
         const tilde = this.peek(1)
         if (tilde.kind === 'punct' && tilde.text === '~' && tilde.start === t.end) return { op: 'in~', bp: BP_COMPARE, tokens: 2 }
         return this.isPunct('(', 1) ? { op: 'in', bp: BP_COMPARE, tokens: 1 } : undefined
       }
-      case 'has_any': case 'has_all':
+      case 'has_any':
+      case 'has_all':
         return this.isPunct('(', 1) ? { op: t.text, bp: BP_COMPARE, tokens: 1 } : undefined
       case 'between':
         return this.isPunct('(', 1) ? { op: 'between', bp: BP_COMPARE, tokens: 1 } : undefined
@@ -521,7 +606,13 @@ class Parser {
       if (t.kind === 'quotedIdent') {
         // x['key'] (the lexer reads ['key'] as one token)
         this.advance()
-        e = { kind: 'Index', start: e.start, end: t.end, target: e, index: { kind: 'Literal', start: t.start + 1, end: t.end - 1, type: 'string', value: t.text } }
+        e = {
+          kind: 'Index',
+          start: e.start,
+          end: t.end,
+          target: e,
+          index: { kind: 'Literal', start: t.start + 1, end: t.end - 1, type: 'string', value: t.text },
+        }
         continue
       }
       if (t.kind === 'punct' && t.text === '[') {
@@ -581,10 +672,14 @@ class Parser {
     const next = this.peek(1)
     const callFollows = next.kind === 'punct' && next.text === '('
     switch (name) {
-      case 'true': case 'True': case 'TRUE':
+      case 'true':
+      case 'True':
+      case 'TRUE':
         this.advance()
         return { kind: 'Literal', start: t.start, end: t.end, type: 'bool', value: true }
-      case 'false': case 'False': case 'FALSE':
+      case 'false':
+      case 'False':
+      case 'FALSE':
         this.advance()
         return { kind: 'Literal', start: t.start, end: t.end, type: 'bool', value: false }
       case 'print':
@@ -597,7 +692,9 @@ class Parser {
         break
       case 'union':
         return this.parseUnionSource()
-      case 'find': case 'search': case 'externaldata':
+      case 'find':
+      case 'search':
+      case 'externaldata':
         throw this.error(t.start, `'${name}' is not supported`, 'unsupported')
       default:
         break
@@ -675,7 +772,8 @@ class Parser {
     const fail = (what: string): KqlError => this.error(at, `invalid ${t.text} literal '${text}': expected ${what}`)
     if (text.toLowerCase() === 'null') return { kind: 'Literal', start: t.start, end: this.lastEnd, type, value: null }
     // datetime() is the current time (the documentation's literal table)
-    if (text === '' && type === 'datetime') return { kind: 'Call', start: t.start, end: this.lastEnd, name: 'now', nameEnd: t.end, args: [] }
+    if (text === '' && type === 'datetime')
+      return { kind: 'Call', start: t.start, end: this.lastEnd, name: 'now', nameEnd: t.end, args: [] }
     let value: KqlValue
     switch (type) {
       case 'bool': {
@@ -788,9 +886,17 @@ class Parser {
     }
     if (t.kind === 'ident') {
       switch (t.text) {
-        case 'true': case 'True': this.advance(); return true
-        case 'false': case 'False': this.advance(); return false
-        case 'null': this.advance(); return null
+        case 'true':
+        case 'True':
+          this.advance()
+          return true
+        case 'false':
+        case 'False':
+          this.advance()
+          return false
+        case 'null':
+          this.advance()
+          return null
         default:
           if (TYPED_LITERALS.has(t.text) && this.isPunct('(', 1)) {
             const lit = this.parseTypedLiteral()
@@ -1100,7 +1206,12 @@ class Parser {
     if (t.kind !== 'ident') throw this.expected('a tabular operator (where, project, extend, summarize, ...)')
     this.advance()
     let name = t.text
-    while (this.isPunct('-') && this.peek().start === this.lastEnd && this.peek(1).kind === 'ident' && this.peek(1).start === this.peek().end) {
+    while (
+      this.isPunct('-') &&
+      this.peek().start === this.lastEnd &&
+      this.peek(1).kind === 'ident' &&
+      this.peek(1).start === this.peek().end
+    ) {
       this.advance()
       name += '-' + this.advance().text
     }
@@ -1156,12 +1267,12 @@ class Parser {
         const aggregates = this.isIdent('by') ? [] : this.parseNamedExprList()
         let by: A.NamedExpr[] = []
         if (this.acceptIdent('by')) by = this.parseNamedExprList()
-        if (aggregates.length === 0 && by.length === 0) throw this.expected('an aggregate or \'by\' after summarize')
+        if (aggregates.length === 0 && by.length === 0) throw this.expected("an aggregate or 'by' after summarize")
         return { kind: 'Summarize', params, aggregates, by, ...span() }
       }
       case 'count': {
         let countName: string | undefined
-        if (this.acceptIdent('as')) countName = this.expectName('a column name after \'as\'').name
+        if (this.acceptIdent('as')) countName = this.expectName("a column name after 'as'").name
         return { kind: 'Count', name: countName, ...span() }
       }
       case 'distinct': {
@@ -1271,7 +1382,7 @@ class Parser {
       }
       case 'as': {
         const params = this.parseParams([])
-        const n = this.expectName('a name after \'as\'')
+        const n = this.expectName("a name after 'as'")
         return { kind: 'As', params, name: n.name, ...span() }
       }
       case 'getschema':
@@ -1349,7 +1460,12 @@ class Parser {
         // the key is a column name: `by Col (` must not read as a call of Col
         const keyName = this.expectName('the partition column')
         const by: A.Expr = { kind: 'Name', start: keyName.start, end: keyName.end, name: keyName.name, quoted: false }
-        if (this.isPunct('{')) throw this.error(this.peek().start, "partition with a { subquery with source } is not supported; use partition by Column ( operators )", 'unsupported')
+        if (this.isPunct('{'))
+          throw this.error(
+            this.peek().start,
+            'partition with a { subquery with source } is not supported; use partition by Column ( operators )',
+            'unsupported',
+          )
         this.expectPunct('(', 'to start the partition subquery')
         const subquery: A.Operator[] = []
         for (;;) {
@@ -1361,7 +1477,10 @@ class Parser {
       }
       default:
         if (UNSUPPORTED_OPERATORS.has(name)) throw this.error(start, `the '${name}' operator is not supported`, 'unsupported')
-        throw this.error(start, `unknown tabular operator '${name}': expected where, project, extend, summarize, join, sort, take, top, ...`)
+        throw this.error(
+          start,
+          `unknown tabular operator '${name}': expected where, project, extend, summarize, join, sort, take, top, ...`,
+        )
     }
   }
 
@@ -1440,7 +1559,19 @@ class Parser {
     }
     let by: A.NamedExpr[] = []
     if (this.acceptIdent('by')) by = this.parseNamedExprList()
-    return { kind: 'MakeSeries', params, aggregates, on, from, to, step, ...(rangeSyntax ? { rangeSyntax } : {}), by, start, end: this.lastEnd }
+    return {
+      kind: 'MakeSeries',
+      params,
+      aggregates,
+      on,
+      from,
+      to,
+      step,
+      ...(rangeSyntax ? { rangeSyntax } : {}),
+      by,
+      start,
+      end: this.lastEnd,
+    }
   }
 
   private parseTopNested(start: number): A.TopNestedOp {
@@ -1501,7 +1632,8 @@ class Parser {
         this.advance()
         this.advance()
         const v = this.expectName("all, last or none after 'output='").name
-        if (v !== 'all' && v !== 'last' && v !== 'none') throw this.error(this.lastEnd - v.length, "expected all, last or none after 'output='")
+        if (v !== 'all' && v !== 'last' && v !== 'none')
+          throw this.error(this.lastEnd - v.length, "expected all, last or none after 'output='")
         output = v
       }
       this.expectPunct(':', `after step '${name}'`)
@@ -1561,8 +1693,11 @@ function literalToDynamic(lit: A.LiteralExpr): DynamicValue {
   const v = lit.value
   if (v === null) return null
   switch (lit.type) {
-    case 'datetime': return formatDateTime(v as bigint)
-    case 'timespan': return formatTimespan(v as bigint)
-    default: return typeof v === 'bigint' ? Number(v) : (v as DynamicValue)
+    case 'datetime':
+      return formatDateTime(v as bigint)
+    case 'timespan':
+      return formatTimespan(v as bigint)
+    default:
+      return typeof v === 'bigint' ? Number(v) : (v as DynamicValue)
   }
 }

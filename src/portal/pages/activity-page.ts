@@ -59,12 +59,14 @@ function rangeOf(filter: Filter): { from?: string; to?: string } {
   const day = (name: string, value: string, end: boolean): string | undefined => {
     if (value === '') return undefined
     const ms = DAY.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN
-    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw new InvalidInputError(`the ${name} date must be a day like 2026-01-31, not "${value}"`)
+    if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
+      throw new InvalidInputError(`the ${name} date must be a day like 2026-01-31, not "${value}"`)
     return new Date(end ? ms + 86_400_000 : ms).toISOString()
   }
   const from = day('from', filter.from, false)
   const to = day('to', filter.to, true)
-  if (from !== undefined && to !== undefined && from >= to) throw new InvalidInputError(`the from date (${filter.from}) is after the to date (${filter.to})`)
+  if (from !== undefined && to !== undefined && from >= to)
+    throw new InvalidInputError(`the from date (${filter.from}) is after the to date (${filter.to})`)
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) }
 }
 
@@ -92,7 +94,12 @@ function exportLink(filter: Filter, format: 'json' | 'csv'): string {
 
 function whoOf(view: LedgerRecordView, names: ReadonlyMap<string, string>): string {
   const details = (view.details ?? {}) as { actor?: { name?: unknown }; accountName?: unknown }
-  const name = typeof details.actor?.name === 'string' ? details.actor.name : typeof details.accountName === 'string' ? details.accountName : names.get(view.record.userId)
+  const name =
+    typeof details.actor?.name === 'string'
+      ? details.actor.name
+      : typeof details.accountName === 'string'
+        ? details.accountName
+        : names.get(view.record.userId)
   return name ?? view.record.userId
 }
 
@@ -125,11 +132,39 @@ export function verdictInWords(view: VerifyView): Html {
   const v = result.verdict
   const ok = v.ChainValid && v.Valid !== false
   const rows: [string, string, Html | string][] = [
-    ['ChainValid', String(v.ChainValid), v.Empty ? 'Nothing to contradict: the log was never written.' : v.ChainValid ? html`Yes: every digest and link from the first record to the last (${result.facts.recordsRead} records) recomputes and agrees with the signed checkpoints.` : 'No: the chain does not hold (see where it breaks).'],
-    ['Valid', String(v.Valid), v.Valid === null ? 'Not asked: no single record was checked (give a RecordID to check one).' : v.Valid ? `Record ${view.recordId} recomputes to its stored digest.` : `Record ${view.recordId} does not match its digest (or is missing).`],
+    [
+      'ChainValid',
+      String(v.ChainValid),
+      v.Empty
+        ? 'Nothing to contradict: the log was never written.'
+        : v.ChainValid
+          ? html`Yes: every digest and link from the first record to the last (${result.facts.recordsRead} records) recomputes and agrees with the signed checkpoints.`
+          : 'No: the chain does not hold (see where it breaks).',
+    ],
+    [
+      'Valid',
+      String(v.Valid),
+      v.Valid === null
+        ? 'Not asked: no single record was checked (give a RecordID to check one).'
+        : v.Valid
+          ? `Record ${view.recordId} recomputes to its stored digest.`
+          : `Record ${view.recordId} does not match its digest (or is missing).`,
+    ],
     ['Empty', String(v.Empty), v.Empty ? 'Yes: there was nothing to check.' : 'No: the log has records.'],
-    ['BrokenAt', v.BrokenAt ?? 'null', v.BrokenAt ? html`The first bad link is record <strong class="mono">${v.BrokenAt}</strong>; everything before it holds.` : 'Nowhere: no bad link.'],
-    ['ForkDetected', String(v.ForkDetected), v.ForkDetected ? 'Yes: the log was split or rewritten (two records claim one place, or records contradict a signed checkpoint).' : 'No split or rewritten history was found.'],
+    [
+      'BrokenAt',
+      v.BrokenAt ?? 'null',
+      v.BrokenAt
+        ? html`The first bad link is record <strong class="mono">${v.BrokenAt}</strong>; everything before it holds.`
+        : 'Nowhere: no bad link.',
+    ],
+    [
+      'ForkDetected',
+      String(v.ForkDetected),
+      v.ForkDetected
+        ? 'Yes: the log was split or rewritten (two records claim one place, or records contradict a signed checkpoint).'
+        : 'No split or rewritten history was found.',
+    ],
   ]
   return html`<section class="alert ${ok ? 'success' : 'error'} verdict" id="verdict" role="status" aria-labelledby="verdict-title">
   <h2 id="verdict-title">${v.Empty ? 'Nothing to verify: this log is empty' : ok ? 'The chain is intact' : v.BrokenAt ? `The chain is broken at record ${v.BrokenAt}` : 'The chain is not valid'}</h2>
@@ -144,17 +179,24 @@ async function render(ctx: PortalContext, extra: { verify?: VerifyView; error?: 
   const filter = filterOf(ctx.query.size ? ctx.query : ctx.form)
   const scopes = await scopeKeysOf(ctx)
   const members = await services.admin.listMembers(session.workspace.id)
-  const names = new Map<string, string>([['system', 'Provenant (system)'], ...members.map((m) => [m.account.id, m.account.name] as [string, string])])
+  const names = new Map<string, string>([
+    ['system', 'Provenant (system)'],
+    ...members.map((m) => [m.account.id, m.account.name] as [string, string]),
+  ])
   let records: LedgerRecordView[] = []
   let total = 0
   let error = extra.error
   try {
-    const found = await services.ledger.query(containerOf(ctx, filter.scope), {
-      ...(filter.entityType ? { entityType: filter.entityType } : {}),
-      ...(filter.actionType ? { actionType: filter.actionType } : {}),
-      ...(filter.userId ? { userId: filter.userId } : {}),
-      ...rangeOf(filter),
-    }, { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' })
+    const found = await services.ledger.query(
+      containerOf(ctx, filter.scope),
+      {
+        ...(filter.entityType ? { entityType: filter.entityType } : {}),
+        ...(filter.actionType ? { actionType: filter.actionType } : {}),
+        ...(filter.userId ? { userId: filter.userId } : {}),
+        ...rangeOf(filter),
+      },
+      { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' },
+    )
     records = found.records
     total = found.total
   } catch (e) {
@@ -167,7 +209,11 @@ async function render(ctx: PortalContext, extra: { verify?: VerifyView; error?: 
   const canVerify = services.sessions.can(session, 'provenance:verify')
   const logName = filter.scope === undefined ? 'Platform-Config (workspace)' : `scope ${filter.scope}`
   const apiScope = filter.scope === undefined ? '' : `&scopeKey=${encodeURIComponent(filter.scope)}`
-  return pageOf(ctx, 'Activity log', 'activity', html`
+  return pageOf(
+    ctx,
+    'Activity log',
+    'activity',
+    html`
 <h1>Activity log</h1>
 <p class="lead">Every API call and decision, in tamper-evident hash chains: one per scope, plus the workspace-level Platform-Config log
 (the platform's own change history). Records are never edited; verifying recomputes every digest.</p>
@@ -185,13 +231,17 @@ ${error ? html`<div class="alert error" role="alert"><p>${error}</p></div>` : ''
 </form>
 
 <div class="log-actions">
-${canVerify ? html`<form method="post" action="/portal/activity/verify" class="inline-form verify-form" data-busy-label="Verifying…">
+${
+  canVerify
+    ? html`<form method="post" action="/portal/activity/verify" class="inline-form verify-form" data-busy-label="Verifying…">
   <input type="hidden" name="_csrf" value="${session.csrfToken}">
   <input type="hidden" name="scope" value="${filter.scope ?? ''}">
   <label for="verify-record">Also check record <span class="hint">Optional RecordID, 12 digits</span></label>
   <input id="verify-record" name="RecordID" type="text" inputmode="numeric" pattern="[0-9]{12}" maxlength="12" value="${extra.verify?.recordId ?? ''}" spellcheck="false">
   <button type="submit">Verify chain</button>
-</form>` : ''}
+</form>`
+    : ''
+}
 <div class="export-links"><span class="export-title">Download ${logName}${filter.from || filter.to ? ' (these dates)' : ''}:</span>
   <a class="button secondary-link" href="${exportLink(filter, 'json')}" download>JSON</a>
   <a class="button secondary-link" href="${exportLink(filter, 'csv')}" download>CSV</a>
@@ -200,24 +250,38 @@ ${canVerify ? html`<form method="post" action="/portal/activity/verify" class="i
 ${extra.verify ? verdictInWords(extra.verify) : ''}
 
 <h2 id="records-title">${logName} <span class="count">${total}</span></h2>
-${records.length === 0 ? html`<p class="muted">${total === 0 && !filter.entityType && !filter.actionType && !filter.userId && !filter.from && !filter.to ? 'This log has no records yet.' : 'No records match these filters.'}</p>` : html`
+${
+  records.length === 0
+    ? html`<p class="muted">${total === 0 && !filter.entityType && !filter.actionType && !filter.userId && !filter.from && !filter.to ? 'This log has no records yet.' : 'No records match these filters.'}</p>`
+    : html`
 <p class="muted">Records ${first}–${first + records.length - 1} of ${total}, newest first. Times are UTC.</p>
 <div class="table-wrap"><table aria-labelledby="records-title">
 <thead><tr><th scope="col">RecordID</th><th scope="col">Time</th><th scope="col">Entity</th><th scope="col">Action</th><th scope="col">User</th><th scope="col">Details</th></tr></thead>
-<tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`}
+<tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`
+}
 ${pages > 1 ? html`<nav class="pager" aria-label="Pages">${filter.page > 1 ? html`<a href="${linkOf(filter, { page: filter.page - 1 })}">← Newer</a>` : ''}<span>Page ${filter.page} of ${pages}</span>${filter.page < pages ? html`<a href="${linkOf(filter, { page: filter.page + 1 })}">Older →</a>` : ''}</nav>` : ''}
 
 <details class="panel api-help"><summary>The same export for programs (API, bearer token)</summary>
 <p>Current shape: <code>GET ${ctx.publicUrl}/oi-api/provenance/events/export?format=csv${apiScope}</code> (or <code>format=json</code>, with <code>startDate</code> and <code>endDate</code>).</p>
 ${filter.scope !== undefined ? html`<p>Earlier per-log shape: <code>GET ${ctx.publicUrl}/oi-api/audit-logs/${encodeURIComponent(filter.scope)}/events/export?format=csv</code>.</p>` : html`<p>The earlier per-log shape names a scope (<code>/oi-api/audit-logs/&lt;scope&gt;/events/export</code>); choose a scope above to see its address.</p>`}
 <p>Check a downloaded file offline with <code>provenant verify-export FILE --public-key KEY</code>.</p>
-</details>`, status)
+</details>`,
+    status,
+  )
 }
 
-async function recordAction(ctx: PortalContext, actionType: 'verified' | 'exported', scope: string | undefined, details: Record<string, unknown>): Promise<void> {
+async function recordAction(
+  ctx: PortalContext,
+  actionType: 'verified' | 'exported',
+  scope: string | undefined,
+  details: Record<string, unknown>,
+): Promise<void> {
   const { session } = ctx
   await ctx.deps.services.activity.recordDecision({
-    workspaceId: session.workspace.id, entityType: 'activity-log', entityId: scope === undefined ? 'platform-config' : `scope:${scope}`, actionType,
+    workspaceId: session.workspace.id,
+    entityType: 'activity-log',
+    entityId: scope === undefined ? 'platform-config' : `scope:${scope}`,
+    actionType,
     actor: { id: session.account.id, name: session.account.name, via: 'portal' },
     details: { ScopeKey: scope ?? null, ...details },
   })
@@ -240,9 +304,14 @@ export function activityRoutes(): PortalRoute[] {
           recordSeq = parsed.seq
         }
         const result = await ctx.deps.services.ledger.verify({ container: containerOf(ctx, filter.scope), recordSeq })
-        await recordAction(ctx, 'verified', filter.scope, result.kind === 'verdict'
-          ? { ...result.verdict, recordsRead: result.facts.recordsRead, ...(raw ? { RecordID: raw } : {}) }
-          : { outcome: result.kind, message: result.message })
+        await recordAction(
+          ctx,
+          'verified',
+          filter.scope,
+          result.kind === 'verdict'
+            ? { ...result.verdict, recordsRead: result.facts.recordsRead, ...(raw ? { RecordID: raw } : {}) }
+            : { outcome: result.kind, message: result.message },
+        )
         return render(ctx, { verify: { result, recordId: raw } }, result.kind === 'record-not-found' ? 404 : 200)
       },
     }),
@@ -265,8 +334,18 @@ export function activityRoutes(): PortalRoute[] {
         if (filter.from) requested['startDate'] = filter.from
         if (filter.to) requested['endDate'] = filter.to
         // Recorded before the file leaves: an export is never unrecorded.
-        await recordAction(ctx, 'exported', filter.scope, { format, ...(filter.from ? { from: filter.from } : {}), ...(filter.to ? { to: filter.to } : {}) })
-        const { contentType, stream } = await ctx.deps.services.ledger.exportLog({ container: containerOf(ctx, filter.scope), scopeKey: filter.scope ?? null, format, ...range, filter: requested })
+        await recordAction(ctx, 'exported', filter.scope, {
+          format,
+          ...(filter.from ? { from: filter.from } : {}),
+          ...(filter.to ? { to: filter.to } : {}),
+        })
+        const { contentType, stream } = await ctx.deps.services.ledger.exportLog({
+          container: containerOf(ctx, filter.scope),
+          scopeKey: filter.scope ?? null,
+          format,
+          ...range,
+          filter: requested,
+        })
         const base = filter.scope === undefined ? 'platform-config' : filter.scope.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'scope'
         return { download: stream, contentType, fileName: `activity-log-${base}-${new Date(ctx.now).toISOString().slice(0, 10)}.${format}` }
       },

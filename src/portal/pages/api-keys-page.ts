@@ -78,7 +78,9 @@ function statusOf(token: TokenRecord, now: number): 'active' | 'expired' | 'revo
 }
 
 function scopesText(scopes: TokenScopes): Html {
-  const parts = (['connections', 'surfaces', 'scopeKeys'] as const).flatMap((d) => scopes[d] ? [html`<div><span class="muted">${d === 'scopeKeys' ? 'scope keys' : d}:</span> ${scopes[d]!.join(', ')}</div>`] : [])
+  const parts = (['connections', 'surfaces', 'scopeKeys'] as const).flatMap((d) =>
+    scopes[d] ? [html`<div><span class="muted">${d === 'scopeKeys' ? 'scope keys' : d}:</span> ${scopes[d]!.join(', ')}</div>`] : [],
+  )
   return parts.length ? html`${parts}` : html`<span class="muted">all</span>`
 }
 
@@ -88,7 +90,9 @@ async function render(ctx: PortalContext, state: PageState, status = 200): Promi
   const ownRights = apiRightsOf(session.role)
   const manageAll = roleHas(session.role, 'accounts:manage')
   const tokens = await services.access.listTokens(session.workspace.id, manageAll ? undefined : session.account.id)
-  const owners = manageAll ? new Map((await services.admin.listMembers(session.workspace.id)).map((m) => [m.account.id, m.account.name])) : undefined
+  const owners = manageAll
+    ? new Map((await services.admin.listMembers(session.workspace.id)).map((m) => [m.account.id, m.account.name]))
+    : undefined
   const config = (await services.config.current(session.workspace.id)).document
   const f = state.form
   const err = state.error
@@ -96,12 +100,18 @@ async function render(ctx: PortalContext, state: PageState, status = 200): Promi
   const csrf = session.csrfToken
   const created = state.created
 
-  return pageOf(ctx, 'API keys', 'api-keys', html`
+  return pageOf(
+    ctx,
+    'API keys',
+    'api-keys',
+    html`
 <h1>API keys</h1>
 <p class="lead">Tokens let programs call the API (<code>${ctx.publicUrl}/oi-api/</code>) as you. A token carries your rights or fewer,
 is shown once when it is created, and can be revoked here at any time: it stops working at once.</p>
 ${state.notice ? html`<div class="alert success" role="status"><p>${state.notice}</p></div>` : ''}
-${created ? html`<section class="alert success" aria-labelledby="new-token-title" id="new-token-panel">
+${
+  created
+    ? html`<section class="alert success" aria-labelledby="new-token-title" id="new-token-panel">
   <h2 id="new-token-title">Token “${created.record.name}” created</h2>
   <p><strong>Copy it now: it is shown only this once.</strong> It expires ${timeTag(created.record.expiresAt, now)}.</p>
   <label for="new-token">Your new token</label>
@@ -112,7 +122,9 @@ ${created ? html`<section class="alert success" aria-labelledby="new-token-title
   <p id="copy-status" class="muted" aria-live="polite"></p>
   <p>Send it as <code>Authorization: Bearer &lt;token&gt;</code>, for example
   <code>curl -H "Authorization: Bearer $TOKEN" ${ctx.publicUrl}/oi-api/openapi</code>.</p>
-</section>` : ''}
+</section>`
+    : ''
+}
 
 <h2 id="create-title">Create a token</h2>
 ${err ? html`<div class="alert error" role="alert" id="token-error"><p>${err.message}</p></div>` : ''}
@@ -154,7 +166,10 @@ ${err ? html`<div class="alert error" role="alert" id="token-error"><p>${err.mes
 </form>
 
 <h2 id="list-title">${manageAll ? 'Tokens of this workspace' : 'Your tokens'}</h2>
-${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : html`<div class="table-wrap"><table aria-labelledby="list-title">
+${
+  tokens.length === 0
+    ? html`<p class="muted">No tokens yet.</p>`
+    : html`<div class="table-wrap"><table aria-labelledby="list-title">
   <thead><tr><th scope="col">Name</th>${owners ? html`<th scope="col">Owner</th>` : ''}<th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Rights</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>
   ${tokens.map((t) => {
@@ -171,7 +186,10 @@ ${tokens.length === 0 ? html`<p class="muted">No tokens yet.</p>` : html`<div cl
     <td>${canRevoke ? html`<form method="post" action="/portal/api-keys/${t.id}/revoke"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ''}</td>
   </tr>`
   })}
-  </tbody></table></div>`}`, status)
+  </tbody></table></div>`
+}`,
+    status,
+  )
 }
 
 function fieldOf(message: string): NonNullable<PageState['error']>['field'] {
@@ -192,9 +210,10 @@ export function apiKeyRoutes(): PortalRoute[] {
         const revoked = ctx.query.get('revoked')
         const token = revoked ? await ctx.deps.services.stores.access.tokenById(revoked) : undefined
         const visible = token && (token.accountId === ctx.session.account.id || roleHas(ctx.session.role, 'accounts:manage'))
-        const notice = token && visible && token.workspaceId === ctx.session.workspace.id && token.revokedAt !== undefined
-          ? `Token “${token.name}” was revoked. API calls with it are refused from now on.`
-          : undefined
+        const notice =
+          token && visible && token.workspaceId === ctx.session.workspace.id && token.revokedAt !== undefined
+            ? `Token “${token.name}” was revoked. API calls with it are refused from now on.`
+            : undefined
         return render(ctx, { form: emptyForm(apiRightsOf(ctx.session.role)), ...(notice ? { notice } : {}) })
       },
     }),
@@ -208,8 +227,12 @@ export function apiKeyRoutes(): PortalRoute[] {
         try {
           const choices: readonly string[] = EXPIRY_CHOICES.map((c) => c.value)
           if (form.expires !== 'custom' && !choices.includes(form.expires)) throw new InvalidInputError('choose when the token expires')
-          if (form.expires === 'custom' && form.customExpires.trim() === '') throw new InvalidInputError('type a custom duration (from 15 minutes to 30 days), or choose one of the listed expiries')
-          const scopeKeys = form.scopeKeys.split(',').map((s) => s.trim()).filter(Boolean)
+          if (form.expires === 'custom' && form.customExpires.trim() === '')
+            throw new InvalidInputError('type a custom duration (from 15 minutes to 30 days), or choose one of the listed expiries')
+          const scopeKeys = form.scopeKeys
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
           const scopes: TokenScopes = {
             ...(form.connections.size ? { connections: [...form.connections] } : {}),
             ...(form.surfaces.size ? { surfaces: [...form.surfaces] } : {}),
@@ -227,7 +250,11 @@ export function apiKeyRoutes(): PortalRoute[] {
           return render(ctx, { form: emptyForm(apiRightsOf(session.role)), created }, 200)
         } catch (error) {
           if (!(error instanceof InvalidInputError)) throw error
-          return render(ctx, { form, error: { field: fieldOf(error.message), message: `The token was not created: ${error.message}.` } }, 400)
+          return render(
+            ctx,
+            { form, error: { field: fieldOf(error.message), message: `The token was not created: ${error.message}.` } },
+            400,
+          )
         }
       },
     }),
@@ -245,7 +272,10 @@ export function apiKeyRoutes(): PortalRoute[] {
         }
         // revokeToken refuses another account's token unless the role may manage accounts (403).
         const token = await deps.services.access.revokeToken(session.workspace.id, id, {
-          id: session.account.id, name: session.account.name, canRevokeOthers: roleHas(session.role, 'accounts:manage'), via: 'portal',
+          id: session.account.id,
+          name: session.account.name,
+          canRevokeOthers: roleHas(session.role, 'accounts:manage'),
+          via: 'portal',
         })
         return { redirect: `/portal/api-keys?revoked=${encodeURIComponent(token.id)}` }
       },

@@ -45,10 +45,16 @@ function credentialsCell(status: CredentialStatus | undefined, now: number): Htm
 <div class="muted small">by ${status.updatedBy ?? 'unknown'}, ${status.updatedAt ? timeTag(Date.parse(status.updatedAt), now) : ''}</div>`
 }
 
-function credentialsForm(ctx: PortalContext, lookup: string, kind: string, status: CredentialStatus | undefined, notice: Notice | undefined): Html {
+function credentialsForm(
+  ctx: PortalContext,
+  lookup: string,
+  kind: string,
+  status: CredentialStatus | undefined,
+  notice: Notice | undefined,
+): Html {
   const csrf = ctx.session.csrfToken
-  const again = notice?.lookup === lookup ? notice.keys ?? [] : []
-  const names = again.length ? again : SUGGESTED_KEYS[kind] ?? []
+  const again = notice?.lookup === lookup ? (notice.keys ?? []) : []
+  const names = again.length ? again : (SUGGESTED_KEYS[kind] ?? [])
   const rows = Array.from({ length: Math.max(CREDENTIAL_ROWS, names.length) }, (_, i) => names[i] ?? '')
   return html`<section class="panel credentials" aria-labelledby="cred-${lookup}" data-connection="${lookup}">
   <h3 id="cred-${lookup}">Credentials of <code>${lookup}</code></h3>
@@ -58,16 +64,22 @@ function credentialsForm(ctx: PortalContext, lookup: string, kind: string, statu
     <input type="hidden" name="_csrf" value="${csrf}">
     <table class="cred-rows"><caption class="visually-hidden">Credential keys and values for ${lookup}</caption>
     <thead><tr><th scope="col">Key name</th><th scope="col">Value</th></tr></thead>
-    <tbody>${rows.map((name, i) => html`<tr>
+    <tbody>${rows.map(
+      (name, i) => html`<tr>
       <td><label class="visually-hidden" for="k-${lookup}-${i}">Key name ${i + 1} of ${lookup}</label><input id="k-${lookup}-${i}" name="key" type="text" value="${name}" spellcheck="false" autocomplete="off"></td>
       <td><label class="visually-hidden" for="v-${lookup}-${i}">Value ${i + 1} of ${lookup}</label><input id="v-${lookup}-${i}" name="value" type="password" autocomplete="new-password" spellcheck="false"></td>
-    </tr>`)}</tbody></table>
+    </tr>`,
+    )}</tbody></table>
     <div class="button-row"><button type="submit" aria-label="${status?.set ? 'Replace' : 'Save'} credentials of ${lookup}">${status?.set ? 'Replace credentials' : 'Save credentials'}</button></div>
   </form>
-  ${status?.set ? html`<form method="post" action="/portal/connections/${lookup}/credentials/clear" class="inline-form clear-form">
+  ${
+    status?.set
+      ? html`<form method="post" action="/portal/connections/${lookup}/credentials/clear" class="inline-form clear-form">
     <input type="hidden" name="_csrf" value="${csrf}">
     <button type="submit" class="danger" aria-label="Clear credentials of ${lookup}">Clear credentials</button>
-  </form>` : ''}
+  </form>`
+      : ''
+  }
 </section>`
 }
 
@@ -84,19 +96,26 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const connections = current.document.connections
   // A push connection receives rows through the API and reads no credentials.
   const withForms = connections.filter((c) => c.kind !== 'push' || credentials.get(c.lookup)?.set)
-  return pageOf(ctx, 'Connections', 'connections', html`
+  return pageOf(
+    ctx,
+    'Connections',
+    'connections',
+    html`
 <h1>Connections</h1>
 <p class="lead">The workspace's data connections. <code>push</code> connections receive rows through the API; <code>postgres</code> and
 <code>mqtt</code> connectors pull them from a source with the credentials set here. Errors are shown without secrets.</p>
 ${notice?.kind === 'success' ? html`<div class="alert success" role="status"><p>${notice.text}</p></div>` : ''}
 ${notice?.kind === 'error' && !connections.some((c) => c.lookup === notice.lookup) ? html`<div class="alert error" role="alert"><p>${notice.text}</p></div>` : ''}
-${connections.length === 0 ? html`<p class="muted">This workspace has no connections yet. They are added with the workspace configuration (<code>provenant apply</code>).</p>` : html`
+${
+  connections.length === 0
+    ? html`<p class="muted">This workspace has no connections yet. They are added with the workspace configuration (<code>provenant apply</code>).</p>`
+    : html`
 <div class="table-wrap"><table aria-labelledby="status-title">
 <caption id="status-title" class="visually-hidden">Connection status</caption>
 <thead><tr><th scope="col">Connection</th><th scope="col">Kind</th><th scope="col">Table</th><th scope="col">State</th><th scope="col">Last run</th><th scope="col">Rows ingested</th><th scope="col">Last error</th><th scope="col">Credentials</th></tr></thead>
 <tbody>${connections.map((c) => {
-    const s = connectors.get(c.lookup)
-    return html`<tr data-connection="${c.lookup}">
+        const s = connectors.get(c.lookup)
+        return html`<tr data-connection="${c.lookup}">
   <th scope="row">${c.lookup}</th>
   <td>${c.kind}</td>
   <td><code>${c.table}</code></td>
@@ -106,16 +125,25 @@ ${connections.length === 0 ? html`<p class="muted">This workspace has no connect
   <td>${s?.lastError ? html`<span class="error-text">${s.lastError}</span><div class="muted small">${timeTag(s.lastErrorAt, now)}</div>` : html`<span class="muted">none</span>`}</td>
   <td>${credentialsCell(credentials.get(c.lookup), now)}</td>
 </tr>`
-  })}</tbody></table></div>
+      })}</tbody></table></div>
 <h2>Credentials</h2>
 <p class="muted">For the connections whose connector pulls from a source (push connections need none; one that still holds credentials is listed so they can be cleared).</p>
-<div class="credential-forms">${withForms.map((c) => credentialsForm(ctx, c.lookup, c.kind, credentials.get(c.lookup), notice))}</div>`}
-${orphaned.length ? html`<h2 id="orphaned-title">Credentials of removed connections</h2>
+<div class="credential-forms">${withForms.map((c) => credentialsForm(ctx, c.lookup, c.kind, credentials.get(c.lookup), notice))}</div>`
+}
+${
+  orphaned.length
+    ? html`<h2 id="orphaned-title">Credentials of removed connections</h2>
 <p class="muted">These lookups are no longer in the configuration but still hold credentials (a connection added again under the same lookup would use them). Clear what is no longer needed.</p>
 <div class="table-wrap"><table aria-labelledby="orphaned-title">
 <thead><tr><th scope="col">Lookup</th><th scope="col">Credentials</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-<tbody>${orphaned.map((c) => html`<tr data-orphaned="${c.connection}"><th scope="row">${c.connection}</th><td>${credentialsCell(c, now)}</td>
-<td><form method="post" action="/portal/connections/${c.connection}/credentials/clear"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button type="submit" class="danger" aria-label="Clear credentials of ${c.connection}">Clear credentials</button></form></td></tr>`)}</tbody></table></div>` : ''}`, status)
+<tbody>${orphaned.map(
+        (c) => html`<tr data-orphaned="${c.connection}"><th scope="row">${c.connection}</th><td>${credentialsCell(c, now)}</td>
+<td><form method="post" action="/portal/connections/${c.connection}/credentials/clear"><input type="hidden" name="_csrf" value="${session.csrfToken}"><button type="submit" class="danger" aria-label="Clear credentials of ${c.connection}">Clear credentials</button></form></td></tr>`,
+      )}</tbody></table></div>`
+    : ''
+}`,
+    status,
+  )
 }
 
 export function connectionRoutes(): PortalRoute[] {
@@ -129,7 +157,10 @@ export function connectionRoutes(): PortalRoute[] {
         const lookup = ctx.query.get('set') ?? ctx.query.get('cleared')
         if (!lookup) return render(ctx)
         const what = ctx.query.has('set') ? 'saved' : 'cleared'
-        return render(ctx, { kind: 'success', text: `Credentials of ${lookup} ${what}. ${what === 'saved' ? 'Their values are not shown again; the connector uses them from its next start.' : 'The connector no longer has credentials.'}` })
+        return render(ctx, {
+          kind: 'success',
+          text: `Credentials of ${lookup} ${what}. ${what === 'saved' ? 'Their values are not shown again; the connector uses them from its next start.' : 'The connector no longer has credentials.'}`,
+        })
       },
     }),
     definePortalRoute({
@@ -146,8 +177,28 @@ export function connectionRoutes(): PortalRoute[] {
           const value = values[i] ?? ''
           if (key === '' && value === '') continue
           named.push(key)
-          if (key === '') return render(ctx, { kind: 'error', lookup, keys: named, text: `Credentials of ${lookup} were not saved: a value has no key name. Nothing was stored; enter the values again.` }, 400)
-          if (key in entered) return render(ctx, { kind: 'error', lookup, keys: named, text: `Credentials of ${lookup} were not saved: the key ${key} is given twice. Nothing was stored; enter the values again.` }, 400)
+          if (key === '')
+            return render(
+              ctx,
+              {
+                kind: 'error',
+                lookup,
+                keys: named,
+                text: `Credentials of ${lookup} were not saved: a value has no key name. Nothing was stored; enter the values again.`,
+              },
+              400,
+            )
+          if (key in entered)
+            return render(
+              ctx,
+              {
+                kind: 'error',
+                lookup,
+                keys: named,
+                text: `Credentials of ${lookup} were not saved: the key ${key} is given twice. Nothing was stored; enter the values again.`,
+              },
+              400,
+            )
           if (value === '') continue
           entered[key] = value
         }
@@ -156,7 +207,16 @@ export function connectionRoutes(): PortalRoute[] {
           return { redirect: `/portal/connections?set=${encodeURIComponent(lookup)}` }
         } catch (error) {
           if (!(error instanceof DomainError) || !['invalid-input', 'not-found'].includes(error.kind)) throw error
-          return render(ctx, { kind: 'error', lookup, keys: named, text: `Credentials of ${lookup} were not saved: ${error.message}. Nothing was stored; enter the values again.` }, error.kind === 'not-found' ? 404 : 400)
+          return render(
+            ctx,
+            {
+              kind: 'error',
+              lookup,
+              keys: named,
+              text: `Credentials of ${lookup} were not saved: ${error.message}. Nothing was stored; enter the values again.`,
+            },
+            error.kind === 'not-found' ? 404 : 400,
+          )
         }
       },
     }),

@@ -36,7 +36,7 @@ function filterOf(query: URLSearchParams): Filter {
   const page = Number(query.get('page') ?? '1')
   const scope = query.get('scope') ?? ''
   return {
-    status: (STATUSES as readonly string[]).includes(status) ? status as CorrectionStatus : undefined,
+    status: (STATUSES as readonly string[]).includes(status) ? (status as CorrectionStatus) : undefined,
     scope: scope === '' ? undefined : scope.slice(0, 200),
     page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
   }
@@ -58,9 +58,10 @@ function valueText(value: JsonValue | undefined): Html {
 /** Before and after side by side: one row per corrected field (or one row for a plain value). */
 export function beforeAfter(before: JsonValue, after: JsonValue, label: string): Html {
   const isObject = (v: JsonValue): v is Record<string, JsonValue> => v !== null && typeof v === 'object' && !Array.isArray(v)
-  const rows: [string, JsonValue | undefined, JsonValue | undefined][] = isObject(before) && isObject(after)
-    ? [...new Set([...Object.keys(before), ...Object.keys(after)])].map((k) => [k, before[k], after[k]])
-    : [['value', before, after]]
+  const rows: [string, JsonValue | undefined, JsonValue | undefined][] =
+    isObject(before) && isObject(after)
+      ? [...new Set([...Object.keys(before), ...Object.keys(after)])].map((k) => [k, before[k], after[k]])
+      : [['value', before, after]]
   return html`<table class="before-after">
 <caption class="visually-hidden">${label}</caption>
 <thead><tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
@@ -94,7 +95,9 @@ function correctionCard(ctx: PortalContext, c: Correction, canApprove: boolean, 
   </dl>
   ${beforeAfter(c.before, c.after, `Before and after of correction ${c.id}`)}
   ${signatureText(c)}
-  ${c.status === 'pending' && canApprove ? html`<form method="post" action="/portal/corrections/${c.id}/approve" class="stack sign-form" aria-labelledby="sign-${c.id}">
+  ${
+    c.status === 'pending' && canApprove
+      ? html`<form method="post" action="/portal/corrections/${c.id}/approve" class="stack sign-form" aria-labelledby="sign-${c.id}">
     <h4 id="sign-${c.id}">Decide and sign</h4>
     <input type="hidden" name="_csrf" value="${session.csrfToken}">
     <input type="hidden" name="scopeKey" value="${c.scopeKey}">
@@ -111,7 +114,9 @@ function correctionCard(ctx: PortalContext, c: Correction, canApprove: boolean, 
       ${selfBlocked ? '' : html`<button type="submit" aria-label="Approve correction ${c.id} and sign">Approve and sign</button>`}
       <button type="submit" class="danger" formaction="/portal/corrections/${c.id}/reject" aria-label="Reject correction ${c.id} and sign">Reject and sign</button>
     </div>
-  </form>` : ''}
+  </form>`
+      : ''
+  }
 </article>`
 }
 
@@ -122,7 +127,8 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const { items, total } = await services.corrections.listAcrossScopes(ctx.caller, {
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.scope ? { scopeKey: filter.scope } : {}),
-    limit: CORRECTIONS_PAGE_SIZE, offset: (filter.page - 1) * CORRECTIONS_PAGE_SIZE,
+    limit: CORRECTIONS_PAGE_SIZE,
+    offset: (filter.page - 1) * CORRECTIONS_PAGE_SIZE,
   })
   const { document } = await services.config.current(session.workspace.id)
   const settings = document.settings.amendments
@@ -130,7 +136,11 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const scopes = await scopeKeysOf(ctx)
   const pages = Math.max(1, Math.ceil(total / CORRECTIONS_PAGE_SIZE))
   const first = total === 0 ? 0 : (filter.page - 1) * CORRECTIONS_PAGE_SIZE + 1
-  return pageOf(ctx, 'Corrections', 'corrections', html`
+  return pageOf(
+    ctx,
+    'Corrections',
+    'corrections',
+    html`
 <h1>Corrections</h1>
 <p class="lead">Documented edits that keep the original: each one has a reason category, a reason, and the values before and after.
 ${settings.approvalRequired ? 'Corrections wait here for approval' : 'Approval is switched off in this workspace, so corrections apply at once'}${settings.approvalRequired && settings.twoPersonApproval ? html`; <strong>two-person approval is on</strong>: whoever wrote a correction cannot approve it` : ''}.
@@ -144,10 +154,16 @@ ${notice ? html`<div class="alert ${notice.kind}" role="${notice.kind === 'error
   <div><button type="submit" class="secondary">Show</button></div>
 </form>
 <h2 id="list-title">${filter.status === 'pending' ? 'Pending corrections' : filter.status ? `${filter.status[0]!.toUpperCase()}${filter.status.slice(1)} corrections` : 'All corrections'} <span class="count">${total}</span></h2>
-${items.length === 0 ? html`<p class="muted">${filter.status === 'pending' ? 'Nothing is waiting for a decision.' : 'No corrections match.'}</p>` : html`
+${
+  items.length === 0
+    ? html`<p class="muted">${filter.status === 'pending' ? 'Nothing is waiting for a decision.' : 'No corrections match.'}</p>`
+    : html`
 <p class="muted">Showing ${first}–${first + items.length - 1} of ${total}, newest first.</p>
-<div class="corrections" aria-labelledby="list-title">${items.map((c) => correctionCard(ctx, c, canApprove, settings.twoPersonApproval))}</div>`}
-${pages > 1 ? html`<nav class="pager" aria-label="Pages">${filter.page > 1 ? html`<a href="${linkOf(filter, filter.page - 1)}">← Newer</a>` : ''}<span>Page ${filter.page} of ${pages}</span>${filter.page < pages ? html`<a href="${linkOf(filter, filter.page + 1)}">Older →</a>` : ''}</nav>` : ''}`, status)
+<div class="corrections" aria-labelledby="list-title">${items.map((c) => correctionCard(ctx, c, canApprove, settings.twoPersonApproval))}</div>`
+}
+${pages > 1 ? html`<nav class="pager" aria-label="Pages">${filter.page > 1 ? html`<a href="${linkOf(filter, filter.page - 1)}">← Newer</a>` : ''}<span>Page ${filter.page} of ${pages}</span>${filter.page < pages ? html`<a href="${linkOf(filter, filter.page + 1)}">Older →</a>` : ''}</nav>` : ''}`,
+    status,
+  )
 }
 
 /** Scope keys that have an activity-log container (every correction writes to its scope's). */
@@ -166,27 +182,59 @@ function decide(meaning: 'approved' | 'rejected'): PortalRoute['handler'] {
     const verb = meaning === 'approved' ? 'approved' : 'rejected'
     try {
       const correction = await services.corrections.get(caller, scopeKey, id)
-      if (correction.status !== 'pending') throw new NotFoundError(`correction ${id} is ${correction.status}, not pending; only a pending correction can be decided`)
+      if (correction.status !== 'pending')
+        throw new NotFoundError(`correction ${id} is ${correction.status}, not pending; only a pending correction can be decided`)
       if (meaning === 'rejected' && reason === '') {
-        return await render(ctx, { kind: 'error', text: `Correction ${id} was not rejected: a rejection needs a reason (the author reads it). Nothing was signed.` }, 400)
+        return await render(
+          ctx,
+          {
+            kind: 'error',
+            text: `Correction ${id} was not rejected: a rejection needs a reason (the author reads it). Nothing was signed.`,
+          },
+          400,
+        )
       }
       const check = await services.sessions.confirmPassword(session, ctx.form.get('password') ?? '', ctx.request.ip)
       if (check.outcome !== 'confirmed') {
         await services.activity.recordDecision({
-          workspaceId: session.workspace.id, scopeKey: correction.scopeKey, entityType: correction.entityType, entityId: correction.entityId,
-          actionType: 'signature-refused', actor: { id: session.account.id, name: session.account.name, via: 'portal' },
-          details: { correctionId: id, meaning, reason: check.outcome === 'throttled' ? 'too many failed password entries' : 'wrong password', clientAddress: ctx.request.ip },
+          workspaceId: session.workspace.id,
+          scopeKey: correction.scopeKey,
+          entityType: correction.entityType,
+          entityId: correction.entityId,
+          actionType: 'signature-refused',
+          actor: { id: session.account.id, name: session.account.name, via: 'portal' },
+          details: {
+            correctionId: id,
+            meaning,
+            reason: check.outcome === 'throttled' ? 'too many failed password entries' : 'wrong password',
+            clientAddress: ctx.request.ip,
+          },
         })
         if (check.outcome === 'throttled') {
           const minutes = Math.ceil(check.retryAfterMs / 60_000)
           ctx.reply.header('retry-after', String(Math.ceil(check.retryAfterMs / 1000)))
-          return await render(ctx, { kind: 'error', text: `Too many wrong passwords: signing is paused for ${minutes} minute${minutes === 1 ? '' : 's'}. Nothing was signed.` }, 429)
+          return await render(
+            ctx,
+            {
+              kind: 'error',
+              text: `Too many wrong passwords: signing is paused for ${minutes} minute${minutes === 1 ? '' : 's'}. Nothing was signed.`,
+            },
+            429,
+          )
         }
-        return await render(ctx, { kind: 'error', text: `The password is not right, so correction ${id} was not ${verb} and nothing was signed. The attempt is recorded.` }, 401)
+        return await render(
+          ctx,
+          {
+            kind: 'error',
+            text: `The password is not right, so correction ${id} was not ${verb} and nothing was signed. The attempt is recorded.`,
+          },
+          401,
+        )
       }
-      const decided = meaning === 'approved'
-        ? await services.corrections.approve(caller, scopeKey, id, { channel: 'portal', ...(reason ? { comment: reason } : {}) })
-        : await services.corrections.reject(caller, scopeKey, id, reason, { channel: 'portal' })
+      const decided =
+        meaning === 'approved'
+          ? await services.corrections.approve(caller, scopeKey, id, { channel: 'portal', ...(reason ? { comment: reason } : {}) })
+          : await services.corrections.reject(caller, scopeKey, id, reason, { channel: 'portal' })
       const q = new URLSearchParams({ status: 'all', decided: decided.id, scope: decided.scopeKey })
       return { redirect: `/portal/corrections?${q}` }
     } catch (error) {

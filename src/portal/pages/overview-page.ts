@@ -18,7 +18,11 @@ export function overviewRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const { session } = ctx
         const pages = navFor(session).filter((entry) => entry.key !== 'overview')
-        return pageOf(ctx, 'Overview', 'overview', html`
+        return pageOf(
+          ctx,
+          'Overview',
+          'overview',
+          html`
 <h1>Welcome, ${session.account.displayName}</h1>
 <p class="lead">You are signed in to the workspace <strong>${session.workspace.name}</strong> as <strong>${session.role}</strong>.
 This session ends ${timeTag(session.expiresAt, ctx.now)}, or after 30 minutes without activity.</p>
@@ -28,14 +32,17 @@ This session ends ${timeTag(session.expiresAt, ctx.now)}, or after 30 minutes wi
   <span class="muted">Ends every session of your account, in every browser.</span>
 </form>
 <div class="cards">
-${pages.map((entry) => html`<section class="card" aria-labelledby="card-${entry.key}">
+${pages.map(
+  (entry) => html`<section class="card" aria-labelledby="card-${entry.key}">
   <h2 id="card-${entry.key}"><a href="${entry.href}">${entry.label}</a></h2>
   <p>${entry.blurb}</p>
-</section>`)}
+</section>`,
+)}
 </div>
 <h2>Your API rights</h2>
 <p class="muted">A token you create can carry these rights or fewer (never more).</p>
-<ul class="chips">${apiRightsOf(session.role).map((r) => html`<li>${r}</li>`)}</ul>`)
+<ul class="chips">${apiRightsOf(session.role).map((r) => html`<li>${r}</li>`)}</ul>`,
+        )
       },
     }),
   ]

@@ -7,5 +7,8 @@ import { type NavKey, renderLayout } from '../layout.js'
 import type { PortalContext, PortalResult } from '../portal-route.js'
 
 export function pageOf(ctx: PortalContext, title: string, active: NavKey | undefined, body: Html, status = 200): PortalResult {
-  return { status, page: renderLayout({ title, active, session: ctx.session, workspaces: ctx.workspaces, body, version: ctx.deps.version }) }
+  return {
+    status,
+    page: renderLayout({ title, active, session: ctx.session, workspaces: ctx.workspaces, body, version: ctx.deps.version }),
+  }
 }

@@ -45,14 +45,18 @@ function proposalCard(ctx: PortalContext, proposal: Proposal, canReview: boolean
   <blockquote class="rationale">${proposal.rationale}</blockquote>
   <h4>Changes</h4>
   ${renderDiff(proposal.diff, `Changes of proposal ${id}`)}
-  ${canReview ? html`<div class="review">
-    ${own
-      ? html`<p class="alert info explain"><strong>You filed this proposal, so you cannot accept it.</strong> Another person with review rights must: a change is accepted by a second pair of eyes. You may reject it to withdraw it.</p>`
-      : html`<form method="post" action="/portal/proposals/${id}/accept" class="inline-form">
+  ${
+    canReview
+      ? html`<div class="review">
+    ${
+      own
+        ? html`<p class="alert info explain"><strong>You filed this proposal, so you cannot accept it.</strong> Another person with review rights must: a change is accepted by a second pair of eyes. You may reject it to withdraw it.</p>`
+        : html`<form method="post" action="/portal/proposals/${id}/accept" class="inline-form">
       <input type="hidden" name="_csrf" value="${csrf}">
       <button type="submit" aria-label="Accept proposal ${id}">Accept and commit</button>
       <span class="muted">Commits the change as you; you become the approver of the warm queries it adds or changes.</span>
-    </form>`}
+    </form>`
+    }
     <form method="post" action="/portal/proposals/${id}/reject" class="stack reject-form">
       <input type="hidden" name="_csrf" value="${csrf}">
       <div>
@@ -61,7 +65,9 @@ function proposalCard(ctx: PortalContext, proposal: Proposal, canReview: boolean
       </div>
       <div><button type="submit" class="danger" aria-label="Reject proposal ${id}">Reject</button></div>
     </form>
-  </div>` : ''}
+  </div>`
+      : ''
+  }
 </article>`
 }
 
@@ -72,7 +78,7 @@ function decidedRow(proposal: Proposal, now: number): Html {
   <td>${proposal.rationale.length > 160 ? `${proposal.rationale.slice(0, 160)}…` : proposal.rationale}</td>
   <td><span class="badge ${proposal.status}">${proposal.status}</span></td>
   <td>${proposal.decidedBy?.name ?? ''}<div>${timeTag(proposal.decidedAt, now)}</div></td>
-  <td>${proposal.status === 'accepted' ? html`commit <span class="mono small">${proposal.commitId ?? ''}</span>` : proposal.decisionReason ?? ''}</td>
+  <td>${proposal.status === 'accepted' ? html`commit <span class="mono small">${proposal.commitId ?? ''}</span>` : (proposal.decisionReason ?? '')}</td>
 </tr>`
 }
 
@@ -80,9 +86,16 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const { session, deps, now } = ctx
   const all = await deps.services.proposals.list(session.workspace.id, { limit: 500 })
   const open = all.filter((p) => p.status === 'open')
-  const decided = all.filter((p) => p.status !== 'open').sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0)).slice(0, 50)
+  const decided = all
+    .filter((p) => p.status !== 'open')
+    .sort((a, b) => (b.decidedAt ?? 0) - (a.decidedAt ?? 0))
+    .slice(0, 50)
   const canReview = roleHas(session.role, 'proposals:review')
-  return pageOf(ctx, 'Proposals', 'proposals', html`
+  return pageOf(
+    ctx,
+    'Proposals',
+    'proposals',
+    html`
 <h1>Proposals</h1>
 <p class="lead">Changes to the workspace configuration proposed by people or AI clients (through MCP). Nothing changes until a
 reviewer accepts a proposal here; accepting is possible only in the portal.${canReview ? '' : html` Your role (${session.role}) can read proposals; an approver or admin reviews them.`}</p>
@@ -90,9 +103,15 @@ ${notice ? html`<div class="alert ${notice.kind}" role="${notice.kind === 'error
 <h2 id="open-title">Open proposals <span class="count">${open.length}</span></h2>
 ${open.length === 0 ? html`<p class="muted">No open proposals.</p>` : html`<div class="proposals" aria-labelledby="open-title">${open.map((p) => proposalCard(ctx, p, canReview))}</div>`}
 <h2 id="decided-title">Decided proposals</h2>
-${decided.length === 0 ? html`<p class="muted">None yet.</p>` : html`<div class="table-wrap"><table aria-labelledby="decided-title">
+${
+  decided.length === 0
+    ? html`<p class="muted">None yet.</p>`
+    : html`<div class="table-wrap"><table aria-labelledby="decided-title">
 <thead><tr><th scope="col">Proposal</th><th scope="col">Author</th><th scope="col">Rationale</th><th scope="col">Status</th><th scope="col">Decided by</th><th scope="col">Commit or reason</th></tr></thead>
-<tbody>${decided.map((p) => decidedRow(p, now))}</tbody></table></div>`}`, status)
+<tbody>${decided.map((p) => decidedRow(p, now))}</tbody></table></div>`
+}`,
+    status,
+  )
 }
 
 function statusOf(error: DomainError): number {
@@ -110,11 +129,12 @@ export function proposalRoutes(): PortalRoute[] {
         if (!decided) return render(ctx)
         const proposal = await ctx.deps.services.stores.proposals.byId(ctx.session.workspace.id, ctx.query.get(decided) ?? '')
         if (!proposal || proposal.status !== decided) return render(ctx)
-        const text = proposal.status === 'accepted'
-          ? `Proposal ${proposal.id} by ${proposal.author.name} was accepted and committed as ${proposal.commitId ?? ''}.`
-          : proposal.status === 'rejected'
-            ? `Proposal ${proposal.id} by ${proposal.author.name} was rejected. The reason is recorded with it.`
-            : `Proposal ${proposal.id} could not be accepted and is now superseded, so nothing was committed: ${proposal.decisionReason ?? ''}`
+        const text =
+          proposal.status === 'accepted'
+            ? `Proposal ${proposal.id} by ${proposal.author.name} was accepted and committed as ${proposal.commitId ?? ''}.`
+            : proposal.status === 'rejected'
+              ? `Proposal ${proposal.id} by ${proposal.author.name} was rejected. The reason is recorded with it.`
+              : `Proposal ${proposal.id} could not be accepted and is now superseded, so nothing was committed: ${proposal.decisionReason ?? ''}`
         return render(ctx, { kind: proposal.status === 'superseded' ? 'warn' : 'success', text })
       },
     }),
@@ -125,10 +145,20 @@ export function proposalRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const { session, deps } = ctx
         try {
-          const { proposal } = await deps.services.proposalReview.accept({ accountId: session.account.id, accountName: session.account.name, role: session.role }, session.workspace.id, ctx.params['id'] ?? '')
+          const { proposal } = await deps.services.proposalReview.accept(
+            { accountId: session.account.id, accountName: session.account.name, role: session.role },
+            session.workspace.id,
+            ctx.params['id'] ?? '',
+          )
           return { redirect: `/portal/proposals?${proposal.status}=${encodeURIComponent(proposal.id)}` }
         } catch (error) {
-          if (!(error instanceof DomainError) || error.kind === 'unauthenticated' || error.kind === 'unavailable' || error.kind === 'not-provisioned') throw error
+          if (
+            !(error instanceof DomainError) ||
+            error.kind === 'unauthenticated' ||
+            error.kind === 'unavailable' ||
+            error.kind === 'not-provisioned'
+          )
+            throw error
           return render(ctx, { kind: 'error', text: `The proposal was not accepted: ${error.message}.` }, statusOf(error))
         }
       },
@@ -140,10 +170,21 @@ export function proposalRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const { session, deps } = ctx
         try {
-          const proposal = await deps.services.proposalReview.reject({ accountId: session.account.id, accountName: session.account.name, role: session.role }, session.workspace.id, ctx.params['id'] ?? '', ctx.form.get('reason') ?? '')
+          const proposal = await deps.services.proposalReview.reject(
+            { accountId: session.account.id, accountName: session.account.name, role: session.role },
+            session.workspace.id,
+            ctx.params['id'] ?? '',
+            ctx.form.get('reason') ?? '',
+          )
           return { redirect: `/portal/proposals?rejected=${encodeURIComponent(proposal.id)}` }
         } catch (error) {
-          if (!(error instanceof DomainError) || error.kind === 'unauthenticated' || error.kind === 'unavailable' || error.kind === 'not-provisioned') throw error
+          if (
+            !(error instanceof DomainError) ||
+            error.kind === 'unauthenticated' ||
+            error.kind === 'unavailable' ||
+            error.kind === 'not-provisioned'
+          )
+            throw error
           return render(ctx, { kind: 'error', text: `The proposal was not rejected: ${error.message}.` }, statusOf(error))
         }
       },

@@ -18,7 +18,9 @@ export interface SignInView {
 
 export function renderSignIn(view: SignInView): Html {
   const errorId = view.error ? 'signin-error' : undefined
-  return renderBarePage('Sign in', html`<div class="signin">
+  return renderBarePage(
+    'Sign in',
+    html`<div class="signin">
 <h1><span class="brand-mark" aria-hidden="true"></span>Sign in to Provenant</h1>
 ${view.notice ? html`<div class="alert info" role="status"><p>${view.notice}</p></div>` : ''}
 ${view.error ? html`<div class="alert error" role="alert" id="signin-error"><p>${view.error}</p></div>` : ''}
@@ -36,5 +38,6 @@ ${view.error ? html`<div class="alert error" role="alert" id="signin-error"><p>$
   <button type="submit">Sign in</button>
 </form>
 <p class="muted">No account or a forgotten password? An operator sets one with <code>provenant account set-password</code>.</p>
-</div>`)
+</div>`,
+  )
 }

@@ -33,11 +33,15 @@ function resultView(result: QueryResponse, now: number): Html {
 ${result.truncated ? html`<strong>The result was cut at the workspace's row cap.</strong>` : ''}
 ${result.rowCount > PREVIEW_ROWS ? html`The table shows the first ${PREVIEW_ROWS}.` : ''}</p>
 ${chart ? renderLineChart(chart) : ''}
-${result.columns.length === 0 ? '' : html`<div class="table-wrap"><table>
+${
+  result.columns.length === 0
+    ? ''
+    : html`<div class="table-wrap"><table>
 <caption class="visually-hidden">Result rows</caption>
 <thead><tr>${result.columns.map((c) => html`<th scope="col">${c.name}<span class="coltype">${c.type}</span></th>`)}</tr></thead>
 <tbody>${shown.map((row) => html`<tr>${result.columns.map((c) => html`<td${NUMERIC.has(c.type) ? html` class="num"` : ''}>${cell(row[c.name])}</td>`)}</tr>`)}</tbody>
-</table></div>`}
+</table></div>`
+}
 </section>`
 }
 
@@ -50,23 +54,32 @@ export function warmQueryRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const current = await ctx.deps.services.config.current(ctx.session.workspace.id)
         const queries = current.document.warmQueries
-        return pageOf(ctx, 'Warm queries', 'warm-queries', html`
+        return pageOf(
+          ctx,
+          'Warm queries',
+          'warm-queries',
+          html`
 <h1>Warm queries</h1>
 <p class="lead">Saved, approved queries. Dashboards and programs run them by lookup or API path
 (<code>GET ${ctx.publicUrl}/oi-api/warm-queries/&lt;lookup or path&gt;</code>); each run returns who approved the query and when.</p>
-${queries.length === 0 ? html`<p class="muted">This workspace has no warm queries yet. They are added with the workspace configuration (<code>provenant apply</code>).</p>` : html`<div class="table-wrap"><table>
+${
+  queries.length === 0
+    ? html`<p class="muted">This workspace has no warm queries yet. They are added with the workspace configuration (<code>provenant apply</code>).</p>`
+    : html`<div class="table-wrap"><table>
 <caption class="visually-hidden">Warm queries</caption>
 <thead><tr><th scope="col">Lookup</th><th scope="col">API path</th><th scope="col">Description</th><th scope="col">Approved by</th><th scope="col">Approved</th></tr></thead>
 <tbody>${queries.map((q) => {
-          const approval = current.approvals[q.lookup]
-          return html`<tr>
+        const approval = current.approvals[q.lookup]
+        return html`<tr>
   <th scope="row"><a href="/portal/warm-queries/${q.lookup}">${q.lookup}</a></th>
   <td>${q.path ? html`<code>${q.path}</code>` : html`<span class="muted">none</span>`}</td>
   <td>${q.description ?? ''}${q.query ? '' : html` <span class="badge expired">no saved text</span>`}</td>
   <td>${approval?.accountName ?? html`<span class="muted">not approved</span>`}</td>
   <td>${approval ? timeTag(approval.at, ctx.now) : ''}</td>
 </tr>`
-        })}</tbody></table></div>`}`)
+      })}</tbody></table></div>`
+}`,
+        )
       },
     }),
     definePortalRoute({
@@ -93,7 +106,11 @@ ${queries.length === 0 ? html`<p class="muted">This workspace has no warm querie
             outcome = html`<div class="alert error" role="alert" id="result"><h2>The preview could not run</h2><p>${error.message}</p></div>`
           }
         }
-        return pageOf(ctx, `Warm query ${query.lookup}`, 'warm-queries', html`
+        return pageOf(
+          ctx,
+          `Warm query ${query.lookup}`,
+          'warm-queries',
+          html`
 <p><a href="/portal/warm-queries">← All warm queries</a></p>
 <h1>${query.lookup}</h1>
 ${query.description ? html`<p class="lead">${query.description}</p>` : ''}
@@ -104,13 +121,19 @@ ${query.description ? html`<p class="lead">${query.description}</p>` : ''}
   <dt>Approved</dt><dd>${approval ? timeTag(approval.at, ctx.now) : html`<span class="muted">never</span>`}</dd>
 </dl></div>
 <h2 id="kql-title">Query</h2>
-${query.query ? html`<pre aria-labelledby="kql-title"><code class="kql">${highlightKql(query.query)}</code></pre>
+${
+  query.query
+    ? html`<pre aria-labelledby="kql-title"><code class="kql">${highlightKql(query.query)}</code></pre>
 <form method="get" action="/portal/warm-queries/${query.lookup}" data-busy-label="Running…">
   <input type="hidden" name="run" value="1">
   <button type="submit">Run preview</button>
   <span class="muted">Runs now, as you (${ctx.session.account.name}), under the workspace's row and time caps.</span>
-</form>` : html`<p class="alert warn">This warm query has no saved query text, so it cannot run (the API answers 400).</p>`}
-${outcome}`, status)
+</form>`
+    : html`<p class="alert warn">This warm query has no saved query text, so it cannot run (the API answers 400).</p>`
+}
+${outcome}`,
+          status,
+        )
       },
     }),
   ]

@@ -65,7 +65,10 @@ export function createDirectoryFileStorage(options: DirectoryFileStorageOptions)
     link(file, _contentType, issuedAt) {
       const expiresAt = issuedAt + DOWNLOAD_URL_LIFETIME_MS
       const signature = options.signer.sign(file.id, expiresAt)
-      return { url: `${options.publicUrl}${DOWNLOAD_PATH_PREFIX}${encodeURIComponent(file.id)}?expires=${expiresAt}&signature=${signature}`, expiresAt }
+      return {
+        url: `${options.publicUrl}${DOWNLOAD_PATH_PREFIX}${encodeURIComponent(file.id)}?expires=${expiresAt}&signature=${signature}`,
+        expiresAt,
+      }
     },
     async open(file): Promise<OpenedFile | undefined> {
       let handle

@@ -53,7 +53,7 @@ describe('createPartFile', () => {
     await part.write('partial')
     await part.abort()
     assert.throws(() => statSync(path), /ENOENT/)
-    writeFileSync(path, 'someone else\'s')
+    writeFileSync(path, "someone else's")
     await assert.rejects(createPartFile(path), /EEXIST/)
   })
 })

@@ -15,7 +15,8 @@ const FILE = '.download-url-key'
 /** `configured`: base64 or hex text of at least 32 bytes. */
 export function loadDownloadUrlKey(exportDir: string, configured: string | undefined): Buffer {
   if (configured) {
-    const key = /^[0-9a-fA-F]+$/.test(configured) && configured.length % 2 === 0 ? Buffer.from(configured, 'hex') : Buffer.from(configured, 'base64')
+    const key =
+      /^[0-9a-fA-F]+$/.test(configured) && configured.length % 2 === 0 ? Buffer.from(configured, 'hex') : Buffer.from(configured, 'base64')
     if (key.length < 32) throw new Error('PROVENANT_DOWNLOAD_URL_KEY must hold at least 32 bytes (64 hex digits or 44 base64 characters)')
     return key
   }
@@ -40,6 +41,9 @@ export function loadDownloadUrlKey(exportDir: string, configured: string | undef
 
 function readKey(file: string): Buffer {
   const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')
-  if (key.length < 32) throw new Error(`${file} does not hold a download URL key of 32 bytes; delete it to make a new one (outstanding download links stop working)`)
+  if (key.length < 32)
+    throw new Error(
+      `${file} does not hold a download URL key of 32 bytes; delete it to make a new one (outstanding download links stop working)`,
+    )
   return key
 }

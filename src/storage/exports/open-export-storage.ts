@@ -18,13 +18,20 @@ export interface ExportStorage {
   readonly signer: DownloadSigner | undefined
 }
 
-export function openExportStorage(config: Pick<Config, 'exportDir' | 'exportBucket' | 'downloadUrlKey' | 'publicUrl'>, clock: Clock): ExportStorage {
+export function openExportStorage(
+  config: Pick<Config, 'exportDir' | 'exportBucket' | 'downloadUrlKey' | 'publicUrl'>,
+  clock: Clock,
+): ExportStorage {
   const bucket = config.exportBucket
   if (bucket) {
     return {
       files: createS3FileStorage({
         bucket: {
-          bucket: bucket.bucket, region: bucket.region, endpoint: bucket.endpoint, pathStyle: bucket.pathStyle, prefix: bucket.prefix,
+          bucket: bucket.bucket,
+          region: bucket.region,
+          endpoint: bucket.endpoint,
+          pathStyle: bucket.pathStyle,
+          prefix: bucket.prefix,
           credentials: { accessKeyId: bucket.accessKeyId, secretAccessKey: bucket.secretAccessKey, sessionToken: bucket.sessionToken },
         },
         stagingDir: join(config.exportDir, 'staging'),

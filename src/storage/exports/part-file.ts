@@ -20,7 +20,9 @@ export interface PartFile {
 export async function createPartFile(path: string): Promise<PartFile> {
   const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, flush: true, highWaterMark: 256 * 1024 })
   let failure: Error | undefined
-  stream.on('error', (error) => { failure ??= error })
+  stream.on('error', (error) => {
+    failure ??= error
+  })
   await once(stream, 'open')
   const hash = createHash('sha256')
   let sizeBytes = 0

@@ -14,9 +14,9 @@ import { basename, join } from 'node:path'
 import type { ExportFileStorage } from '../../domain/exports/export-file-storage.js'
 import { DOWNLOAD_URL_LIFETIME_MS } from '../../domain/exports/export-request.js'
 import type { Clock } from '../../shared/clock.js'
+import { type AwsCredentials, EMPTY_SHA256, presignUrl, signHeaders, uriEncode } from '../s3/sigv4.js'
 import { findStrays } from './directory-file-storage.js'
 import { createPartFile } from './part-file.js'
-import { type AwsCredentials, EMPTY_SHA256, presignUrl, signHeaders, uriEncode } from '../s3/sigv4.js'
 
 export interface S3BucketConfig {
   readonly bucket: string
@@ -47,7 +47,9 @@ function request(url: URL, method: string, headers: Record<string, string>, body
   return new Promise((resolve, reject) => {
     const req = client.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => { if (chunks.length < 64) chunks.push(chunk) })
+      res.on('data', (chunk: Buffer) => {
+        if (chunks.length < 64) chunks.push(chunk)
+      })
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
       res.on('error', reject)
     })
@@ -69,12 +71,25 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
   const { bucket, clock } = options
   const endpoint = new URL(bucket.endpoint ?? `https://s3.${bucket.region}.amazonaws.com`)
   const origin = bucket.pathStyle ? endpoint.origin : `${endpoint.protocol}//${bucket.bucket}.${endpoint.host}`
-  const pathOf = (objectKey: string) => `${bucket.pathStyle ? `/${uriEncode(bucket.bucket)}` : ''}/${uriEncode(bucket.prefix + objectKey, true)}`
+  const pathOf = (objectKey: string) =>
+    `${bucket.pathStyle ? `/${uriEncode(bucket.bucket)}` : ''}/${uriEncode(bucket.prefix + objectKey, true)}`
   const scope = (time: number) => ({ credentials: bucket.credentials, region: bucket.region, service: 's3', time })
 
-  async function signedRequest(method: string, objectKey: string, headers: Record<string, string>, payloadHash: string, body?: () => NodeJS.ReadableStream): Promise<S3Response> {
+  async function signedRequest(
+    method: string,
+    objectKey: string,
+    headers: Record<string, string>,
+    payloadHash: string,
+    body?: () => NodeJS.ReadableStream,
+  ): Promise<S3Response> {
     const path = pathOf(objectKey)
-    const signed = signHeaders({ ...scope(clock.now()), method, canonicalPath: path, headers: { host: new URL(origin).host, ...headers }, payloadHash })
+    const signed = signHeaders({
+      ...scope(clock.now()),
+      method,
+      canonicalPath: path,
+      headers: { host: new URL(origin).host, ...headers },
+      payloadHash,
+    })
     return request(new URL(`${origin}${path}`), method, signed.headers, body)
   }
 
@@ -89,7 +104,13 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
         async finish() {
           try {
             const facts = await part.finish()
-            const response = await signedRequest('PUT', objectKey, { 'content-length': String(facts.sizeBytes), 'content-type': contentType }, facts.sha256, () => createReadStream(staged))
+            const response = await signedRequest(
+              'PUT',
+              objectKey,
+              { 'content-length': String(facts.sizeBytes), 'content-type': contentType },
+              facts.sha256,
+              () => createReadStream(staged),
+            )
             if (response.status !== 200) throw s3Error(`the upload of ${objectKey}`, response)
             return facts
           } finally {
@@ -108,7 +129,10 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
         origin,
         canonicalPath: pathOf(file.objectKey),
         expiresSeconds: DOWNLOAD_URL_LIFETIME_MS / 1000,
-        query: [['response-content-disposition', `attachment; filename="${file.fileName}"`], ['response-content-type', contentType]],
+        query: [
+          ['response-content-disposition', `attachment; filename="${file.fileName}"`],
+          ['response-content-type', contentType],
+        ],
       })
       return { url, expiresAt: time + DOWNLOAD_URL_LIFETIME_MS }
     },
@@ -118,7 +142,8 @@ export function createS3FileStorage(options: S3FileStorageOptions): ExportFileSt
     strays: (before) => findStrays(options.stagingDir, before, false),
     async remove(file) {
       const response = await signedRequest('DELETE', file.objectKey, {}, EMPTY_SHA256)
-      if (response.status !== 204 && response.status !== 200 && response.status !== 404) throw s3Error(`the deletion of ${file.objectKey}`, response)
+      if (response.status !== 204 && response.status !== 200 && response.status !== 404)
+        throw s3Error(`the deletion of ${file.objectKey}`, response)
     },
   }
 }

@@ -17,9 +17,16 @@ export function createPostgresConnectorLeases(databaseUrl: string, options: { ke
   const keepAliveMs = options.keepAliveMs ?? 10_000
   return {
     async tryAcquire(workspaceId, lookup): Promise<ConnectorLease | undefined> {
-      const client = new pg.Client({ connectionString: databaseUrl, application_name: 'provenant-connector-lease', keepAlive: true, connectionTimeoutMillis: 10_000 })
+      const client = new pg.Client({
+        connectionString: databaseUrl,
+        application_name: 'provenant-connector-lease',
+        keepAlive: true,
+        connectionTimeoutMillis: 10_000,
+      })
       let signalLost: () => void = () => {}
-      const lost = new Promise<void>((resolve) => { signalLost = resolve })
+      const lost = new Promise<void>((resolve) => {
+        signalLost = resolve
+      })
       client.on('error', () => signalLost())
       client.on('end', () => signalLost())
       await client.connect()

@@ -60,7 +60,9 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
     if (ended) return Promise.reject(new Error('the database connection pool is closed'))
     const promise = operation()
     inFlight.add(promise)
-    const forget = () => { inFlight.delete(promise) }
+    const forget = () => {
+      inFlight.delete(promise)
+    }
     promise.then(forget, forget)
     return promise
   }
@@ -76,7 +78,9 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
       all: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows,
       get: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows[0],
       run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
-      exec: async (sql) => { await (inTransaction ? client.query(sql) : tracked(() => client.query(sql))) },
+      exec: async (sql) => {
+        await (inTransaction ? client.query(sql) : tracked(() => client.query(sql)))
+      },
       transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
         if (inTransaction) return fn(self)
         return tracked(async () => {
@@ -99,7 +103,12 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
         ended = true
         let timer: NodeJS.Timeout | undefined
         const drained = Promise.allSettled([...inFlight])
-        await Promise.race([drained, new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_DRAIN_MS) })])
+        await Promise.race([
+          drained,
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, CLOSE_DRAIN_MS)
+          }),
+        ])
         clearTimeout(timer)
         await pool.end()
       },

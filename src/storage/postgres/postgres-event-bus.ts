@@ -21,7 +21,10 @@ function withoutRows(event: BusEvent): BusEvent {
   return rest
 }
 
-export function createPostgresEventBus(databaseUrl: string, onError: (error: Error) => void = () => {}): EventBus & { ready: Promise<void> } {
+export function createPostgresEventBus(
+  databaseUrl: string,
+  onError: (error: Error) => void = () => {},
+): EventBus & { ready: Promise<void> } {
   const pool = createPgPool(databaseUrl, 2)
   const origin = randomUUID()
   const local = createLocalEventBus()
@@ -30,7 +33,11 @@ export function createPostgresEventBus(databaseUrl: string, onError: (error: Err
   let retryMs = 100
 
   async function listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: databaseUrl, types: pgTypes as unknown as pg.CustomTypesConfig, application_name: 'provenant-events' })
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      types: pgTypes as unknown as pg.CustomTypesConfig,
+      application_name: 'provenant-events',
+    })
     client.on('notification', (message) => {
       if (message.channel !== CHANNEL || !message.payload) return
       try {
@@ -44,7 +51,13 @@ export function createPostgresEventBus(databaseUrl: string, onError: (error: Err
       onError(error)
       void client.end().catch(() => {})
       if (listener === client) listener = undefined
-      if (!closed) setTimeout(() => { void listen().catch(onError) }, retryMs = Math.min(retryMs * 2, 5000))
+      if (!closed)
+        setTimeout(
+          () => {
+            void listen().catch(onError)
+          },
+          (retryMs = Math.min(retryMs * 2, 5000)),
+        )
     })
     await client.connect()
     await client.query(`LISTEN ${CHANNEL}`)

@@ -7,10 +7,10 @@
  * head row, the records, the checkpoints and the heads log all come from one snapshot.
  */
 import { createHash } from 'node:crypto'
-import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
 import { LedgerContentionError } from '../../domain/ledger/ledger-store.js'
-import type { SqlDb } from '../sql-db.js'
+import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
 import type { LedgerBackend } from '../sql/sql-ledger-store.js'
+import type { SqlDb } from '../sql-db.js'
 
 /** A signed 64-bit lock key per (workspace, container). A collision only makes two chains share a lock. */
 export function containerLockKey(container: ContainerRef): string {

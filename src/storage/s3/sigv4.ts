@@ -35,7 +35,10 @@ export function uriEncode(text: string, keepSlash = false): string {
 
 /** `20130524T000000Z` */
 export function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')
 }
 
 /** The derived key: HMAC chain over date, region, service and `aws4_request`. */
@@ -69,7 +72,14 @@ export interface SignedParts {
   readonly signature: string
 }
 
-function sign(scope: SigningScope, method: string, canonicalPath: string, query: string, headers: ReadonlyMap<string, string>, payloadHash: string): SignedParts {
+function sign(
+  scope: SigningScope,
+  method: string,
+  canonicalPath: string,
+  query: string,
+  headers: ReadonlyMap<string, string>,
+  payloadHash: string,
+): SignedParts {
   const names = [...headers.keys()].sort()
   const canonicalHeaders = names.map((n) => `${n}:${headers.get(n)!.trim().replace(/ +/g, ' ')}\n`).join('')
   const canonicalRequest = [method, canonicalPath, query, canonicalHeaders, names.join(';'), payloadHash].join('\n')
@@ -117,7 +127,8 @@ export interface PresignInput extends SigningScope {
 
 /** A presigned URL (query-string authentication, UNSIGNED-PAYLOAD, only `host` signed). */
 export function presignUrl(input: PresignInput): string {
-  if (!Number.isInteger(input.expiresSeconds) || input.expiresSeconds < 1 || input.expiresSeconds > 604_800) throw new Error('SigV4: expiry must be 1 to 604800 seconds')
+  if (!Number.isInteger(input.expiresSeconds) || input.expiresSeconds < 1 || input.expiresSeconds > 604_800)
+    throw new Error('SigV4: expiry must be 1 to 604800 seconds')
   const date = amzDate(input.time)
   const params: (readonly [string, string])[] = [
     ['X-Amz-Algorithm', ALGORITHM],
@@ -129,6 +140,13 @@ export function presignUrl(input: PresignInput): string {
     ...(input.query ?? []),
   ]
   const query = canonicalQuery(params)
-  const { signature } = sign(input, input.method, input.canonicalPath, query, new Map([['host', new URL(input.origin).host]]), UNSIGNED_PAYLOAD)
+  const { signature } = sign(
+    input,
+    input.method,
+    input.canonicalPath,
+    query,
+    new Map([['host', new URL(input.origin).host]]),
+    UNSIGNED_PAYLOAD,
+  )
   return `${input.origin}${input.canonicalPath}?${query}&X-Amz-Signature=${signature}`
 }

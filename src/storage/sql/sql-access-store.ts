@@ -2,7 +2,7 @@
  * @module
  * AccessStore over portable SQL (both backends).
  */
-import type { Account, AccessStore, AuthRecord, Membership, TokenRecord } from '../../domain/access/access-store.js'
+import type { AccessStore, Account, AuthRecord, Membership, TokenRecord } from '../../domain/access/access-store.js'
 import type { Role } from '../../domain/access/rights.js'
 import type { Workspace } from '../../domain/workspaces/workspace.js'
 import { type SqlDb, toNumber, toOptionalNumber } from '../sql-db.js'
@@ -34,7 +34,8 @@ const tokenOf = (r: Row): TokenRecord => ({
   lastUsedAt: toOptionalNumber(r['last_used_at']),
 })
 
-const TOKEN_COLUMNS = 't.id, t.workspace_id, t.account_id, t.name, t.rights, t.scopes, t.created_at, t.expires_at, t.created_by, t.revoked_at, t.revoked_by, t.last_used_at'
+const TOKEN_COLUMNS =
+  't.id, t.workspace_id, t.account_id, t.name, t.rights, t.scopes, t.created_at, t.expires_at, t.created_by, t.revoked_at, t.revoked_by, t.last_used_at'
 
 export function createSqlAccessStore(db: SqlDb): AccessStore {
   return {
@@ -54,7 +55,13 @@ export function createSqlAccessStore(db: SqlDb): AccessStore {
     },
 
     async insertAccount(a) {
-      await db.run('INSERT INTO accounts (id, name, display_name, disabled, created_at) VALUES (?, ?, ?, ?, ?)', [a.id, a.name, a.displayName, a.disabled ? 1 : 0, a.createdAt])
+      await db.run('INSERT INTO accounts (id, name, display_name, disabled, created_at) VALUES (?, ?, ?, ?, ?)', [
+        a.id,
+        a.name,
+        a.displayName,
+        a.disabled ? 1 : 0,
+        a.createdAt,
+      ])
     },
     async accountByName(name) {
       const r = await db.get<Row>('SELECT id, name, display_name, disabled, created_at FROM accounts WHERE name = ?', [name])
@@ -96,7 +103,17 @@ export function createSqlAccessStore(db: SqlDb): AccessStore {
     async insertToken(t) {
       await db.run(
         'INSERT INTO tokens (id, workspace_id, account_id, name, rights, scopes, created_at, expires_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [t.id, t.workspaceId, t.accountId, t.name, JSON.stringify(t.rights), JSON.stringify(t.scopes), t.createdAt, t.expiresAt, t.createdBy],
+        [
+          t.id,
+          t.workspaceId,
+          t.accountId,
+          t.name,
+          JSON.stringify(t.rights),
+          JSON.stringify(t.scopes),
+          t.createdAt,
+          t.expiresAt,
+          t.createdBy,
+        ],
       )
     },
     async tokenById(id) {
@@ -104,9 +121,13 @@ export function createSqlAccessStore(db: SqlDb): AccessStore {
       return r && tokenOf(r)
     },
     async listTokens(workspaceId, accountId) {
-      const rows = accountId === undefined
-        ? await db.all<Row>(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.workspace_id = ? ORDER BY t.created_at DESC`, [workspaceId])
-        : await db.all<Row>(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.workspace_id = ? AND t.account_id = ? ORDER BY t.created_at DESC`, [workspaceId, accountId])
+      const rows =
+        accountId === undefined
+          ? await db.all<Row>(`SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.workspace_id = ? ORDER BY t.created_at DESC`, [workspaceId])
+          : await db.all<Row>(
+              `SELECT ${TOKEN_COLUMNS} FROM tokens t WHERE t.workspace_id = ? AND t.account_id = ? ORDER BY t.created_at DESC`,
+              [workspaceId, accountId],
+            )
       return rows.map(tokenOf)
     },
     async revokeToken(id, by, at) {

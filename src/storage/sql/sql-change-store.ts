@@ -46,12 +46,28 @@ export function createSqlChangeStore(db: SqlDb): ChangeStore {
       await db.run(
         `INSERT INTO workspace_changes (workspace_id, seq, kind, entity_type, entity_id, action, actor_id, actor_name, at, commit_id, summary)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [change.workspaceId, seq, change.kind, change.entityType, change.entityId, change.action, change.actorId, change.actorName, change.at, change.commitId ?? null, change.summary],
+        [
+          change.workspaceId,
+          seq,
+          change.kind,
+          change.entityType,
+          change.entityId,
+          change.action,
+          change.actorId,
+          change.actorName,
+          change.at,
+          change.commitId ?? null,
+          change.summary,
+        ],
       )
       return { ...change, seq }
     },
     async since(workspaceId, afterSeq, limit) {
-      const rows = await db.all<Row>('SELECT * FROM workspace_changes WHERE workspace_id = ? AND seq > ? ORDER BY seq LIMIT ?', [workspaceId, afterSeq, limit])
+      const rows = await db.all<Row>('SELECT * FROM workspace_changes WHERE workspace_id = ? AND seq > ? ORDER BY seq LIMIT ?', [
+        workspaceId,
+        afterSeq,
+        limit,
+      ])
       return rows.map(changeOf)
     },
     async latestSeq(workspaceId) {

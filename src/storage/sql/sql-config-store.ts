@@ -35,11 +35,18 @@ function columnDefinition(db: SqlDb, column: ColumnConfig): string {
 export function createSqlConfigStore(db: SqlDb): ConfigStore {
   return {
     async head(workspaceId) {
-      const r = await db.get<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1`, [workspaceId])
+      const r = await db.get<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? ORDER BY seq DESC LIMIT 1`, [
+        workspaceId,
+      ])
       return r && commitOf(r)
     },
     async listCommits(workspaceId, limit) {
-      return (await db.all<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? ORDER BY seq DESC LIMIT ?`, [workspaceId, limit])).map(commitOf)
+      return (
+        await db.all<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? ORDER BY seq DESC LIMIT ?`, [
+          workspaceId,
+          limit,
+        ])
+      ).map(commitOf)
     },
     async commitById(workspaceId, id) {
       const r = await db.get<Row>(`SELECT ${COMMIT_COLUMNS} FROM config_commits WHERE workspace_id = ? AND id = ?`, [workspaceId, id])
@@ -49,15 +56,34 @@ export function createSqlConfigStore(db: SqlDb): ConfigStore {
       await reserveCounter(db, workspaceId, 'config-commits')
     },
     async insertCommit(c) {
-      await db.run(
-        `INSERT INTO config_commits (${COMMIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [c.workspaceId, c.seq, c.id, c.parentId ?? null, c.authorId, c.authorName, c.message, c.createdAt, JSON.stringify(c.document), JSON.stringify(c.approvals), JSON.stringify(c.changes)],
-      )
+      await db.run(`INSERT INTO config_commits (${COMMIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        c.workspaceId,
+        c.seq,
+        c.id,
+        c.parentId ?? null,
+        c.authorId,
+        c.authorName,
+        c.message,
+        c.createdAt,
+        JSON.stringify(c.document),
+        JSON.stringify(c.approvals),
+        JSON.stringify(c.changes),
+      ])
     },
 
     async connectionTables(workspaceId) {
-      const rows = await db.all<Row>('SELECT workspace_id, lookup, sql_name, columns FROM connection_tables WHERE workspace_id = ? ORDER BY lookup', [workspaceId])
-      return rows.map((r): ConnectionTable => ({ workspaceId, lookup: String(r['lookup']), sqlName: String(r['sql_name']), columns: JSON.parse(String(r['columns'])) }))
+      const rows = await db.all<Row>(
+        'SELECT workspace_id, lookup, sql_name, columns FROM connection_tables WHERE workspace_id = ? ORDER BY lookup',
+        [workspaceId],
+      )
+      return rows.map(
+        (r): ConnectionTable => ({
+          workspaceId,
+          lookup: String(r['lookup']),
+          sqlName: String(r['sql_name']),
+          columns: JSON.parse(String(r['columns'])),
+        }),
+      )
     },
     async createConnectionTable(table) {
       const table_ = quoteIdent(table.sqlName)
@@ -67,11 +93,20 @@ export function createSqlConfigStore(db: SqlDb): ConfigStore {
       const columns = table.columns.map((c) => columnDefinition(db, c))
       await db.exec(`CREATE TABLE ${table_} (${[rowId, ingested, ...columns].join(', ')})`)
       await db.exec(`CREATE INDEX ${quoteIdent(`${table.sqlName}_ts`)} ON ${table_} ("timestamp", _rowid)`)
-      await db.run('INSERT INTO connection_tables (workspace_id, lookup, sql_name, columns) VALUES (?, ?, ?, ?)', [table.workspaceId, table.lookup, table.sqlName, JSON.stringify(table.columns)])
+      await db.run('INSERT INTO connection_tables (workspace_id, lookup, sql_name, columns) VALUES (?, ?, ?, ?)', [
+        table.workspaceId,
+        table.lookup,
+        table.sqlName,
+        JSON.stringify(table.columns),
+      ])
     },
     async addConnectionColumns(table, added) {
       for (const column of added) await db.exec(`ALTER TABLE ${quoteIdent(table.sqlName)} ADD COLUMN ${columnDefinition(db, column)}`)
-      await db.run('UPDATE connection_tables SET columns = ? WHERE workspace_id = ? AND lookup = ?', [JSON.stringify(table.columns), table.workspaceId, table.lookup])
+      await db.run('UPDATE connection_tables SET columns = ? WHERE workspace_id = ? AND lookup = ?', [
+        JSON.stringify(table.columns),
+        table.workspaceId,
+        table.lookup,
+      ])
     },
     async dropConnectionTable(table) {
       await db.exec(`DROP TABLE ${quoteIdent(table.sqlName)}`)

@@ -44,7 +44,10 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
           params.push(firstRowId + start + i, ingestedAt)
           table.columns.forEach((column, c) => params.push(encodeValue(db.dialect, column.type, row[c] ?? null)))
         })
-        await db.run(`INSERT INTO ${quoteIdent(table.sqlName)} (${columns.join(', ')}) VALUES ${slice.map(() => placeholders).join(', ')}`, params)
+        await db.run(
+          `INSERT INTO ${quoteIdent(table.sqlName)} (${columns.join(', ')}) VALUES ${slice.map(() => placeholders).join(', ')}`,
+          params,
+        )
       }
       return { firstRowId, lastRowId }
     },
@@ -53,14 +56,25 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
       return r ? toNumber(r['value']) : 0
     },
     async rowsAfter(table, afterRowId, limit, upToRowId) {
-      const rows = upToRowId === undefined
-        ? await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? ORDER BY _rowid LIMIT ?`, [afterRowId, limit], { exactIntegers: true })
-        : await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? AND _rowid <= ? ORDER BY _rowid LIMIT ?`, [afterRowId, upToRowId, limit], { exactIntegers: true })
+      const rows =
+        upToRowId === undefined
+          ? await db.all<Row>(
+              `SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? ORDER BY _rowid LIMIT ?`,
+              [afterRowId, limit],
+              { exactIntegers: true },
+            )
+          : await db.all<Row>(
+              `SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ? AND _rowid <= ? ORDER BY _rowid LIMIT ?`,
+              [afterRowId, upToRowId, limit],
+              { exactIntegers: true },
+            )
       return rows.map((r) => storedRow(table, r))
     },
     async row(table, rowId, options) {
       const lock = options?.forUpdate && db.dialect === 'postgres' ? ' FOR UPDATE' : ''
-      const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?${lock}`, [rowId], { exactIntegers: true })
+      const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?${lock}`, [rowId], {
+        exactIntegers: true,
+      })
       return rows[0] && storedRow(table, rows[0])
     },
     async updateRow(table, rowId, values: ReadonlyMap<string, KqlValue>) {
@@ -72,7 +86,10 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         params.push(encodeValue(db.dialect, column.type, values.get(column.name) ?? null))
       }
       if (assignments.length === 0) return true
-      const { changes } = await db.run(`UPDATE ${quoteIdent(table.sqlName)} SET ${assignments.join(', ')} WHERE _rowid = ?`, [...params, rowId])
+      const { changes } = await db.run(`UPDATE ${quoteIdent(table.sqlName)} SET ${assignments.join(', ')} WHERE _rowid = ?`, [
+        ...params,
+        rowId,
+      ])
       return changes === 1
     },
   }

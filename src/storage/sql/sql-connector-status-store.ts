@@ -36,7 +36,10 @@ export function createSqlConnectorStatusStore(db: SqlDb): ConnectorStatusStore {
       await ensure(workspaceId, lookup, kind, at)
       const sets: string[] = ['updated_at = ?']
       const params: unknown[] = [at]
-      const set = (column: string, value: unknown) => { sets.push(`${column} = ?`); params.push(value) }
+      const set = (column: string, value: unknown) => {
+        sets.push(`${column} = ?`)
+        params.push(value)
+      }
       if (patch.state !== undefined) set('state', patch.state)
       if (patch.lastRunAt !== undefined) set('last_run_at', patch.lastRunAt)
       if (patch.lastSuccessAt !== undefined) set('last_success_at', patch.lastSuccessAt)

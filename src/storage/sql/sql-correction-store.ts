@@ -42,23 +42,47 @@ function correctionOf(r: Row): Correction {
 export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
   return {
     async insert(c) {
-      await db.run(
-        `INSERT INTO corrections (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [c.id, c.workspaceId, c.scopeKey, c.entityType, c.entityId, c.chainIndex, c.previousId ?? null, c.reasonCategory, c.reason,
-          JSON.stringify(c.before), JSON.stringify(c.after), c.amendedBy.id, c.amendedBy.name, c.status, c.approvalRequired ? 1 : 0,
-          c.createdAt, c.effectiveAt ?? null, c.decidedAt ?? null, c.decidedBy?.id ?? null, c.decidedBy?.name ?? null, c.rejectionReason ?? null, c.decidedVia ?? null],
-      )
+      await db.run(`INSERT INTO corrections (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        c.id,
+        c.workspaceId,
+        c.scopeKey,
+        c.entityType,
+        c.entityId,
+        c.chainIndex,
+        c.previousId ?? null,
+        c.reasonCategory,
+        c.reason,
+        JSON.stringify(c.before),
+        JSON.stringify(c.after),
+        c.amendedBy.id,
+        c.amendedBy.name,
+        c.status,
+        c.approvalRequired ? 1 : 0,
+        c.createdAt,
+        c.effectiveAt ?? null,
+        c.decidedAt ?? null,
+        c.decidedBy?.id ?? null,
+        c.decidedBy?.name ?? null,
+        c.rejectionReason ?? null,
+        c.decidedVia ?? null,
+      ])
     },
     async byId(workspaceId, id) {
       const r = await db.get<Row>(`SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND id = ?`, [workspaceId, id])
       return r && correctionOf(r)
     },
     async latestOf(workspaceId, scopeKey, entityType, entityId) {
-      const r = await db.get<Row>(`SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND scope_key = ? AND entity_type = ? AND entity_id = ? ORDER BY chain_index DESC LIMIT 1`, [workspaceId, scopeKey, entityType, entityId])
+      const r = await db.get<Row>(
+        `SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND scope_key = ? AND entity_type = ? AND entity_id = ? ORDER BY chain_index DESC LIMIT 1`,
+        [workspaceId, scopeKey, entityType, entityId],
+      )
       return r && correctionOf(r)
     },
     async chainOf(workspaceId, scopeKey, entityType, entityId) {
-      const rows = await db.all<Row>(`SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND scope_key = ? AND entity_type = ? AND entity_id = ? ORDER BY chain_index`, [workspaceId, scopeKey, entityType, entityId])
+      const rows = await db.all<Row>(
+        `SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND scope_key = ? AND entity_type = ? AND entity_id = ? ORDER BY chain_index`,
+        [workspaceId, scopeKey, entityType, entityId],
+      )
       return rows.map(correctionOf)
     },
     async decide(workspaceId, id, d) {
@@ -72,7 +96,10 @@ export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
     async query(f) {
       const where = ['workspace_id = ?']
       const params: unknown[] = [f.workspaceId]
-      const add = (clause: string, ...values: unknown[]) => { where.push(clause); params.push(...values) }
+      const add = (clause: string, ...values: unknown[]) => {
+        where.push(clause)
+        params.push(...values)
+      }
       if (f.scopeKey !== undefined) add('scope_key = ?', f.scopeKey)
       if (f.entityId !== undefined) add('entity_id = ?', f.entityId)
       if (f.entityType !== undefined) add('entity_type = ?', f.entityType)
@@ -83,7 +110,10 @@ export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
       if (f.to !== undefined) add('created_at < ?', f.to)
       const condition = where.join(' AND ')
       const total = toNumber((await db.get<Row>(`SELECT COUNT(*) AS n FROM corrections WHERE ${condition}`, params))?.['n'] ?? 0)
-      const rows = await db.all<Row>(`SELECT ${COLUMNS} FROM corrections WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [...params, f.limit, f.offset])
+      const rows = await db.all<Row>(
+        `SELECT ${COLUMNS} FROM corrections WHERE ${condition} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        [...params, f.limit, f.offset],
+      )
       return { items: rows.map(correctionOf), total }
     },
     nextChainIndex(workspaceId, scopeKey, entityType, entityId) {

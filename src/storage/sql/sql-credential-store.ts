@@ -25,7 +25,10 @@ const recordOf = (r: Row): StoredCredential => ({
 export function createSqlCredentialStore(db: SqlDb): CredentialStore {
   return {
     async get(workspaceId, lookup) {
-      const r = await db.get<Row>(`SELECT ${COLUMNS} FROM connection_credentials WHERE workspace_id = ? AND lookup = ?`, [workspaceId, lookup])
+      const r = await db.get<Row>(`SELECT ${COLUMNS} FROM connection_credentials WHERE workspace_id = ? AND lookup = ?`, [
+        workspaceId,
+        lookup,
+      ])
       return r ? recordOf(r) : undefined
     },
     async put(c) {
@@ -34,7 +37,18 @@ export function createSqlCredentialStore(db: SqlDb): CredentialStore {
          ON CONFLICT (workspace_id, lookup) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce, ciphertext = excluded.ciphertext,
            tag = excluded.tag, key_names = excluded.key_names, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
            updated_by_name = excluded.updated_by_name`,
-        [c.workspaceId, c.lookup, c.sealed.keyId, b64(c.sealed.nonce), b64(c.sealed.ciphertext), b64(c.sealed.tag), JSON.stringify(c.keys), c.updatedAt, c.updatedById, c.updatedByName],
+        [
+          c.workspaceId,
+          c.lookup,
+          c.sealed.keyId,
+          b64(c.sealed.nonce),
+          b64(c.sealed.ciphertext),
+          b64(c.sealed.tag),
+          JSON.stringify(c.keys),
+          c.updatedAt,
+          c.updatedById,
+          c.updatedByName,
+        ],
       )
     },
     async delete(workspaceId, lookup) {

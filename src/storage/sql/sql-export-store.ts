@@ -5,9 +5,9 @@
  * a chunk in memory and never keeps a read transaction (or SQLite's writer lock) open between
  * chunks. Ticks are bound as bigint on both backends.
  */
-import type { ExportFileRecord, ExportStore, ExportWindow, WindowKey, WindowRow } from '../../domain/exports/export-store.js'
+
 import type { ExportFormat } from '../../domain/exports/export-request.js'
-import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
+import type { ExportFileRecord, ExportStore, ExportWindow, WindowKey, WindowRow } from '../../domain/exports/export-store.js'
 import { decodeValue } from '../column-codec.js'
 import { quoteIdent, type SqlDb, toNumber, toOptionalNumber } from '../sql-db.js'
 
@@ -43,7 +43,10 @@ export function createSqlExportStore(db: SqlDb): ExportStore {
     },
 
     async countWindow(table, window, limit) {
-      const row = await db.get<Row>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${quoteIdent(table.sqlName)} WHERE ${WINDOW} LIMIT ?) w`, [...windowParams(window), limit])
+      const row = await db.get<Row>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${quoteIdent(table.sqlName)} WHERE ${WINDOW} LIMIT ?) w`, [
+        ...windowParams(window),
+        limit,
+      ])
       return toNumber(row!['n'])
     },
 
@@ -57,9 +60,13 @@ export function createSqlExportStore(db: SqlDb): ExportStore {
       } else {
         // The row at `offset` of the merge is among the first offset + 1 rows of each table, so
         // each member is cut there before the merge sorts.
-        sql = tables
-          .map((t, i) => `SELECT ts, rid FROM (SELECT "timestamp" AS ts, _rowid AS rid FROM ${quoteIdent(t.sqlName)} WHERE ${WINDOW} ORDER BY "timestamp", _rowid LIMIT ?) m${i}`)
-          .join(' UNION ALL ') + ' ORDER BY ts, rid LIMIT 1 OFFSET ?'
+        sql =
+          tables
+            .map(
+              (t, i) =>
+                `SELECT ts, rid FROM (SELECT "timestamp" AS ts, _rowid AS rid FROM ${quoteIdent(t.sqlName)} WHERE ${WINDOW} ORDER BY "timestamp", _rowid LIMIT ?) m${i}`,
+            )
+            .join(' UNION ALL ') + ' ORDER BY ts, rid LIMIT 1 OFFSET ?'
         params = [...tables.flatMap(() => [...windowParams(window), offset + 1]), offset]
       }
       const rows = await db.all<Row>(sql, params, { exactIntegers: true })
@@ -87,7 +94,20 @@ export function createSqlExportStore(db: SqlDb): ExportStore {
       await db.run(
         `INSERT INTO export_files (id, workspace_id, account_id, storage, object_key, format, file_name, size_bytes, sha256, created_at, expires_at, completed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [f.id, f.workspaceId, f.accountId, f.storage, f.objectKey, f.format, f.fileName, f.sizeBytes, f.sha256, f.createdAt, f.expiresAt, f.completedAt ?? null],
+        [
+          f.id,
+          f.workspaceId,
+          f.accountId,
+          f.storage,
+          f.objectKey,
+          f.format,
+          f.fileName,
+          f.sizeBytes,
+          f.sha256,
+          f.createdAt,
+          f.expiresAt,
+          f.completedAt ?? null,
+        ],
       )
     },
     async fileById(id) {

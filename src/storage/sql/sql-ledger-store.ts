@@ -8,19 +8,20 @@
  * bytes), and reads return what a row holds even when it no longer makes sense: the verifier, not
  * this adapter, decides what is wrong with a tampered row.
  */
-import { genesisDigest } from '../../domain/ledger/digest.js'
-import { HEADS_LOG_CONTAINER_ID, parseHeadsLogEntry, type HeadsLogEntry } from '../../domain/ledger/checkpoint.js'
+
 import type { AppendBatchResult } from '../../domain/ledger/append-batch.js'
-import type { ContainerRef, StoredRecord } from '../../domain/ledger/ledger-types.js'
+import { HEADS_LOG_CONTAINER_ID, type HeadsLogEntry, parseHeadsLogEntry } from '../../domain/ledger/checkpoint.js'
+import { genesisDigest } from '../../domain/ledger/digest.js'
 import {
-  STORED_NODE_LEVEL_STEP,
   type HeadState,
   type LedgerSnapshot,
   type LedgerStore,
   type RecordFilter,
   type RecordPage,
+  STORED_NODE_LEVEL_STEP,
   type StoredCheckpoint,
 } from '../../domain/ledger/ledger-store.js'
+import type { ContainerRef, StoredRecord } from '../../domain/ledger/ledger-types.js'
 import { createCompactRange, deserializeCompactRange, nodeHash } from '../../domain/ledger/merkle.js'
 import { type SqlDb, toNumber } from '../sql-db.js'
 
@@ -28,7 +29,13 @@ import { type SqlDb, toNumber } from '../sql-db.js'
  * One page of records in (seq, id) order after (afterSeq, afterId), up to toSeq, as raw rows
  * `[id, seq, record_id, prev_digest, ts, user_id, body, digest]` (an engine's fastest read).
  */
-export type RecordPageReader = (container: ContainerRef, afterSeq: number, afterId: number, toSeq: number, limit: number) => readonly (readonly unknown[])[]
+export type RecordPageReader = (
+  container: ContainerRef,
+  afterSeq: number,
+  afterId: number,
+  toSeq: number,
+  limit: number,
+) => readonly (readonly unknown[])[]
 
 /** What the two engines do differently for the ledger. */
 export interface LedgerBackend {
@@ -115,10 +122,24 @@ const ONE_STATEMENT_RECORDS = 1000
 
 function recordParams(c: ContainerRef, r: StoredRecord): unknown[] {
   const [entityType, entityId, actionType] = indexedFields(r.canonical)
-  return [c.workspaceId, c.containerId, r.seq, r.recordId, r.prevDigest, r.timestamp, r.userId, r.canonical, r.digest, entityType, entityId, actionType]
+  return [
+    c.workspaceId,
+    c.containerId,
+    r.seq,
+    r.recordId,
+    r.prevDigest,
+    r.timestamp,
+    r.userId,
+    r.canonical,
+    r.digest,
+    entityType,
+    entityId,
+    actionType,
+  ]
 }
 
-const RECORD_INSERT = 'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES'
+const RECORD_INSERT =
+  'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES'
 const RECORD_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
 const NODE_INSERT = 'INSERT INTO ledger_nodes (workspace_id, container_id, level, idx, hash) VALUES'
 // DO UPDATE: a container whose head row was deleted starts again from genesis; its new nodes must
@@ -133,7 +154,13 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
    * PostgreSQL: records, nodes, checkpoint and head in one statement (data-modifying CTEs), so a
    * container's append costs three round trips (lock, head, write) instead of six.
    */
-  async function writeAllAtOnce(tx: SqlDb, c: ContainerRef, result: AppendBatchResult, checkpoint: StoredCheckpoint | null, checkpointSize: number): Promise<void> {
+  async function writeAllAtOnce(
+    tx: SqlDb,
+    c: ContainerRef,
+    result: AppendBatchResult,
+    checkpoint: StoredCheckpoint | null,
+    checkpointSize: number,
+  ): Promise<void> {
     const nodes = result.completedNodes.filter((n) => n.level > 0 && n.level % STORED_NODE_LEVEL_STEP === 0)
     const parts: string[] = []
     const params: unknown[] = []
@@ -147,24 +174,54 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
       parts.push(`k AS (${CHECKPOINT_INSERT} RETURNING 1)`)
       params.push(c.workspaceId, c.containerId, checkpoint.size, checkpoint.issuedAt, checkpoint.note)
     }
-    params.push(c.workspaceId, c.containerId, result.head.seq, result.head.digest, result.tip.timestamp, result.range.serialize(), checkpointSize)
+    params.push(
+      c.workspaceId,
+      c.containerId,
+      result.head.seq,
+      result.head.digest,
+      result.tip.timestamp,
+      result.range.serialize(),
+      checkpointSize,
+    )
     await tx.run(`WITH ${parts.join(', ')} ${HEAD_UPSERT}`, params)
   }
 
-  async function insertRecords(tx: SqlDb, c: ContainerRef, result: AppendBatchResult, checkpoint: StoredCheckpoint | null, checkpointSize: number): Promise<void> {
-    if (tx.dialect === 'postgres' && result.records.length <= ONE_STATEMENT_RECORDS) return writeAllAtOnce(tx, c, result, checkpoint, checkpointSize)
+  async function insertRecords(
+    tx: SqlDb,
+    c: ContainerRef,
+    result: AppendBatchResult,
+    checkpoint: StoredCheckpoint | null,
+    checkpointSize: number,
+  ): Promise<void> {
+    if (tx.dialect === 'postgres' && result.records.length <= ONE_STATEMENT_RECORDS)
+      return writeAllAtOnce(tx, c, result, checkpoint, checkpointSize)
     const records = result.records
     for (let i = 0; i < records.length; i += INSERT_CHUNK) {
       const chunk = records.slice(i, i + INSERT_CHUNK)
-      await tx.run(`${RECORD_INSERT} ${chunk.map(() => RECORD_VALUES).join(', ')}`, chunk.flatMap((r) => recordParams(c, r)))
+      await tx.run(
+        `${RECORD_INSERT} ${chunk.map(() => RECORD_VALUES).join(', ')}`,
+        chunk.flatMap((r) => recordParams(c, r)),
+      )
     }
     const nodes = result.completedNodes.filter((n) => n.level > 0 && n.level % STORED_NODE_LEVEL_STEP === 0)
     for (let i = 0; i < nodes.length; i += INSERT_CHUNK) {
       const chunk = nodes.slice(i, i + INSERT_CHUNK)
-      await tx.run(`${NODE_INSERT} ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} ${NODE_CONFLICT}`, chunk.flatMap((n) => [c.workspaceId, c.containerId, n.level, n.index, n.hash]))
+      await tx.run(
+        `${NODE_INSERT} ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} ${NODE_CONFLICT}`,
+        chunk.flatMap((n) => [c.workspaceId, c.containerId, n.level, n.index, n.hash]),
+      )
     }
-    if (checkpoint !== null) await tx.run(CHECKPOINT_INSERT, [c.workspaceId, c.containerId, checkpoint.size, checkpoint.issuedAt, checkpoint.note])
-    await tx.run(HEAD_UPSERT, [c.workspaceId, c.containerId, result.head.seq, result.head.digest, result.tip.timestamp, result.range.serialize(), checkpointSize])
+    if (checkpoint !== null)
+      await tx.run(CHECKPOINT_INSERT, [c.workspaceId, c.containerId, checkpoint.size, checkpoint.issuedAt, checkpoint.note])
+    await tx.run(HEAD_UPSERT, [
+      c.workspaceId,
+      c.containerId,
+      result.head.seq,
+      result.head.digest,
+      result.tip.timestamp,
+      result.range.serialize(),
+      checkpointSize,
+    ])
   }
 
   const store: LedgerStore = {
@@ -183,7 +240,11 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
     async saveCheckpoint(container, cp) {
       await db.run(CHECKPOINT_INSERT, [container.workspaceId, container.containerId, cp.size, cp.issuedAt, cp.note])
       // The newest checkpoint's size (not the largest ever: after a rollback the container is smaller).
-      await db.run('UPDATE ledger_heads SET checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?', [cp.size, container.workspaceId, container.containerId])
+      await db.run('UPDATE ledger_heads SET checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?', [
+        cp.size,
+        container.workspaceId,
+        container.containerId,
+      ])
     },
 
     readSnapshot: (read) => backend.withSnapshot((snap, pages) => read(createSnapshot(snap, pages))),
@@ -264,7 +325,10 @@ export function createSnapshot(db: SqlDb, pages?: RecordPageReader): LedgerSnaps
 
   return {
     async head(c) {
-      const r = await db.get<Row>('SELECT seq, digest FROM ledger_heads WHERE workspace_id = ? AND container_id = ?', [c.workspaceId, c.containerId])
+      const r = await db.get<Row>('SELECT seq, digest FROM ledger_heads WHERE workspace_id = ? AND container_id = ?', [
+        c.workspaceId,
+        c.containerId,
+      ])
       return r ? { seq: toNumber(r['seq']), digest: bytes(r['digest']) } : null
     },
 
@@ -390,7 +454,11 @@ export function createSnapshot(db: SqlDb, pages?: RecordPageReader): LedgerSnaps
         for (let i = p.from; i <= p.to; i++) {
           const h = out.get(key(p.base, i))
           if (h === undefined) {
-            throw new RangeError(p.base === 0 ? `record ${String(i + 1).padStart(12, '0')} is missing from the store` : `Merkle node ${p.base}/${i} is missing from the store`)
+            throw new RangeError(
+              p.base === 0
+                ? `record ${String(i + 1).padStart(12, '0')} is missing from the store`
+                : `Merkle node ${p.base}/${i} is missing from the store`,
+            )
           }
           hashes.push(h)
         }

@@ -7,7 +7,8 @@ import { type SqlDb, toNumber, toOptionalNumber } from '../sql-db.js'
 
 type Row = Record<string, unknown>
 
-const COLUMNS = 'id, workspace_id, status, author_id, author_name, via, rationale, changes, diff, base_commit_id, base_seq, created_at, decided_at, decided_by_id, decided_by_name, decision_reason, commit_id'
+const COLUMNS =
+  'id, workspace_id, status, author_id, author_name, via, rationale, changes, diff, base_commit_id, base_seq, created_at, decided_at, decided_by_id, decided_by_name, decision_reason, commit_id'
 
 const optionalText = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value))
 
@@ -24,7 +25,10 @@ const proposalOf = (r: Row): Proposal => ({
   baseSeq: toNumber(r['base_seq']),
   createdAt: toNumber(r['created_at']),
   decidedAt: toOptionalNumber(r['decided_at']),
-  decidedBy: r['decided_by_id'] === null || r['decided_by_id'] === undefined ? undefined : { id: String(r['decided_by_id']), name: String(r['decided_by_name']) },
+  decidedBy:
+    r['decided_by_id'] === null || r['decided_by_id'] === undefined
+      ? undefined
+      : { id: String(r['decided_by_id']), name: String(r['decided_by_name']) },
   decisionReason: optionalText(r['decision_reason']),
   commitId: optionalText(r['commit_id']),
 })
@@ -32,14 +36,25 @@ const proposalOf = (r: Row): Proposal => ({
 export function createSqlProposalStore(db: SqlDb): ProposalStore {
   return {
     async insert(p) {
-      await db.run(
-        `INSERT INTO proposals (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          p.id, p.workspaceId, p.status, p.author.id, p.author.name, p.via, p.rationale, JSON.stringify(p.changes), JSON.stringify(p.diff),
-          p.baseCommitId ?? null, p.baseSeq, p.createdAt, p.decidedAt ?? null, p.decidedBy?.id ?? null, p.decidedBy?.name ?? null,
-          p.decisionReason ?? null, p.commitId ?? null,
-        ],
-      )
+      await db.run(`INSERT INTO proposals (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        p.id,
+        p.workspaceId,
+        p.status,
+        p.author.id,
+        p.author.name,
+        p.via,
+        p.rationale,
+        JSON.stringify(p.changes),
+        JSON.stringify(p.diff),
+        p.baseCommitId ?? null,
+        p.baseSeq,
+        p.createdAt,
+        p.decidedAt ?? null,
+        p.decidedBy?.id ?? null,
+        p.decidedBy?.name ?? null,
+        p.decisionReason ?? null,
+        p.commitId ?? null,
+      ])
     },
     async byId(workspaceId, id) {
       const r = await db.get<Row>(`SELECT ${COLUMNS} FROM proposals WHERE workspace_id = ? AND id = ?`, [workspaceId, id])
@@ -57,7 +72,10 @@ export function createSqlProposalStore(db: SqlDb): ProposalStore {
         params.push(filter.authorId)
       }
       params.push(filter.limit)
-      const rows = await db.all<Row>(`SELECT ${COLUMNS} FROM proposals WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`, params)
+      const rows = await db.all<Row>(
+        `SELECT ${COLUMNS} FROM proposals WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
+        params,
+      )
       return rows.map(proposalOf)
     },
     async decide(workspaceId, id, d) {

@@ -8,7 +8,8 @@ import { type SqlDb, toNumber } from '../sql-db.js'
 
 type Row = Record<string, unknown>
 
-const SESSION_COLUMNS = 's.id_hash, s.public_id, s.account_id, s.workspace_id, s.csrf_token, s.password_stamp, s.created_at, s.last_seen_at, s.expires_at, s.client_address, s.user_agent'
+const SESSION_COLUMNS =
+  's.id_hash, s.public_id, s.account_id, s.workspace_id, s.csrf_token, s.password_stamp, s.created_at, s.last_seen_at, s.expires_at, s.client_address, s.user_agent'
 
 const sessionOf = (r: Row): SessionRecord => ({
   idHash: String(r['id_hash']),
@@ -30,7 +31,19 @@ export function createSqlSessionStore(db: SqlDb): SessionStore {
       await db.run(
         `INSERT INTO portal_sessions (id_hash, public_id, account_id, workspace_id, csrf_token, password_stamp, created_at, last_seen_at, expires_at, client_address, user_agent)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [s.idHash, s.publicId, s.accountId, s.workspaceId, s.csrfToken, s.passwordStamp, s.createdAt, s.lastSeenAt, s.expiresAt, s.clientAddress, s.userAgent],
+        [
+          s.idHash,
+          s.publicId,
+          s.accountId,
+          s.workspaceId,
+          s.csrfToken,
+          s.passwordStamp,
+          s.createdAt,
+          s.lastSeenAt,
+          s.expiresAt,
+          s.clientAddress,
+          s.userAgent,
+        ],
       )
     },
     async lookupSession(idHash): Promise<SessionLookup | undefined> {
@@ -49,7 +62,13 @@ export function createSqlSessionStore(db: SqlDb): SessionStore {
       const session = sessionOf(r)
       return {
         session,
-        account: { id: session.accountId, name: String(r['a_name']), displayName: String(r['a_display_name']), disabled: toNumber(r['a_disabled']) === 1, createdAt: toNumber(r['a_created_at']) },
+        account: {
+          id: session.accountId,
+          name: String(r['a_name']),
+          displayName: String(r['a_display_name']),
+          disabled: toNumber(r['a_disabled']) === 1,
+          createdAt: toNumber(r['a_created_at']),
+        },
         passwordHash: r['a_password_hash'] ? String(r['a_password_hash']) : undefined,
         workspace: { id: session.workspaceId, name: String(r['w_name']), createdAt: toNumber(r['w_created_at']) },
         role: (r['m_role'] ?? undefined) as Role | undefined,
@@ -76,7 +95,10 @@ export function createSqlSessionStore(db: SqlDb): SessionStore {
           WHERE m.account_id = ? ORDER BY w.name`,
         [accountId],
       )
-      return rows.map((r) => ({ workspace: { id: String(r['id']), name: String(r['name']), createdAt: toNumber(r['created_at']) }, role: r['role'] as Role }))
+      return rows.map((r) => ({
+        workspace: { id: String(r['id']), name: String(r['name']), createdAt: toNumber(r['created_at']) },
+        role: r['role'] as Role,
+      }))
     },
 
     async recordLoginFailure(keys, at) {

@@ -5,20 +5,20 @@
  */
 import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import type { Stores } from '../../domain/stores.js'
+import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
 import type { SqlDb } from '../sql-db.js'
+import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
 import { createSqlAccessStore } from './sql-access-store.js'
 import { createSqlChangeStore } from './sql-change-store.js'
 import { createSqlConfigStore } from './sql-config-store.js'
 import { createSqlConnectionDataStore } from './sql-connection-data-store.js'
+import { createSqlConnectorStatusStore } from './sql-connector-status-store.js'
 import { createSqlCorrectionStore } from './sql-correction-store.js'
+import { createSqlCredentialStore } from './sql-credential-store.js'
+import { createSqlExportStore } from './sql-export-store.js'
+import { createSqlLedgerStore, type LedgerBackend } from './sql-ledger-store.js'
 import { createSqlProposalStore } from './sql-proposal-store.js'
 import { createSqlSessionStore } from './sql-session-store.js'
-import { createSqlLedgerStore, type LedgerBackend } from './sql-ledger-store.js'
-import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
-import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
-import { createSqlExportStore } from './sql-export-store.js'
-import { createSqlConnectorStatusStore } from './sql-connector-status-store.js'
-import { createSqlCredentialStore } from './sql-credential-store.js'
 
 export interface SqlStores extends Stores {
   readonly db: SqlDb

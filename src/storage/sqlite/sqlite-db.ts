@@ -31,7 +31,9 @@ class Mutex {
   #tail: Promise<void> = Promise.resolve()
   lock(): Promise<() => void> {
     let release!: () => void
-    const next = new Promise<void>((resolve) => { release = resolve })
+    const next = new Promise<void>((resolve) => {
+      release = resolve
+    })
     const acquired = this.#tail.then(() => release)
     this.#tail = this.#tail.then(() => next)
     return acquired
@@ -48,7 +50,9 @@ export function createSqliteDb(db: Database.Database): SqlDb {
   const mutex = new Mutex()
   const walSync: WalSync | undefined = db.memory || db.readonly ? undefined : createWalSync(`${db.name}-wal`)
   /** After a write outside a transaction, or a COMMIT: wait until it is on disk. */
-  const durable = async (): Promise<void> => { await walSync?.durable() }
+  const durable = async (): Promise<void> => {
+    await walSync?.durable()
+  }
 
   function prepare(sql: string): Database.Statement {
     let statement = statements.get(sql)
@@ -73,16 +77,17 @@ export function createSqliteDb(db: Database.Database): SqlDb {
     const self: SqlDb = {
       dialect: 'sqlite',
       inTransaction,
-      all: <T>(sql: string, params: readonly unknown[] = [], options?: { exactIntegers?: boolean }) => guarded(() => {
-        const statement = prepare(sql)
-        if (!options?.exactIntegers) return statement.all(...normalise(params)) as T[]
-        statement.safeIntegers(true)
-        try {
-          return statement.all(...normalise(params)) as T[]
-        } finally {
-          statement.safeIntegers(false)
-        }
-      }),
+      all: <T>(sql: string, params: readonly unknown[] = [], options?: { exactIntegers?: boolean }) =>
+        guarded(() => {
+          const statement = prepare(sql)
+          if (!options?.exactIntegers) return statement.all(...normalise(params)) as T[]
+          statement.safeIntegers(true)
+          try {
+            return statement.all(...normalise(params)) as T[]
+          } finally {
+            statement.safeIntegers(false)
+          }
+        }),
       get: <T>(sql: string, params: readonly unknown[] = []) => guarded(() => prepare(sql).get(...normalise(params)) as T | undefined),
       run: async (sql, params = []) => {
         const result = await guarded(() => ({ changes: prepare(sql).run(...normalise(params)).changes }))
@@ -90,7 +95,9 @@ export function createSqliteDb(db: Database.Database): SqlDb {
         return result
       },
       exec: async (sql) => {
-        await guarded(() => { db.exec(sql) })
+        await guarded(() => {
+          db.exec(sql)
+        })
         if (!inTransaction) await durable()
       },
       async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {

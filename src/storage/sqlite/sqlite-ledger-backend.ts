@@ -6,8 +6,8 @@
  * writer), so a whole-chain verify or a long export never holds up appends.
  */
 import type Database from 'better-sqlite3'
+import { type LedgerBackend, RECORD_PAGE_SQL, type RecordPageReader } from '../sql/sql-ledger-store.js'
 import type { SqlDb } from '../sql-db.js'
-import { RECORD_PAGE_SQL, type LedgerBackend, type RecordPageReader } from '../sql/sql-ledger-store.js'
 import { createSqliteDb, openSqliteDatabase } from './sqlite-db.js'
 
 /** Idle read connections kept for reuse. */
@@ -28,7 +28,11 @@ export function createSqliteLedgerBackend(writer: SqlDb): LedgerBackend {
     return file
   }
 
-  interface Reader { raw: Database.Database; db: SqlDb; pages: RecordPageReader }
+  interface Reader {
+    raw: Database.Database
+    db: SqlDb
+    pages: RecordPageReader
+  }
 
   async function reader(): Promise<Reader> {
     const reused = idle.pop()
@@ -36,7 +40,8 @@ export function createSqliteLedgerBackend(writer: SqlDb): LedgerBackend {
     const raw = openSqliteDatabase(await databaseFile(), { readonly: true })
     // Rows as arrays: a whole-chain verify reads every record, and per-row objects were a third of its time.
     const page = raw.prepare(RECORD_PAGE_SQL).raw(true)
-    const pages: RecordPageReader = (c, afterSeq, afterId, toSeq, limit) => page.all(c.workspaceId, c.containerId, afterSeq, afterSeq, afterId, toSeq, limit) as unknown[][]
+    const pages: RecordPageReader = (c, afterSeq, afterId, toSeq, limit) =>
+      page.all(c.workspaceId, c.containerId, afterSeq, afterSeq, afterId, toSeq, limit) as unknown[][]
     return { raw, db: createSqliteDb(raw), pages }
   }
 

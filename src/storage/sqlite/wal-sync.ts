@@ -63,7 +63,9 @@ export function createWalSync(walPath: string): WalSync {
     async durable() {
       const mine = ++committed
       while (synced < mine) {
-        running ??= syncOnce().finally(() => { running = undefined })
+        running ??= syncOnce().finally(() => {
+          running = undefined
+        })
         await running
       }
     },

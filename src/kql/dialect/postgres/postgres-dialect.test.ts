@@ -17,7 +17,18 @@ describe('postgres dialect: the case mappings behind pushed case-insensitive ope
       if (/^[\x00-\x7f]+$/.test(c.toUpperCase())) upperAllAscii.push(`${c}→${c.toUpperCase()}`)
     }
     assert.deepEqual(lowerHasAscii, ['\u0130→i\u0307', '\u212A→k'])
-    assert.deepEqual(upperAllAscii, ['\u00DF→SS', '\u0131→I', '\u017F→S', '\uFB00→FF', '\uFB01→FI', '\uFB02→FL', '\uFB03→FFI', '\uFB04→FFL', '\uFB05→ST', '\uFB06→ST'])
+    assert.deepEqual(upperAllAscii, [
+      '\u00DF→SS',
+      '\u0131→I',
+      '\u017F→S',
+      '\uFB00→FF',
+      '\uFB01→FI',
+      '\uFB02→FL',
+      '\uFB03→FFI',
+      '\uFB04→FFL',
+      '\uFB05→ST',
+      '\uFB06→ST',
+    ])
   })
 
   it('pushes ASCII needles only, with the needle as a parameter', () => {

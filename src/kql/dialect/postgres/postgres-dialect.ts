@@ -13,8 +13,16 @@ import type { KqlType, KqlValue } from '../../types.js'
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
 const PG_TYPES: Record<KqlType, string> = {
-  bool: 'boolean', int: 'integer', long: 'bigint', real: 'double precision', decimal: 'double precision',
-  string: 'text', datetime: 'bigint', timespan: 'bigint', guid: 'text', dynamic: 'text',
+  bool: 'boolean',
+  int: 'integer',
+  long: 'bigint',
+  real: 'double precision',
+  decimal: 'double precision',
+  string: 'text',
+  datetime: 'bigint',
+  timespan: 'bigint',
+  guid: 'text',
+  dynamic: 'text',
 }
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
@@ -33,10 +41,20 @@ const lowerForSearch = (t: string): string => `replace(${lowerAscii(t)}, U&'\\01
  * ligatures U+FB00–FB06 (also pinned by the test).
  */
 const UPPER_SPECIALS: readonly (readonly [string, string])[] = [
-  ['\\00DF', 'SS'], ['\\FB00', 'FF'], ['\\FB01', 'FI'], ['\\FB02', 'FL'], ['\\FB03', 'FFI'], ['\\FB04', 'FFL'], ['\\FB05', 'ST'], ['\\FB06', 'ST'],
+  ['\\00DF', 'SS'],
+  ['\\FB00', 'FF'],
+  ['\\FB01', 'FI'],
+  ['\\FB02', 'FL'],
+  ['\\FB03', 'FFI'],
+  ['\\FB04', 'FFL'],
+  ['\\FB05', 'ST'],
+  ['\\FB06', 'ST'],
 ]
 const upperAscii = (t: string): string =>
-  UPPER_SPECIALS.reduce((acc, [from, to]) => `replace(${acc}, U&'${from}', '${to}')`, `translate(${t}, U&'${LOWER}\\017F\\0131', '${UPPER}SI')`)
+  UPPER_SPECIALS.reduce(
+    (acc, [from, to]) => `replace(${acc}, U&'${from}', '${to}')`,
+    `translate(${t}, U&'${LOWER}\\017F\\0131', '${UPPER}SI')`,
+  )
 
 const isAscii = (s: string): boolean => /^[\x00-\x7f]*$/.test(s)
 const isAsciiAlnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c)
@@ -52,11 +70,13 @@ function termMatch(op: string, text: string, needle: string, bind: (value: strin
   const cs = op.endsWith('_cs')
   const base = cs ? op.slice(0, -3) : op
   if (base !== 'has' && base !== 'hasprefix' && base !== 'hassuffix') return undefined
-  const body = [...needle].map((c) => {
-    if (/[A-Za-z]/.test(c)) return cs ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`
-    if (/[0-9]/.test(c)) return c
-    return `\\${c}`
-  }).join('')
+  const body = [...needle]
+    .map((c) => {
+      if (/[A-Za-z]/.test(c)) return cs ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`
+      if (/[0-9]/.test(c)) return c
+      return `\\${c}`
+    })
+    .join('')
   // boundaries only on a side where the term itself starts or ends with a letter or digit
   // the class is spelled out: ranges in a PostgreSQL bracket expression may follow the collation
   const other = `[^0123456789${UPPER}${LOWER}]`
@@ -73,9 +93,14 @@ export const postgresDialect: SqlDialect = {
   param: (placeholder, type) => `${placeholder}::${PG_TYPES[type]}`,
   encodeParam(type: KqlType, value: KqlValue): unknown {
     switch (type) {
-      case 'int': case 'long': return String(BigInt(value as number))
-      case 'datetime': case 'timespan': return String(value as bigint)
-      default: return value
+      case 'int':
+      case 'long':
+        return String(BigInt(value as number))
+      case 'datetime':
+      case 'timespan':
+        return String(value as bigint)
+      default:
+        return value
     }
   },
   nullOf: (type) => `CAST(NULL AS ${PG_TYPES[type]})`,
@@ -93,7 +118,8 @@ export const postgresDialect: SqlDialect = {
   nullSafeEquals: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   stringMatch(op, text, needle, bind) {
     switch (op) {
-      case 'contains_cs': return `(strpos(${text}, ${bind(needle)}) > 0)`
+      case 'contains_cs':
+        return `(strpos(${text}, ${bind(needle)}) > 0)`
       case 'startswith_cs': {
         const n = bind(needle)
         return `(left(${text}, length(${n})) = ${n})`
@@ -102,7 +128,9 @@ export const postgresDialect: SqlDialect = {
         const n = bind(needle)
         return `(right(${text}, length(${n})) = ${n})`
       }
-      case 'contains': case 'startswith': case 'endswith': {
+      case 'contains':
+      case 'startswith':
+      case 'endswith': {
         if (!isAscii(needle)) return undefined
         const n = bind(needle.toLowerCase())
         // U+0130 lowers to i + U+0307: only a needle ending in i can match its i

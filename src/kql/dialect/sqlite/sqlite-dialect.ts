@@ -20,21 +20,39 @@ const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`)
  * an ASCII needle that holds that text, without also matching SQLite's ASCII-only LIKE. The lists
  * are pinned by postgres-dialect.test.ts (every code point).
  */
-const LOWERS: readonly (readonly [string, string])[] = [['\u0130', 'i'], ['\u212A', 'k']]
-const UPPERS: readonly (readonly [string, string])[] = [
-  ['\u00DF', 'ss'], ['\u0131', 'i'], ['\u017F', 's'], ['\uFB00', 'ff'], ['\uFB01', 'fi'], ['\uFB02', 'fl'], ['\uFB03', 'ffi'],
-  ['\uFB04', 'ffl'], ['\uFB05', 'st'], ['\uFB06', 'st'],
+const LOWERS: readonly (readonly [string, string])[] = [
+  ['\u0130', 'i'],
+  ['\u212A', 'k'],
 ]
-const FOLDS: readonly (readonly [string, string])[] = [['\u017F', 's'], ['\u212A', 'k']]
+const UPPERS: readonly (readonly [string, string])[] = [
+  ['\u00DF', 'ss'],
+  ['\u0131', 'i'],
+  ['\u017F', 's'],
+  ['\uFB00', 'ff'],
+  ['\uFB01', 'fi'],
+  ['\uFB02', 'fl'],
+  ['\uFB03', 'ffi'],
+  ['\uFB04', 'ffl'],
+  ['\uFB05', 'st'],
+  ['\uFB06', 'st'],
+]
+const FOLDS: readonly (readonly [string, string])[] = [
+  ['\u017F', 's'],
+  ['\u212A', 'k'],
+]
 
 /** The special characters that could stand for part of `needle` (lower-cased ASCII). */
 function specialsFor(needle: string, ...lists: readonly (readonly (readonly [string, string])[])[]): string {
   const lower = needle.toLowerCase()
-  return lists.flat().filter(([c, ascii]) => {
-    // U+0130 lowers to i + U+0307: that i can only be the needle's last character
-    if (c === '\u0130') return lower.endsWith(ascii)
-    return lower.includes(ascii)
-  }).map(([c]) => c).join('')
+  return lists
+    .flat()
+    .filter(([c, ascii]) => {
+      // U+0130 lowers to i + U+0307: that i can only be the needle's last character
+      if (c === '\u0130') return lower.endsWith(ascii)
+      return lower.includes(ascii)
+    })
+    .map(([c]) => c)
+    .join('')
 }
 
 /** A GLOB pattern matching `s` literally. */
@@ -49,9 +67,10 @@ const globEscape = (s: string): string => s.replace(/[*?[]/g, (c) => `[${c}]`)
  * other text.
  */
 function asciiNeedle(op: StringMatchOp, text: string, needle: string, bind: (value: string) => string, match: () => string): string {
-  const like = (pattern: string): string => needle.includes('%') || needle.includes('_') || needle.includes('\\')
-    ? `${text} LIKE ${bind(pattern)} ESCAPE '\\'`
-    : `${text} LIKE ${bind(pattern)}`
+  const like = (pattern: string): string =>
+    needle.includes('%') || needle.includes('_') || needle.includes('\\')
+      ? `${text} LIKE ${bind(pattern)} ESCAPE '\\'`
+      : `${text} LIKE ${bind(pattern)}`
   /** Text long enough to hold the needle once case-mapped, and holding one of `chars`. */
   const holds = (chars: string, minBytes: number): string => {
     const test = chars.length === 1 ? `instr(${text}, ${bind(chars)}) > 0` : `${text} GLOB ${bind(`*[${chars}]*`)}`
@@ -59,7 +78,10 @@ function asciiNeedle(op: StringMatchOp, text: string, needle: string, bind: (val
     return minBytes > 1 ? `octet_length(${text}) >= ${minBytes} AND ${test}` : test
   }
   switch (op) {
-    case 'contains': case 'startswith': case 'endswith': case '=~': {
+    case 'contains':
+    case 'startswith':
+    case 'endswith':
+    case '=~': {
       const e = likeEscape(needle)
       const pattern = op === 'contains' ? `%${e}%` : op === 'startswith' ? `${e}%` : op === 'endswith' ? `%${e}` : e
       const specials = op === '=~' ? specialsFor(needle, LOWERS, UPPERS) : specialsFor(needle, LOWERS)
@@ -93,10 +115,16 @@ export const sqliteDialect: SqlDialect = {
   param: (placeholder) => placeholder,
   encodeParam(type: KqlType, value: KqlValue): unknown {
     switch (type) {
-      case 'bool': return value ? 1n : 0n
-      case 'int': case 'long': return BigInt(value as number)
-      case 'datetime': case 'timespan': return value as bigint
-      default: return value
+      case 'bool':
+        return value ? 1n : 0n
+      case 'int':
+      case 'long':
+        return BigInt(value as number)
+      case 'datetime':
+      case 'timespan':
+        return value as bigint
+      default:
+        return value
     }
   },
   nullOf: () => 'NULL',
@@ -118,7 +146,8 @@ export const sqliteDialect: SqlDialect = {
     switch (op) {
       // byte-exact native forms (valid UTF-8 text has no lone surrogates, so code points and
       // UTF-16 code units give the same substrings)
-      case 'contains_cs': return `(instr(${text}, ${bind(needle)}) > 0)`
+      case 'contains_cs':
+        return `(instr(${text}, ${bind(needle)}) > 0)`
       case 'startswith_cs': {
         const n = bind(needle)
         return `(substr(${text}, 1, length(${n})) = ${n})`
