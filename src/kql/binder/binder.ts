@@ -9,8 +9,9 @@
 import type { Visualization } from '../engine-types.js'
 import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
 import { arraySortOutputs } from '../functions/dynamic-functions.js'
-import { compileRegex, convertValue, valueToString } from '../functions/function-helpers.js'
+import { convertValue, valueToString } from '../functions/function-helpers.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
+import { compileRegex } from '../functions/regex.js'
 import { multiColumnOutputs } from '../functions/series-functions.js'
 import { KqlError, type KqlErrorKind, positionAt } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
@@ -2070,9 +2071,8 @@ class Binder {
     }
     if (outputs.length === 0) throw this.err(op.start, 'the parse pattern names no column to extract')
     const built = buildParseRegex(op.pattern, mode, types, flags)
-    let re: RegExp
     try {
-      re = compileRegex(built.source, built.flags, 'parse')
+      compileRegex(built.source, built.flags, 'parse')
     } catch (error) {
       this.rethrowAt(error, op.start)
     }
@@ -2082,8 +2082,8 @@ class Binder {
       columns,
       input: plan,
       source,
-      regex: re.source,
-      flags: re.flags.replace(/[gy]/g, ''),
+      regex: built.source,
+      flags: built.flags,
       captures,
       dropUnmatched: op.where,
       relaxed: mode === 'relaxed',

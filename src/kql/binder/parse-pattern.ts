@@ -3,7 +3,7 @@
  * Turns a `parse` pattern (string constants, columns, `*`) into one regular expression with a
  * capture group per column, as Kusto's parse operator does internally.
  */
-import { captureGroupCount, compileRegex } from '../functions/function-helpers.js'
+import { compileRegex } from '../functions/regex.js'
 import type { ParsePatternPart } from '../syntax/ast.js'
 import type { KqlType } from '../types.js'
 
@@ -56,7 +56,7 @@ export function buildParseRegex(
     if (part.kind === 'text') {
       if (mode === 'regex') {
         source += `(?:${part.text})`
-        group += captureGroupCount(compileRegex(part.text, '', 'parse'))
+        group += compileRegex(part.text, '', 'parse').groupCount
       } else {
         source += escapeRegex(part.text)
       }

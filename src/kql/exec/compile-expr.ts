@@ -3,8 +3,9 @@
  * Compiles plan expressions into closures over positional rows. Type dispatch happens once at
  * compile time, so the per-row work is the operation itself (design §12: execution speed).
  */
-import { compileRegex, convertValue, toDynamic, valueToString } from '../functions/function-helpers.js'
+import { convertValue, toDynamic, valueToString } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
+import { compileRegex } from '../functions/regex.js'
 import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
@@ -532,11 +533,7 @@ function compileStringOp(op: P.BinaryOp, rightExpr: P.Expr, L: CompiledExpr, R: 
       break
     }
     case 'matches regex':
-      test = (t, n) => {
-        const re = compileRegex(n, '', 'matches regex')
-        re.lastIndex = 0
-        return re.test(t)
-      }
+      test = (t, n) => compileRegex(n, '', 'matches regex').test(t)
       break
     default:
       throw new KqlError('semantic', `unknown operator '${op}'`)
@@ -594,10 +591,7 @@ export function stringMatcher(base: string, needle: string): (text: string) => b
     }
     case 'matches regex': {
       const re = compileRegex(needle, '', 'matches regex')
-      return (t) => {
-        re.lastIndex = 0
-        return re.test(t)
-      }
+      return (t) => re.test(t)
     }
     case '=~':
       return (t) => equalsIgnoreCase(t, needle)

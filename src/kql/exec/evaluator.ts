@@ -8,6 +8,7 @@
 import type { SqlSource } from '../engine-types.js'
 import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
+import { compileRegex } from '../functions/regex.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { KqlColumn } from '../schema.js'
@@ -741,7 +742,7 @@ class Executor {
     const rows = await this.run(node.input)
     await this.prepareOne(node.source)
     const src = this.compile(node.source)
-    const re = new RegExp(node.regex, node.flags)
+    const re = compileRegex(node.regex, node.flags, 'parse')
     const width = node.columns.length
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {

@@ -3,7 +3,7 @@
  * parse-kv extraction: specified delimiters (greedy or not), unspecified delimiters (any
  * non-alphanumeric character separates) and regex mode; quotes and escapes as documented.
  */
-import { compileRegex } from '../functions/function-helpers.js'
+import { compileRegex } from '../functions/regex.js'
 import type { ParseKv } from '../plan/plan.js'
 
 interface Quoting {
@@ -81,12 +81,9 @@ export function extractKeyValues(text: string, node: ParseKv): Map<string, strin
   const quotes = quotesOf(node)
   const escape = node.escape
   if (node.regex !== undefined) {
-    const re = compileRegex(node.regex, 'g', 'parse-kv')
-    re.lastIndex = 0
-    for (let m = re.exec(text); m; m = re.exec(text)) {
+    for (const m of compileRegex(node.regex, '', 'parse-kv').matchAll(text)) {
       const key = (m[1] ?? '').trim()
       if (wanted.has(key) && !found.has(key)) found.set(key, (m[2] ?? '').trim())
-      if (m[0] === '') re.lastIndex++
     }
     return found
   }

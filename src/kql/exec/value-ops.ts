@@ -4,6 +4,7 @@
  * (Kusto's `has` family), and type conversion entry points.
  */
 import { compareValues, hasTerm } from '../functions/function-helpers.js'
+import { compileRegex, type KqlRegex, quoteRegex } from '../functions/regex.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 
 /**
@@ -118,15 +119,18 @@ export function hasSuffix(text: string, suffix: string, caseSensitive: boolean):
   }
 }
 
-/** SQL-style LIKE (`%` any run, `_` one character), used by the legacy `like` operators. */
-export function likePattern(pattern: string, caseSensitive: boolean): RegExp {
+/**
+ * SQL-style LIKE (`%` any run, `_` one character), used by the legacy `like` operators. An RE2
+ * pattern, so `%a%a%a%…` cannot backtrack (issue 15).
+ */
+export function likePattern(pattern: string, caseSensitive: boolean): KqlRegex {
   let src = '^'
   for (const ch of pattern) {
-    if (ch === '%') src += '[\\s\\S]*'
-    else if (ch === '_') src += '[\\s\\S]'
-    else src += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    if (ch === '%') src += '(?s:.*)'
+    else if (ch === '_') src += '(?s:.)'
+    else src += quoteRegex(ch)
   }
-  return new RegExp(src + '$', caseSensitive ? 'u' : 'iu')
+  return compileRegex(`${src}$`, caseSensitive ? '' : 'i', 'like')
 }
 
 /** Case-insensitive equality as Kusto's `=~` (ordinal ignore case). */

@@ -2,57 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { KqlError } from '../kql-error.js'
 import { parseDateTime } from '../values.js'
-import {
-  captureGroupCount,
-  commonType,
-  compareValues,
-  compileRegex,
-  convertValue,
-  hasTerm,
-  parseJsonText,
-  typeLiteralArg,
-  valueToString,
-} from './function-helpers.js'
+import { commonType, compareValues, convertValue, hasTerm, parseJsonText, typeLiteralArg, valueToString } from './function-helpers.js'
 import type { ArgInfo } from './function-types.js'
-
-describe('compileRegex (RE2 → JavaScript)', () => {
-  const cases: [string, string, boolean][] = [
-    ['(?i)abc', 'xABCx', true],
-    ['[[:alpha:]]+$', 'abc', true],
-    ['^\\pL+$', 'éa', true],
-    ['a{', 'a{', true],
-    ['\\Q.*\\E', 'a.*b', true],
-    ['\\Q.*\\E', 'ab', false],
-    ['^[\\w-]+$', 'a-b_c', true],
-    ['\\Aab\\z', 'ab', true],
-    ['\\Aab\\z', 'ab\n', false],
-    ['{"name":', '{"name":1}', true],
-    ['a\\-b', 'a-b', true],
-    ['x\\"y', 'x"y', true],
-    ['(?P<y>\\d{4})-(?P<m>\\d{2})', '2024-05', true],
-    ['\\p{Greek}', 'α', true],
-    ['[^]a]', 'b', true],
-    ['(?s)a.b', 'a\nb', true],
-    ['a.b', 'a\nb', false],
-    ['\\x{41}', 'A', true],
-    ['}', '}', true],
-    [']', ']', true],
-  ]
-  for (const [pattern, text, want] of cases) {
-    it(`${pattern} on ${JSON.stringify(text)}`, () => assert.equal(compileRegex(pattern).test(text), want))
-  }
-  it('keeps named groups and counts capture groups', () => {
-    const m = compileRegex('(?P<y>\\d{4})-(?P<m>\\d{2})').exec('2024-05')
-    assert.equal(m?.groups?.['m'], '05')
-    assert.equal(captureGroupCount(compileRegex('(a)(b)(?:c)')), 2)
-  })
-  it('rejects invalid patterns with a KqlError naming the function', () => {
-    assert.throws(
-      () => compileRegex('(', '', 'extract'),
-      (e: unknown) => e instanceof KqlError && /extract\(\)/.test(e.message),
-    )
-  })
-})
 
 describe('valueToString', () => {
   it('prints values as Kusto does', () => {

@@ -2,12 +2,10 @@
  * @module
  * KQL string functions (see ./README.md). Arguments Kusto documents as "forcibly converted to
  * string" accept any type and go through `valueToString`; regular expressions are RE2 patterns
- * translated by `compileRegex` and compiled once per call site when they are constant.
+ * (./regex.ts: RE2, linear time) compiled once per call site when they are constant.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
-  captureGroupCount,
-  compileRegex,
   constantOf,
   convertValue,
   defineScalar,
@@ -23,20 +21,18 @@ import {
   valueToString,
 } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { compileRegex, type KqlRegex, type RegexMatch } from './regex.js'
 
 /** Compiles a regex argument once when it is constant, else per distinct value (cached). */
-function regexArg(name: string, args: readonly ArgInfo[], i: number, flags = ''): (values: readonly KqlValue[]) => RegExp {
+function regexArg(name: string, args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => KqlRegex {
   const arg = args[i]!
   const constant = constantOf(arg)
   if (constant !== undefined) {
-    const re = compileRegex(valueToString(arg.type, constant), flags, name)
-    return () => {
-      re.lastIndex = 0
-      return re
-    }
+    const re = compileRegex(valueToString(arg.type, constant), '', name)
+    return () => re
   }
   const read = textReader(args, i)
-  return (values) => compileRegex(read(values), flags, name)
+  return (values) => compileRegex(read(values), '', name)
 }
 
 /** Code points of a string (strlen counts these). */
@@ -208,10 +204,10 @@ function trimDef(name: string, start: boolean, end: boolean): ScalarFunction {
     result: 'string',
     bind: (args) => {
       const arg = args[0]!
-      const build = (pattern: string): RegExp[] => {
+      const build = (pattern: string): KqlRegex[] => {
         // validate the pattern itself first so the error names the user's regex
         compileRegex(pattern, '', name)
-        const out: RegExp[] = []
+        const out: KqlRegex[] = []
         if (start) out.push(compileRegex(`^(?:${pattern})+`, '', name))
         if (end) out.push(compileRegex(`(?:${pattern})+$`, '', name))
         return out
@@ -299,7 +295,7 @@ function replaceMany(text: string, lookups: DynamicValue, rewrites: DynamicValue
 }
 
 /** Expands an RE2 rewrite (`\0`..`\9` for groups, `\\` for a backslash) for one match. */
-function expandRewrite(rewrite: string, match: RegExpExecArray): string {
+function expandRewrite(rewrite: string, match: RegexMatch): string {
   let out = ''
   for (let i = 0; i < rewrite.length; i++) {
     const c = rewrite[i]!
@@ -321,12 +317,11 @@ function expandRewrite(rewrite: string, match: RegExpExecArray): string {
   return out
 }
 
-function regexReplaceAll(text: string, re: RegExp, rewrite: string): string {
-  const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g')
+function regexReplaceAll(text: string, re: KqlRegex, rewrite: string): string {
   let out = ''
   let pos = 0
-  for (const m of text.matchAll(g)) {
-    out += text.slice(pos, m.index) + expandRewrite(rewrite, m as RegExpExecArray)
+  for (const m of re.matchAll(text)) {
+    out += text.slice(pos, m.index) + expandRewrite(rewrite, m)
     pos = m.index + m[0].length
   }
   return out + text.slice(pos)
@@ -338,7 +333,7 @@ const replaceRegex = defineScalar({
   result: 'string',
   bind: (args) => {
     const text = textReader(args, 0)
-    const re = regexArg('replace_regex', args, 1, 'g')
+    const re = regexArg('replace_regex', args, 1)
     const rewrite = textReader(args, 2)
     return (values) => regexReplaceAll(text(values), re(values), rewrite(values))
   },
@@ -350,7 +345,7 @@ const replaceLegacy = defineScalar({
   params: ['string', 'scalar', 'scalar'],
   result: 'string',
   bind: (args) => {
-    const re = regexArg('replace', args, 0, 'g')
+    const re = regexArg('replace', args, 0)
     const rewrite = textReader(args, 1)
     const text = textReader(args, 2)
     return (values) => regexReplaceAll(text(values), re(values), rewrite(values))
@@ -436,7 +431,7 @@ const indexofRegex = defineScalar({
   result: 'long',
   bind: (args) => {
     const source = textReader(args, 0)
-    const re = regexArg('indexof_regex', args, 1, 'g')
+    const re = regexArg('indexof_regex', args, 1)
     const window = readWindow(args)
     return (values) => {
       const s = source(values),
@@ -444,10 +439,8 @@ const indexofRegex = defineScalar({
       if (w === null || w.start < 0) return null
       if (w.start > s.length) return -1
       const region = w.length === -1 ? s.slice(w.start) : s.slice(w.start, w.start + w.length)
-      const g = re(values)
-      g.lastIndex = 0
       let count = 0
-      for (const m of region.matchAll(g)) {
+      for (const m of re(values).matchAll(region)) {
         if (++count === w.occurrence) return w.start + m.index
       }
       return -1
@@ -468,14 +461,8 @@ const countof = defineScalar({
     if (kind !== 'normal' && kind !== 'regex') throw functionError('countof', `kind must be "normal" or "regex", got "${kind}"`)
     const source = textReader(args, 0)
     if (kind === 'regex') {
-      const re = regexArg('countof', args, 1, 'g')
-      return (values) => {
-        const g = re(values)
-        g.lastIndex = 0
-        let n = 0
-        for (const _ of source(values).matchAll(g)) n++
-        return n
-      }
+      const re = regexArg('countof', args, 1)
+      return (values) => re(values).matchAll(source(values)).length
     }
     const search = textReader(args, 1)
     return (values) => {
@@ -559,7 +546,7 @@ function extractAllDef(name: string): ScalarFunction {
     max: 3,
     result: 'dynamic',
     bind: (args) => {
-      const re = regexArg(name, args, 0, 'g')
+      const re = regexArg(name, args, 0)
       const hasGroups = args.length === 3
       if (hasGroups && args[1]!.type !== 'dynamic')
         throw functionError(name, `captureGroups (argument #2) must be a dynamic array, got ${args[1]!.type}`)
@@ -567,8 +554,7 @@ function extractAllDef(name: string): ScalarFunction {
       const source = textReader(args, hasGroups ? 2 : 1)
       return (values) => {
         const g = re(values)
-        g.lastIndex = 0
-        const count = captureGroupCount(g)
+        const count = g.groupCount
         let selectors: (string | number)[]
         if (groupsRead) {
           const sel = groupSelectors(groupsRead(values))
@@ -578,10 +564,9 @@ function extractAllDef(name: string): ScalarFunction {
           selectors = count === 0 ? [0] : Array.from({ length: count }, (_, k) => k + 1)
         }
         const rows: DynamicValue[] = []
-        for (const m of source(values).matchAll(g)) {
+        for (const m of g.matchAll(source(values))) {
           const picked = selectors.map((sel) => (typeof sel === 'number' ? m[sel] : m.groups?.[sel]) ?? '')
           rows.push(selectors.length === 1 ? picked[0]! : picked)
-          if (m[0] === '') g.lastIndex++
         }
         return rows.length === 0 ? null : rows
       }
