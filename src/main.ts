@@ -117,6 +117,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       config.databaseUrl
         ? { dialect: 'postgres', databaseUrl: config.databaseUrl }
         : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) },
+      config.queryCapacity ?? {},
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })

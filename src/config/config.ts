@@ -35,6 +35,43 @@ export interface Config {
   readonly masterKey?: string | undefined
   /** Older master keys (comma list) that still open credentials sealed before a rotation. */
   readonly masterKeyPrevious?: string | undefined
+  /** Query capacity (PROVENANT_QUERY_*): unset fields take the pool's defaults (docs/configuration.md). */
+  readonly queryCapacity?: QueryCapacityConfig
+}
+
+/** How the query workers are shared (issue 15; design §14). */
+export interface QueryCapacityConfig {
+  /** Worker threads: queries running at once (PROVENANT_QUERY_WORKERS). */
+  readonly workers?: number
+  /** Queries one account may run at once (PROVENANT_QUERY_PER_CALLER). */
+  readonly perCaller?: number
+  /** Queries that may wait for a worker, all accounts (PROVENANT_QUERY_QUEUE). */
+  readonly queueLimit?: number
+  /** Queries one account may have waiting (PROVENANT_QUERY_QUEUE_PER_CALLER). */
+  readonly perCallerQueue?: number
+  /** One query's memory budget in MB: each worker's heap limit (PROVENANT_QUERY_MEMORY_MB). */
+  readonly memoryMb?: number
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
+  const text = env[name]
+  if (text === undefined || text === '') return undefined
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}"`)
+  return n
+}
+
+function queryCapacityOf(env: NodeJS.ProcessEnv): QueryCapacityConfig {
+  const out: Record<string, number> = {}
+  const set = (key: keyof QueryCapacityConfig, value: number | undefined) => {
+    if (value !== undefined) out[key] = value
+  }
+  set('workers', positiveInt(env, 'PROVENANT_QUERY_WORKERS', 1, 64))
+  set('perCaller', positiveInt(env, 'PROVENANT_QUERY_PER_CALLER', 1, 64))
+  set('queueLimit', positiveInt(env, 'PROVENANT_QUERY_QUEUE', 0, 10_000))
+  set('perCallerQueue', positiveInt(env, 'PROVENANT_QUERY_QUEUE_PER_CALLER', 0, 10_000))
+  set('memoryMb', positiveInt(env, 'PROVENANT_QUERY_MEMORY_MB', 64, 65_536))
+  return out
 }
 
 export interface ExportBucketConfig {
@@ -113,5 +150,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     downloadUrlKey: env['PROVENANT_DOWNLOAD_URL_KEY'] || undefined,
     masterKey: env['PROVENANT_MASTER_KEY'] || undefined,
     masterKeyPrevious: env['PROVENANT_MASTER_KEY_PREVIOUS'] || undefined,
+    queryCapacity: queryCapacityOf(env),
   }
 }

@@ -109,7 +109,7 @@ export function registerWarmQueryTools(server: McpServer, caller: Caller, deps: 
       if (!q.query?.trim()) problem = 'it has no saved KQL text'
       else {
         try {
-          columns = (await queries.check(caller, q.query)).columns.map((c) => ({ name: c.name, type: c.type }))
+          columns = (await queries.check(caller, q.query, { savedAs: q.lookup })).columns.map((c) => ({ name: c.name, type: c.type }))
         } catch (error) {
           // Queries over tables outside the token's scopes are left out: this token could not run them.
           if (error instanceof ForbiddenError) continue
@@ -195,7 +195,9 @@ export function registerWarmQueryTools(server: McpServer, caller: Caller, deps: 
           if (!caller.rights.has('warm-queries:read')) return missingRightResult('warm-queries:read', 'get_warm_query')
           const current = await config.current(caller.workspaceId)
           const q = queries.findWarmQuery(current, lookup.trim())
-          const columns = q.query?.trim() ? (await queries.check(caller, q.query)).columns.map((c) => ({ name: c.name, type: c.type })) : []
+          const columns = q.query?.trim()
+            ? (await queries.check(caller, q.query, { savedAs: q.lookup })).columns.map((c) => ({ name: c.name, type: c.type }))
+            : []
           const approval = current.approvals[q.lookup]
           const structured = {
             lookup: q.lookup,

@@ -1,20 +1,53 @@
 /**
  * @module
- * QueryExecutor on a pool of worker threads (query-worker.ts). A task that passes its time cap is
- * stopped by terminating its worker, which is then replaced; the server keeps answering meanwhile.
+ * QueryExecutor on a pool of worker threads (query-worker.ts; design §5, §7, §14; issue 15). The
+ * main thread never compiles or evaluates KQL: every request (run or compile-only check) goes to a
+ * worker, under its caps:
+ *
+ * - Time: the cap counts from the moment the request arrives, queue wait included. Past it the
+ *   worker running it is terminated (and replaced) and, on PostgreSQL, its statement is cancelled
+ *   with pg_cancel_backend; statement_timeout bounds it besides.
+ * - Memory: each worker's V8 heap is capped (`memoryMb`); a query that needs more ends its worker
+ *   and rejects with QueryMemoryError, so the server's RSS stays bounded.
+ * - Fair sharing (fair-queue.ts): per-caller running limit, bounded queue, QueryCapacityError when
+ *   it is full.
+ * - Cancellation: aborting `signal` removes a waiting request, or terminates the worker running it
+ *   (and cancels its PostgreSQL statement); the promise rejects with QueryCancelledError.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
-import type { QueryExecutor, QueryOutcome, QueryRun } from '../domain/queries/query-executor.js'
-import { QueryTimeoutError } from '../domain/queries/query-executor.js'
-import { type KqlColumn, KqlError, type KqlErrorKind, type SourcePosition } from '../kql/index.js'
+import pg from 'pg'
+import {
+  type CheckOutcome,
+  QueryCancelledError,
+  QueryCapacityError,
+  type QueryCheck,
+  type QueryExecutor,
+  QueryForbiddenError,
+  QueryMemoryError,
+  type QueryOutcome,
+  type QueryRun,
+  QueryTimeoutError,
+} from '../domain/queries/query-executor.js'
+import { type KqlColumn, KqlError, type KqlErrorKind, type KqlSchema, type SourcePosition } from '../kql/index.js'
+import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
 export type WorkerInit =
   | { readonly dialect: 'sqlite'; readonly sqliteFile: string }
   | { readonly dialect: 'postgres'; readonly databaseUrl: string }
 
-export interface WorkerTask extends QueryRun {
+/** What a worker receives (structured-clonable: no signal, no functions). */
+export interface WorkerTask {
   readonly id: number
+  readonly kind: 'run' | 'check'
+  readonly text: string
+  readonly schema: KqlSchema
+  readonly schemaVersion: string
+  readonly now: bigint
+  readonly rowCap: number
+  /** What is left of the time cap when the worker gets the task (PostgreSQL's statement_timeout follows it). */
+  readonly timeoutMs: number
+  readonly allowedTables?: readonly string[]
 }
 
 export type WorkerReply =
@@ -26,20 +59,44 @@ export type WorkerReply =
       truncated: boolean
       visualization?: QueryOutcome['visualization']
     }
+  | { id: number; ok: true; checked: true; columns: KqlColumn[]; tables: string[] }
   | { id: number; ok: false; kind: 'kql'; kqlKind: KqlErrorKind; message: string; position?: SourcePosition }
+  | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
   | { id: number; ok: false; kind: 'error'; message: string }
 
-interface Pending {
+export type WorkerMessage = WorkerReply | { ready: true; backendPid?: number }
+
+export interface QueryPoolOptions extends FairQueueLimits {
+  /** Worker threads (queries running at once, all callers together). */
+  readonly workers: number
+  /** V8 heap budget of one worker, MB: one query's memory budget. */
+  readonly memoryMb: number
+}
+
+/** Defaults (docs/configuration.md): 2 workers on this 2-core class of machine, up to 4. */
+export function defaultQueryPoolOptions(): QueryPoolOptions {
+  const workers = Math.max(2, Math.min(4, availableParallelism()))
+  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512 }
+}
+
+interface Job {
+  readonly caller: string
   readonly task: WorkerTask
-  resolve(outcome: QueryOutcome): void
+  readonly arrived: number
+  readonly timeoutMs: number
+  readonly signal: AbortSignal | undefined
+  resolve(reply: WorkerReply): void
   reject(error: Error): void
+  slot?: Slot
+  timer?: NodeJS.Timeout
+  onAbort?: () => void
 }
 
 interface Slot {
   worker: Worker
-  ready: Promise<void>
-  current: Pending | undefined
-  timer: NodeJS.Timeout | undefined
+  ready: boolean
+  backendPid: number | undefined
+  current: Job | undefined
 }
 
 // Under tsx (tests, `npm run dev`) this module is TypeScript and the worker needs tsx registered
@@ -47,121 +104,193 @@ interface Slot {
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(`./query-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
 
-function newWorker(workerData: WorkerInit): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, { workerData })
+function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } }
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, options)
   const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-  return new Worker(bootstrap, { eval: true, workerData })
+  return new Worker(bootstrap, { ...options, eval: true })
 }
 
-export function createQueryPool(init: WorkerInit, size = Math.max(1, Math.min(4, availableParallelism()))): QueryExecutor {
+/** Cancels a PostgreSQL backend's running statement from a short-lived connection of its own. */
+async function cancelStatement(databaseUrl: string, backendPid: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'provenant-query-cancel' })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.query('SELECT pg_cancel_backend($1)', [backendPid])
+  } catch {
+    // best effort: statement_timeout stops it anyway
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOptions> = {}): QueryExecutor {
+  const settings = { ...defaultQueryPoolOptions(), ...options }
   const slots: Slot[] = []
-  const queue: Pending[] = []
+  const queue = new FairQueue<Job>(settings)
   let nextId = 1
   let closed = false
 
-  /** Starts a worker for the slot and routes its events there. */
   function start(slot: Slot): void {
-    const worker = newWorker(init)
+    const worker = newWorker(init, settings.memoryMb)
     slot.worker = worker
-    slot.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (reply: WorkerReply | { ready: true }) => {
-        if ('ready' in reply) resolve()
-        else finish(slot, reply)
-      })
-      worker.once('error', reject)
+    slot.ready = false
+    slot.backendPid = undefined
+    worker.on('message', (message: WorkerMessage) => {
+      if (slot.worker !== worker) return
+      if ('ready' in message) {
+        slot.ready = true
+        slot.backendPid = message.backendPid
+        dispatch()
+      } else finish(slot, message)
     })
-    slot.ready.catch(() => {})
-    worker.on('error', (error) => {
-      if (slot.worker === worker) fail(slot, error)
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (slot.worker === worker) crashed(slot, error)
     })
     worker.on('exit', () => {
-      if (!closed && slot.worker === worker) fail(slot, new Error('the query worker stopped unexpectedly'))
+      if (!closed && slot.worker === worker) crashed(slot, new Error('the query worker stopped unexpectedly'))
     })
     worker.unref()
   }
 
-  /** Terminates the slot's worker (stopping whatever it runs) and starts a fresh one. */
+  /** Terminates the slot's worker (really stopping what it runs) and starts a fresh one. */
   function replace(slot: Slot): void {
     const old = slot.worker
-    start(slot)
+    const pid = slot.backendPid
+    if (pid !== undefined && init.dialect === 'postgres') void cancelStatement(init.databaseUrl, pid)
+    if (!closed) start(slot)
     void old.terminate()
   }
 
-  function finish(slot: Slot, reply: WorkerReply): void {
-    const pending = slot.current
-    if (!pending || pending.task.id !== reply.id) return
-    clearTimeout(slot.timer)
-    slot.current = undefined
-    if (reply.ok) {
-      pending.resolve({
-        columns: reply.columns,
-        results: reply.results,
-        truncated: reply.truncated,
-        ...(reply.visualization ? { visualization: reply.visualization } : {}),
-      })
-    } else if (reply.kind === 'kql') {
-      pending.reject(new KqlError(reply.kqlKind, reply.message.replace(/^line \d+, column \d+: /, ''), reply.position))
-    } else {
-      pending.reject(new Error(reply.message))
+  function settle(job: Job): void {
+    clearTimeout(job.timer)
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort)
+    if (job.slot) {
+      job.slot.current = undefined
+      job.slot = undefined
+      queue.finished(job)
     }
+  }
+
+  /** Stops a job wherever it is (waiting or running) and rejects it. */
+  function stop(job: Job, error: Error): void {
+    const slot = job.slot
+    if (!slot && !queue.remove(job)) return // already settled
+    settle(job)
+    if (slot) replace(slot)
+    job.reject(error)
     dispatch()
   }
 
-  function fail(slot: Slot, error: Error): void {
-    const pending = slot.current
-    clearTimeout(slot.timer)
-    slot.current = undefined
-    if (!closed) replace(slot)
-    pending?.reject(error)
+  function finish(slot: Slot, reply: WorkerReply): void {
+    const job = slot.current
+    if (!job || job.task.id !== reply.id) return
+    settle(job)
+    job.resolve(reply)
+    dispatch()
+  }
+
+  function crashed(slot: Slot, error: Error & { code?: string }): void {
+    const job = slot.current
+    if (job) settle(job)
+    replace(slot)
+    job?.reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new QueryMemoryError(settings.memoryMb) : error)
     dispatch()
   }
 
   function dispatch(): void {
     for (const slot of slots) {
-      if (slot.current || queue.length === 0) continue
-      const pending = queue.shift()!
-      slot.current = pending
-      slot.ready.then(
-        () => {
-          if (slot.current !== pending) return
-          // The cap counts the query's own run, not a replacement worker's start-up.
-          slot.timer = setTimeout(() => {
-            if (slot.current !== pending) return
-            slot.current = undefined
-            replace(slot) // terminating the thread really stops the query
-            pending.reject(new QueryTimeoutError(pending.task.timeoutMs))
-            dispatch()
-          }, pending.task.timeoutMs)
-          slot.worker.postMessage(pending.task)
-        },
-        (error: Error) => {
-          if (slot.current === pending) fail(slot, error)
-        },
-      )
+      if (!slot.ready || slot.current || queue.length === 0) continue
+      const job = queue.next()
+      if (!job) return // every waiting caller is at its running limit
+      slot.current = job
+      job.slot = slot
+      const left = Math.max(1, job.timeoutMs - (Date.now() - job.arrived))
+      slot.worker.postMessage({ ...job.task, timeoutMs: left })
     }
   }
 
-  for (let i = 0; i < size; i++) {
-    const slot = { current: undefined, timer: undefined } as unknown as Slot
+  function submit(kind: 'run' | 'check', request: QueryCheck & Partial<QueryRun>): Promise<WorkerReply> {
+    if (closed) return Promise.reject(new Error('the query pool is closed'))
+    if (request.signal?.aborted) return Promise.reject(new QueryCancelledError())
+    const refusal = queue.mayRun(request.caller) && slots.some((s) => s.ready && !s.current) ? undefined : queue.refusal(request.caller)
+    if (refusal) return Promise.reject(new QueryCapacityError(refusal))
+    return new Promise<WorkerReply>((resolve, reject) => {
+      const job: Job = {
+        caller: request.caller,
+        task: {
+          id: nextId++,
+          kind,
+          text: request.text,
+          schema: request.schema,
+          schemaVersion: request.schemaVersion,
+          now: request.now ?? 0n,
+          rowCap: request.rowCap ?? 0,
+          timeoutMs: request.timeoutMs,
+          ...(request.allowedTables ? { allowedTables: request.allowedTables } : {}),
+        },
+        arrived: Date.now(),
+        timeoutMs: request.timeoutMs,
+        signal: request.signal,
+        resolve,
+        reject,
+      }
+      job.timer = setTimeout(() => {
+        const queuedMs = job.slot ? 0 : job.timeoutMs
+        stop(job, new QueryTimeoutError(job.timeoutMs, queuedMs))
+      }, job.timeoutMs)
+      if (job.signal) {
+        job.onAbort = () => stop(job, new QueryCancelledError())
+        job.signal.addEventListener('abort', job.onAbort, { once: true })
+      }
+      queue.push(job)
+      dispatch()
+    })
+  }
+
+  function unwrap(reply: WorkerReply): WorkerReply & { ok: true } {
+    if (reply.ok) return reply
+    if (reply.kind === 'kql') throw new KqlError(reply.kqlKind, reply.message.replace(/^line \d+, column \d+: /, ''), reply.position)
+    if (reply.kind === 'forbidden') throw new QueryForbiddenError(reply.tables)
+    throw new Error(reply.message)
+  }
+
+  for (let i = 0; i < Math.max(1, settings.workers); i++) {
+    const slot = { ready: false, backendPid: undefined, current: undefined } as unknown as Slot
     start(slot)
     slots.push(slot)
   }
 
   return {
-    run(query) {
-      if (closed) return Promise.reject(new Error('the query pool is closed'))
-      return new Promise((resolve, reject) => {
-        queue.push({ task: { ...query, id: nextId++ }, resolve, reject })
-        dispatch()
-      })
+    async run(query) {
+      const reply = unwrap(await submit('run', query))
+      if ('checked' in reply) throw new Error('the query worker answered a run with a check')
+      return {
+        columns: reply.columns,
+        results: reply.results,
+        truncated: reply.truncated,
+        ...(reply.visualization ? { visualization: reply.visualization } : {}),
+      }
+    },
+    async check(query): Promise<CheckOutcome> {
+      const reply = unwrap(await submit('check', query))
+      if (!('checked' in reply)) throw new Error('the query worker answered a check with a run')
+      return { columns: reply.columns, tables: reply.tables }
     },
     async close() {
       closed = true
-      for (const pending of queue.splice(0)) pending.reject(new Error('the server is shutting down'))
+      for (const job of queue.drain()) {
+        settle(job)
+        job.reject(new Error('the server is shutting down'))
+      }
       await Promise.all(
         slots.map(async (slot) => {
-          clearTimeout(slot.timer)
-          slot.current?.reject(new Error('the server is shutting down'))
+          const job = slot.current
+          if (job) {
+            settle(job)
+            job.reject(new Error('the server is shutting down'))
+          }
           await slot.worker.terminate()
         }),
       )

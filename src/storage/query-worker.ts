@@ -1,8 +1,9 @@
 /**
  * @module
- * A query worker thread: compiles and runs KQL against the workspace's tables on its own
- * read-only connection, so a slow query never blocks the server's event loop and can be stopped by
- * terminating the thread (design §5, §7). SQLite: the database file opened read-only with
+ * A query worker thread: compiles (parse, bind, constant folding) and runs KQL against the
+ * workspace's tables on its own read-only connection, so no query work ever runs on the server's
+ * event loop and any query can be stopped by terminating the thread (design §5, §7, §14; issue 15).
+ * Its V8 heap is capped by the pool (the query memory budget). SQLite: the database file opened read-only with
  * `query_only` and the engine's SQL functions registered. PostgreSQL: a client whose session is
  * read-only, under a statement_timeout. Read-only is enforced by the database, not by inspecting
  * the SQL (query-source.ts).
@@ -12,13 +13,15 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { type CompiledQuery, compileQuery, KqlError, type SqlSource, toWireRows } from '../kql/index.js'
 import { pgTypes } from './postgres/postgres-db.js'
-import type { WorkerInit, WorkerReply, WorkerTask } from './query-pool.js'
+import type { WorkerInit, WorkerMessage, WorkerReply, WorkerTask } from './query-pool.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from './query-source.js'
 
 const init = workerData as WorkerInit
 const plans = new Map<string, CompiledQuery>()
 /** The running task's time cap: PostgreSQL's statement_timeout follows it (plus a margin). */
 let currentTimeoutMs = 30_000
+/** PostgreSQL: this worker's backend, so the pool can cancel its statement (pg_cancel_backend). */
+let backendPid: number | undefined
 
 async function openSource(): Promise<SqlSource> {
   if (init.dialect === 'sqlite') {
@@ -35,19 +38,31 @@ async function openSource(): Promise<SqlSource> {
   })
   client.on('error', () => {})
   await client.connect()
+  backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
   return createPostgresQuerySource(client, { timeoutMs: () => currentTimeoutMs + 1000 })
 }
 
 const source = await openSource()
 
+function compile(task: WorkerTask): CompiledQuery {
+  const key = `${task.schemaVersion}\n${task.text}`
+  let plan = plans.get(key)
+  if (!plan) {
+    plan = compileQuery(task.text, task.schema, { dialect: init.dialect })
+    if (plans.size >= 500) plans.delete(plans.keys().next().value!)
+    plans.set(key, plan)
+  }
+  return plan
+}
+
 async function run(task: WorkerTask): Promise<WorkerReply> {
   try {
-    const key = `${task.schemaVersion}\n${task.text}`
-    let plan = plans.get(key)
-    if (!plan) {
-      plan = compileQuery(task.text, task.schema, { dialect: init.dialect })
-      if (plans.size >= 500) plans.delete(plans.keys().next().value!)
-      plans.set(key, plan)
+    const plan = compile(task)
+    if (task.kind === 'check') return { id: task.id, ok: true, checked: true, columns: [...plan.columns], tables: [...plan.tables] }
+    if (task.allowedTables) {
+      const allowed = new Set(task.allowedTables)
+      const denied = plan.tables.filter((t) => !allowed.has(t))
+      if (denied.length > 0) return { id: task.id, ok: false, kind: 'forbidden', tables: denied }
     }
     currentTimeoutMs = task.timeoutMs
     const result = await plan.execute(plan.tables.length > 0 ? source : undefined, { now: task.now, rowCap: task.rowCap })
@@ -77,4 +92,4 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
 parentPort!.on('message', (task: WorkerTask) => {
   void run(task).then((reply) => parentPort!.postMessage(reply))
 })
-parentPort!.postMessage({ ready: true })
+parentPort!.postMessage({ ready: true, ...(backendPid === undefined ? {} : { backendPid }) } satisfies WorkerMessage)

@@ -106,8 +106,8 @@ for (const backend of BACKENDS) {
       )
       await rejects(
         server.services.proposals.create(metersOnly, { rationale: 'x', changes: [createQuery('x', 'Sensors | count')] }, 'mcp'),
-        'forbidden',
-        /changes\[0\]\.query: .*may not read the table Sensors/,
+        'invalid-input',
+        /changes\[0\]\.query: KQL error: .*Sensors/,
       )
       const current = (await server.services.config.current(ws())).document.warmQueries.find((q) => q.lookup === 'avg-by-sensor')!
       await rejects(

@@ -110,15 +110,20 @@ for (const backend of BACKENDS) {
       assert.match(errorMessage(viewer), /lacks the right queries:run/)
     })
 
-    it("403 naming the table when the token's scopes allow other connections", async () => {
+    it("tables outside the token's scopes do not exist for its ad-hoc KQL; a warm query reading them is a 403", async () => {
       const metersOnly = await server.token('analyst', { scopes: { connections: ['meters'] } })
       const denied = await adhoc('Sensors | count', metersOnly)
-      assert.equal(denied.status, 403)
-      assert.match(errorMessage(denied), /may not read the table Sensors/)
+      const missing = await adhoc('NoSuchTable | count', metersOnly)
+      assert.equal(denied.status, 400)
+      assert.equal(missing.status, 400)
+      // the same answer as for a table that does not exist: nothing says Sensors is there
+      assert.equal(errorMessage(denied).replace('Sensors', 'NoSuchTable'), errorMessage(missing))
       assert.equal((await adhoc('Meters | count', metersOnly)).status, 200)
       const viaSurface = await server.token('analyst', { scopes: { surfaces: ['yard'] } })
-      assert.equal((await adhoc('union Sensors, Meters | count', viaSurface)).status, 403)
-      assert.equal((await server.api('GET', '/oi-api/warm-queries/avg-by-sensor', { token: viaSurface })).status, 403)
+      assert.equal((await adhoc('union Sensors, Meters | count', viaSurface)).status, 400)
+      const warm = await server.api('GET', '/oi-api/warm-queries/avg-by-sensor', { token: viaSurface })
+      assert.equal(warm.status, 403)
+      assert.match(errorMessage(warm), /warm query "avg-by-sensor" reads connections this token's scopes do not include/)
       assert.equal((await adhoc('print 1', metersOnly)).status, 200, 'queries over no table are always allowed')
     })
 

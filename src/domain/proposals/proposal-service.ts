@@ -17,7 +17,7 @@ import { newId } from '../../shared/ids.js'
 import type { Caller } from '../access/caller.js'
 import { roleHas } from '../access/rights.js'
 import type { ActivityLog, Actor } from '../activity/activity-log.js'
-import { DomainError, ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
+import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '../errors.js'
 import type { QueryService } from '../queries/query-service.js'
 import type { Stores } from '../stores.js'
 import type { WorkspaceConfig } from '../workspace-config/config-document.js'
@@ -107,7 +107,9 @@ export function createProposalServices(deps: ProposalServiceDeps) {
         await queries.check(caller, change.query)
       } catch (error) {
         if (error instanceof DomainError) {
-          const Kind = error instanceof ForbiddenError ? ForbiddenError : InvalidInputError
+          // a busy query capacity stays a 503 (retry); scopes a 403; anything else is the text's fault
+          const Kind =
+            error instanceof ForbiddenError ? ForbiddenError : error instanceof UnavailableError ? UnavailableError : InvalidInputError
           throw new Kind(`changes[${i}].query: ${error.message}`, { cause: error })
         }
         throw error

@@ -1,21 +1,51 @@
 /**
  * @module
- * The port that runs KQL against the workspace's tables, off the event loop and under the caps.
- * Implemented in storage/ with a pool of worker threads (read-only SQLite connections, or
- * PostgreSQL clients in READ ONLY transactions with a statement_timeout).
+ * The port that compiles and runs KQL against the workspace's tables, off the event loop and under
+ * the query's caps (design §5, §7, §14; issue 15). Implemented in storage/ with a pool of worker
+ * threads (storage/query-pool.ts: read-only SQLite connections, or PostgreSQL clients in READ ONLY
+ * sessions with a statement_timeout). A columnar (DuckDB) adapter implements the same port.
+ *
+ * Contract every adapter keeps:
+ * - No query work on the caller's thread: parsing, binding, constant folding and evaluation all run
+ *   where the time cap and memory budget apply.
+ * - `timeoutMs` counts from the moment the request is handed over (time waiting for capacity
+ *   included); past it the work is really stopped and the promise rejects with QueryTimeoutError.
+ * - Capacity is shared fairly: at most a configured number of queries per `caller` run at once,
+ *   the rest wait in a bounded queue; when that is full the promise rejects at once with
+ *   QueryCapacityError (no query was started).
+ * - `signal` cancels: a queued request leaves the queue, a running one is stopped (worker
+ *   terminated, database statement cancelled) and the promise rejects with QueryCancelledError.
+ *   This is what the portal's Cancel button and a disconnecting HTTP client use.
+ * - A query that needs more memory than the budget rejects with QueryMemoryError.
+ * - Query errors reject with the engine's KqlError; anything else is infrastructure.
  */
 import type { KqlColumn, KqlSchema } from '../../kql/index.js'
 
-export interface QueryRun {
+interface QueryRequest {
   readonly text: string
+  /** The schema the text compiles against: for ad-hoc text, only the tables the caller's scopes allow. */
   readonly schema: KqlSchema
-  /** Part of the compiled-plan cache key. */
+  /** Part of the compiled-plan cache key: changes whenever `schema` does. */
   readonly schemaVersion: string
+  /** Who the request counts against for fair sharing (the token owner's account id). */
+  readonly caller: string
+  readonly timeoutMs: number
+  readonly signal?: AbortSignal
+}
+
+export interface QueryRun extends QueryRequest {
   /** now() for the query, in datetime ticks. */
   readonly now: bigint
   readonly rowCap: number
-  readonly timeoutMs: number
+  /**
+   * When set, the query may read only these tables (KQL names): reading another is refused with
+   * QueryForbiddenError before anything runs. Used for saved queries compiled against the full schema.
+   */
+  readonly allowedTables?: readonly string[]
 }
+
+/** Compile only: the result columns and the tables the query reads (portal preview, MCP, proposals). */
+export type QueryCheck = QueryRequest
 
 export interface QueryOutcome {
   readonly columns: readonly KqlColumn[]
@@ -25,18 +55,57 @@ export interface QueryOutcome {
   readonly visualization?: { readonly kind: string; readonly properties: Readonly<Record<string, unknown>> }
 }
 
+export interface CheckOutcome {
+  readonly columns: readonly KqlColumn[]
+  readonly tables: readonly string[]
+}
+
 export interface QueryExecutor {
-  /**
-   * Runs one query. MUST reject with a KqlError for a query error, and with QueryTimeoutError when
-   * the time cap passes (the query MUST then really be stopped, not left running).
-   */
   run(query: QueryRun): Promise<QueryOutcome>
+  check(query: QueryCheck): Promise<CheckOutcome>
   close(): Promise<void>
 }
 
 export class QueryTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`the query ran longer than the ${timeoutMs / 1000} s time cap and was stopped`)
+  constructor(
+    readonly timeoutMs: number,
+    /** Milliseconds of the cap spent waiting for a free worker. */
+    readonly queuedMs = 0,
+  ) {
+    const waited = queuedMs >= 1000 ? ` (${(queuedMs / 1000).toFixed(1)} s of it waiting for query capacity)` : ''
+    super(`the query ran longer than the ${timeoutMs / 1000} s time cap${waited} and was stopped`)
     this.name = 'QueryTimeoutError'
+  }
+}
+
+/** Every worker is busy and the queue is full (overall, or for this caller). Nothing ran. */
+export class QueryCapacityError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'QueryCapacityError'
+  }
+}
+
+/** The caller cancelled (signal aborted); the work was stopped. */
+export class QueryCancelledError extends Error {
+  constructor() {
+    super('the query was cancelled')
+    this.name = 'QueryCancelledError'
+  }
+}
+
+/** The query needed more memory than the per-query budget and was stopped. */
+export class QueryMemoryError extends Error {
+  constructor(readonly budgetMb: number) {
+    super(`the query needed more than the ${budgetMb} MB query memory budget and was stopped`)
+    this.name = 'QueryMemoryError'
+  }
+}
+
+/** A saved query reads a table outside `allowedTables`. */
+export class QueryForbiddenError extends Error {
+  constructor(readonly tables: readonly string[]) {
+    super('the query reads tables outside the allowed set')
+    this.name = 'QueryForbiddenError'
   }
 }

@@ -1,21 +1,40 @@
 /**
  * @module
- * Warm queries and ad-hoc KQL (spec 2.1–2.3, 4.1; design §5, §7). A warm query is found by its
- * lookup or API path and runs with its approver and approval time; an ad-hoc query is approved by
- * its caller at run time. Queries are compiled here first (fast, cached) so errors, rights and
- * scopes are settled before a worker runs anything.
+ * Warm queries and ad-hoc KQL (spec 2.1–2.3, 4.1; design §5, §7, §14). A warm query is found by
+ * its lookup or API path and runs with its approver and approval time; an ad-hoc query is approved
+ * by its caller at run time.
+ *
+ * No KQL work happens here (issue 15): compiling and running both go to the QueryExecutor (worker
+ * threads), under the workspace's time cap, the server's memory budget and fair sharing per
+ * account. Scopes (issue 14 item 8): text the caller wrote (ad-hoc, proposals, previews) compiles
+ * against a schema holding only the tables its scopes allow, so other connections' tables and
+ * columns do not exist for it (`getschema`, "did you mean", `union *`, errors). Saved warm queries
+ * compile against the whole schema and are refused with a 403 that names no table when they read
+ * outside the scopes.
+ *
+ * Cancellation: `runWarm`/`runAdhoc`/`check` take `{ signal }`; aborting it stops the query on the
+ * server (the worker is terminated, a PostgreSQL statement cancelled) and the call rejects with a
+ * 400 saying it was cancelled. The HTTP route aborts when the client disconnects.
  */
-import { type CompiledQuery, compileQuery, KqlError, type SqlDialectName } from '../../kql/index.js'
+import { type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
 import { dateTimeFromEpochMs } from '../../kql/values.js'
 import type { Clock } from '../../shared/clock.js'
 import type { Caller } from '../access/caller.js'
 import { allowedConnections } from '../access/scope-rules.js'
-import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
+import { ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { WarmQueryConfig } from '../workspace-config/config-document.js'
 import type { ConfigService, CurrentConfig } from '../workspace-config/config-service.js'
-import { type QueryExecutor, type QueryOutcome, QueryTimeoutError } from './query-executor.js'
-import { type WorkspaceSchema, workspaceSchema } from './workspace-schema.js'
+import {
+  QueryCancelledError,
+  QueryCapacityError,
+  type QueryExecutor,
+  QueryForbiddenError,
+  QueryMemoryError,
+  type QueryOutcome,
+  QueryTimeoutError,
+} from './query-executor.js'
+import { scopedSchema, type WorkspaceSchema, workspaceSchema } from './workspace-schema.js'
 
 export interface QueryResponse extends QueryOutcome {
   readonly lookup?: string
@@ -34,17 +53,22 @@ export interface QueryServiceDeps {
   readonly dialect: SqlDialectName
 }
 
+export interface QueryCallOptions {
+  /** Aborting stops the query on the server (portal Cancel button, a disconnected HTTP client). */
+  readonly signal?: AbortSignal
+}
+
 /** Longest query text accepted (ad hoc and saved). */
 export const MAX_QUERY_LENGTH = 100_000
 
 export type QueryService = ReturnType<typeof createQueryService>
 
 export function createQueryService(deps: QueryServiceDeps) {
-  const { stores, config, executor, clock, dialect } = deps
+  const { stores, config, executor, clock } = deps
   const schemas = new Map<string, { key: string; value: WorkspaceSchema }>()
-  const plans = new Map<string, CompiledQuery>()
+  const scoped = new Map<string, WorkspaceSchema>()
 
-  async function schemaOf(workspaceId: string, current: CurrentConfig): Promise<WorkspaceSchema> {
+  async function fullSchema(workspaceId: string, current: CurrentConfig): Promise<WorkspaceSchema> {
     const key = `${current.seq}:${current.commitId ?? ''}`
     const hit = schemas.get(workspaceId)
     if (hit?.key === key) return hit.value
@@ -53,58 +77,82 @@ export function createQueryService(deps: QueryServiceDeps) {
     return value
   }
 
-  function compile(text: string, schema: WorkspaceSchema): CompiledQuery {
-    const key = `${schema.version}\n${text}`
-    let plan = plans.get(key)
-    if (!plan) {
-      try {
-        plan = compileQuery(text, schema.schema, { dialect })
-      } catch (error) {
-        if (error instanceof KqlError)
-          throw new InvalidInputError(`KQL ${error.kind === 'unsupported' ? 'not supported' : 'error'}: ${error.message}`, { cause: error })
-        throw error
-      }
-      if (plans.size >= 1000) plans.delete(plans.keys().next().value!)
-      plans.set(key, plan)
-    }
-    return plan
-  }
-
-  function checkScopes(caller: Caller, current: CurrentConfig, schema: WorkspaceSchema, plan: CompiledQuery): void {
+  /** The schema the caller's own text compiles against: only the tables its scopes allow. */
+  async function callerSchema(caller: Caller, current: CurrentConfig): Promise<WorkspaceSchema> {
+    const full = await fullSchema(caller.workspaceId, current)
     const allowed = allowedConnections(caller.scopes, current.document)
-    if (!allowed) return
-    const denied = plan.tables.filter((t) => !allowed.has(schema.connectionOfTable.get(t) ?? ''))
-    if (denied.length)
-      throw new ForbiddenError(
-        `this token may not read the table${denied.length > 1 ? 's' : ''} ${denied.join(', ')} (its scopes allow other connections)`,
-      )
+    if (!allowed) return full
+    const key = `${caller.workspaceId}\n${full.version}\n${[...allowed].sort().join('\n')}`
+    let value = scoped.get(key)
+    if (!value) {
+      value = scopedSchema(full, allowed)
+      if (scoped.size >= 200) scoped.delete(scoped.keys().next().value!)
+      scoped.set(key, value)
+    }
+    return value
   }
 
-  async function run(caller: Caller, text: string, current: CurrentConfig): Promise<QueryOutcome> {
+  /** Tables a saved query may read for this caller, or undefined when every table is allowed. */
+  async function allowedTables(caller: Caller, current: CurrentConfig): Promise<string[] | undefined> {
+    const allowed = allowedConnections(caller.scopes, current.document)
+    if (!allowed) return undefined
+    const full = await fullSchema(caller.workspaceId, current)
+    return [...full.connectionOfTable].filter(([, connection]) => allowed.has(connection)).map(([table]) => table)
+  }
+
+  function checkLength(text: string): void {
     if (text.length > MAX_QUERY_LENGTH)
       throw new InvalidInputError(`the query is ${text.length} characters long; at most ${MAX_QUERY_LENGTH} are accepted`)
-    const schema = await schemaOf(caller.workspaceId, current)
-    const plan = compile(text, schema)
-    checkScopes(caller, current, schema, plan)
+  }
+
+  /** The executor's failures as the domain's errors (each maps to one HTTP status). */
+  function domainError(error: unknown, what: string): unknown {
+    if (error instanceof KqlError) {
+      const label = error.kind === 'runtime' ? 'run-time error' : error.kind === 'unsupported' ? 'not supported' : 'error'
+      return new InvalidInputError(`KQL ${label}: ${error.message}`, { cause: error })
+    }
+    if (error instanceof QueryTimeoutError)
+      return new InvalidInputError(
+        `${error.message}; narrow the time window or simplify the query (the cap is set per workspace: settings.queries.timeoutSeconds)`,
+        { cause: error },
+      )
+    if (error instanceof QueryMemoryError)
+      return new InvalidInputError(
+        `${error.message}; filter or summarize earlier so less data is held at once (the budget is set per server: PROVENANT_QUERY_MEMORY_MB)`,
+        { cause: error },
+      )
+    if (error instanceof QueryCapacityError) return new UnavailableError(error.message, { cause: error })
+    if (error instanceof QueryCancelledError) return new InvalidInputError(`${what} was cancelled by its caller`, { cause: error })
+    return error
+  }
+
+  async function run(
+    caller: Caller,
+    text: string,
+    current: CurrentConfig,
+    saved: string | undefined,
+    options: QueryCallOptions,
+  ): Promise<QueryOutcome> {
+    checkLength(text)
+    const schema = saved ? await fullSchema(caller.workspaceId, current) : await callerSchema(caller, current)
+    const limited = saved ? await allowedTables(caller, current) : undefined
     const caps = current.document.settings.queries
     try {
       return await executor.run({
         text,
         schema: schema.schema,
         schemaVersion: schema.version,
+        caller: caller.accountId,
         now: dateTimeFromEpochMs(clock.now()),
         rowCap: caps.rowCap,
         timeoutMs: Math.round(caps.timeoutSeconds * 1000),
+        ...(limited ? { allowedTables: limited } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
       })
     } catch (error) {
-      if (error instanceof KqlError)
-        throw new InvalidInputError(`KQL ${error.kind === 'runtime' ? 'run-time error' : 'error'}: ${error.message}`, { cause: error })
-      if (error instanceof QueryTimeoutError)
-        throw new InvalidInputError(
-          `${error.message}; narrow the time window or simplify the query (the cap is set per workspace: settings.queries.timeoutSeconds)`,
-          { cause: error },
-        )
-      throw error
+      if (error instanceof QueryForbiddenError)
+        throw new ForbiddenError(`warm query "${saved}" reads connections this token's scopes do not include`, { cause: error })
+      throw domainError(error, 'the query')
     }
   }
 
@@ -117,13 +165,13 @@ export function createQueryService(deps: QueryServiceDeps) {
   }
 
   /** Runs a saved, approved query by its lookup or API path (spec 4.1). */
-  async function runWarm(caller: Caller, address: string): Promise<QueryResponse> {
+  async function runWarm(caller: Caller, address: string, options: QueryCallOptions = {}): Promise<QueryResponse> {
     const current = await config.current(caller.workspaceId)
     const query = findWarmQuery(current, address)
     if (!query.query || query.query.trim() === '')
       throw new InvalidInputError(`warm query "${query.lookup}" has no saved query text, so it cannot run`)
     const approval = current.approvals[query.lookup]
-    const outcome = await run(caller, query.query, current)
+    const outcome = await run(caller, query.query, current, query.lookup, options)
     return {
       lookup: query.lookup,
       ...outcome,
@@ -134,21 +182,46 @@ export function createQueryService(deps: QueryServiceDeps) {
   }
 
   /** Runs ad-hoc KQL (spec 2.3): the caller vouches for it, at run time (design §5). */
-  async function runAdhoc(caller: Caller, text: string): Promise<QueryResponse> {
+  async function runAdhoc(caller: Caller, text: string, options: QueryCallOptions = {}): Promise<QueryResponse> {
     if (text.trim() === '') throw new InvalidInputError('Query is empty; send the KQL text to run')
     const current = await config.current(caller.workspaceId)
     const at = clock.now()
-    const outcome = await run(caller, text, current)
+    const outcome = await run(caller, text, current, undefined, options)
     return { ...outcome, rowCount: outcome.results.length, approvedBy: caller.accountName, approvedAt: new Date(at).toISOString() }
   }
 
-  /** Compiles without running (portal preview, MCP): throws InvalidInputError for bad KQL. */
-  async function check(caller: Caller, text: string): Promise<{ tables: readonly string[]; columns: CompiledQuery['columns'] }> {
+  /**
+   * Compiles without running (portal preview, MCP, proposal validation) in a query worker: throws
+   * InvalidInputError for bad KQL. The caller's own text (default) sees only the tables its scopes
+   * allow; a saved warm query's text (`savedAs` its lookup) is refused with a ForbiddenError when it
+   * reads outside them.
+   */
+  async function check(
+    caller: Caller,
+    text: string,
+    options: QueryCallOptions & { readonly savedAs?: string } = {},
+  ): Promise<{ tables: readonly string[]; columns: readonly KqlColumn[] }> {
+    checkLength(text)
     const current = await config.current(caller.workspaceId)
-    const schema = await schemaOf(caller.workspaceId, current)
-    const plan = compile(text, schema)
-    checkScopes(caller, current, schema, plan)
-    return { tables: plan.tables, columns: plan.columns }
+    const saved = options.savedAs
+    const schema = saved ? await fullSchema(caller.workspaceId, current) : await callerSchema(caller, current)
+    let outcome: { tables: readonly string[]; columns: readonly KqlColumn[] }
+    try {
+      outcome = await executor.check({
+        text,
+        schema: schema.schema,
+        schemaVersion: schema.version,
+        caller: caller.accountId,
+        timeoutMs: Math.round(current.document.settings.queries.timeoutSeconds * 1000),
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+    } catch (error) {
+      throw domainError(error, 'checking the query')
+    }
+    const limited = saved ? await allowedTables(caller, current) : undefined
+    if (limited && outcome.tables.some((t) => !limited.includes(t)))
+      throw new ForbiddenError(`warm query "${saved}" reads connections this token's scopes do not include`)
+    return outcome
   }
 
   return { runWarm, runAdhoc, check, findWarmQuery }

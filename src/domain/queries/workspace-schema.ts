@@ -39,3 +39,14 @@ export function workspaceSchema(
   }
   return { schema: { tables: kqlTables }, version: `${commitId ?? 'none'}:${kqlTables.length}`, connectionOfTable }
 }
+
+/**
+ * The part of a schema a token's scopes allow (issue 14 item 8): other connections' tables are
+ * left out entirely, so to the query they do not exist.
+ */
+export function scopedSchema(full: WorkspaceSchema, allowedConnections: ReadonlySet<string>): WorkspaceSchema {
+  const tables = full.schema.tables.filter((t) => allowedConnections.has(full.connectionOfTable.get(t.name) ?? ''))
+  const connectionOfTable = new Map([...full.connectionOfTable].filter(([, connection]) => allowedConnections.has(connection)))
+  const key = [...allowedConnections].sort().join(',')
+  return { schema: { tables }, version: `${full.version}:scoped:${key}`, connectionOfTable }
+}

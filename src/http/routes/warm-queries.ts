@@ -1,9 +1,11 @@
 /**
  * @module
- * Warm queries (spec 4.1): run a saved, approved query by lookup or API path, or ad-hoc KQL.
+ * Warm queries (spec 4.1): run a saved, approved query by lookup or API path, or ad-hoc KQL. A
+ * client that disconnects before the answer cancels its query on the server (issue 15).
  */
 import { z } from 'zod'
 import type { QueryService } from '../../domain/queries/query-service.js'
+import { abortOnDisconnect } from '../client-disconnect.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
 const KQL_TYPES = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic'] as const
@@ -38,7 +40,7 @@ export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
       rights: ['warm-queries:read'],
       params: z.object({ '*': z.string().min(1, "give the warm query's lookup or API path").max(700) }),
       responses: { 200: { description: 'The result rows, approver and approval time.', schema: queryResponse } },
-      handler: async ({ caller, params }) => queries.runWarm(caller, params['*']),
+      handler: async ({ caller, params, reply }) => queries.runWarm(caller, params['*'], { signal: abortOnDisconnect(reply) }),
     }),
     defineRoute({
       method: 'POST',
@@ -46,7 +48,7 @@ export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
       operationId: 'runAdhocQuery',
       summary: 'Run an ad-hoc KQL query',
       description:
-        'Runs KQL without saving it. The caller is reported as the approver and the run time as the approval time. KQL errors are 400s naming the line and column.',
+        'Runs KQL without saving it. The caller is reported as the approver and the run time as the approval time. KQL errors are 400s naming the line and column; a query past a size, depth, time or memory limit is a 400 naming the limit. 503 when the query capacity is busy (every worker taken and the queue full): retry. Closing the connection cancels the query.',
       tag: 'Warm queries',
       rights: ['queries:run'],
       body: z.object({
@@ -55,7 +57,7 @@ export function warmQueryRoutes(queries: QueryService): AnyRoute[] {
           .describe('KQL text (case-insensitive property name: `query` works too).'),
       }),
       responses: { 200: { description: 'The result rows, with the caller as approver.', schema: queryResponse } },
-      handler: async ({ caller, body }) => queries.runAdhoc(caller, body.Query),
+      handler: async ({ caller, body, reply }) => queries.runAdhoc(caller, body.Query, { signal: abortOnDisconnect(reply) }),
     }),
   ]
 }
