@@ -7,6 +7,7 @@ import { printResult, type Scenario, writeSection, writeSummary } from './harnes
 import { authOverhead } from './scenarios/auth-overhead.js'
 import { callRecording } from './scenarios/call-recording.js'
 import { exportScenario } from './scenarios/export.js'
+import { hostileQueries } from './scenarios/hostile-queries.js'
 import { kqlEngine } from './scenarios/kql-engine.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 import { ledgerAppend } from './scenarios/ledger-append.js'
@@ -22,6 +23,7 @@ const SCENARIOS: readonly Scenario[] = [
   ledgerVerify,
   exportScenario,
   liveStream,
+  hostileQueries,
 ]
 
 const wanted = process.argv.slice(2)

@@ -12,6 +12,7 @@ import { DEFAULT_SEED, seededRandom } from './exec/random.js'
 import { compareNonNull, keyOf } from './exec/value-ops.js'
 import { KqlError } from './kql-error.js'
 import type { PlanColumn, PlanNode } from './plan/plan.js'
+import { expandedPlanSize, MAX_PLAN_OPERATORS } from './plan/plan-size.js'
 import type { KqlColumn, KqlSchema } from './schema.js'
 import { DIALECTS } from './sql/dialects.js'
 import { pushDown } from './sql/push-down.js'
@@ -52,6 +53,12 @@ export function compileQuery(text: string, schema: KqlSchema, options: CompileOp
     throw asKqlError(error)
   }
   const plan = bound.plan
+  const operators = expandedPlanSize(plan)
+  if (operators > MAX_PLAN_OPERATORS)
+    throw new KqlError(
+      'unsupported',
+      `the query expands to ${operators >= 1e9 ? 'more than a billion' : operators.toLocaleString('en-US')} operators after let and union expansion; the plan-size limit is ${MAX_PLAN_OPERATORS.toLocaleString('en-US')}`,
+    )
   const dialect = DIALECTS[options.dialect]
   const push = (p: PlanNode): PlanNode => (options.pushdown === false || !dialect ? p : pushDown(p, dialect))
   let executable: PlanNode

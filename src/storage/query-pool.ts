@@ -5,8 +5,9 @@
  * worker, under its caps:
  *
  * - Time: the cap counts from the moment the request arrives, queue wait included. Past it the
- *   worker running it is terminated (and replaced) and, on PostgreSQL, its statement is cancelled
- *   with pg_cancel_backend; statement_timeout bounds it besides.
+ *   worker running it is terminated and, on PostgreSQL, its statement is cancelled with
+ *   pg_cancel_backend (statement_timeout bounds it besides). A spare worker, started in advance,
+ *   takes the terminated one's place at once, so stopping a query never costs capacity.
  * - Memory: each worker's V8 heap is capped (`memoryMb`); a query that needs more ends its worker
  *   and rejects with QueryMemoryError, so the server's RSS stays bounded.
  * - Fair sharing (fair-queue.ts): per-caller running limit, bounded queue, QueryCapacityError when
@@ -88,14 +89,23 @@ interface Job {
   resolve(reply: WorkerReply): void
   reject(error: Error): void
   slot?: Slot
+  /** When a worker took it (Date.now()). */
+  dispatched?: number
   timer?: NodeJS.Timeout
   onAbort?: () => void
 }
 
-interface Slot {
-  worker: Worker
+/** A worker thread and what the pool knows of it. */
+interface Handle {
+  readonly worker: Worker
   ready: boolean
   backendPid: number | undefined
+  /** The slot it serves; undefined for the spare. */
+  slot: Slot | undefined
+}
+
+interface Slot {
+  handle: Handle
   current: Job | undefined
 }
 
@@ -132,35 +142,45 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   let nextId = 1
   let closed = false
 
-  function start(slot: Slot): void {
+  /**
+   * A ready spare worker takes the place of one that is terminated (a stopped query), so capacity
+   * comes back at once instead of after a thread start-up; a new spare then starts in the background.
+   */
+  let spare: Handle | undefined
+
+  function spawn(): Handle {
     const worker = newWorker(init, settings.memoryMb)
-    slot.worker = worker
-    slot.ready = false
-    slot.backendPid = undefined
+    const handle: Handle = { worker, ready: false, backendPid: undefined, slot: undefined }
+    const lost = (error: Error & { code?: string }) => {
+      if (closed) return
+      if (handle.slot?.handle === handle) crashed(handle.slot, error)
+      else if (spare === handle) spare = spawn()
+    }
     worker.on('message', (message: WorkerMessage) => {
-      if (slot.worker !== worker) return
       if ('ready' in message) {
-        slot.ready = true
-        slot.backendPid = message.backendPid
-        dispatch()
-      } else finish(slot, message)
+        handle.ready = true
+        handle.backendPid = message.backendPid
+        if (handle.slot) dispatch()
+      } else if (handle.slot?.handle === handle) finish(handle.slot, message)
     })
-    worker.on('error', (error: Error & { code?: string }) => {
-      if (slot.worker === worker) crashed(slot, error)
-    })
-    worker.on('exit', () => {
-      if (!closed && slot.worker === worker) crashed(slot, new Error('the query worker stopped unexpectedly'))
-    })
+    worker.on('error', lost)
+    worker.on('exit', () => lost(new Error('the query worker stopped unexpectedly')))
     worker.unref()
+    return handle
   }
 
-  /** Terminates the slot's worker (really stopping what it runs) and starts a fresh one. */
+  /** Terminates the slot's worker (really stopping what it runs); the spare, or a new worker, takes over. */
   function replace(slot: Slot): void {
-    const old = slot.worker
-    const pid = slot.backendPid
-    if (pid !== undefined && init.dialect === 'postgres') void cancelStatement(init.databaseUrl, pid)
-    if (!closed) start(slot)
-    void old.terminate()
+    const old = slot.handle
+    old.slot = undefined
+    if (old.backendPid !== undefined && init.dialect === 'postgres') void cancelStatement(init.databaseUrl, old.backendPid)
+    if (!closed) {
+      const next = spare ?? spawn()
+      spare = spawn()
+      next.slot = slot
+      slot.handle = next
+    }
+    void old.worker.terminate()
   }
 
   function settle(job: Job): void {
@@ -201,20 +221,22 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
 
   function dispatch(): void {
     for (const slot of slots) {
-      if (!slot.ready || slot.current || queue.length === 0) continue
+      if (!slot.handle.ready || slot.current || queue.length === 0) continue
       const job = queue.next()
       if (!job) return // every waiting caller is at its running limit
       slot.current = job
       job.slot = slot
+      job.dispatched = Date.now()
       const left = Math.max(1, job.timeoutMs - (Date.now() - job.arrived))
-      slot.worker.postMessage({ ...job.task, timeoutMs: left })
+      slot.handle.worker.postMessage({ ...job.task, timeoutMs: left })
     }
   }
 
   function submit(kind: 'run' | 'check', request: QueryCheck & Partial<QueryRun>): Promise<WorkerReply> {
     if (closed) return Promise.reject(new Error('the query pool is closed'))
     if (request.signal?.aborted) return Promise.reject(new QueryCancelledError())
-    const refusal = queue.mayRun(request.caller) && slots.some((s) => s.ready && !s.current) ? undefined : queue.refusal(request.caller)
+    const refusal =
+      queue.mayRun(request.caller) && slots.some((s) => s.handle.ready && !s.current) ? undefined : queue.refusal(request.caller)
     if (refusal) return Promise.reject(new QueryCapacityError(refusal))
     return new Promise<WorkerReply>((resolve, reject) => {
       const job: Job = {
@@ -237,8 +259,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
         reject,
       }
       job.timer = setTimeout(() => {
-        const queuedMs = job.slot ? 0 : job.timeoutMs
-        stop(job, new QueryTimeoutError(job.timeoutMs, queuedMs))
+        stop(job, new QueryTimeoutError(job.timeoutMs, (job.dispatched ?? Date.now()) - job.arrived))
       }, job.timeoutMs)
       if (job.signal) {
         job.onAbort = () => stop(job, new QueryCancelledError())
@@ -257,10 +278,12 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   }
 
   for (let i = 0; i < Math.max(1, settings.workers); i++) {
-    const slot = { ready: false, backendPid: undefined, current: undefined } as unknown as Slot
-    start(slot)
+    const handle = spawn()
+    const slot: Slot = { handle, current: undefined }
+    handle.slot = slot
     slots.push(slot)
   }
+  spare = spawn()
 
   return {
     async run(query) {
@@ -291,9 +314,10 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
             settle(job)
             job.reject(new Error('the server is shutting down'))
           }
-          await slot.worker.terminate()
+          await slot.handle.worker.terminate()
         }),
       )
+      if (spare) await spare.worker.terminate()
     },
   }
 }

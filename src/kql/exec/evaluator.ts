@@ -574,13 +574,27 @@ class Executor {
         return true
       })
     }
+    // the output size is known before any row is built: refuse a blow-up (a cross join) at once
+    const outer = kind === 'leftouter' || kind === 'fullouter'
+    let expected = kind === 'rightouter' || kind === 'fullouter' ? right.length : 0
+    const probeMatches = probe.map((l) => index.get(keyOfRow(l, node.leftKeys)))
+    for (const matches of probeMatches) {
+      expected += matches?.length ?? (outer ? 1 : 0)
+      if (expected > MAX_INTERMEDIATE_ROWS) {
+        throw new KqlError(
+          'runtime',
+          `the join would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); join on more selective keys or filter both sides first`,
+        )
+      }
+    }
     const matchedRight = kind === 'rightouter' || kind === 'fullouter' ? new Uint8Array(right.length) : undefined
     const checkpoint = async (): Promise<void> => {
       this.cap(out.length)
       await this.pulse()
     }
-    for (const l of probe) {
-      const matches = index.get(keyOfRow(l, node.leftKeys))
+    for (let p = 0; p < probe.length; p++) {
+      const l = probe[p]!
+      const matches = probeMatches[p]
       if (matches) {
         for (const ri of matches) {
           if (matchedRight) matchedRight[ri] = 1
@@ -669,10 +683,27 @@ class Executor {
     const fns = node.items.map((it) => this.compile(it.expr))
     const width = node.columns.length
     const limit = node.limit ?? Infinity
-    const out: Row[] = []
+    // the output size is known before any row is built: refuse a blow-up at once
+    const expansions = new Array<DynamicValue[][]>(rows.length)
+    let expected = 0
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = fns.map((f) => this.elementsOf(f(r, i, rows), node.bagExpansion))
+      expansions[i] = lists
+      let n = 0
+      for (const l of lists) n = Math.max(n, l.length)
+      expected += Math.min(n, limit)
+      if (expected > MAX_INTERMEDIATE_ROWS)
+        throw new KqlError(
+          'runtime',
+          `mv-expand would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); expand fewer rows or use 'limit'`,
+        )
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+    }
+    const out: Row[] = []
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const lists = expansions[i]!
       let n = 0
       for (const l of lists) n = Math.max(n, l.length)
       n = Math.min(n, limit)
@@ -700,10 +731,27 @@ class Executor {
     await this.prepare(node.items)
     const fns = node.items.map((e) => this.compile(e))
     const limit = node.limit ?? Infinity
-    const out: Row[] = []
+    // the output size is known before any row is built: refuse a blow-up at once
+    const expansions = new Array<DynamicValue[][]>(rows.length)
+    let expected = 0
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = fns.map((f) => this.elementsOf(f(r, i, rows), node.bagExpansion))
+      expansions[i] = lists
+      let n = 0
+      for (const l of lists) n = Math.max(n, l.length)
+      expected += Math.min(n, limit)
+      if (expected > MAX_INTERMEDIATE_ROWS)
+        throw new KqlError(
+          'runtime',
+          `mv-expand would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); expand fewer rows or use 'limit'`,
+        )
+      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
+    }
+    const out: Row[] = []
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!
+      const lists = expansions[i]!
       let n = 0
       for (const l of lists) n = Math.max(n, l.length)
       n = Math.min(n, limit)

@@ -825,8 +825,20 @@ class Parser {
     return { kind: 'Literal', start: t.start, end: this.lastEnd, type, value }
   }
 
-  /** The JSON-like content of `dynamic(...)`: objects, arrays, literals, typed literals. */
+  /** The JSON-like content of `dynamic(...)`, nested at most MAX_NESTING levels (issue 15). */
   private parseDynamicValue(): DynamicValue {
+    if (++this.depth > MAX_NESTING) {
+      throw this.error(this.peek().start, `the dynamic literal is nested more than ${MAX_NESTING} levels deep`, 'unsupported')
+    }
+    try {
+      return this.parseDynamicValueAt()
+    } finally {
+      this.depth--
+    }
+  }
+
+  /** Objects, arrays, literals, typed literals. */
+  private parseDynamicValueAt(): DynamicValue {
     const t = this.peek()
     if (t.kind === 'punct') {
       if (t.text === '{') {
