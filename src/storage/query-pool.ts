@@ -107,6 +107,12 @@ interface Handle {
 interface Slot {
   handle: Handle
   current: Job | undefined
+  /**
+   * The stopped job whose worker this slot is waiting to replace: it still counts against its
+   * account until the replacement is ready, so an account whose queries get stopped pays for the
+   * restart and cannot take the other accounts' worker meanwhile.
+   */
+  charged: Job | undefined
 }
 
 // Under tsx (tests, `npm run dev`) this module is TypeScript and the worker needs tsx registered
@@ -160,7 +166,10 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       if ('ready' in message) {
         handle.ready = true
         handle.backendPid = message.backendPid
-        if (handle.slot) dispatch()
+        if (handle.slot) {
+          release(handle.slot)
+          dispatch()
+        }
       } else if (handle.slot?.handle === handle) finish(handle.slot, message)
     })
     worker.on('error', lost)
@@ -169,8 +178,21 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     return handle
   }
 
-  /** Terminates the slot's worker (really stopping what it runs); the spare, or a new worker, takes over. */
-  function replace(slot: Slot): void {
+  /** The slot's worker is ready again: the account charged for its restart is free. */
+  function release(slot: Slot): void {
+    if (slot.charged) queue.finished(slot.charged)
+    slot.charged = undefined
+  }
+
+  /**
+   * Terminates the slot's worker (really stopping what it runs); the spare, or a new worker, takes
+   * over. `charge`: the stopped job, counted against its account until the replacement is ready.
+   */
+  function replace(slot: Slot, charge?: Job): void {
+    if (charge) {
+      if (slot.charged) queue.finished(slot.charged)
+      slot.charged = charge
+    }
     const old = slot.handle
     old.slot = undefined
     if (old.backendPid !== undefined && init.dialect === 'postgres') void cancelStatement(init.databaseUrl, old.backendPid)
@@ -179,17 +201,19 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       spare = spawn()
       next.slot = slot
       slot.handle = next
+      if (next.ready) release(slot)
     }
     void old.worker.terminate()
   }
 
-  function settle(job: Job): void {
+  /** Forgets a job's timer, listener and slot; `running`: still count it against its account (replace() charges it). */
+  function settle(job: Job, running = false): void {
     clearTimeout(job.timer)
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort)
     if (job.slot) {
       job.slot.current = undefined
       job.slot = undefined
-      queue.finished(job)
+      if (!running) queue.finished(job)
     }
   }
 
@@ -197,8 +221,8 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   function stop(job: Job, error: Error): void {
     const slot = job.slot
     if (!slot && !queue.remove(job)) return // already settled
-    settle(job)
-    if (slot) replace(slot)
+    settle(job, slot !== undefined)
+    if (slot) replace(slot, job)
     job.reject(error)
     dispatch()
   }
@@ -213,8 +237,8 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
 
   function crashed(slot: Slot, error: Error & { code?: string }): void {
     const job = slot.current
-    if (job) settle(job)
-    replace(slot)
+    if (job) settle(job, true)
+    replace(slot, job)
     job?.reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new QueryMemoryError(settings.memoryMb) : error)
     dispatch()
   }
@@ -279,7 +303,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
 
   for (let i = 0; i < Math.max(1, settings.workers); i++) {
     const handle = spawn()
-    const slot: Slot = { handle, current: undefined }
+    const slot: Slot = { handle, current: undefined, charged: undefined }
     handle.slot = slot
     slots.push(slot)
   }

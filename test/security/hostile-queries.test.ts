@@ -64,11 +64,20 @@ for (const backend of BACKENDS) {
       server = await startTestServer(backend, {
         config: { queryCapacity: { workers: 2, perCaller: 1, queueLimit: 8, perCallerQueue: 2, memoryMb: 256 } },
       })
-      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 3 } } }))
+      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 120 } } }))
       await pushRows(server, 'sensors', sensorRows(60))
       analyst = await server.token('analyst')
       analystAgain = await server.token('analyst')
       dashboard = await server.token('viewer')
+      // the workers start from TypeScript source in tests (slow on a busy machine): wait for them
+      // under a generous cap before the 3 s cap the hostile queries get
+      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 120 } } }))
+      const ready = await Promise.all([adhoc('print 0'), server.api('GET', '/oi-api/warm-queries/avg-by-sensor', { token: dashboard })])
+      assert.deepEqual(
+        ready.map((r) => r.status),
+        [200, 200],
+      )
+      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 3 } } }))
     })
     after(() => server.stop())
 
