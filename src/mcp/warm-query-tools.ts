@@ -235,10 +235,11 @@ export function registerWarmQueryTools(server: McpServer, caller: Caller, deps: 
         outputSchema: runOutput,
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
-      ({ lookup, maxRows: limit }) =>
+      ({ lookup, maxRows: limit }, ctx) =>
         runTool(async () => {
           if (!caller.rights.has('warm-queries:read')) return missingRightResult('warm-queries:read', 'run_warm_query')
-          const { structured, text } = presentRun(await queries.runWarm(caller, lookup), limit)
+          // a client's notifications/cancelled stops the query on the server (issue 15)
+          const { structured, text } = presentRun(await queries.runWarm(caller, lookup, { signal: ctx.mcpReq.signal }), limit)
           return structuredResult(structured, text)
         }, onUnexpected),
     )
@@ -304,10 +305,10 @@ export function registerWarmQueryTools(server: McpServer, caller: Caller, deps: 
         outputSchema: runOutput,
         annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
-      ({ query, maxRows: limit }) =>
+      ({ query, maxRows: limit }, ctx) =>
         runTool(async () => {
           if (!caller.rights.has('queries:run')) return missingRightResult('queries:run', 'run_kql')
-          const { structured, text } = presentRun(await queries.runAdhoc(caller, query), limit)
+          const { structured, text } = presentRun(await queries.runAdhoc(caller, query, { signal: ctx.mcpReq.signal }), limit)
           return structuredResult(structured, text)
         }, onUnexpected),
     )
