@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { compileQuery } from '../compile-query.js'
 import { KqlError } from '../kql-error.js'
+import { visitPlan } from '../plan/plan-walk.js'
 import { compileRegex } from './regex.js'
 
 describe('compileRegex: RE2 syntax', () => {
@@ -86,4 +88,29 @@ describe('compileRegex: RE2 semantics', () => {
     assert.throws(() => compileRegex('a(?=b)', '', 'extract'), KqlError)
     assert.throws(() => compileRegex('(a)\\1', '', 'extract'), KqlError)
   })
+})
+
+describe('regexes never reach the database', () => {
+  const schema = { tables: [{ name: 'T', sqlName: 't', columns: [{ name: 's', type: 'string' as const }] }] }
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`${dialect}: a user's pattern is evaluated in memory with RE2, never pushed down`, () => {
+      const pattern = '^(a+)+$'
+      for (const text of [
+        `T | where s matches regex "${pattern}"`,
+        `T | where extract("${pattern}", 0, s) != ""`,
+        `T | where s like "%a%a%b"`,
+        `T | where countof(s, "${pattern}", "regex") > 0`,
+      ]) {
+        const q = compileQuery(text, schema, { dialect })
+        const sql: string[] = []
+        visitPlan(q.executable, (node) => {
+          if (node.kind === 'SqlQuery') sql.push(`${node.sql} ${JSON.stringify(node.params)}`)
+        })
+        assert.ok(sql.length > 0, 'the scan is still pushed')
+        for (const statement of sql) {
+          assert.doesNotMatch(statement, /a\+|%a%a%b|REGEXP|~/, `${dialect}: ${text} → ${statement}`)
+        }
+      }
+    })
+  }
 })
