@@ -15,7 +15,8 @@ export type PerBackend<T> = Record<Backend, T>
 export const PG_ADMIN_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 
 async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 })
+  // generous: on a loaded machine the first connection can take seconds (a refused one still fails at once)
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 15_000 })
   try {
     await client.connect()
     await client.query('SELECT 1')
