@@ -129,7 +129,12 @@ function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
 
 /** Cancels a PostgreSQL backend's running statement from a short-lived connection of its own. */
 async function cancelStatement(databaseUrl: string, backendPid: number): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'provenant-query-cancel' })
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: 'provenant-query-cancel',
+    connectionTimeoutMillis: 5000,
+    query_timeout: 5000,
+  })
   client.on('error', () => {})
   try {
     await client.connect()
@@ -195,7 +200,6 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     }
     const old = slot.handle
     old.slot = undefined
-    if (old.backendPid !== undefined && init.dialect === 'postgres') void cancelStatement(init.databaseUrl, old.backendPid)
     if (!closed) {
       const next = spare ?? spawn()
       spare = spawn()
@@ -203,7 +207,11 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       slot.handle = next
       if (next.ready) release(slot)
     }
-    void old.worker.terminate()
+    // PostgreSQL: cancel the statement while its session is still connected, then end the thread
+    // (its slot is already served by another worker, so waiting costs no capacity)
+    const cancelled =
+      old.backendPid !== undefined && init.dialect === 'postgres' ? cancelStatement(init.databaseUrl, old.backendPid) : Promise.resolve()
+    void cancelled.finally(() => old.worker.terminate())
   }
 
   /** Forgets a job's timer, listener and slot; `running`: still count it against its account (replace() charges it). */

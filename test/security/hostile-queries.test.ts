@@ -9,7 +9,9 @@
 import assert from 'node:assert/strict'
 import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
+import pg from 'pg'
 import { BACKENDS } from '../support/backends.js'
+import { eventually } from '../support/eventually.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
@@ -126,6 +128,48 @@ for (const backend of BACKENDS) {
         assert.equal(response.status, 400, response.text)
         assert.match(errorMessage(response), /needed more than the 256 MB query memory budget/)
         assert.equal((await adhoc('print 1')).status, 200)
+      } finally {
+        await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 3 } } }))
+      }
+    })
+
+    it('a cancelled query also stops in the database: its PostgreSQL statement is cancelled', {
+      skip: backend !== 'postgres',
+    }, async () => {
+      await pushRows(
+        server,
+        'meters',
+        Array.from({ length: 3000 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), kwh: i })),
+      )
+      const activeStatements = async (): Promise<number> => {
+        const client = new pg.Client({ connectionString: server.config.databaseUrl! })
+        await client.connect()
+        try {
+          const result = await client.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'provenant-query' AND state = 'active'",
+          )
+          return result.rows[0].n as number
+        } finally {
+          await client.end()
+        }
+      }
+      // the cap (and so statement_timeout) is a minute: only the cancellation can end the statement sooner
+      await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 60 } } }))
+      try {
+        const caller = await server.services.access.authenticate(`Bearer ${analystAgain}`)
+        const controller = new AbortController()
+        // a three-way cross join PostgreSQL answers by itself (pushed down), for far longer than a minute
+        const k = 'extend k = 1'
+        const running = server.services.queries.runAdhoc(
+          caller,
+          `Meters | ${k} | join kind=inner (Meters | ${k}) on k | join kind=inner (Meters | ${k}) on k | count`,
+          { signal: controller.signal },
+        )
+        running.catch(() => {})
+        await eventually(activeStatements, (n) => n > 0, 'the statement runs in PostgreSQL', 30_000)
+        controller.abort()
+        await assert.rejects(running, /cancelled/)
+        await eventually(activeStatements, (n) => n === 0, 'the statement was cancelled', 20_000)
       } finally {
         await applyAsAdmin(server, sensorConfig({ settings: { queries: { rowCap: 1000, timeoutSeconds: 3 } } }))
       }
