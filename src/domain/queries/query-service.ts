@@ -5,8 +5,7 @@
  * its caller at run time. Queries are compiled here first (fast, cached) so errors, rights and
  * scopes are settled before a worker runs anything.
  */
-import { type CompiledQuery, compileQuery, KqlError, type SqlDialectName } from '../../kql/index.js'
-import { dateTimeFromEpochMs } from '../../kql/values.js'
+import { type CompiledQuery, compileQuery, dateTimeFromEpochMs, KqlError, type SqlDialectName } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
 import type { Caller } from '../access/caller.js'
 import { allowedConnections } from '../access/scope-rules.js'

@@ -32,7 +32,7 @@ import {
   liveSurfacesOf,
   parseNameList,
 } from '../../domain/streams/live-selection.js'
-import { toWireValue } from '../../kql/values.js'
+import { toWireValue } from '../../kql/index.js'
 import { sendError } from '../error-envelope.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'

@@ -7,7 +7,7 @@
 import type { ConnectionDataStore, StoredRow } from '../../domain/ingest/connection-data-store.js'
 import type { TypedRow } from '../../domain/ingest/row-validation.js'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import { decodeValue, encodeValue } from '../column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql-db.js'
 import { reserveCounter } from './sql-change-store.js'
