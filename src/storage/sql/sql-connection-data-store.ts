@@ -42,7 +42,9 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         const params: unknown[] = []
         slice.forEach((row, i) => {
           params.push(firstRowId + start + i, ingestedAt)
-          table.columns.forEach((column, c) => params.push(encodeValue(db.dialect, column.type, row[c] ?? null)))
+          table.columns.forEach((column, c) => {
+            params.push(encodeValue(db.dialect, column.type, row[c] ?? null))
+          })
         })
         await db.run(
           `INSERT INTO ${quoteIdent(table.sqlName)} (${columns.join(', ')}) VALUES ${slice.map(() => placeholders).join(', ')}`,
