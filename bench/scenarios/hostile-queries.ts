@@ -150,7 +150,11 @@ export const hostileQueries: Scenario = {
         ],
         notes: [
           `Hostile queries (one analyst account, 4 always in flight, ${hostileAnswers} answered during the run; each ends with a 400 at the 5 s cap, a 400 limit, or a 503 when the account's queue is full): ${HOSTILE.map((q) => `\`${q.slice(0, 90)}\``).join('; ')}.`,
-          `Machine load average during the run: ${loadavg().map((n) => n.toFixed(1)).join(', ')} (2 cores shared with other work: absolute latencies include that contention; the ratios compare runs under the same load).`,
+          `Machine load average during the run: ${loadavg()
+            .map((n) => n.toFixed(1))
+            .join(
+              ', ',
+            )} (2 cores shared with other work: absolute latencies include that contention; the ratios compare runs under the same load).`,
           'Default query capacity: 2 workers, 1 running query per account, so the dashboard account always finds a worker. Probes are sequential requests from the same process; the server is createRuntime on SQLite.',
         ],
       }

@@ -88,7 +88,10 @@ async function openRunner(dataset: Dataset): Promise<Runner> {
     source,
     async hand(sql, params) {
       let name = names.get(sql)
-      if (!name) names.set(sql, (name = `hand_${++n}`))
+      if (!name) {
+        name = `hand_${++n}`
+        names.set(sql, name)
+      }
       const r = await handClient.query({
         name,
         text: sql,

@@ -151,7 +151,10 @@ function connectWs(url: URL, token: string, receiver: Receiver): Promise<Socket>
       const end = handshake.indexOf('\r\n\r\n')
       if (end < 0) return
       socket.removeListener('data', onHandshake)
-      if (!handshake.startsWith('HTTP/1.1 101')) return reject(new Error(`upgrade refused: ${handshake.split('\r\n')[0]}`))
+      if (!handshake.startsWith('HTTP/1.1 101')) {
+        reject(new Error(`upgrade refused: ${handshake.split('\r\n')[0]}`))
+        return
+      }
       socket.on('data', (data: Buffer) => receiver.feed(data, parseFrame))
       socket.on('close', () => {
         receiver.closed = true

@@ -60,14 +60,14 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 /** A forked process answering IPC messages in order. */
-function child(file: string, args: string[]): { process: ChildProcess; next: () => Promise<any>; send: (message: unknown) => void } {
+function child(file: string, args: string[]): { process: ChildProcess; next: () => Promise<unknown>; send: (message: unknown) => void } {
   const proc = fork(fileURLToPath(new URL(file, import.meta.url)), args, {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   })
   const queue: unknown[] = []
-  const waiting: ((message: any) => void)[] = []
+  const waiting: ((message: unknown) => void)[] = []
   proc.on('message', (message) => {
     const resolve = waiting.shift()
     if (resolve) resolve(message)

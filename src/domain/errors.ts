@@ -1,11 +1,22 @@
 /**
  * @module
- * The errors the domain raises on purpose. Each kind maps to exactly one HTTP status in
- * http/error-envelope.ts; anything that is not a DomainError is a bug and becomes a generic 500.
+ * The errors the domain raises on purpose. Each kind maps to exactly one HTTP status (HTTP_STATUS
+ * below, used by both HTTP edges: the API's error envelope and the portal); anything that is not a
+ * DomainError is a bug and becomes a generic 500.
  * Messages are written for a person to act on: say what was wrong and what to do instead.
  */
 
 export type ErrorKind = 'invalid-input' | 'unauthenticated' | 'forbidden' | 'not-found' | 'not-provisioned' | 'unavailable'
+
+/** The one status table (spec 7): the API (http/error-envelope.ts) and the portal answer each kind with it. */
+export const HTTP_STATUS = {
+  'invalid-input': 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  'not-provisioned': 503,
+  unavailable: 503,
+} as const satisfies Record<ErrorKind, 400 | 401 | 403 | 404 | 503>
 
 export abstract class DomainError extends Error {
   abstract readonly kind: ErrorKind

@@ -1,21 +1,13 @@
 /**
  * @module
- * THE mapping from errors to HTTP statuses and the spec's error envelope (spec 2.11, 7):
+ * THE mapping from errors to responses (statuses from HTTP_STATUS in domain/errors.ts, shared with
+ * the portal) and the spec's error envelope (spec 2.11, 7):
  * `{"HasError": true, "Messages": {"Error": "..."}}`. Deliberate errors keep their message; anything
  * unexpected becomes a generic 500 with a correlation id, and its details go only to the log.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DomainError, type ErrorKind } from '../domain/errors.js'
+import { DomainError, HTTP_STATUS } from '../domain/errors.js'
 import { scrub } from '../shared/secret-scrubber.js'
-
-export const STATUS = {
-  'invalid-input': 400,
-  unauthenticated: 401,
-  forbidden: 403,
-  'not-found': 404,
-  'not-provisioned': 503,
-  unavailable: 503,
-} as const satisfies Record<ErrorKind, 400 | 401 | 403 | 404 | 503>
 
 export interface ErrorEnvelope {
   readonly HasError: true
@@ -52,7 +44,7 @@ function frameworkClientError(error: FastifyError): string | undefined {
 
 export function registerErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof DomainError) return sendError(reply, STATUS[error.kind], error.message)
+    if (error instanceof DomainError) return sendError(reply, HTTP_STATUS[error.kind], error.message)
     const clientMessage = frameworkClientError(error)
     if (clientMessage !== undefined) return sendError(reply, error.statusCode === 404 ? 404 : 400, clientMessage)
     request.log.error({ err: error }, 'unhandled error')

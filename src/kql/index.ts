@@ -8,6 +8,7 @@
  */
 
 export { type CompiledPlanQuery, compileQuery } from './compile-query.js'
+export { SQLITE_FUNCTIONS } from './dialect/sqlite/sqlite-functions.js'
 export type {
   CompiledQuery,
   CompileOptions,
@@ -22,6 +23,17 @@ export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } fro
 export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'
 export type { KqlColumn, KqlSchema, KqlTable } from './schema.js'
 export { EMPTY_SCHEMA } from './schema.js'
-export type { DynamicValue, KqlType, KqlValue } from './types.js'
-export { formatDateTime, formatTimespan, parseDateTime, parseTimespan, toWireValue } from './values.js'
+export { type DynamicValue, KQL_TYPES, type KqlType, type KqlValue, parseTypeName } from './types.js'
+export {
+  civilFromDays,
+  dateTimeFromEpochMs,
+  formatDateTime,
+  formatTimespan,
+  makeDateTime,
+  parseDateTime,
+  parseTimespan,
+  TICKS_PER_MINUTE,
+  TICKS_PER_SECOND,
+  toWireValue,
+} from './values.js'
 export { toWireRows, type WireRows } from './wire-rows.js'

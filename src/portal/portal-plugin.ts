@@ -9,9 +9,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { roleHas } from '../domain/access/rights.js'
-import { DomainError, InvalidInputError } from '../domain/errors.js'
+import { DomainError, HTTP_STATUS, InvalidInputError } from '../domain/errors.js'
 import type { PortalSession } from '../domain/sessions/session-service.js'
-import { STATUS } from '../http/error-envelope.js'
 import { scrub } from '../shared/secret-scrubber.js'
 import { parseCookies, serializeCookie } from './cookies.js'
 import { type Html, html } from './html.js'
@@ -176,7 +175,7 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
       portal.setErrorHandler(async (error, request, reply) => {
         if (error instanceof DomainError) {
           if (error.kind === 'unauthenticated') return signInRedirect(request, reply)
-          const status = STATUS[error.kind]
+          const status = HTTP_STATUS[error.kind]
           return sendPage(reply, status, await errorPage(request, status, scrub(error.message)))
         }
         const status = (error as { statusCode?: number }).statusCode

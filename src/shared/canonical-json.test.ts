@@ -162,7 +162,15 @@ describe('canonicalJson: only plain data', () => {
       },
       /Point is not plain JSON data at \/x/,
     ],
-    ['array hole', [1, , 3], /undefined is not a JSON value at \/1/], // eslint-disable-line no-sparse-arrays
+    [
+      'array hole',
+      (() => {
+        const holey: unknown[] = [1]
+        holey[2] = 3 // index 1 is a hole, not an undefined element
+        return holey
+      })(),
+      /undefined is not a JSON value at \/1/,
+    ],
     ['boxed string', { s: new String('x') }, /String is not plain JSON data/],
     ['symbol key', { [Symbol('k')]: 1 }, /symbol-keyed/],
   ]

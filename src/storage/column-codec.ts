@@ -4,7 +4,7 @@
  * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
-import type { KqlType, KqlValue } from '../kql/types.js'
+import type { KqlType, KqlValue } from '../kql/index.js'
 import type { Dialect } from './sql-db.js'
 
 export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {

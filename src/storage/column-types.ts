@@ -5,7 +5,7 @@
  * are JSON text (PostgreSQL jsonb would reorder keys); strings are never NULL (Kusto has no null
  * string).
  */
-import type { KqlType } from '../kql/types.js'
+import type { KqlType } from '../kql/index.js'
 import type { Dialect } from './sql-db.js'
 
 const SQLITE: Record<KqlType, string> = {

@@ -126,9 +126,18 @@ function fileKeyring(file: string): LoadedKeyring {
   refresh()
   return {
     source: { kind: 'file', path: file },
-    current: () => (refresh(), ring.current()),
-    find: (id) => (refresh(), ring.find(id)),
-    ids: () => (refresh(), ring.ids()),
+    current: () => {
+      refresh()
+      return ring.current()
+    },
+    find: (id) => {
+      refresh()
+      return ring.find(id)
+    },
+    ids: () => {
+      refresh()
+      return ring.ids()
+    },
   }
 }
 
@@ -145,7 +154,9 @@ export function loadMasterKeyring(options: MasterKeyOptions): LoadedKeyring {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)
-    previous.forEach((p, i) => keys.push(parseMasterKey(p, `${MASTER_KEY_PREVIOUS_ENV} (key ${i + 1})`)))
+    previous.forEach((p, i) => {
+      keys.push(parseMasterKey(p, `${MASTER_KEY_PREVIOUS_ENV} (key ${i + 1})`))
+    })
     return { ...staticKeyring(scrubbed(keys)), source: { kind: 'env' } }
   }
   const file = masterKeyFileOf(options.dataDir)

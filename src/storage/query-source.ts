@@ -11,9 +11,8 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
-import { SQLITE_FUNCTIONS } from '../kql/dialect/sqlite/sqlite-functions.js'
 import type { KqlColumn, KqlValue, SqlSource } from '../kql/index.js'
-import { SqlRefusalError } from '../kql/index.js'
+import { SQLITE_FUNCTIONS, SqlRefusalError } from '../kql/index.js'
 import { decodeValue } from './column-codec.js'
 
 function decodeRows(rows: unknown[][], columns: readonly KqlColumn[]): KqlValue[][] {

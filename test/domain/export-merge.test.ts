@@ -36,7 +36,10 @@ for (const backend of BACKENDS) {
       // 8 batches round-robin over the connections: row ids interleave across them, and only 20
       // distinct timestamps make ties (broken by row id = insertion order = seq) everywhere.
       let seed = 7
-      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+      const random = () => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+        return seed / 2 ** 31
+      }
       let seq = 0
       for (let batch = 0; batch < 8; batch++) {
         const connection = ['a', 'b', 'c'][batch % 3]!

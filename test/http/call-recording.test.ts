@@ -14,7 +14,7 @@ import { buildApp } from '../../src/http/app.js'
 import { recordHijackedCall } from '../../src/http/plugins/record-call.js'
 import { defineRoute } from '../../src/http/route-registry.js'
 import { apiRoutes } from '../../src/http/routes/index.js'
-import { BACKENDS } from '../support/backends.js'
+import { BACKENDS, type PerBackend } from '../support/backends.js'
 import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
 import { openRawDatabase } from '../support/raw-database.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
@@ -30,6 +30,26 @@ interface PlatformRecord {
 
 function jti(token: string): string {
   return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string }).jti
+}
+
+/**
+ * A trigger that makes the store refuse every api-call record, as a full disk would. Each backend
+ * writes it in its own SQL; adding a backend fails to compile until it has one.
+ */
+const REFUSE_API_CALLS: PerBackend<{ readonly install: readonly string[]; readonly remove: readonly string[] }> = {
+  sqlite: {
+    install: [
+      "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records WHEN NEW.entity_type = 'api-call' BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END",
+    ],
+    remove: ['DROP TRIGGER refuse_api_calls'],
+  },
+  postgres: {
+    install: [
+      "CREATE FUNCTION refuse_api_calls() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$",
+      "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records FOR EACH ROW WHEN (NEW.entity_type = 'api-call') EXECUTE FUNCTION refuse_api_calls()",
+    ],
+    remove: ['DROP TRIGGER refuse_api_calls ON ledger_records', 'DROP FUNCTION refuse_api_calls()'],
+  },
 }
 
 for (const backend of BACKENDS) {
@@ -234,18 +254,7 @@ for (const backend of BACKENDS) {
     it('a call whose record cannot be committed fails with 503 instead of going unrecorded (JSON and streamed replies)', async () => {
       const db = await openRawDatabase(server)
       try {
-        if (db.dialect === 'sqlite') {
-          await db.run(
-            "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records WHEN NEW.entity_type = 'api-call' BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END",
-          )
-        } else {
-          await db.run(
-            "CREATE FUNCTION refuse_api_calls() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected: disk full'; END $$",
-          )
-          await db.run(
-            "CREATE TRIGGER refuse_api_calls BEFORE INSERT ON ledger_records FOR EACH ROW WHEN (NEW.entity_type = 'api-call') EXECUTE FUNCTION refuse_api_calls()",
-          )
-        }
+        for (const sql of REFUSE_API_CALLS[db.dialect].install) await db.run(sql)
         const read = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })
         assert.equal(read.status, 503)
         assert.match(errorMessage(read), /the activity log could not record this call, so it was not completed/)
@@ -265,8 +274,7 @@ for (const backend of BACKENDS) {
         errorMessage(exported)
         assert.ok(server.logLines.some((l) => l.includes('the api-call record could not be committed')))
       } finally {
-        await db.run(db.dialect === 'sqlite' ? 'DROP TRIGGER refuse_api_calls' : 'DROP TRIGGER refuse_api_calls ON ledger_records')
-        if (db.dialect === 'postgres') await db.run('DROP FUNCTION refuse_api_calls()')
+        for (const sql of REFUSE_API_CALLS[db.dialect].remove) await db.run(sql)
         await db.close()
       }
       const again = await server.api('GET', '/oi-api/provenance/reason-categories', { token: analyst })

@@ -264,7 +264,7 @@ test('well-formed pipelines over random operator chains compile and run', async 
   await fc.assert(
     fc.asyncProperty(fc.array(operator, { minLength: 0, maxLength: 5 }), async (ops) => {
       const text = ['T', ...ops].join(' | ')
-      let q
+      let q: ReturnType<typeof compileQuery>
       try {
         q = compileQuery(text, schema, { dialect: 'sqlite', pushdown: false })
       } catch (e) {

@@ -73,7 +73,9 @@ export async function openSqlFixture(): Promise<SqlFixture> {
           `INSERT INTO ${quote(t.sqlName)} (${names}) VALUES (${['?', ...t.columns.map(() => '?')].join(', ')})`,
         )
         writer.transaction(() => {
-          t.rows.forEach((row, i) => insert.run(i + 1, ...t.columns.map((c, k) => encodeValue('sqlite', c.type, row[k] ?? null) as never)))
+          t.rows.forEach((row, i) => {
+            insert.run(i + 1, ...t.columns.map((c, k) => encodeValue('sqlite', c.type, row[k] ?? null) as never))
+          })
         })()
         if (admin) {
           await admin.query(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('postgres')})`)

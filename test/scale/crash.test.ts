@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { BACKENDS } from '../support/backends.js'
 import { type ChildServer, call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
+import type { JsonBody } from '../support/json-body.js'
 
 const ROUNDS = 3
 const WORKERS = 6
@@ -39,8 +40,8 @@ interface Acknowledged {
 }
 
 /** Every record of a container, oldest first. */
-async function allRecords(url: string, token: string, scope: string | null, filter = ''): Promise<any[]> {
-  const out: any[] = []
+async function allRecords(url: string, token: string, scope: string | null, filter = ''): Promise<JsonBody[]> {
+  const out: JsonBody[] = []
   for (let offset = 0; ; offset += 1000) {
     const page = await call(
       url,
@@ -54,8 +55,8 @@ async function allRecords(url: string, token: string, scope: string | null, filt
   }
 }
 
-async function allCorrections(url: string, token: string): Promise<any[]> {
-  const out: any[] = []
+async function allCorrections(url: string, token: string): Promise<JsonBody[]> {
+  const out: JsonBody[] = []
   for (let offset = 0; ; offset += 1000) {
     const page = await call(url, 'GET', `/oi-api/provenance/amendments?scopeKey=${FIX_SCOPE}&limit=1000&offset=${offset}`, token)
     assert.equal(page.status, 200, page.text)
@@ -121,7 +122,9 @@ async function verifyAll(server: ChildServer, token: string, acked: Acknowledged
   // Every acknowledged append is stored under the RecordID it was answered with.
   for (const scope of APPEND_SCOPES) {
     const records = await allRecords(url, token, scope)
-    records.forEach((r, i) => assert.equal(r.RecordID, String(i + 1).padStart(12, '0'), `gap-free RecordIDs in ${scope}`))
+    records.forEach((r, i) => {
+      assert.equal(r.RecordID, String(i + 1).padStart(12, '0'), `gap-free RecordIDs in ${scope}`)
+    })
     const byId = new Map(records.map((r) => [r.RecordID, r]))
     for (const a of acked.appends.filter((x) => x.scope === scope)) {
       assert.equal(byId.get(a.RecordID)?.entityId, a.entityId, `acknowledged append ${a.entityId} (${a.RecordID}) in ${scope}`)

@@ -4,11 +4,12 @@
  * token through its custom fetch, collecting `change` messages and counting (re)connections.
  */
 import { EventSource } from 'eventsource'
+import type { JsonBody } from './json-body.js'
 
 export interface ChangeEvent {
   /** The SSE `id:`. */
   readonly lastEventId: string
-  readonly data: Record<string, any>
+  readonly data: Record<string, JsonBody>
 }
 
 export interface ChangeListener {

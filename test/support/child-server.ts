@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Backend } from './backends.js'
 import { createTestDatabase } from './backends.js'
+import type { JsonBody } from './json-body.js'
 import { startTestServer, TEST_ROLES } from './test-server.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -165,7 +166,7 @@ export function processUsage(pid: number): { rss: number; fds: number } {
 export interface Reply {
   readonly status: number
   readonly text: string
-  readonly body: any
+  readonly body: JsonBody
 }
 
 /** A real fetch against a child server, JSON in and out. */

@@ -4,6 +4,7 @@
  * code and reason, and turns a refused upgrade into its HTTP status, headers and body.
  */
 import WebSocket from 'ws'
+import type { JsonBody } from './json-body.js'
 
 export interface LiveEvent {
   readonly type: 'event'
@@ -29,7 +30,7 @@ export interface LiveClient {
 export interface Refusal {
   readonly status: number
   readonly headers: Record<string, string | string[] | undefined>
-  readonly body: any
+  readonly body: JsonBody
 }
 
 export interface LiveConnectOptions {

@@ -8,6 +8,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { JsonBody } from './json-body.js'
 
 export const ERAS = ['legacy', 'modern'] as const
 export type Era = (typeof ERAS)[number]
@@ -29,7 +30,7 @@ export interface McpTestClient {
   callTool(params: {
     name: string
     arguments?: Record<string, unknown>
-  }): Promise<{ content: unknown[]; structuredContent?: Record<string, any>; isError?: boolean }>
+  }): Promise<{ content: unknown[]; structuredContent?: Record<string, JsonBody>; isError?: boolean }>
   listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string; description?: string }[] }>
   readResource(params: { uri: string }): Promise<{ contents: { uri: string; mimeType?: string; text?: string }[] }>
   ping(): Promise<unknown>

@@ -19,6 +19,7 @@ import type { Clock } from '../../src/shared/clock.js'
 import type { Backend } from './backends.js'
 import { createTestDatabase, type TestDatabase } from './backends.js'
 import { ContractChecker } from './contract.js'
+import type { JsonBody } from './json-body.js'
 
 /** Fast password hashing for tests (production uses N = 2^17). */
 export const TEST_SCRYPT = { log2N: 10, r: 8, p: 1 } as const
@@ -30,7 +31,7 @@ export interface ApiResponse {
   readonly headers: Headers
   readonly text: string
   /** The parsed JSON body (undefined when not JSON). */
-  readonly body: any
+  readonly body: JsonBody
 }
 
 export interface ApiOptions {

@@ -6,7 +6,7 @@
  * everything verifies, 1 when anything does not, 2 on a usage error.
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
-import { ExportFormatError, isExportValid, verifyExport } from '../../domain/ledger/export-format.js'
+import { ExportFormatError, isExportValid, type VerifyExportResult, verifyExport } from '../../domain/ledger/export-format.js'
 import { headsContainer, platformContainer, scopeContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
 import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
@@ -156,7 +156,7 @@ export const verifyExportCommand: Command = {
       console.error(
         'warning: no --public-key given; trusting the key written in the file, which proves only that the file is consistent with itself',
       )
-    let checked
+    let checked: VerifyExportResult
     try {
       checked = await verifyExport(createReadStream(file), { trustedKeys, trustEmbeddedKeys: trustedKeys.length === 0, trustedCheckpoint })
     } catch (error) {

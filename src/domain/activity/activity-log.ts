@@ -8,7 +8,7 @@
  */
 import type { JsonObject } from '../../shared/strict-json.js'
 import { UnavailableError } from '../errors.js'
-import { type LedgerService, platformContainer, scopeContainer } from '../ledger/ledger-service.js'
+import { type LedgerService, platformContainer, scopeContainer } from '../ledger/index.js'
 import type { Stores } from '../stores.js'
 
 export interface Actor {

@@ -10,7 +10,7 @@
  * `before` against the row's current values and, when applied, update the row that queries and
  * exports return — in the same transaction as the status change and the log append.
  */
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
 import { deepEqual } from '../../shared/deep-equal.js'
 import { newId } from '../../shared/ids.js'

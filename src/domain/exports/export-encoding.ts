@@ -13,8 +13,8 @@
  * it is left as it is too. Dynamic values are JSON text, which never starts with one of those
  * characters except a negative number. JSONL is not guarded (no spreadsheet reads it).
  */
-import type { KqlType, KqlValue } from '../../kql/types.js'
-import { civilFromDays, formatDateTime, formatTimespan, TICKS_PER_SECOND, toWireValue } from '../../kql/values.js'
+import type { KqlType, KqlValue } from '../../kql/index.js'
+import { civilFromDays, formatDateTime, formatTimespan, TICKS_PER_SECOND, toWireValue } from '../../kql/index.js'
 import type { ExportFormat } from './export-request.js'
 
 export interface ExportColumn {

@@ -4,7 +4,7 @@
  * times of the `[from, to)` window, and which slice of the 25,000-row capped set a page is
  * (design §5).
  */
-import { makeDateTime, TICKS_PER_MINUTE } from '../../kql/values.js'
+import { makeDateTime, TICKS_PER_MINUTE } from '../../kql/index.js'
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]

@@ -7,7 +7,7 @@
  * a download URL that expires 15 minutes after issue. Every export is recorded as a decision.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises'
-import { formatDateTime } from '../../kql/values.js'
+import { formatDateTime } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
 import type { Caller } from '../access/caller.js'

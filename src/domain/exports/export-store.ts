@@ -3,7 +3,7 @@
  * What exports need from persistence: the rows of connection tables in a time window, read in
  * order (timestamp, then row id) in bounded chunks, and the records of the files written.
  */
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import type { ConnectionTable } from '../workspace-config/config-store.js'
 import type { ExportFormat } from './export-request.js'
 

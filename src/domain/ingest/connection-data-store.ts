@@ -2,7 +2,7 @@
  * @module
  * What ingest, the live stream's replay and corrections need from the connection tables.
  */
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import type { ConnectionTable } from '../workspace-config/config-store.js'
 import type { TypedRow } from './row-validation.js'
 

@@ -4,8 +4,8 @@
  * connection's declared columns, with a message naming the row and column for anything that does
  * not fit. Pure; used by push ingest, the CLI import and the pull connectors alike.
  */
-import type { KqlType, KqlValue } from '../../kql/types.js'
-import { parseDateTime, parseTimespan } from '../../kql/values.js'
+import type { KqlType, KqlValue } from '../../kql/index.js'
+import { parseDateTime, parseTimespan } from '../../kql/index.js'
 import type { ColumnConfig } from '../workspace-config/config-document.js'
 
 export type TypedRow = KqlValue[]

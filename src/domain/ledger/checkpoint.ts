@@ -33,6 +33,7 @@ import {
   NoteError,
   type NoteSigner,
   type NoteVerifierKey,
+  type OpenedNote,
   openNote,
   SIG_TYPE_COSIGNATURE_V1,
   SIG_TYPE_ED25519,
@@ -126,7 +127,7 @@ export function signCheckpoint(cp: CheckpointBody, signer: NoteSigner, key: KeyO
 export function openCheckpoint(note: string, trusted: readonly NoteVerifierKey[], expectedOrigin?: string): VerifiedCheckpoint {
   const known = trusted.filter((k) => k.type === SIG_TYPE_ED25519)
   const withCosign = [...known, ...known.map(cosignatureVerifierFor)]
-  let opened
+  let opened: OpenedNote
   try {
     opened = openNote(note, withCosign)
   } catch (err) {

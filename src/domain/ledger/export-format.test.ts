@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { parse as parseCsv } from 'csv-parse/sync'
 import { testKey } from '../../../test/support/ledger-fixture.js'
 import { type AppendEntry, appendBatch, genesisTip } from './append-batch.js'
 import { checkpointOrigin, signCheckpoint } from './checkpoint.js'
@@ -346,12 +347,11 @@ function splitRecords(format: ExportFormat, text: string): RecordLine[] {
   const out: RecordLine[] = []
   const re = /(^|\r\n)(record,(\d{12}),|header,|trailer,|kind,)/g
   const starts: { at: number; seq: number }[] = []
-  let m: RegExpExecArray | null
-  while ((m = re.exec(text)) !== null) {
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const at = m.index + m[1]!.length
     starts.push({ at, seq: m[3] ? Number(m[3]) : m[2]!.startsWith('trailer') ? Infinity : 0 })
   }
-  starts.forEach((s, i) => out.push({ seq: s.seq, text: text.slice(s.at, starts[i + 1]?.at ?? text.length) }))
+  for (const [i, s] of starts.entries()) out.push({ seq: s.seq, text: text.slice(s.at, starts[i + 1]?.at ?? text.length) })
   return out
 }
 
@@ -371,39 +371,11 @@ function replaceField(format: ExportFormat, text: string, seq: number, field: st
         o[field] = field === 'details' ? JSON.parse(value) : field === 'entityType' && value === '' ? null : value
         return `${lead}${JSON.stringify(o)}\n`
       }
-      const cells = parseCsvRow(p.text)
+      const cells = (parseCsv(p.text) as string[][])[0]!
       cells[CSV_COLUMNS.indexOf(field as (typeof CSV_COLUMNS)[number])] = value
       return `${cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(',')}\r\n`
     })
     .join('')
-}
-
-function parseCsvRow(row: string): string[] {
-  const cells: string[] = []
-  let i = 0
-  const s = row.replace(/\r\n$/, '')
-  while (i <= s.length) {
-    if (s[i] === '"') {
-      let v = ''
-      i++
-      for (;;) {
-        if (s[i] === '"' && s[i + 1] === '"') {
-          v += '"'
-          i += 2
-        } else if (s[i] === '"') {
-          i++
-          break
-        } else v += s[i++]
-      }
-      cells.push(v)
-      i++ // comma
-    } else {
-      const end = s.indexOf(',', i)
-      cells.push(s.slice(i, end === -1 ? s.length : end))
-      i = end === -1 ? s.length + 1 : end + 1
-    }
-  }
-  return cells
 }
 
 describe('export seal', () => {

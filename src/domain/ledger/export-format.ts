@@ -26,6 +26,8 @@
  * for that size if needed) so the whole file is covered by a signature.
  */
 import { createHash } from 'node:crypto'
+import { pipeline, Readable } from 'node:stream'
+import { CsvError, type CsvErrorCode, parse as parseCsv } from 'csv-parse'
 import { canonicalJson } from '../../shared/canonical-json.js'
 import { type JsonObject, type JsonValue, parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 import { genesisDigest, RECORD_TAG } from './digest.js'
@@ -405,73 +407,26 @@ async function* readCsv(chunks: AsyncIterable<string>): AsyncGenerator<ExportIte
   if (state !== 'done') throw new ExportFormatError('the file ends before the trailer row (truncated export?)', row)
 }
 
-/** An RFC 4180 reader over chunks: quoted fields may hold commas, quotes ("") and line breaks. */
+/** What a person can fix, for the CSV syntax errors an edited or damaged export shows. */
+const CSV_PROBLEMS: Partial<Record<CsvErrorCode, string>> = {
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted field',
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote must be followed by "," or the end of the row',
+  CSV_QUOTE_NOT_CLOSED: 'the file ends inside a quoted field',
+}
+
+/**
+ * The rows of an RFC 4180 file (csv-parse): quoted fields may hold commas, quotes ("") and line
+ * breaks; rows end with CRLF or LF. Column counts are checked by readCsv, with its own message.
+ */
 async function* csvRows(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {
-  let cells: string[] = []
-  let field = ''
-  let quoted = false // inside a quoted field
-  let afterQuote = false // just closed a quoted field
-  let fieldStarted = false
-  let pendingCr = false
-  let row = 1
-  const bad = (why: string): never => {
-    throw new ExportFormatError(why, row)
-  }
-  for await (const chunk of chunks) {
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk[i]!
-      if (pendingCr) {
-        pendingCr = false
-        if (c !== '\n') bad('a carriage return must be followed by a line feed')
-        continue
-      }
-      if (quoted) {
-        if (c === '"') {
-          quoted = false
-          afterQuote = true
-        } else field += c
-        continue
-      }
-      if (afterQuote && c === '"') {
-        // "" inside a quoted field is one quote; reopen the field.
-        field += '"'
-        quoted = true
-        afterQuote = false
-        continue
-      }
-      if (c === ',') {
-        cells.push(field)
-        field = ''
-        afterQuote = false
-        fieldStarted = false
-        continue
-      }
-      if (c === '\r' || c === '\n') {
-        cells.push(field)
-        yield cells
-        cells = []
-        field = ''
-        afterQuote = false
-        fieldStarted = false
-        row++
-        if (c === '\r') pendingCr = true
-        continue
-      }
-      if (afterQuote) bad('a closing quote must be followed by "," or the end of the row')
-      if (c === '"') {
-        if (fieldStarted) bad('a quote inside an unquoted field')
-        quoted = true
-        fieldStarted = true
-        continue
-      }
-      fieldStarted = true
-      field += c
-    }
-  }
-  if (quoted) bad('the file ends inside a quoted field')
-  if (fieldStarted || afterQuote || cells.length > 0) {
-    cells.push(field)
-    yield cells
+  const parser = parseCsv({ record_delimiter: ['\r\n', '\n'], relax_column_count: true })
+  // An error on either side (bad UTF-8 in the source, bad CSV in the parser) surfaces in the loop below.
+  pipeline(Readable.from(chunks), parser, () => {})
+  try {
+    for await (const cells of parser) yield cells as string[]
+  } catch (error) {
+    if (!(error instanceof CsvError)) throw error
+    throw new ExportFormatError(CSV_PROBLEMS[error.code] ?? error.message, Number(error['records'] ?? 0) + 1)
   }
 }
 

@@ -41,6 +41,7 @@ export {
   readExport,
   verifyExport,
 } from './export-format.js'
+export { type LedgerService, platformContainer, scopeContainer } from './ledger-service.js'
 export type { LedgerSnapshot, LedgerStore } from './ledger-store.js'
 export type { ChainTip, ContainerRef, RecordBody, StoredHead, StoredRecord } from './ledger-types.js'
 export {

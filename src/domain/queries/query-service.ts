@@ -16,8 +16,7 @@
  * server (the worker is terminated, a PostgreSQL statement cancelled) and the call rejects with a
  * 400 saying it was cancelled. The HTTP route aborts when the client disconnects.
  */
-import { type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
-import { dateTimeFromEpochMs } from '../../kql/values.js'
+import { dateTimeFromEpochMs, type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
 import type { Caller } from '../access/caller.js'
 import { allowedConnections } from '../access/scope-rules.js'

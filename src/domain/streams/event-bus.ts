@@ -4,7 +4,7 @@
  * deployments use the in-process bus; PostgreSQL deployments relay through LISTEN/NOTIFY so every
  * process hears every event (design §2, §9).
  */
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import type { WorkspaceChange } from '../changes/workspace-change.js'
 
 /** Rows committed to a connection table: ids are workspace-wide and increase in commit order. */

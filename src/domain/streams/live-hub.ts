@@ -16,7 +16,7 @@
  * by content: it joins at the hub's high-water mark H, replays (since, H] from storage while live
  * batches wait in its buffer, then drains the buffer.
  */
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import { InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { WorkspaceConfig } from '../workspace-config/config-document.js'

@@ -6,7 +6,7 @@
  * problem is reported with its path in the document (`connections[1].columns[0].type`).
  */
 import { z } from 'zod'
-import { KQL_TYPES, parseTypeName } from '../../kql/types.js'
+import { KQL_TYPES, parseTypeName } from '../../kql/index.js'
 
 /** KQL identifiers for tables and columns (letters, digits, underscore; no leading digit). */
 export const KQL_IDENTIFIER_RE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/

@@ -98,13 +98,13 @@ const lookup = z.string().min(1).max(64)
 const COMMON = `Writes page \`page\` of the rows in the window [\`from\`, \`to\`) to a CSV or JSONL file and answers with its download URL, which works without a bearer token for 15 minutes. Rows are ordered by timestamp, then row id, and capped at ${EXPORT_ROW_CAP} (\`truncated\` when the window held more). Corrected rows export their corrected values. In CSV, text cells starting with =, +, -, @, tab or CR get a leading apostrophe (formula-injection guard); numbers are left as they are.`
 
 export function exportRoutes(exports: ExportService): AnyRoute[] {
-  const route = (
+  const route = <P>(
     operationId: string,
     path: string,
     summary: string,
     description: string,
-    params: z.ZodType,
-    target: (p: any) => ExportTarget,
+    params: z.ZodType<P>,
+    target: (p: P) => ExportTarget,
   ) =>
     defineRoute({
       method: 'POST',

@@ -32,7 +32,7 @@ import {
   liveSurfacesOf,
   parseNameList,
 } from '../../domain/streams/live-selection.js'
-import { toWireValue } from '../../kql/values.js'
+import { toWireValue } from '../../kql/index.js'
 import { sendError } from '../error-envelope.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
@@ -91,7 +91,10 @@ const encodings = new WeakMap<LiveBatch, Map<string, EncodedBatch>>()
 /** The batch's messages for one `surfaces` value, encoded and framed once and shared by every stream. */
 function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): EncodedBatch {
   let byKey = encodings.get(batch)
-  if (!byKey) encodings.set(batch, (byKey = new Map()))
+  if (!byKey) {
+    byKey = new Map()
+    encodings.set(batch, byKey)
+  }
   let encoded = byKey.get(surfacesJson)
   if (encoded) return encoded
   const columns = view.tables.get(batch.connection)?.columns ?? []
@@ -151,7 +154,10 @@ function runStream(
 
   const surfacesJson = (connection: string): string => {
     let json = surfacesOf.get(connection)
-    if (json === undefined) surfacesOf.set(connection, (json = JSON.stringify(liveSurfacesOf(view.config, caller.scopes, connection))))
+    if (json === undefined) {
+      json = JSON.stringify(liveSurfacesOf(view.config, caller.scopes, connection))
+      surfacesOf.set(connection, json)
+    }
     return json
   }
 
@@ -214,7 +220,10 @@ function runStream(
   const ping = (): void => {
     if (ended) return
     // Also re-checked here: the expiry timer below runs on wall time, the token's expiry on the service clock.
-    if (caller.expiresAt !== undefined && caller.expiresAt <= now()) return end(LIVE_CLOSE.policy, 'token expired')
+    if (caller.expiresAt !== undefined && caller.expiresAt <= now()) {
+      end(LIVE_CLOSE.policy, 'token expired')
+      return
+    }
     if (!alive) {
       // Tell it why (the close frame goes out first), but do not wait for a handshake it will not answer.
       end(LIVE_CLOSE.goingAway, 'no answer to ping')

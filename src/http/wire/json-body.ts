@@ -29,7 +29,9 @@ export function refuseNulCharacters(value: unknown, path = 'body'): void {
   if (typeof value === 'string') {
     if (value.includes('\u0000')) throw new InvalidInputError(`${path}: text may not contain the NUL character (\\u0000)`)
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => refuseNulCharacters(item, `${path}[${i}]`))
+    value.forEach((item, i) => {
+      refuseNulCharacters(item, `${path}[${i}]`)
+    })
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       if (key.includes('\u0000')) throw new InvalidInputError(`${path}: property names may not contain the NUL character (\\u0000)`)

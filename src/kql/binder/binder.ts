@@ -390,7 +390,7 @@ class Binder {
       }
     }
     const last = lambda.body[lambda.body.length - 1]
-    if (!last || last.kind !== 'Query') return 'scalar'
+    if (last?.kind !== 'Query') return 'scalar'
     if (this.activeFunctions.has(lambda)) return 'scalar'
     this.activeFunctions.add(lambda)
     try {
@@ -1744,7 +1744,7 @@ class Binder {
       args.push(bound)
       infos.push(this.argInfo(a, bound))
     }
-    let impl
+    let impl: P.Call['impl']
     try {
       impl = scalar.bind(infos)
     } catch (error) {
@@ -1767,7 +1767,7 @@ class Binder {
       args.push(bound)
       infos.push(this.argInfo(a, bound))
     }
-    let impl
+    let impl: P.AggregateCall['impl']
     const inputColumns = visible(agg.input.columns)
     try {
       impl = fn.bind(infos, { star, inputColumns: inputColumns.map((c) => ({ name: c.name, type: c.type })) })

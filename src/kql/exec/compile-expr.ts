@@ -62,7 +62,7 @@ export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
       return compileInList(e, rt)
     case 'InSubquery': {
       const sub = rt.subqueries.get(e)
-      if (!sub || sub.kind !== 'rows') throw new KqlError('runtime', 'internal error: subquery of in() was not evaluated')
+      if (sub?.kind !== 'rows') throw new KqlError('runtime', 'internal error: subquery of in() was not evaluated')
       const items: P.Expr[] = sub.values.map((value) => ({ kind: 'Literal', type: e.subquery.columns[0]?.type ?? 'dynamic', value }))
       return compileInList({ kind: 'InList', type: 'bool', op: e.op, operand: e.operand, items }, rt)
     }
@@ -83,7 +83,7 @@ export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
       return compileWindow(e, rt)
     case 'ScalarSubquery': {
       const sub = rt.subqueries.get(e)
-      if (!sub || sub.kind !== 'scalar') throw new KqlError('runtime', 'internal error: toscalar() was not evaluated')
+      if (sub?.kind !== 'scalar') throw new KqlError('runtime', 'internal error: toscalar() was not evaluated')
       const v = sub.value
       return () => v
     }

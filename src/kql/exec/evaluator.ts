@@ -942,7 +942,9 @@ class Executor {
     const out: Row[] = []
     for (const g of groups.values()) {
       const row: KqlValue[] = new Array(node.columns.length).fill(null)
-      g.keys.forEach((v, i) => (row[i] = v))
+      g.keys.forEach((v, i) => {
+        row[i] = v
+      })
       node.aggregates.forEach((agg, j) => {
         const outType = agg.outputs[0]!.type
         const series: DynamicValue[] = []
@@ -1125,7 +1127,9 @@ class Executor {
     const pivotFn = this.compile(node.pivot)
     const argFns = node.aggregate.args.map((a) => this.compile(a))
     const slot = new Map<unknown, number>()
-    node.values.forEach((v, i) => slot.set(keyOf(v), i))
+    node.values.forEach((v, i) => {
+      slot.set(keyOf(v), i)
+    })
     const groups = new Map<string, { keys: KqlValue[]; accs: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[] }>()
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!

@@ -19,12 +19,12 @@ function quotesOf(node: ParseKv): Quoting[] {
 }
 
 /** Reads a quoted run starting at `i` (the opening quote); returns its content and the end index. */
-function readQuoted(text: string, i: number, q: Quoting, escape: string | undefined): { value: string; end: number } {
+function readQuoted(text: string, i: number, q: Quoting, escapeChar: string | undefined): { value: string; end: number } {
   let out = ''
   let j = i + 1
   while (j < text.length) {
     const c = text[j]!
-    if (escape !== undefined && c === escape && j + 1 < text.length) {
+    if (escapeChar !== undefined && c === escapeChar && j + 1 < text.length) {
       out += text[j + 1]
       j += 2
       continue
@@ -36,23 +36,23 @@ function readQuoted(text: string, i: number, q: Quoting, escape: string | undefi
   return { value: out, end: j }
 }
 
-function unquote(value: string, quotes: readonly Quoting[], escape: string | undefined): string {
+function unquote(value: string, quotes: readonly Quoting[], escapeChar: string | undefined): string {
   const v = value.trim()
   for (const q of quotes) {
-    if (v.startsWith(q.open)) return readQuoted(v, 0, q, escape).value
+    if (v.startsWith(q.open)) return readQuoted(v, 0, q, escapeChar).value
   }
   return v
 }
 
 /** Splits on `delimiter` outside quotes. */
-function splitOutsideQuotes(text: string, delimiter: string, quotes: readonly Quoting[], escape: string | undefined): string[] {
+function splitOutsideQuotes(text: string, delimiter: string, quotes: readonly Quoting[], escapeChar: string | undefined): string[] {
   const parts: string[] = []
   let current = ''
   let i = 0
   while (i < text.length) {
     const q = quotes.find((x) => text.startsWith(x.open, i))
     if (q) {
-      const { end } = readQuoted(text, i, q, escape)
+      const { end } = readQuoted(text, i, q, escapeChar)
       current += text.slice(i, end)
       i = end
       continue
@@ -79,7 +79,7 @@ export function extractKeyValues(text: string, node: ParseKv): Map<string, strin
   const wanted = new Set(node.keys.map((k) => k.name))
   const found = new Map<string, string>()
   const quotes = quotesOf(node)
-  const escape = node.escape
+  const escapeChar = node.escape
   if (node.regex !== undefined) {
     for (const m of compileRegex(node.regex, '', 'parse-kv').matchAll(text)) {
       const key = (m[1] ?? '').trim()
@@ -89,17 +89,17 @@ export function extractKeyValues(text: string, node: ParseKv): Map<string, strin
   }
   if (node.pairDelimiter !== undefined && node.kvDelimiter !== undefined) {
     const kv = node.kvDelimiter
-    const pairs = splitOutsideQuotes(text, node.pairDelimiter, quotes, escape)
+    const pairs = splitOutsideQuotes(text, node.pairDelimiter, quotes, escapeChar)
     let lastKey: string | undefined
     for (const pair of pairs) {
-      const parts = splitOutsideQuotes(pair, kv, quotes, escape)
+      const parts = splitOutsideQuotes(pair, kv, quotes, escapeChar)
       if (parts.length < 2) {
         if (node.greedy && lastKey !== undefined && found.has(lastKey)) {
           found.set(lastKey, found.get(lastKey)! + node.pairDelimiter + pair)
         }
         continue
       }
-      const key = unquote(parts[0]!, quotes, escape)
+      const key = unquote(parts[0]!, quotes, escapeChar)
       const value = parts.slice(1).join(kv)
       lastKey = undefined
       if (wanted.has(key) && !found.has(key)) {
@@ -107,7 +107,7 @@ export function extractKeyValues(text: string, node: ParseKv): Map<string, strin
         lastKey = key
       }
     }
-    for (const [k, v] of found) found.set(k, unquote(v, quotes, escape))
+    for (const [k, v] of found) found.set(k, unquote(v, quotes, escapeChar))
     return found
   }
   // unspecified delimiters: words and quoted strings; a wanted key's value is the next token
@@ -117,7 +117,7 @@ export function extractKeyValues(text: string, node: ParseKv): Map<string, strin
     const c = text[i]!
     const q = quotes.find((x) => text.startsWith(x.open, i))
     if (q) {
-      const r = readQuoted(text, i, q, escape)
+      const r = readQuoted(text, i, q, escapeChar)
       tokens.push(r.value)
       i = r.end
       continue

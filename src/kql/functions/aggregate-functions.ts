@@ -874,7 +874,7 @@ export function hllKeys(v: KqlValue | undefined): string[] | null {
   const a = asArray(v)
   if (!a || a.length < 2) return null
   const keys = asArray(a[1])
-  return keys && keys.every((k) => typeof k === 'string') ? (keys as string[]) : null
+  return keys?.every((k) => typeof k === 'string') ? (keys as string[]) : null
 }
 
 export function makeHll(keys: Iterable<string>): DynamicValue {
@@ -1073,7 +1073,9 @@ export const sketchFunctions: readonly ScalarFunction[] = [
           for (const v of values) {
             const k = hllKeys(v)
             if (!k) return null
-            k.forEach((x) => keys.add(x))
+            k.forEach((x) => {
+              keys.add(x)
+            })
           }
           return makeHll(keys)
         },

@@ -220,7 +220,9 @@ function sortFunction(name: string, descending: boolean): ScalarFunction {
       const last = args[args.length - 1]!
       const hasNullsLast = args.length > 1 && last.type === 'bool'
       const arrays = hasNullsLast ? args.slice(0, -1) : args
-      arrays.forEach((_, i) => checkKind(name, args, i, 'dynamic'))
+      arrays.forEach((_, i) => {
+        checkKind(name, args, i, 'dynamic')
+      })
       const nullsLastOf = hasNullsLast ? coercer('bool', 'bool') : () => true
       const single = arrays.length === 1
       return {
@@ -317,7 +319,9 @@ function setFunction(name: string, combine: (sets: DynamicValue[][]) => DynamicV
     name,
     bind(args) {
       checkArity(name, args, 2, 64)
-      args.forEach((_, i) => checkKind(name, args, i, 'dynamic'))
+      args.forEach((_, i) => {
+        checkKind(name, args, i, 'dynamic')
+      })
       return {
         type: 'dynamic',
         evaluate(values) {
@@ -503,7 +507,9 @@ const arrayConcat: ScalarFunction = {
   name: 'array_concat',
   bind(args) {
     checkArity('array_concat', args, 1, 64)
-    args.forEach((_, i) => checkKind('array_concat', args, i, 'dynamic'))
+    args.forEach((_, i) => {
+      checkKind('array_concat', args, i, 'dynamic')
+    })
     return {
       type: 'dynamic',
       evaluate(values) {
@@ -576,7 +582,9 @@ const zipFn: ScalarFunction = {
   name: 'zip',
   bind(args) {
     checkArity('zip', args, 2, 16)
-    args.forEach((_, i) => checkKind('zip', args, i, 'dynamic'))
+    args.forEach((_, i) => {
+      checkKind('zip', args, i, 'dynamic')
+    })
     return {
       type: 'dynamic',
       evaluate(values) {
@@ -675,7 +683,9 @@ const bagMerge: ScalarFunction = {
   name: 'bag_merge',
   bind(args) {
     checkArity('bag_merge', args, 2, 64)
-    args.forEach((_, i) => checkKind('bag_merge', args, i, 'dynamic'))
+    args.forEach((_, i) => {
+      checkKind('bag_merge', args, i, 'dynamic')
+    })
     return {
       type: 'dynamic',
       evaluate(values) {

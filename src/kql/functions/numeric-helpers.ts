@@ -114,7 +114,7 @@ export interface Signature {
   /** Called per row with coerced arguments. `args` are the call site's infos (for constants). */
   readonly impl: (values: readonly KqlValue[], ctx: EvalContext, args: readonly ArgInfo[]) => KqlValue
   /** Optional bind-time hook: validate constants, precompute; may return a specialised impl. */
-  readonly prepare?: (args: readonly ArgInfo[]) => Signature['impl'] | void
+  readonly prepare?: (args: readonly ArgInfo[]) => Signature['impl'] | undefined
 }
 
 /** Defines a scalar function from a declarative signature. */
@@ -132,7 +132,9 @@ export function defineScalar(
     bind(args: readonly ArgInfo[]): BoundScalar {
       checkArity(name, args, min, max)
       const kinds = args.map((_, i) => sig.params[Math.min(i, sig.params.length - 1)]!)
-      kinds.forEach((k, i) => checkKind(name, args, i, k))
+      kinds.forEach((k, i) => {
+        checkKind(name, args, i, k)
+      })
       const coerce = args.map((a, i) => coercer(kinds[i]!, a.type))
       const impl = sig.prepare?.(args) ?? sig.impl
       const type = typeof sig.result === 'function' ? sig.result(args) : sig.result

@@ -27,7 +27,9 @@ function close(actual: unknown, expected: number, what = '', tol = 1e-9): void {
 function closeAll(actual: unknown, expected: readonly number[], tol = 1e-9): void {
   assert.ok(Array.isArray(actual), `array expected, got ${JSON.stringify(actual)}`)
   assert.equal((actual as unknown[]).length, expected.length)
-  expected.forEach((e, i) => close((actual as number[])[i], e, `[${i}]`, tol))
+  expected.forEach((e, i) => {
+    close((actual as number[])[i], e, `[${i}]`, tol)
+  })
 }
 
 describe('element-wise', () => {
@@ -256,7 +258,7 @@ describe('outliers and decomposition', () => {
       Object.keys(d),
       MULTI_COLUMN_SERIES['series_decompose']!.map((c) => c.suffix),
     )
-    d['residual']!.forEach((r) => assert.ok(Math.abs(r) < 2))
+    for (const r of d['residual']!) assert.ok(Math.abs(r) < 2)
     const none = call('series_decompose', ['dynamic', 'long', 'string'], [[1, 2, 3], 0, 'none']) as Record<string, number[]>
     assert.deepEqual(none['baseline'], [0, 0, 0])
     assert.deepEqual(none['residual'], [1, 2, 3])

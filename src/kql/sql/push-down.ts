@@ -84,7 +84,10 @@ class PushDown {
     const block = this.block(node)
     if (block) out = this.statement(node, block, needed)
     else out = this.partialFilter(node, needed) ?? this.withChildren(node, needed)
-    if (!byNeed) this.rewritten.set(node, (byNeed = new Map()))
+    if (!byNeed) {
+      byNeed = new Map()
+      this.rewritten.set(node, byNeed)
+    }
     byNeed.set(key, out)
     return out
   }
@@ -276,7 +279,7 @@ class PushDown {
     if (!input) return undefined
     const b = this.plain(input)
     const p = this.translate(node.predicate, b.cols)
-    if (!p || p.type !== 'bool') return undefined
+    if (p?.type !== 'bool') return undefined
     return { ...b, where: [...b.where, p.sql] }
   }
 
@@ -381,7 +384,7 @@ class PushDown {
     const valueIf = (x: SqlScalar, p: number | undefined): string | undefined => {
       if (p === undefined) return x.sql
       const pred = arg(p)
-      if (!pred || pred.type !== 'bool') return undefined
+      if (pred?.type !== 'bool') return undefined
       return `CASE WHEN ${pred.sql} THEN ${x.sql} END`
     }
     const counted = (p: SqlScalar): SqlScalar => ({ sql: `COUNT(CASE WHEN ${p.sql} THEN 1 END)`, type: 'long', nullable: false })
@@ -530,7 +533,7 @@ function referenced(exprs: readonly P.Expr[]): Set<number> {
         visit(e.key)
         return
       case 'Pack':
-        e.entries.forEach((x) => visit(x.value))
+        for (const x of e.entries) visit(x.value)
         return
     }
   }
@@ -610,7 +613,7 @@ function uniqueOn(node: P.PlanNode, keys: readonly number[]): boolean {
       const mapped: number[] = []
       for (const k of keys) {
         const e = node.exprs[k]
-        if (!e || e.kind !== 'ColumnRef') return false
+        if (e?.kind !== 'ColumnRef') return false
         mapped.push(e.index)
       }
       return uniqueOn(node.input, mapped)

@@ -450,7 +450,7 @@ function call(e: P.Call, inputs: readonly SqlScalar[], cx: SqlContext): SqlScala
       const parts: string[] = []
       for (let i = 0; i < e.args.length; i++) {
         const a = arg(i)
-        if (!a || a.type !== 'string' || a.nullable) return undefined
+        if (a?.type !== 'string' || a.nullable) return undefined
         parts.push(a.sql)
       }
       return { sql: parts.length === 1 ? parts[0]! : `(${parts.join(' || ')})`, type: 'string', nullable: false }

@@ -4,7 +4,7 @@
  * `<workspace id>/<file id>.<ext>`, written as `.part` and renamed into place when complete.
  * Downloads go through our own URL, `/oi-api/downloads/files/<file id>?expires=…&signature=…`.
  */
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { DOWNLOAD_PATH_PREFIX, type DownloadSigner } from '../../domain/exports/download-signature.js'
 import type { ExportFileStorage, OpenedFile, StrayFile } from '../../domain/exports/export-file-storage.js'
@@ -71,7 +71,7 @@ export function createDirectoryFileStorage(options: DirectoryFileStorageOptions)
       }
     },
     async open(file): Promise<OpenedFile | undefined> {
-      let handle
+      let handle: FileHandle
       try {
         handle = await open(pathOf(file.objectKey), 'r')
       } catch (error) {

@@ -51,13 +51,12 @@ export function createPostgresEventBus(
       onError(error)
       void client.end().catch(() => {})
       if (listener === client) listener = undefined
-      if (!closed)
-        setTimeout(
-          () => {
-            void listen().catch(onError)
-          },
-          (retryMs = Math.min(retryMs * 2, 5000)),
-        )
+      if (!closed) {
+        retryMs = Math.min(retryMs * 2, 5000)
+        setTimeout(() => {
+          void listen().catch(onError)
+        }, retryMs)
+      }
     })
     await client.connect()
     await client.query(`LISTEN ${CHANNEL}`)

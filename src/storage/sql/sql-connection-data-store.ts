@@ -7,7 +7,7 @@
 import type { ConnectionDataStore, StoredRow } from '../../domain/ingest/connection-data-store.js'
 import type { TypedRow } from '../../domain/ingest/row-validation.js'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
-import type { KqlValue } from '../../kql/types.js'
+import type { KqlValue } from '../../kql/index.js'
 import { decodeValue, encodeValue } from '../column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql-db.js'
 import { reserveCounter } from './sql-change-store.js'
@@ -42,7 +42,9 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         const params: unknown[] = []
         slice.forEach((row, i) => {
           params.push(firstRowId + start + i, ingestedAt)
-          table.columns.forEach((column, c) => params.push(encodeValue(db.dialect, column.type, row[c] ?? null)))
+          table.columns.forEach((column, c) => {
+            params.push(encodeValue(db.dialect, column.type, row[c] ?? null))
+          })
         })
         await db.run(
           `INSERT INTO ${quoteIdent(table.sqlName)} (${columns.join(', ')}) VALUES ${slice.map(() => placeholders).join(', ')}`,
