@@ -6,14 +6,14 @@
  *
  * - Time: the cap counts from the moment the request arrives, queue wait included. Past it the
  *   worker running it is terminated and, on PostgreSQL, its statement is cancelled with
- *   pg_cancel_backend (statement_timeout bounds it besides). A spare worker, started in advance,
+ *   pg_terminate_backend (statement_timeout bounds it besides). A spare worker, started in advance,
  *   takes the terminated one's place at once, so stopping a query never costs capacity.
  * - Memory: each worker's V8 heap is capped (`memoryMb`); a query that needs more ends its worker
  *   and rejects with QueryMemoryError, so the server's RSS stays bounded.
  * - Fair sharing (fair-queue.ts): per-caller running limit, bounded queue, QueryCapacityError when
  *   it is full.
  * - Cancellation: aborting `signal` removes a waiting request, or terminates the worker running it
- *   (and cancels its PostgreSQL statement); the promise rejects with QueryCancelledError.
+ *   (and ends its PostgreSQL session); the promise rejects with QueryCancelledError.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -127,20 +127,26 @@ function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
   return new Worker(bootstrap, { ...options, eval: true })
 }
 
-/** Cancels a PostgreSQL backend's running statement from a short-lived connection of its own. */
-async function cancelStatement(databaseUrl: string, backendPid: number): Promise<void> {
+/**
+ * Ends a stopped worker's PostgreSQL session (pg_terminate_backend) from a short-lived connection
+ * of its own. Ending the session, not only cancelling the statement, also stops a statement that
+ * was still on its way to the server when the worker was terminated (a cancel that arrives before
+ * the statement starts is ignored); the session is of no further use anyway.
+ */
+async function endSession(databaseUrl: string, backendPid: number): Promise<void> {
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: 'provenant-query-cancel',
-    connectionTimeoutMillis: 5000,
-    query_timeout: 5000,
+    // generous: on a loaded server a new session can take seconds
+    connectionTimeoutMillis: 30_000,
+    query_timeout: 30_000,
   })
   client.on('error', () => {})
   try {
     await client.connect()
-    await client.query('SELECT pg_cancel_backend($1)', [backendPid])
+    await client.query('SELECT pg_terminate_backend($1)', [backendPid])
   } catch {
-    // best effort: statement_timeout stops it anyway
+    // best effort: statement_timeout stops the statement anyway
   } finally {
     await client.end().catch(() => {})
   }
@@ -207,11 +213,9 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       slot.handle = next
       if (next.ready) release(slot)
     }
-    // PostgreSQL: cancel the statement while its session is still connected, then end the thread
-    // (its slot is already served by another worker, so waiting costs no capacity)
-    const cancelled =
-      old.backendPid !== undefined && init.dialect === 'postgres' ? cancelStatement(init.databaseUrl, old.backendPid) : Promise.resolve()
-    void cancelled.finally(() => old.worker.terminate())
+    // the thread first (it can send nothing more), then its PostgreSQL session and any statement in it
+    void old.worker.terminate()
+    if (old.backendPid !== undefined && init.dialect === 'postgres') void endSession(init.databaseUrl, old.backendPid)
   }
 
   /** Forgets a job's timer, listener and slot; `running`: still count it against its account (replace() charges it). */

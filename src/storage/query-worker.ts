@@ -20,7 +20,7 @@ const init = workerData as WorkerInit
 const plans = new Map<string, CompiledQuery>()
 /** The running task's time cap: PostgreSQL's statement_timeout follows it (plus a margin). */
 let currentTimeoutMs = 30_000
-/** PostgreSQL: this worker's backend, so the pool can cancel its statement (pg_cancel_backend). */
+/** PostgreSQL: this worker's backend, so the pool can end its session when it stops the worker (pg_terminate_backend). */
 let backendPid: number | undefined
 
 async function openSource(): Promise<SqlSource> {

@@ -14,7 +14,7 @@
  *   the rest wait in a bounded queue; when that is full the promise rejects at once with
  *   QueryCapacityError (no query was started).
  * - `signal` cancels: a queued request leaves the queue, a running one is stopped (worker
- *   terminated, database statement cancelled) and the promise rejects with QueryCancelledError.
+ *   terminated, PostgreSQL session ended) and the promise rejects with QueryCancelledError.
  *   This is what the portal's Cancel button and a disconnecting HTTP client use.
  * - A query that needs more memory than the budget rejects with QueryMemoryError.
  * - Query errors reject with the engine's KqlError; anything else is infrastructure.

@@ -13,7 +13,7 @@
  * outside the scopes.
  *
  * Cancellation: `runWarm`/`runAdhoc`/`check` take `{ signal }`; aborting it stops the query on the
- * server (the worker is terminated, a PostgreSQL statement cancelled) and the call rejects with a
+ * server (the worker is terminated, its PostgreSQL session ended) and the call rejects with a
  * 400 saying it was cancelled. The HTTP route aborts when the client disconnects.
  */
 import { dateTimeFromEpochMs, type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
