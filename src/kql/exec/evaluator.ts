@@ -677,29 +677,42 @@ class Executor {
     }
   }
 
-  private async mvExpand(node: P.MvExpand): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepare(node.items.map((it) => it.expr))
-    const fns = node.items.map((it) => this.compile(it.expr))
-    const width = node.columns.length
-    const limit = node.limit ?? Infinity
-    // the output size is known before any row is built: refuse a blow-up at once
-    const expansions = new Array<DynamicValue[][]>(rows.length)
+  /**
+   * Each row's element lists, computed before any output row is built so that a blow-up is
+   * refused at once (issue 15): the output size is known from the lists' lengths.
+   */
+  private async expansions(
+    rows: readonly Row[],
+    fns: readonly CompiledExpr[],
+    mode: 'bag' | 'array',
+    limit: number,
+    operator: string,
+  ): Promise<DynamicValue[][][]> {
+    const out = new Array<DynamicValue[][]>(rows.length)
     let expected = 0
     for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!
-      const lists = fns.map((f) => this.elementsOf(f(r, i, rows), node.bagExpansion))
-      expansions[i] = lists
+      const lists = fns.map((f) => this.elementsOf(f(rows[i]!, i, rows), mode))
+      out[i] = lists
       let n = 0
       for (const l of lists) n = Math.max(n, l.length)
       expected += Math.min(n, limit)
       if (expected > MAX_INTERMEDIATE_ROWS)
         throw new KqlError(
           'runtime',
-          `mv-expand would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); expand fewer rows or use 'limit'`,
+          `${operator} would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); expand fewer rows or use 'limit'`,
         )
       if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
     }
+    return out
+  }
+
+  private async mvExpand(node: P.MvExpand): Promise<Row[]> {
+    const rows = await this.run(node.input)
+    await this.prepare(node.items.map((it) => it.expr))
+    const fns = node.items.map((it) => this.compile(it.expr))
+    const width = node.columns.length
+    const limit = node.limit ?? Infinity
+    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-expand')
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
@@ -731,23 +744,7 @@ class Executor {
     await this.prepare(node.items)
     const fns = node.items.map((e) => this.compile(e))
     const limit = node.limit ?? Infinity
-    // the output size is known before any row is built: refuse a blow-up at once
-    const expansions = new Array<DynamicValue[][]>(rows.length)
-    let expected = 0
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!
-      const lists = fns.map((f) => this.elementsOf(f(r, i, rows), node.bagExpansion))
-      expansions[i] = lists
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      expected += Math.min(n, limit)
-      if (expected > MAX_INTERMEDIATE_ROWS)
-        throw new KqlError(
-          'runtime',
-          `mv-expand would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); expand fewer rows or use 'limit'`,
-        )
-      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
-    }
+    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-apply')
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
