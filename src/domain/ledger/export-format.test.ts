@@ -61,7 +61,15 @@ function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ran
 function writeExport(
   format: ExportFormat,
   chain: ReturnType<typeof buildChain>,
-  opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean; latest?: number; proofProblem?: string } = {},
+  opts: {
+    from?: number
+    to?: number
+    checkpointSizes?: number[]
+    seal?: boolean
+    latest?: number
+    proofProblem?: string
+    filter?: Record<string, string>
+  } = {},
 ): string {
   const from = opts.from ?? 1
   const to = opts.to ?? chain.records.length
@@ -73,7 +81,7 @@ function writeExport(
     origin,
     genesis: hasher.genesis,
     exportedAt: '2026-03-02T00:00:00.000Z',
-    filter: { startDate: '2026-03-01T00:00:00Z' },
+    filter: opts.filter ?? { startDate: '2026-03-01T00:00:00Z' },
     first: slice[0] ?? null,
     last: slice[slice.length - 1] ?? null,
     prefix: from > 1 ? chain.ranges[from - 1]! : null,
@@ -264,6 +272,18 @@ for (const format of ['json', 'csv'] as const) {
       // The same file with the proof verifies.
       const withProof = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10], latest: 10, seal: true })
       assert.equal(isExportValid(await verifyExport([withProof], { trustedKeys: [signing.verifier] })), true)
+    })
+
+    it('an empty whole-log export whose newest checkpoint says 10 is TRUNCATED; an empty date range is Empty', async () => {
+      const gone = writeExport(format, chain, { from: 1, to: 0, checkpointSizes: [], latest: 10, seal: true, filter: { format } })
+      const t = await verifyExport([gone], { trustedKeys: [signing.verifier] })
+      assert.ok(t.result.kind === 'verdict')
+      assert.deepEqual([t.result.verdict.ChainValid, t.result.verdict.Empty, t.result.verdict.BrokenAt], [false, false, '000000000001'])
+      assert.equal(isExportValid(t), false)
+      const dated = writeExport(format, chain, { from: 1, to: 0, checkpointSizes: [], latest: 10, seal: true })
+      const d = await verifyExport([dated], { trustedKeys: [signing.verifier] })
+      assert.ok(d.result.kind === 'verdict' && d.result.verdict.Empty, JSON.stringify(d.result))
+      assert.equal(isExportValid(d), true)
     })
 
     it("a partial range verifies on top of the header's prefix, against a checkpoint at its end and an older one by proof", async () => {

@@ -650,10 +650,15 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
       embedded,
     )
   }
-  // The newest stored checkpoint is checked too: without a proof it fails unless it is the file's own size.
+  // The newest stored checkpoint is checked too: without a proof it fails unless it is the file's own
+  // size. In an empty file it relates to no record: it then only attests a size, which a whole-log
+  // export (no date bounds) must reach (else TRUNCATED); an empty date range says nothing about it.
   const latest = trailer.latestCheckpoint
-  if (typeof latest === 'string' && !trailer.checkpoints.some((cp) => cp.note === latest))
-    verifier.addLateCheckpoint(latest, undefined, embedded)
+  if (typeof latest === 'string' && !trailer.checkpoints.some((cp) => cp.note === latest)) {
+    if (header.last !== null) verifier.addLateCheckpoint(latest, undefined, embedded)
+    else if (header.filter['startDate'] === undefined && header.filter['endDate'] === undefined)
+      verifier.addLateCheckpoint(latest, [], embedded)
+  }
   const sealKeys = [...(options.trustedKeys ?? []), ...embedded]
   return {
     result: verifier.finish(),
