@@ -65,6 +65,15 @@ export type WorkerReply =
   | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
   | { id: number; ok: false; kind: 'error'; message: string }
 
+/**
+ * The CPU priority a worker takes once it is ready (Linux nice): query work yields the cores to the
+ * event loop, while starting up (loading the engine) runs at the server's own priority, so a busy
+ * machine cannot starve a worker's start and leave queries waiting for capacity.
+ */
+export interface WorkerPriority {
+  readonly nice: number
+}
+
 export type WorkerMessage = WorkerReply | { ready: true; backendPid?: number }
 
 export interface QueryPoolOptions extends FairQueueLimits {
@@ -72,12 +81,17 @@ export interface QueryPoolOptions extends FairQueueLimits {
   readonly workers: number
   /** V8 heap budget of one worker, MB: one query's memory budget. */
   readonly memoryMb: number
+  /**
+   * The workers' CPU priority as a Linux nice value (0-19): above 0 the event loop (health checks,
+   * appends, streams) wins the CPU over query work when the cores are busy. No effect elsewhere.
+   */
+  readonly workerNice: number
 }
 
 /** Defaults (docs/configuration.md): 2 workers on this 2-core class of machine, up to 4. */
 export function defaultQueryPoolOptions(): QueryPoolOptions {
   const workers = Math.max(2, Math.min(4, availableParallelism()))
-  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512 }
+  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512, workerNice: 10 }
 }
 
 interface Job {
@@ -120,7 +134,7 @@ interface Slot {
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(`./query-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
 
-function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
+function newWorker(workerData: WorkerInit & WorkerPriority, memoryMb: number): Worker {
   const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } }
   if (!FROM_SOURCE) return new Worker(WORKER_URL, options)
   const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
@@ -166,7 +180,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   let spare: Handle | undefined
 
   function spawn(): Handle {
-    const worker = newWorker(init, settings.memoryMb)
+    const worker = newWorker({ ...init, nice: settings.workerNice }, settings.memoryMb)
     const handle: Handle = { worker, ready: false, backendPid: undefined, slot: undefined }
     const lost = (error: Error & { code?: string }) => {
       if (closed) return
