@@ -20,6 +20,7 @@ import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { type DynamicValue, isNumericType, type KqlType, type KqlValue } from '../types.js'
+import { notSupported, UNSUPPORTED_FUNCTIONS, UNSUPPORTED_PLUGIN_REASON, unsupportedGeoReason } from '../unsupported.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
@@ -130,28 +131,6 @@ const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
   guid: 'System.Guid',
   dynamic: 'System.Object',
 }
-
-const UNSUPPORTED_FUNCTIONS = new Set([
-  'cluster',
-  'database',
-  'external_table',
-  'materialized_view',
-  'ingestion_time',
-  'extent_id',
-  'extent_tags',
-  'cursor_after',
-  'cursor_before_or_at',
-  'cursor_current',
-  'current_principal',
-  'current_principal_details',
-  'current_principal_is_member_of',
-  'current_cluster_endpoint',
-  'current_database',
-  'estimate_data_size',
-  'stored_query_result',
-  'graph',
-  'geo_info_from_ip_address',
-])
 
 function ref(index: number, column: P.PlanColumn): P.ColumnRef {
   return { kind: 'ColumnRef', index, name: column.name, type: column.type }
@@ -548,7 +527,7 @@ class Binder {
           return this.bindTableName(name, arg!.start, scope)
         }
         if (e.name === 'view') throw this.err(e.start, "'view' can only define a function in a let statement")
-        if (UNSUPPORTED_FUNCTIONS.has(e.name)) throw this.err(e.start, `${e.name}() is not supported`, 'unsupported')
+        this.refuseIfUnsupported(e)
         throw this.err(e.start, `expected a tabular expression, found a call to the scalar function ${e.name}()`)
       }
       default:
@@ -1114,8 +1093,8 @@ class Binder {
     if (!isSort && !multiColumnOutputs(e.name, undefined)) return undefined
     if (isSort && e.args.length < 2) return undefined
     const call = this.bindScalar(e, ctx)
-    const boundArgs = call.kind === 'Call' ? call.args : []
-    const infos = e.args.map((a, k) => this.argInfo(a, boundArgs[k] ?? literal('dynamic', null)))
+    // the arguments' own types: a call of constants is folded into a literal, which keeps none
+    const infos = e.args.map((a) => this.argInfo(a, this.bindScalar(a, ctx)))
     const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
     if (isSort && outputs.length < 2) return undefined
     if (item.names.length > outputs.length)
@@ -1629,6 +1608,12 @@ class Binder {
     }
   }
 
+  /** A documented function the engine refuses (unsupported.ts): named, with the reason. */
+  private refuseIfUnsupported(e: A.CallExpr): void {
+    const reason = UNSUPPORTED_FUNCTIONS.get(e.name) ?? unsupportedGeoReason(e.name)
+    if (reason !== undefined) throw this.err(e.start, notSupported(`${e.name}()`, reason), 'unsupported')
+  }
+
   private bindCall(e: A.CallExpr, ctx: RowCtx): P.Expr {
     const name = e.name
     const b = ctx.scope.get(name)
@@ -1709,7 +1694,6 @@ class Binder {
         break
     }
     if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
-    if (UNSUPPORTED_FUNCTIONS.has(name)) throw this.err(e.start, `${name}() is not supported`, 'unsupported')
     const aggregate = this.lib.lookupAggregate(name)
     const scalar = this.lib.lookupScalar(name)
     if (aggregate && (ctx.agg || !scalar)) {
@@ -1719,8 +1703,7 @@ class Binder {
       return this.bindAggregate(e, aggregate, ctx.agg)
     }
     if (!scalar) {
-      // the geospatial family is documented; the ones not implemented are named as such
-      if (/^geo_[a-z0-9_]+$/.test(name)) throw this.err(e.start, `the geospatial function '${name}' is not supported`, 'unsupported')
+      this.refuseIfUnsupported(e)
       const candidates = [
         ...this.lib.scalarNames(),
         ...(ctx.agg ? this.lib.aggregateNames() : []),
@@ -2333,7 +2316,7 @@ class Binder {
       case 'narrow':
         return this.bindNarrow(plan)
       default:
-        throw this.err(call.start, `the evaluate plugin '${call.name}' is not supported`, 'unsupported')
+        throw this.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, UNSUPPORTED_PLUGIN_REASON), 'unsupported')
     }
   }
 

@@ -6,6 +6,7 @@
  */
 import { KqlError, positionAt } from '../kql-error.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
+import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../unsupported.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
 import type * as A from './ast.js'
 import { Lexer, type Token } from './lexer.js'
@@ -51,41 +52,6 @@ const BP_COMPARE = 30
 const BP_ADD = 40
 const BP_MUL = 50
 const BP_UNARY = 60
-
-/** Operators Kusto has and this engine refuses, so the error names them instead of "unexpected". */
-const UNSUPPORTED_OPERATORS = new Set([
-  'fork',
-  'facet',
-  'reduce',
-  'find',
-  'search',
-  'lookup-kind',
-  'make-graph',
-  'graph-match',
-  'graph-merge',
-  'graph-to-table',
-  'graph-shortest-paths',
-  'graph-mark-components',
-  'externaldata',
-  'execute-and-cache',
-  'project-smart',
-  'summarize-tdigest',
-  'assert-schema',
-  'macro-expand',
-  'sql',
-])
-
-/** Source functions that read outside the workspace's tables. */
-const UNSUPPORTED_SOURCES = new Set([
-  'external_table',
-  'materialized_view',
-  'cluster',
-  'database',
-  'contextual_datatable',
-  'graph',
-  'entity_group',
-  'stored_query_result',
-])
 
 const TYPED_LITERALS = new Set([
   'bool',
@@ -695,11 +661,12 @@ class Parser {
       case 'find':
       case 'search':
       case 'externaldata':
-        throw this.error(t.start, `'${name}' is not supported`, 'unsupported')
+        throw this.error(t.start, notSupported(`'${name}'`, UNSUPPORTED_OPERATORS.get(name)!), 'unsupported')
       default:
         break
     }
-    if (callFollows && UNSUPPORTED_SOURCES.has(name)) throw this.error(t.start, `'${name}(...)' is not supported`, 'unsupported')
+    if (callFollows && UNSUPPORTED_SOURCES.has(name))
+      throw this.error(t.start, notSupported(`'${name}(...)'`, UNSUPPORTED_SOURCES.get(name)!), 'unsupported')
     if (callFollows && TYPED_LITERALS.has(name)) return this.parseTypedLiteral()
     if (callFollows && name === 'typeof') return this.parseTypeofArgument()
     this.advance()
@@ -1488,7 +1455,8 @@ class Parser {
         return { kind: 'Partition', params, by, subquery, ...span() }
       }
       default:
-        if (UNSUPPORTED_OPERATORS.has(name)) throw this.error(start, `the '${name}' operator is not supported`, 'unsupported')
+        if (UNSUPPORTED_OPERATORS.has(name))
+          throw this.error(start, notSupported(`the '${name}' operator`, UNSUPPORTED_OPERATORS.get(name)!), 'unsupported')
         throw this.error(
           start,
           `unknown tabular operator '${name}': expected where, project, extend, summarize, join, sort, take, top, ...`,
