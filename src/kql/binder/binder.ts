@@ -209,6 +209,8 @@ class Binder {
   private visualization: Visualization | undefined
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
+  /** `set query_bin_auto_size=...` / `set query_bin_auto_at=...`: what bin_auto() reads. */
+  private readonly binAuto: { size?: A.Expr; at?: A.Expr } = {}
 
   private readonly pending: PendingDiscovery[] = []
 
@@ -256,6 +258,8 @@ class Binder {
           this.bindLet(st, scope, undefined)
           break
         case 'Set':
+          if (st.name === 'query_bin_auto_size' && st.value) this.binAuto.size = st.value
+          if (st.name === 'query_bin_auto_at' && st.value) this.binAuto.at = st.value
           break
         case 'DeclareParameters':
           for (const p of st.params) {
@@ -1608,6 +1612,23 @@ class Binder {
     }
   }
 
+  /**
+   * bin_auto(x) with `set query_bin_auto_size=s` and `set query_bin_auto_at=a` (default 0) is
+   * bin(x - a, s) + a: the nearest multiple of s below x, shifted so that a bins to itself.
+   */
+  private binAutoExpr(e: A.CallExpr): A.Expr {
+    if (e.args.length !== 1) throw this.err(e.start, 'bin_auto() expects one argument')
+    const size = this.binAuto.size
+    if (!size) throw this.err(e.start, 'bin_auto() needs the bin size: add `set query_bin_auto_size=<size>;` before the query')
+    const x = e.args[0]!
+    const span = { start: e.start, end: e.end }
+    const at = this.binAuto.at
+    const bin = (v: A.Expr): A.Expr => ({ kind: 'Call', name: 'bin', nameEnd: e.nameEnd, args: [v, size], ...span })
+    if (!at) return bin(x)
+    const shifted: A.Expr = { kind: 'Binary', op: '-', opStart: e.start, left: x, right: at, ...span }
+    return { kind: 'Binary', op: '+', opStart: e.start, left: bin(shifted), right: at, ...span }
+  }
+
   /** A documented function the engine refuses (unsupported.ts): named, with the reason. */
   private refuseIfUnsupported(e: A.CallExpr): void {
     const reason = UNSUPPORTED_FUNCTIONS.get(e.name) ?? unsupportedGeoReason(e.name)
@@ -1686,6 +1707,8 @@ class Binder {
           visible(v.plan.columns).map((c) => c.name),
         )
       }
+      case 'bin_auto':
+        return this.bindScalar(this.binAutoExpr(e), ctx)
       case 'materialize':
       case 'table':
       case 'view':

@@ -30,10 +30,11 @@ export interface QueryStatement extends Span {
   readonly expr: Expr
 }
 
-/** `set name [= value]`: query options; accepted and ignored. */
+/** `set name [= value]`: query options; the binder reads the ones it knows (query_bin_auto_*). */
 export interface SetStatement extends Span {
   readonly kind: 'Set'
   readonly name: string
+  readonly value?: Expr
 }
 
 /** `declare query_parameters(name:type [= default], ...)`. */

@@ -368,13 +368,14 @@ class Parser {
     const start = this.advance().start
     let name = this.advance().text
     while (this.acceptPunct('.')) name += '.' + this.expectName('an option name').name
+    let value: A.Expr | undefined
     if (this.acceptPunct('=')) {
       // option values are literals or bare words
       const t = this.peek()
       if (t.kind === 'eof' || (t.kind === 'punct' && t.text === ';')) throw this.expected('an option value')
-      this.parsePrimary()
+      value = this.parsePrimary()
     }
-    return { kind: 'Set', start, end: this.lastEnd, name }
+    return { kind: 'Set', start, end: this.lastEnd, name, ...(value ? { value } : {}) }
   }
 
   private parseDeclare(): A.DeclareParametersStatement {
