@@ -84,6 +84,18 @@ describe('binder: names and suggestions', () => {
     assert.deepEqual(compile('Readings | getschema').columns.length, 4)
   })
 
+  it('keeps hidden columns out of project-rename, project-keep and project-reorder (issue 17 item 7)', () => {
+    const all = ['timestamp:datetime', 'Device:string', 'Temperature:real', 'Count:long']
+    assert.deepEqual(columns('Readings | project-keep *'), all)
+    assert.deepEqual(columns('Readings | project-keep *e*'), ['timestamp:datetime', 'Device:string', 'Temperature:real'])
+    assert.deepEqual(columns('Readings | project-rename d = Device'), ['timestamp:datetime', 'd:string', 'Temperature:real', 'Count:long'])
+    assert.deepEqual(columns('Readings | project-reorder Count'), ['Count:long', 'timestamp:datetime', 'Device:string', 'Temperature:real'])
+    assert.deepEqual(columns('Readings | project-by-names "*"'), all)
+    // named explicitly, as with project
+    assert.deepEqual(columns('Readings | project-keep _rowid'), ['_rowid:long'])
+    assert.deepEqual(columns('Readings | project-rename id = _rowid | project-keep id'), ['id:long'])
+  })
+
   it('reads physical column names from the schema in the table scan', () => {
     const q = compile('Readings | where Temperature > 20 | project Device')
     assert.equal(shape(q.plan), 'Project(Filter(TableScan))')

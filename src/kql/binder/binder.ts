@@ -820,7 +820,10 @@ class Binder {
       case 'ProjectKeep': {
         const keepSet = new Set<number>()
         for (const p of op.patterns) {
-          const matched = plan.columns.map((c, i) => (matchesPattern(p.pattern, c.name) ? i : -1)).filter((i) => i >= 0)
+          // a wildcard never reaches internal columns; naming one exactly does (like project)
+          const matched = plan.columns
+            .map((c, i) => ((c.hidden ? c.name === p.pattern : matchesPattern(p.pattern, c.name)) ? i : -1))
+            .filter((i) => i >= 0)
           if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
           for (const i of matched) keepSet.add(i)
         }
@@ -832,7 +835,8 @@ class Binder {
         )
       }
       case 'ProjectRename': {
-        const columns = plan.columns.map(unhide)
+        // internal columns stay hidden unless renamed by name (`project-rename id = _rowid`)
+        const columns = [...plan.columns]
         for (const r of op.renames) {
           const idx = columns.findIndex((c) => c.name === r.oldName)
           if (idx < 0) throw this.unknownColumn(r.oldName, r.oldStart, columns)
@@ -868,9 +872,7 @@ class Binder {
             const matched = plan.columns
               .map((c, i) => (!c.hidden && matchesPattern(pattern, c.name) && !order.includes(i) ? i : -1))
               .filter((i) => i >= 0)
-            if (matched.length === 0 && !pattern.includes('*') && !plan.columns.some((c) => c.name === pattern)) {
-              throw this.unknownColumn(pattern, arg.start, plan.columns)
-            }
+            // documented: names that match no column are ignored
             order.push(...matched)
           }
         }
