@@ -2055,9 +2055,8 @@ class Binder {
         mode = p.value
       } else if (p.name === 'flags') {
         for (const f of String(p.value)) {
-          if (f === 'i' || f === 'm' || f === 's') flags += f
-          else if (f === 'U') throw this.err(p.valueStart, "the regex flag 'U' (ungreedy) is not supported", 'unsupported')
-          else throw this.err(p.valueStart, `unknown regex flag '${f}'`)
+          if (f === 'i' || f === 'm' || f === 's' || f === 'U') flags += f
+          else throw this.err(p.valueStart, `unknown regex flag '${f}' (parse knows i, m, s and U)`)
         }
       }
     }
