@@ -387,6 +387,51 @@ class Binder {
   // User-defined functions
   // -------------------------------------------------------------------------------------------
 
+  /**
+   * Which argument each parameter gets. Arguments are read in order: a positional one fills the
+   * next parameter, a named one its own parameter and moves the position just past it, so a named
+   * argument may be followed by positional ones (`f(a=1, 2)` gives b = 2), as the documentation's
+   * "callers may name their arguments" and C#-style named arguments read.
+   */
+  private assignArguments(name: string, params: readonly A.Param[], args: readonly CallArg[], callSite: A.Span): (CallArg | undefined)[] {
+    const assigned: (CallArg | undefined)[] = params.map(() => undefined)
+    let next = 0
+    for (const a of args) {
+      let at: number
+      let value: CallArg
+      if (a.kind === 'NamedArg') {
+        at = params.findIndex((p) => p.name === a.name)
+        if (at < 0)
+          throw this.err(
+            a.start,
+            `${name}() has no parameter '${a.name}'${didYouMean(
+              a.name,
+              params.map((p) => p.name),
+            )}`,
+          )
+        value = a.value
+      } else {
+        at = next
+        value = a
+        if (at >= params.length) {
+          const afterNamed = args.some((x) => x.kind === 'NamedArg')
+          throw this.err(
+            a.start,
+            afterNamed
+              ? `${name}(): this positional argument follows the last parameter '${params[params.length - 1]!.name}'; name it, or put it first`
+              : `${name}() expects at most ${params.length} argument${params.length === 1 ? '' : 's'}, got ${args.length}`,
+          )
+        }
+      }
+      if (assigned[at] !== undefined) {
+        throw this.err(a.start, `${name}(): the parameter '${params[at]!.name}' is given twice`)
+      }
+      assigned[at] = value
+      next = at + 1
+    }
+    return assigned
+  }
+
   private invoke(
     fn: Extract<Binding, { kind: 'function' }>,
     args: readonly CallArg[],
@@ -398,28 +443,10 @@ class Binder {
     if (this.activeFunctions.has(lambda))
       throw this.err(callSite.start, `recursive call of '${fn.name}': user-defined functions cannot call themselves`, 'unsupported')
     const bodyScope = new Scope(fn.scope)
-    const positional = args.filter((a) => a.kind !== 'NamedArg')
-    const named = args.filter((a): a is A.NamedArgExpr => a.kind === 'NamedArg')
-    if (positional.length > lambda.params.length) {
-      throw this.err(
-        callSite.start,
-        `${fn.name}() expects at most ${lambda.params.length} argument${lambda.params.length === 1 ? '' : 's'}, got ${positional.length}`,
-      )
-    }
-    for (const n of named) {
-      if (!lambda.params.some((p) => p.name === n.name)) {
-        throw this.err(
-          n.start,
-          `${fn.name}() has no parameter '${n.name}'${didYouMean(
-            n.name,
-            lambda.params.map((p) => p.name),
-          )}`,
-        )
-      }
-    }
+    const assigned = this.assignArguments(fn.name, lambda.params, args, callSite)
     const rowCtx: RowCtx = caller ?? { columns: [], scope: callerScope }
     lambda.params.forEach((param, i) => {
-      const arg: CallArg | undefined = positional[i] ?? named.find((n) => n.name === param.name)?.value
+      const arg: CallArg | undefined = assigned[i]
       if (param.type.kind === 'tabular') {
         if (!arg) throw this.err(callSite.start, `${fn.name}(): missing tabular argument '${param.name}'`)
         const value = arg.kind === 'BoundTable' ? arg.value : this.bindTabular(arg, callerScope)
@@ -2183,18 +2210,26 @@ class Binder {
     const defaults: KqlValue[] = []
     const aggColumns: P.PlanColumn[] = []
     for (const a of op.aggregates) {
-      if (a.item.expr.kind !== 'Call' || !this.lib.lookupAggregate(a.item.expr.name)) {
-        throw this.err(
-          a.item.expr.start,
-          `make-series expects an aggregation such as count() or avg(x); '${this.src(a.item.expr).slice(0, 40)}' is not one`,
-        )
+      const e = a.item.expr
+      const isAggregate = e.kind === 'Call' && this.lib.lookupAggregate(e.name) !== undefined
+      if (!isAggregate) {
+        // a constant column (`k = 5`): the same value in every bin that has rows, the default elsewhere
+        const constant = this.bindScalar(e, scalarCtx)
+        if (constant.kind !== 'Literal')
+          throw this.err(
+            e.start,
+            `make-series expects an aggregation such as count() or avg(x), or a constant; '${this.src(e).slice(0, 40)}' is neither`,
+          )
       }
+      const aggregateExpr: A.Expr = isAggregate
+        ? e
+        : { kind: 'Call', name: 'take_any', nameEnd: e.start, args: [e], start: e.start, end: e.end }
       const before = agg.calls.length
-      this.bindScalar(a.item.expr, actx)
+      this.bindScalar(aggregateExpr, actx)
       const call = agg.calls[before]!
       if (call.outputs.length !== 1)
-        throw this.err(a.item.expr.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
-      let name = a.item.names[0] ?? call.outputs[0]!.name
+        throw this.err(e.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
+      let name = a.item.names[0] ?? (isAggregate ? call.outputs[0]!.name : `Column${n++}`)
       name = uniqueName(name, taken)
       taken.add(name)
       aggregates.push({ ...call, outputs: [{ name, type: call.outputs[0]!.type }] })

@@ -384,13 +384,13 @@ function distinctCount(name: string, prefix: string, withPredicate: boolean, max
     arity: withPredicate ? [2, maxArgs] : [1, maxArgs],
     ...(withPredicate ? { predicate: 1 } : {}),
     output: (args) => one(prefixed(prefix, args[0]), 'long'),
-    create: (args) => {
-      const t = args[0]!.type
+    create: () => {
       const seen = new Set<string>()
       return {
+        // nulls are ignored; "" is a value (strings have no null), as make_set counts it
         add(values) {
           const v = values[0]
-          if (!isMissing(t, v)) seen.add(scalarKey(v!))
+          if (v !== null && v !== undefined) seen.add(scalarKey(v))
         },
         result: () => [seen.size],
       }
@@ -956,13 +956,13 @@ function hllAggregate(name: string, predicate: boolean): AggregateFunction {
     arity: predicate ? [2, 3] : [1, 2],
     ...(predicate ? { predicate: 1 } : {}),
     output: (args) => one(prefixed('hll', args[0]), 'dynamic'),
-    create: (args) => {
-      const t = args[0]!.type
+    create: () => {
       const keys = new Set<string>()
       return {
+        // as dcount: nulls are ignored, "" is a value
         add(values) {
           const v = values[0]
-          if (!isMissing(t, v)) keys.add(scalarKey(v!))
+          if (v !== null && v !== undefined) keys.add(scalarKey(v))
         },
         result: () => [makeHll(keys)],
       }
