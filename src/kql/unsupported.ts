@@ -59,7 +59,6 @@ export const UNSUPPORTED_OPERATORS: ReadonlyMap<string, string> = new Map([
   ['fork', 'one query yields one result table here (no multiple result sets)'],
   ['facet', 'one query yields one result table here (no multiple result sets)'],
   ['reduce', 'not implemented yet'],
-  ['search', 'not implemented yet'],
   ['find', 'its output schema (pack of columns per table, $table) is not implemented; use search or union'],
   ['lookup-kind', 'not a KQL operator'],
   ['make-graph', GRAPH],

@@ -823,7 +823,11 @@ class Binder {
     const keep = (p: P.PlanNode): TabularValue => ({ plan: p, name: input.name })
     switch (op.kind) {
       case 'Where': {
-        const predicate = this.bindPredicate(op.predicate, ctx, 'where')
+        // search's terms look at the searched tables' columns, not at the `$table` it adds
+        const whereCtx: RowCtx = op.searchSource
+          ? { ...ctx, columns: plan.columns.map((c) => (c.name === '$table' ? { ...c, hidden: true } : c)) }
+          : ctx
+        const predicate = this.bindPredicate(op.predicate, whereCtx, 'where')
         return keep({ kind: 'Filter', columns: plan.columns, input: plan, predicate })
       }
       case 'Project':

@@ -291,6 +291,8 @@ export type Operator =
 export interface WhereOp extends Span {
   readonly kind: 'Where'
   readonly predicate: Expr
+  /** From a `search` over tables: its `*` terms do not read the `$table` column it adds. */
+  readonly searchSource?: true
 }
 export interface ProjectOp extends Span {
   readonly kind: 'Project'

@@ -10,6 +10,7 @@ import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../uns
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
 import type * as A from './ast.js'
 import { Lexer, type Token } from './lexer.js'
+import { COLUMN_TERM_OP, searchToWhere } from './search-predicate.js'
 
 /** Binary operators written as words, with or without a leading `!` (string operators). */
 const WORD_OPERATORS = new Set([
@@ -94,6 +95,8 @@ class Parser {
   private readonly buf: Token[] = []
   /** End offset of the last consumed token (for spans). */
   private lastEnd = 0
+  /** While reading a `search` predicate: `Column:"term"` is a column term. */
+  private inSearch = false
 
   constructor(private readonly text: string) {
     this.lexer = new Lexer(text)
@@ -595,6 +598,13 @@ class Parser {
 
   private parsePrimary(): A.Expr {
     const t = this.peek()
+    if (this.inSearch && (t.kind === 'ident' || t.kind === 'quotedIdent') && this.isPunct(':', 1) && this.peek(2).kind === 'string') {
+      this.advance()
+      const colon = this.advance()
+      const value = this.parsePrimary()
+      const left: A.Expr = { kind: 'Name', start: t.start, end: t.end, name: t.text, quoted: t.kind === 'quotedIdent' }
+      return { kind: 'Binary', op: COLUMN_TERM_OP, opStart: colon.start, left, right: value, start: t.start, end: this.lastEnd }
+    }
     switch (t.kind) {
       case 'long':
         this.advance()
@@ -659,8 +669,9 @@ class Parser {
         break
       case 'union':
         return this.parseUnionSource()
-      case 'find':
       case 'search':
+        return this.parseSearchSource()
+      case 'find':
       case 'externaldata':
         throw this.error(t.start, notSupported(`'${name}'`, UNSUPPORTED_OPERATORS.get(name)!), 'unsupported')
       default:
@@ -942,6 +953,53 @@ class Parser {
     return { kind: 'Range', start, end: this.lastEnd, column, from, to, step }
   }
 
+  /**
+   * `search [kind=...] [in (T1, T2*)] predicate` after a pipe or as a source. Returns the tables
+   * (undefined when no `in` was written) and the predicate already rewritten as a `where` one.
+   */
+  private parseSearchBody(): { tables: A.Expr[] | undefined; predicate: A.Expr; start: number } {
+    const params = this.parseParams(['kind'])
+    let caseSensitive = false
+    for (const p of params) {
+      if (p.value === 'case_sensitive') caseSensitive = true
+      else if (p.value !== 'case_insensitive' && p.value !== 'default')
+        throw this.error(p.valueStart, 'search kind must be case_sensitive, case_insensitive or default')
+    }
+    let tables: A.Expr[] | undefined
+    if (this.isIdent('in') && this.isPunct('(', 1)) {
+      this.advance()
+      this.advance()
+      tables = this.parseUnionTables()
+      this.expectPunct(')', 'to close the list of tables to search')
+    }
+    const start = this.peek().start
+    const t = this.peek(1)
+    let raw: A.Expr
+    if (this.isPunct('*') && (t.kind === 'eof' || (t.kind === 'punct' && (t.text === '|' || t.text === ';' || t.text === ')')))) {
+      const star = this.advance()
+      raw = { kind: 'Star', start: star.start, end: star.end }
+    } else {
+      this.inSearch = true
+      try {
+        raw = this.parseExpr()
+      } finally {
+        this.inSearch = false
+      }
+    }
+    return { tables, predicate: searchToWhere(raw, caseSensitive), start }
+  }
+
+  /** `search ...` as a source: a union of the listed tables (default: every table and view in scope) with `$table`. */
+  private parseSearchSource(): A.Expr {
+    const start = this.advance().start
+    const body = this.parseSearchBody()
+    const tables = body.tables ?? [{ kind: 'Name', start, end: start, name: '*', quoted: false } satisfies A.NameExpr]
+    const withsource: A.OperatorParam = { name: 'withsource', value: '$table', start, end: start, valueStart: start }
+    const source: A.UnionExpr = { kind: 'Union', start, end: this.lastEnd, params: [withsource], tables }
+    const where: A.WhereOp = { kind: 'Where', predicate: body.predicate, searchSource: true, start: body.start, end: this.lastEnd }
+    return { kind: 'Pipe', source, op: where, start, end: this.lastEnd }
+  }
+
   private parseUnionSource(): A.UnionExpr {
     const start = this.advance().start
     const params = this.parseParams(['kind', 'withsource', 'isfuzzy'])
@@ -1210,6 +1268,11 @@ class Parser {
       case 'filter': {
         const predicate = this.parseExpr()
         return { kind: 'Where', predicate, ...span() }
+      }
+      case 'search': {
+        const body = this.parseSearchBody()
+        if (body.tables) throw this.error(start, "search after a pipe searches its input: 'in (tables)' can only start a query")
+        return { kind: 'Where', predicate: body.predicate, ...span() }
       }
       case 'project': {
         const items = this.parseNamedExprList()
