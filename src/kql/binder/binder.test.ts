@@ -84,6 +84,18 @@ describe('binder: names and suggestions', () => {
     assert.deepEqual(compile('Readings | getschema').columns.length, 4)
   })
 
+  it('a pattern invocation without a definition is a semantic error naming it (issue 17 item 10)', () => {
+    for (const q of [
+      'declare pattern map_ip_to_longlat; map_ip_to_longlat("10.10.10.10")',
+      'declare pattern app = (a:string)[e:string] { ("X").["Stop"] = { print x=1 }; }; union app("X").["*"] | count',
+    ]) {
+      assert.throws(
+        () => compile(q),
+        (err: unknown) => err instanceof KqlError && err.kind === 'semantic' && /has no definition/.test(err.message),
+      )
+    }
+  })
+
   it('keeps hidden columns out of project-rename, project-keep and project-reorder (issue 17 item 7)', () => {
     const all = ['timestamp:datetime', 'Device:string', 'Temperature:real', 'Count:long']
     assert.deepEqual(columns('Readings | project-keep *'), all)

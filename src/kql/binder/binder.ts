@@ -257,6 +257,9 @@ class Binder {
         case 'Let':
           this.bindLet(st, scope, undefined)
           break
+        case 'Pattern':
+          scope.set(st.name, { kind: 'pattern', statement: st, scope })
+          break
         case 'Set':
           if (st.name === 'query_bin_auto_size' && st.value) this.binAuto.size = st.value
           if (st.name === 'query_bin_auto_at' && st.value) this.binAuto.at = st.value
@@ -325,8 +328,45 @@ class Binder {
     scope.set(st.name, { kind: 'scalar', expr, rowColumns: containsColumnRef(expr) ? ctx.columns : undefined })
   }
 
+  /** `P("a").path`, `P("a").["path"]` or `P("a")` of a declared pattern: its parts, else undefined. */
+  private patternInvocation(e: A.Expr, scope: Scope): { call: A.CallExpr; path: A.Expr | undefined; name: string } | undefined {
+    const call = e.kind === 'Member' || e.kind === 'Index' ? e.target : e
+    if (call.kind !== 'Call' || scope.get(call.name)?.kind !== 'pattern') return undefined
+    if (e.kind === 'Member')
+      return { call, path: { kind: 'Literal', type: 'string', value: e.name, start: e.start, end: e.end }, name: call.name }
+    if (e.kind === 'Index') return { call, path: e.index, name: call.name }
+    return { call, path: undefined, name: call.name }
+  }
+
+  /** The definition a pattern invocation selects, bound as a table (Kusto's "missing pattern" error otherwise). */
+  private bindPattern(inv: { call: A.CallExpr; path: A.Expr | undefined; name: string }, scope: Scope): TabularValue {
+    const b = scope.get(inv.name) as Extract<Binding, { kind: 'pattern' }>
+    const st = b.statement
+    const args = inv.call.args.map((a) => this.constantOf(a, scope))
+    if (args.some((a) => typeof a !== 'string'))
+      throw this.err(inv.call.start, `the arguments of pattern '${inv.name}' must be string constants`)
+    const path = inv.path ? this.constantOf(inv.path, scope) : undefined
+    if (inv.path && typeof path !== 'string') throw this.err(inv.path.start, `the path of pattern '${inv.name}' must be a string constant`)
+    const shown = `${inv.name}(${args.map((a) => JSON.stringify(a)).join(', ')})${path !== undefined ? `.[${JSON.stringify(path)}]` : ''}`
+    if (st.definitions && args.length !== st.params.length)
+      throw this.err(
+        inv.call.start,
+        `pattern '${inv.name}' takes ${st.params.length} argument${st.params.length === 1 ? '' : 's'}, got ${args.length}`,
+      )
+    if (st.definitions && (path !== undefined) !== (st.pathName !== undefined))
+      throw this.err(
+        inv.call.start,
+        st.pathName ? `pattern '${inv.name}' needs a path: ${inv.name}(...).${st.pathName}` : `pattern '${inv.name}' has no path`,
+      )
+    const def = st.definitions?.find((d) => d.path === path && d.args.length === args.length && d.args.every((v, i) => v === args[i]))
+    if (!def)
+      throw this.err(inv.call.start, `pattern invocation ${shown} has no definition (declare pattern ${inv.name} defines no such case)`)
+    return this.bindTabular(def.body, b.scope)
+  }
+
   /** Whether an expression denotes a table or a scalar (KQL's grammar does not say). */
   private classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
+    if (this.patternInvocation(e, scope)) return 'tabular'
     switch (e.kind) {
       case 'Pipe':
       case 'Datatable':
@@ -519,6 +559,8 @@ class Binder {
   // -------------------------------------------------------------------------------------------
 
   private bindTabular(e: A.Expr, scope: Scope): TabularValue {
+    const pattern = this.patternInvocation(e, scope)
+    if (pattern) return this.bindPattern(pattern, scope)
     switch (e.kind) {
       case 'Name':
         return this.bindTableName(e.name, e.start, scope)

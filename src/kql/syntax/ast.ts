@@ -16,7 +16,7 @@ export interface Span {
 // Statements
 // ---------------------------------------------------------------------------------------------
 
-export type Statement = LetStatement | QueryStatement | SetStatement | DeclareParametersStatement
+export type Statement = LetStatement | QueryStatement | SetStatement | DeclareParametersStatement | PatternStatement
 
 export interface LetStatement extends Span {
   readonly kind: 'Let'
@@ -35,6 +35,24 @@ export interface SetStatement extends Span {
   readonly kind: 'Set'
   readonly name: string
   readonly value?: Expr
+}
+
+/**
+ * `declare pattern Name [= (arg:string, ...)[path:string] { (v, ...).[p] = { tabular }; ... }]`.
+ * `definitions` is undefined for a pattern declared without any.
+ */
+export interface PatternStatement extends Span {
+  readonly kind: 'Pattern'
+  readonly name: string
+  readonly params: readonly string[]
+  readonly pathName?: string
+  readonly definitions?: readonly PatternDefinition[]
+}
+
+export interface PatternDefinition extends Span {
+  readonly args: readonly string[]
+  readonly path?: string
+  readonly body: Expr
 }
 
 /** `declare query_parameters(name:type [= default], ...)`. */

@@ -256,9 +256,9 @@ class Parser {
         return this.parseSet()
       }
       if (t.text === 'declare' && this.isIdent('query_parameters', 1)) return this.parseDeclare()
+      if (t.text === 'declare' && this.isIdent('pattern', 1)) return this.parsePattern()
       if (t.text === 'alias' && this.isIdent('database', 1))
         throw this.error(t.start, "'alias database' statements are not supported", 'unsupported')
-      if (t.text === 'pattern' && this.isName(1)) throw this.error(t.start, "'pattern' statements are not supported", 'unsupported')
       if (t.text === 'restrict' && this.isIdent('access', 1))
         throw this.error(t.start, "'restrict access' statements are not supported", 'unsupported')
     }
@@ -379,6 +379,69 @@ class Parser {
       value = this.parsePrimary()
     }
     return { kind: 'Set', start, end: this.lastEnd, name, ...(value ? { value } : {}) }
+  }
+
+  private parsePattern(): A.PatternStatement {
+    const start = this.advance().start
+    this.advance()
+    const name = this.expectName('the pattern name').name
+    if (!this.acceptPunct('=')) return { kind: 'Pattern', start, end: this.lastEnd, name, params: [] }
+    const stringParam = (what: string): string => {
+      const n = this.expectName(what).name
+      this.expectPunct(':', `after '${n}'`)
+      if (this.parseTypeName() !== 'string') throw this.error(this.lastEnd, 'pattern arguments are strings')
+      return n
+    }
+    this.expectPunct('(', 'to start the pattern arguments')
+    const params: string[] = []
+    for (;;) {
+      params.push(stringParam('an argument name'))
+      if (!this.acceptPunct(',')) break
+    }
+    this.expectPunct(')', 'to close the pattern arguments')
+    let pathName: string | undefined
+    if (this.acceptPunct('[')) {
+      pathName = stringParam('the path name')
+      this.expectPunct(']', 'to close the pattern path')
+    }
+    this.expectPunct('{', 'to start the pattern definitions')
+    const definitions: A.PatternDefinition[] = []
+    const stringValue = (what: string): string => {
+      const t = this.peek()
+      if (t.kind !== 'string') throw this.expected(what)
+      this.advance()
+      return t.text
+    }
+    while (!this.isPunct('}')) {
+      const defStart = this.peek().start
+      this.expectPunct('(', 'to start the argument values')
+      const args: string[] = []
+      for (;;) {
+        args.push(stringValue('a string argument value'))
+        if (!this.acceptPunct(',')) break
+      }
+      this.expectPunct(')', 'to close the argument values')
+      let path: string | undefined
+      if (this.acceptPunct('.')) {
+        // .["value"] reads as a bracket-quoted name; .[ "value" ] as punctuation around a string
+        const t = this.peek()
+        if (t.kind === 'quotedIdent' || t.kind === 'ident') path = this.advance().text
+        else {
+          this.expectPunct('[', "for the path value: .['value']")
+          path = stringValue('a string path value')
+          this.expectPunct(']', 'to close the path value')
+        }
+      }
+      this.expectPunct('=', 'before the pattern body')
+      this.expectPunct('{', 'to start the pattern body')
+      const body = this.parsePipeExpr()
+      this.acceptPunct(';')
+      this.expectPunct('}', 'to close the pattern body')
+      this.expectPunct(';', 'after a pattern definition')
+      definitions.push({ args, ...(path !== undefined ? { path } : {}), body, start: defStart, end: this.lastEnd })
+    }
+    this.expectPunct('}', 'to close the pattern definitions')
+    return { kind: 'Pattern', start, end: this.lastEnd, name, params, ...(pathName ? { pathName } : {}), definitions }
   }
 
   private parseDeclare(): A.DeclareParametersStatement {
