@@ -58,7 +58,10 @@ export function unsupportedGeoReason(name: string): string | undefined {
 export const UNSUPPORTED_OPERATORS: ReadonlyMap<string, string> = new Map([
   ['fork', 'one query yields one result table here (no multiple result sets)'],
   ['facet', 'one query yields one result table here (no multiple result sets)'],
-  ['reduce', 'not implemented yet'],
+  [
+    'reduce',
+    "Kusto's pattern-mining algorithm is not published and the documented examples do not pin it down (the threshold examples contradict the description); the engine would return different groups",
+  ],
   ['find', 'its output schema (pack of columns per table, $table) is not implemented; use search or union'],
   ['lookup-kind', 'not a KQL operator'],
   ['make-graph', GRAPH],

@@ -25,7 +25,7 @@ const T_COLUMNS = [
   { name: 'r', type: 'real' },
   { name: 'b', type: 'bool' },
   { name: 'span', type: 'timespan' },
-  { name: 'd', type: 'dynamic' },
+  { name: 'arr', type: 'dynamic' },
 ] as const satisfies readonly { name: string; type: KqlType }[]
 const U_COLUMNS = [
   { name: 'k', type: 'string' },
@@ -242,10 +242,10 @@ const PREDICATES: readonly Template[] = [
   [['s'], "s like '%b%'"],
   [['s'], 'strlen(s) > 2'],
   [['n'], 'tostring(n) == "2"'],
-  [['d'], 'array_length(d) > 1'],
-  [['d'], 'isnull(d)'],
-  [['d'], "tostring(d) has 'a'"],
-  [['d', 's'], 's in (d)'],
+  [['arr'], 'array_length(arr) > 1'],
+  [['arr'], 'isnull(arr)'],
+  [['arr'], "tostring(arr) has 'a'"],
+  [['arr', 's'], 's in (arr)'],
 ]
 
 const EXTENSIONS: readonly Template[] = [
@@ -279,11 +279,11 @@ const EXTENSIONS: readonly Template[] = [
   [['n'], 'tostring(n)'],
   [['s'], 'toupper(s)'],
   [['n'], 'n % 5'],
-  [['d'], 'array_sort_asc(d)'],
-  [['d'], 'array_sort_desc(d, false)'],
-  [['d'], 'array_length(d)'],
-  [['d'], 'tostring(d)'],
-  [['d', 's'], 'array_concat(d, pack_array(s, ""))'],
+  [['arr'], 'array_sort_asc(arr)'],
+  [['arr'], 'array_sort_desc(arr, false)'],
+  [['arr'], 'array_length(arr)'],
+  [['arr'], 'tostring(arr)'],
+  [['arr', 's'], 'array_concat(arr, pack_array(s, ""))'],
 ]
 
 const AGGREGATES: readonly Template[] = [
@@ -314,8 +314,8 @@ const AGGREGATES: readonly Template[] = [
   [['s'], 'array_length(make_set(s))'],
   [['s'], 'count_distinct(s)'],
   [['s'], 'dcountif(s, isempty(s))'],
-  [['d'], 'dcount(tostring(array_sort_desc(d)))'],
-  [['d'], 'array_length(make_set(d))'],
+  [['arr'], 'dcount(tostring(array_sort_desc(arr)))'],
+  [['arr'], 'array_length(make_set(arr))'],
 ]
 
 const KEYS: readonly Template[] = [
