@@ -63,7 +63,6 @@ export const UNSUPPORTED_OPERATORS: ReadonlyMap<string, string> = new Map([
     "Kusto's pattern-mining algorithm is not published and the documented examples do not pin it down (the threshold examples contradict the description); the engine would return different groups",
   ],
   ['find', 'its output schema (pack of columns per table, $table) is not implemented; use search or union'],
-  ['lookup-kind', 'not a KQL operator'],
   ['make-graph', GRAPH],
   ['graph-match', GRAPH],
   ['graph-merge', GRAPH],
@@ -72,9 +71,10 @@ export const UNSUPPORTED_OPERATORS: ReadonlyMap<string, string> = new Map([
   ['graph-mark-components', GRAPH],
   ['externaldata', OUTSIDE_WORKSPACE],
   ['execute-and-cache', NO_CLUSTER],
-  ['project-smart', 'not documented'],
-  ['summarize-tdigest', 'not documented'],
-  ['assert-schema', 'not documented'],
+  ['project-smart', 'an undocumented Kusto operator'],
+  ['summarize-tdigest', 'an undocumented Kusto operator'],
+  ['assert-schema', 'an undocumented Kusto operator'],
+  ['inline_external_table', OUTSIDE_WORKSPACE],
   ['macro-expand', 'entity groups and clusters are not part of a workspace'],
   ['sql', 'T-SQL is not accepted'],
 ])
@@ -89,6 +89,7 @@ export const UNSUPPORTED_SOURCES: ReadonlyMap<string, string> = new Map([
   ['graph', GRAPH],
   ['entity_group', 'entity groups and clusters are not part of a workspace'],
   ['stored_query_result', OUTSIDE_WORKSPACE],
+  ['inline_external_table', OUTSIDE_WORKSPACE],
 ])
 
 /** `evaluate` plugins the engine implements; every other plugin is refused with this reason. */
