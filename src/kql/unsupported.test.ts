@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { compileQuery } from './compile-query.js'
 import { EMPTY_SCHEMA } from './index.js'
@@ -53,6 +54,21 @@ describe('documented KQL the engine refuses (issue 17 item 12)', () => {
 
   it('plugins other than bag_unpack, pivot and narrow are refused by name', () => {
     assertRefused('print x = 1 | evaluate autocluster()', "'autocluster'")
+  })
+
+  it('every documented function compiles or is refused by name (never "unknown function")', () => {
+    const { names } = JSON.parse(readFileSync(new URL('./documented-functions.json', import.meta.url), 'utf8')) as { names: string[] }
+    assert.ok(names.length > 400)
+    for (const name of names) {
+      for (const q of [`print x = ${name}(1)`, `print x = 1 | summarize ${name}(x)`]) {
+        try {
+          compileQuery(q, EMPTY_SCHEMA, { dialect: 'sqlite' })
+        } catch (error) {
+          assert.ok(error instanceof KqlError)
+          assert.doesNotMatch(error.message, /unknown function|did you mean/, `${q}: ${error.message}`)
+        }
+      }
+    }
   })
 
   it('a misspelt implemented function still gets a suggestion', () => {
