@@ -12,6 +12,7 @@ import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import { NotProvisionedError } from '../../domain/errors.js'
 import type { Services } from '../../domain/services.js'
 import { openChangeFeed, parseLastEventId } from '../../domain/streams/change-feed.js'
+import { changeViewFor } from '../../domain/streams/change-visibility.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
@@ -90,6 +91,7 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         'proposals filed, accepted, rejected or superseded, corrections, connection and credential changes (never the secret), token creation and revocation.',
         "Each message has `id:` (the change's sequence number), `event: change` and `data:` (JSON, the schema below). Nothing is sent for a change that rolled back.",
         'A reconnecting client sends `Last-Event-ID` (EventSource does this itself) or `?lastEventId=`: every change after it is replayed in order before live ones, without gaps or duplicates.',
+        "A token limited to some scope keys, connections or surfaces receives nothing about other scopes: no correction of another scope key or of another connection's rows, no connection or credential change of another connection, and configuration summaries list only what it may see (skipped changes leave gaps in the ids).",
         `A heartbeat comment is sent every ${heartbeatMs / 1000} s. The stream ends when the token expires or is revoked.`,
       ].join(' '),
       tag: 'Streams',
@@ -117,6 +119,7 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         const header = request.headers['last-event-id']
         const afterSeq = parseLastEventId(typeof header === 'string' && header.trim() !== '' ? header : query.lastEventId)
 
+        const viewOf = changeViewFor(services, caller)
         const raw = reply.raw
         let ended = false
         let timers: NodeJS.Timeout[] = []
@@ -137,7 +140,10 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         const feed = await openChangeFeed(services, caller.workspaceId, afterSeq, {
           write: async (change) => {
             if (ended) return
-            const more = raw.write(sseMessage(change))
+            // Changes about scopes outside the token's are skipped (their ids too): issue 14 item 6.
+            const visible = await viewOf(change)
+            if (ended) return
+            const more = visible ? raw.write(sseMessage(visible)) : true
             if (change.kind === 'token' && change.action === 'revoked' && change.entityId === caller.tokenId)
               end('the token of this stream was revoked')
             // Read uncached: the announcement can arrive before this process's config cache is invalidated.
