@@ -11,6 +11,7 @@ import { postgresConnector } from './connectors/postgres-connector.js'
 import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
+import { createStreamGuard } from './domain/access/stream-guard.js'
 import { createActivityLog } from './domain/activity/activity-log.js'
 import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
 import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
@@ -151,6 +152,11 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         bus,
         onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`),
       }),
+      streamGuard: createStreamGuard({
+        stores,
+        clock,
+        onError: (error) => log?.warn({ err: error }, 'stream guard: checking the tokens of open streams failed'),
+      }),
     }
     return {
       services,
@@ -159,6 +165,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       masterKeys,
       async close() {
         await services.exports.stopSweeper()
+        services.streamGuard.close()
         await services.live.close()
         await ledger
           .close()

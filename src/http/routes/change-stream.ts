@@ -124,10 +124,12 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         let ended = false
         let timers: NodeJS.Timeout[] = []
         let drained: (() => void) | undefined
+        let unwatch: (() => void) | undefined
         const end = (reason: string): void => {
           if (ended) return
           ended = true
           feed.close()
+          unwatch?.()
           for (const timer of timers) clearTimeout(timer)
           timers = []
           openStreams.delete(raw)
@@ -179,6 +181,8 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         })
         raw.write(`retry: ${retryMs}\n: connected; changes after ${feed.lastSeq} follow\n\n`)
         raw.on('close', () => end('closed'))
+        // Revoked, expired or disabled by anyone, in any process (issue 14 item 7): the guard asks storage.
+        unwatch = services.streamGuard.watch(caller, (reason) => end(`the stream ended: ${reason}`))
         watch(raw, request.server.server, end)
         const beat = (): void => {
           if (ended) return
