@@ -47,7 +47,7 @@ for (const backend of BACKENDS) {
       ).body.results[0]._rowid as number
 
     it('live and on replay, a scoped token receives only its scopes; the same changes reach an unscoped one', async () => {
-      const start = await server.services.stores.changes.latestSeq(server.workspace.id)
+      const start = await server.stores.changes.latestSeq(server.workspace.id)
       const tokens = {
         all: await server.token('viewer'),
         batchA: await viewerWith({ scopeKeys: ['batch-a'] }),
@@ -97,7 +97,7 @@ for (const backend of BACKENDS) {
       config.surfaces.push({ lookup: 'secret-yard', connections: ['secret-plant'] })
       await applyAsAdmin(server, config)
       await server.token('viewer') // a workspace-level change every token receives: the marker
-      const marker = await server.services.stores.changes.latestSeq(server.workspace.id)
+      const marker = await server.stores.changes.latestSeq(server.workspace.id)
 
       const untilMarker = async (listener: ChangeListener) => {
         const deadline = Date.now() + 15_000

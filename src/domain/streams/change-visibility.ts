@@ -29,10 +29,13 @@ export interface ChangeVisibilityDeps {
   readonly config: Pick<ConfigService, 'current'>
 }
 
+/** Whose view: the caller of the stream (its workspace and scopes). */
+export type Viewer = Pick<Caller, 'workspaceId' | 'scopes'>
+
 /** The change as this caller may see it, or undefined when it is about scopes outside the caller's. */
 export type ChangeView = (change: WorkspaceChange) => Promise<WorkspaceChange | undefined>
 
-export function changeViewFor(deps: ChangeVisibilityDeps, caller: Caller): ChangeView {
+export function changeViewFor(deps: ChangeVisibilityDeps, caller: Viewer): ChangeView {
   const { scopes } = caller
   if (scopes.scopeKeys === undefined && scopes.connections === undefined && scopes.surfaces === undefined) return async (change) => change
   const limitedInData = scopes.connections !== undefined || scopes.surfaces !== undefined

@@ -17,7 +17,7 @@ import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
 import type { StreamGuard } from '../../domain/access/stream-guard.js'
 import { InvalidInputError, NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import {
   type LiveBatch,
   type LiveControl,
@@ -253,7 +253,7 @@ function runStream(
   }
 }
 
-export function liveStreamRoutes(services: Services, options: LiveStreamOptions = {}): AnyRoute[] {
+export function liveStreamRoutes(services: ApiServices, options: LiveStreamOptions = {}): AnyRoute[] {
   const settings: StreamSettings = {
     pingMs: options.pingMs ?? 30_000,
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
