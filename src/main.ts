@@ -120,6 +120,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         extraTrustedKeys: config.ledgerTrustedKeys ?? [],
       }),
       onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
+      onIntegrityAlarm: (message, container) => log?.error({ container }, message),
     })
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
