@@ -122,10 +122,16 @@ const HEAD_SQL = 'SELECT seq, digest, last_ts, range_peaks, checkpoint_size FROM
  * nulls), the newest stored checkpoint note and the highest stored record, so the service can check
  * the head is exactly what it last signed before extending the chain (issue 14 item 1).
  */
+// MAX() first, then the few rows of that size or seq: an index look-up on both engines, never a
+// sort of the container's thousands of checkpoints (one per flush) on the hottest write path.
 const APPEND_HEAD_SQL = `SELECT h.seq, h.digest, h.last_ts, h.range_peaks, h.checkpoint_size,
-  (SELECT c.note FROM ledger_checkpoints c WHERE c.workspace_id = ? AND c.container_id = ? ORDER BY c.size DESC, c.id DESC LIMIT 1) AS cp_note,
-  (SELECT r.seq FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ? ORDER BY r.seq DESC LIMIT 1) AS tip_seq,
-  (SELECT r.digest FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ? ORDER BY r.seq DESC, r.id DESC LIMIT 1) AS tip_digest
+  (SELECT c.note FROM ledger_checkpoints c WHERE c.workspace_id = ? AND c.container_id = ?
+     AND c.size = (SELECT MAX(m.size) FROM ledger_checkpoints m WHERE m.workspace_id = ? AND m.container_id = ?)
+     ORDER BY c.id DESC LIMIT 1) AS cp_note,
+  (SELECT MAX(r.seq) FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ?) AS tip_seq,
+  (SELECT r.digest FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ?
+     AND r.seq = (SELECT MAX(t.seq) FROM ledger_records t WHERE t.workspace_id = ? AND t.container_id = ?)
+     ORDER BY r.id DESC LIMIT 1) AS tip_digest
 FROM (SELECT 1 AS one) o LEFT JOIN ledger_heads h ON h.workspace_id = ? AND h.container_id = ?`
 
 function appendHeadStateOf(container: ContainerRef, r: Row | undefined): HeadState {
@@ -253,7 +259,7 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
       await backend.lockContainer(db, container)
       const w = container.workspaceId
       const c = container.containerId
-      const before = appendHeadStateOf(container, await db.get<Row>(APPEND_HEAD_SQL, [w, c, w, c, w, c, w, c]))
+      const before = appendHeadStateOf(container, await db.get<Row>(APPEND_HEAD_SQL, [w, c, w, c, w, c, w, c, w, c, w, c]))
       const result = build(before)
       const checkpoint = sign?.(result, before) ?? null
       const checkpointSize = checkpoint?.size ?? before.checkpointSize
