@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
 import type { Services } from '../domain/services.js'
+import { stringifyExact } from '../shared/exact-json.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { registerCallRecording } from './plugins/record-call.js'
@@ -85,6 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendError(reply, 400, message)
     },
   })
+
+  // Query results may hold exact 64-bit longs (bigints): written as JSON numbers with every digit
+  app.setReplySerializer((payload) => stringifyExact(payload))
 
   // Closing closes idle keep-alive connections once, when it starts; a connection whose response
   // was finishing at that moment turned idle a moment later and held the close up until the

@@ -4,7 +4,7 @@
  * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
-import type { KqlType, KqlValue } from '../kql/index.js'
+import { type KqlType, type KqlValue, longFrom } from '../kql/index.js'
 import type { Dialect } from './sql-db.js'
 
 export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {
@@ -17,6 +17,8 @@ export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): u
       return dialect === 'sqlite' ? BigInt(value as bigint) : String(value)
     case 'dynamic':
       return JSON.stringify(value)
+    case 'long':
+      return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
     case 'real':
     case 'decimal':
       // SQLite has no NaN (it would store NULL); PostgreSQL takes the text forms.
@@ -34,8 +36,10 @@ export function decodeValue(type: KqlType, raw: unknown): KqlValue {
     case 'bool':
       return typeof raw === 'boolean' ? raw : Number(raw) !== 0
     case 'int':
-    case 'long':
       return Number(raw)
+    case 'long':
+      // exact 64-bit: SQLite reads are safe integers (bigint), PostgreSQL int8 is a number or bigint
+      return longFrom(raw)
     case 'real':
     case 'decimal':
       return typeof raw === 'number' ? raw : Number(raw)

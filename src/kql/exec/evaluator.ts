@@ -10,6 +10,7 @@ import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
+import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
@@ -309,6 +310,20 @@ class Executor {
     const step = await this.constant(node.step)
     if (from === null || to === null || step === null) return []
     const rows: Row[] = []
+    if (node.columns[0]?.type === 'long' && (typeof from === 'bigint' || typeof to === 'bigint' || typeof step === 'bigint')) {
+      // a long range beyond 2^53: exact bigint steps, each value in canonical form
+      const f = longToBigInt(from as Long)
+      const t = longToBigInt(to as Long)
+      const s = longToBigInt(step as Long)
+      if (s === 0n) throw new KqlError('runtime', 'range: the step must not be zero')
+      if ((s > 0n && f > t) || (s < 0n && f < t)) return []
+      this.cap(Number((t - f) / s + 1n))
+      for (let v = f; s > 0n ? v <= t : v >= t; v += s) {
+        rows.push([canonLong(v)])
+        if ((rows.length & (CHECK_EVERY - 1)) === 0) await this.pulse()
+      }
+      return rows
+    }
     if (typeof from === 'bigint') {
       const s = step as bigint
       const t = to as bigint
