@@ -79,12 +79,27 @@ const STRINGS = [
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
 
+/** 64-bit edge values in canonical form (long.ts): at and beyond ±2^53 and the int64 limits. */
+const EDGE_LONGS: readonly (number | bigint)[] = [
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  -(2n ** 53n) - 1n,
+  2n ** 62n + 7n,
+  2n ** 63n - 1n,
+  -(2n ** 63n),
+]
+
 const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { freq: 6, nil: null })
 const tRowOf = (strings: readonly string[]) =>
   fc.tuple(
     nullable(fc.integer({ min: -60_000, max: 160_000 }).map((h) => BigInt(h) * HOUR)),
     fc.constantFrom(...strings),
-    nullable(fc.integer({ min: -12, max: 12 })),
+    // small longs, and now and then a 64-bit edge (±2^53 and beyond, the int64 limits; issue 17)
+    nullable(
+      fc.oneof({ weight: 12, arbitrary: fc.integer({ min: -12, max: 12 }) }, { weight: 1, arbitrary: fc.constantFrom(...EDGE_LONGS) }),
+    ),
     // dyadic values keep sums exact in any order; NaN and ±Infinity now and then (SQLite stores NaN as NULL)
     nullable(
       fc.oneof(
@@ -131,6 +146,10 @@ const PREDICATES: readonly Template[] = [
   [['n'], 'isnull(n)'],
   [['n'], 'isnotnull(n)'],
   [['n'], 'n + 2 > 3'],
+  [['n'], 'n > 9007199254740992'],
+  [['n'], 'n == 9007199254740993'],
+  [['n'], 'n + 9223372036854775807 < 0'],
+  [['n'], 'n * 1024 > n'],
   [['n'], 'n * 2 == n + 1'],
   [['n'], 'n / 3 == 1'],
   [['n'], 'n / 0 == 1'],

@@ -405,7 +405,12 @@ class PushDown {
         const v = valueIf(x, a.name === 'sumif' ? 1 : undefined)
         if (v === undefined) return undefined
         // Kusto's default: the sum of no values is 0
-        return { sql: `COALESCE(${d.sum(v)}, 0)`, type: out.type, nullable: false, ...(x.maybeNaN ? { maybeNaN: true } : {}) }
+        return {
+          sql: `COALESCE(${d.sum(v, x.type === 'int' || x.type === 'long')}, 0)`,
+          type: out.type,
+          nullable: false,
+          ...(x.maybeNaN ? { maybeNaN: true } : {}),
+        }
       }
       case 'avg':
       case 'avgif': {
