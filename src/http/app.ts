@@ -110,9 +110,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      done(null, parseJsonBody(body as Buffer))
+      const exactIntegers = (request.routeOptions.config as { exactIntegers?: boolean } | undefined)?.exactIntegers === true
+      done(null, parseJsonBody(body as Buffer, { exactIntegers }))
     } catch (error) {
       done(error as Error)
     }

@@ -5,6 +5,7 @@
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
 import { type KqlType, type KqlValue, longFrom } from '../kql/index.js'
+import { stringifyExact } from '../shared/exact-json.js'
 import type { Dialect } from './sql-db.js'
 
 export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {
@@ -16,7 +17,8 @@ export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): u
     case 'timespan':
       return dialect === 'sqlite' ? BigInt(value as bigint) : String(value)
     case 'dynamic':
-      return JSON.stringify(value)
+      // an ingested integer beyond 2^53 keeps its digits in the stored JSON text
+      return stringifyExact(value)
     case 'long':
       return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
     case 'real':
