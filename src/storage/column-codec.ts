@@ -23,9 +23,11 @@ export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): u
       return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
     case 'real':
     case 'decimal':
-      // SQLite has no NaN (it would store NULL); PostgreSQL takes the text forms.
-      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value))
-        return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'
+      // PostgreSQL takes the text forms. SQLite has no NaN (a bound NaN is stored as NULL): it is
+      // stored as the text 'NaN' (a REAL column keeps text it cannot convert), read back by
+      // decodeValue; ±Infinity are REAL values there.
+      if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
+      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
       return value
     default:
       return value
@@ -44,6 +46,7 @@ export function decodeValue(type: KqlType, raw: unknown): KqlValue {
       return longFrom(raw)
     case 'real':
     case 'decimal':
+      // 'NaN' text (SQLite), 'NaN'/'Infinity' (PostgreSQL text forms)
       return typeof raw === 'number' ? raw : Number(raw)
     case 'datetime':
     case 'timespan':

@@ -579,7 +579,12 @@ class Binder {
     const hidden = (table.hiddenColumns ?? []).filter((h) => !columns.some((c) => c.name === h.name))
     for (const h of hidden) columns.push({ name: h.name, type: h.type, hidden: true })
     const sqlColumns = columns.map((c) => table.sqlColumns?.[c.name] ?? c.name)
-    return { plan: { kind: 'TableScan', columns, table: name, sqlName: table.sqlName, sqlColumns }, name }
+    const scale = table.sqlScale
+    const sqlScale = scale && columns.some((c) => (scale[c.name] ?? 1) !== 1) ? columns.map((c) => scale[c.name] ?? 1) : undefined
+    return {
+      plan: { kind: 'TableScan', columns, table: name, sqlName: table.sqlName, sqlColumns, ...(sqlScale ? { sqlScale } : {}) },
+      name,
+    }
   }
 
   private bindDatatable(e: A.DatatableExpr, scope: Scope): P.Values {

@@ -12,6 +12,7 @@ import { compileRegex } from '../functions/regex.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
+import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { floorDiv } from '../values.js'
@@ -38,7 +39,7 @@ export function quoteIdentifier(name: string): string {
 
 /** The first-phase SQL of a table scan. */
 export function scanSql(node: P.TableScan): string {
-  return `SELECT ${node.sqlColumns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
+  return `SELECT ${node.sqlColumns.map((c, i) => scaledColumn(quoteIdentifier(c), node.sqlScale?.[i])).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
 const SOURCE_FAILURES = new WeakSet<object>()

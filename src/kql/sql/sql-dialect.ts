@@ -60,6 +60,11 @@ export interface SqlDialect {
    * Kusto does (SQLite makes it a REAL): the statement then fails with a data refusal.
    */
   guardLongResult(expr: string): string
+  /**
+   * A stored column as SQL reads it. SQLite keeps a NaN real as the text 'NaN' (it has no NaN):
+   * reading one refuses, so the plan runs in memory over plain reads, which decode it.
+   */
+  readColumn(sql: string, type: KqlType): string
   /** Integer division truncating toward zero, NULL for a zero divisor. */
   integerDivide(a: string, b: string): string
   /** Real division; may refuse (undefined) when a zero divisor would not give ±Infinity/NaN. */

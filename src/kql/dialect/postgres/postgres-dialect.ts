@@ -113,6 +113,7 @@ export const postgresDialect: SqlDialect = {
   guardRealResult: (expr) => expr,
   // bigint overflow raises 22003 (a refusal): nothing to guard
   guardLongResult: (expr) => expr,
+  readColumn: (sql) => sql,
   integerDivide: (a, b) => `(${a} / NULLIF(${b}, 0))`,
   // a zero divisor fails the statement (22012): the engine then answers in memory (±Infinity, NaN)
   realDivide: (a, b) => `(${a} / ${b})`,

@@ -136,6 +136,8 @@ export const sqliteDialect: SqlDialect = {
   guardRealResult: (expr, operandsNotNull) =>
     `COALESCE(${expr}, ${operandsNotNull === undefined ? 'kql_refuse()' : `CASE WHEN ${operandsNotNull} THEN kql_refuse() END`})`,
   guardLongResult: (expr) => `kql_int64(${expr})`,
+  readColumn: (sql, type) =>
+    type === 'real' || type === 'decimal' ? `(CASE WHEN typeof(${sql}) = 'text' THEN kql_refuse() ELSE ${sql} END)` : sql,
   // both operands are INTEGER: SQLite truncates toward zero and gives NULL for a zero divisor
   integerDivide: (a, b) => `(${a} / ${b})`,
   // a zero divisor gives NULL where JavaScript gives ±Infinity or NaN: guardRealResult refuses it
