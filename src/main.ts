@@ -24,6 +24,8 @@ import { createProposalServices } from './domain/proposals/index.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import type { Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import type { Stores } from './domain/stores.js'
+import { openChangeFeed } from './domain/streams/change-feed.js'
 import { createLiveHub } from './domain/streams/live-hub.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -63,6 +65,11 @@ export interface Runtime {
   readonly serverId: string
   /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
   readonly credentialVault: CredentialVault
+  /**
+   * Raw storage, for the composition root's own wiring, tests and benchmarks only: the edges get
+   * `services`, which carries no store.
+   */
+  readonly stores: Stores
   close(): Promise<void>
 }
 
@@ -73,6 +80,8 @@ export interface ServicesHandle {
   readonly credentialVault: CredentialVault
   /** The master keys of connection credentials (key rotation). */
   readonly masterKeys: LoadedKeyring
+  /** Raw storage for the composition root (connector supervisor), tests and benchmarks; never given to an edge. */
+  readonly stores: Stores
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -123,7 +132,6 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
     const services: Services = {
       clock,
-      stores,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
       admin,
       config: configService,
@@ -145,6 +153,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         clock,
         onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files'),
       }),
+      changeFeed: { open: (workspaceId, afterSeq, sink) => openChangeFeed({ stores, bus }, workspaceId, afterSeq, sink) },
       live: createLiveHub({
         stores,
         config: configService,
@@ -154,6 +163,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     }
     return {
       services,
+      stores,
       serverId: id,
       credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
       masterKeys,
@@ -179,9 +189,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const handle = await createServices(config, options)
   const { services, serverId: id } = handle
   const logger = options.logger ?? createLogger(config.logLevel)
+  // The API and MCP get every service but the proposal review (accepting happens only in the portal).
+  const { proposalReview: _portalOnly, ...apiServices } = services
   const app = await buildApp({
-    services,
-    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
+    services: apiServices,
+    routes: apiRoutes(apiServices, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
@@ -195,7 +207,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The vault decrypts inside the connector only; every revealed value joins the scrubber.
   const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
   const supervisor = createConnectorSupervisor({
-    stores: services.stores,
+    stores: handle.stores,
     ingest: services.ingest,
     bus: services.bus,
     activity: services.activity,
@@ -218,6 +230,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     serverId: id,
     credentialVault: handle.credentialVault,
+    stores: handle.stores,
     async close() {
       await supervisor.stop()
       await app.close()

@@ -86,8 +86,8 @@ for (const backend of BACKENDS) {
     })
 
     it('the stored rows the live stream and exports read keep NaN', async () => {
-      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'probes')!
-      const stored = await server.services.stores.data.rowsAfter(table, 0, 100)
+      const table = (await server.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'probes')!
+      const stored = await server.stores.data.rowsAfter(table, 0, 100)
       const r = new Map(stored.map((row) => [row.values[1], row.values[2]]))
       assert.ok(Number.isNaN(r.get('nan')))
       assert.equal(r.get('inf'), Infinity)
