@@ -69,6 +69,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(recent, [{ Count: 5 }])
       const inMemory = await query('Probes | where name == "one" | extend k = strlen(name) | summarize max(_ingested_at)')
       assert.equal(Date.parse(inMemory[0]!['max__ingested_at'] as string), Date.parse(ingestedAt))
+      // ingestion_time() is the same instant (null where no table records one)
+      const viaFunction = await query('Probes | where name == "one" | project t = ingestion_time()')
+      assert.equal(Date.parse(viaFunction[0]!['t'] as string), Date.parse(ingestedAt))
+      assert.deepEqual(await query('print t = ingestion_time()'), [{ t: null }])
     })
 
     it('NaN and ±Infinity are stored and returned, distinct from null', async () => {

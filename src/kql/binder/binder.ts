@@ -136,7 +136,6 @@ const UNSUPPORTED_FUNCTIONS = new Set([
   'database',
   'external_table',
   'materialized_view',
-  'ingestion_time',
   'extent_id',
   'extent_tags',
   'cursor_after',
@@ -1714,6 +1713,12 @@ class Binder {
         break
     }
     if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
+    if (name === 'ingestion_time') {
+      if (e.args.length > 0) throw this.err(e.start, 'ingestion_time() takes no arguments')
+      // the row's ingestion time where its table records one (the hidden _ingested_at), else null, as Kusto
+      const at = ctx.columns.findIndex((c) => c.name === '_ingested_at' && c.hidden === true && c.type === 'datetime')
+      return at >= 0 ? ref(at, ctx.columns[at]!) : { kind: 'Literal', type: 'datetime', value: null }
+    }
     if (UNSUPPORTED_FUNCTIONS.has(name)) throw this.err(e.start, `${name}() is not supported`, 'unsupported')
     const aggregate = this.lib.lookupAggregate(name)
     const scalar = this.lib.lookupScalar(name)
