@@ -848,6 +848,7 @@ function compileWindow(e: P.Window, rt: ExprRuntime): CompiledExpr {
         const v = f(row, i, rows)
         if (v !== null && v !== undefined) {
           if (ticks) sum = (sum as bigint) + (v as bigint)
+          else if (e.type === 'long' && isLongValue(v)) sum = longAdd(sum as Long, v)
           else sum = (sum as number) + Number(v)
         }
         return e.type === 'int' ? (sum as number) | 0 : sum
