@@ -103,7 +103,7 @@ export async function openSqlFixture(): Promise<SqlFixture> {
           duckConnection,
           `${t.sqlName}_staging`,
           t.columns,
-          t.rows.map((values, i) => ({ rowId: i + 1, values })),
+          t.rows.map((values, i) => ({ rowId: i + 1, ingestedAt: null, values })),
         )
         await duckConnection.run(`COPY (SELECT * FROM ${staging} ORDER BY "_rowid") TO '${parquet}' (FORMAT parquet)`)
         await duckConnection.run(`DROP TABLE ${staging}`)

@@ -9,9 +9,16 @@ import { DUCKDB_TYPES, type KqlColumn, type KqlType, type KqlValue } from '../..
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
-/** Column definitions of a columnar table: `_rowid` (hidden, BIGINT) first, then the data columns. */
+/** Column definitions of a columnar table: the hidden `_rowid` and `_ingested_at` (BIGINT) first, then the data columns. */
 export function duckdbColumnDefs(columns: readonly KqlColumn[]): string {
-  return ['"_rowid" BIGINT', ...columns.map((c) => `${quote(c.name)} ${DUCKDB_TYPES[c.type]}`)].join(', ')
+  return ['"_rowid" BIGINT', '"_ingested_at" BIGINT', ...columns.map((c) => `${quote(c.name)} ${DUCKDB_TYPES[c.type]}`)].join(', ')
+}
+
+/** A row as the columnar tier moves it: hidden columns, then one value per declared column. */
+export interface ColumnarRow {
+  readonly rowId: number | bigint
+  readonly ingestedAt: number | bigint | null
+  readonly values: readonly KqlValue[]
 }
 
 /** Appends one value of a KQL type (strings are never null: a missing one is ""). */
@@ -50,12 +57,14 @@ export async function appendRows(
   connection: DuckDBConnection,
   table: string,
   columns: readonly KqlColumn[],
-  rows: Iterable<{ readonly rowId: number | bigint; readonly values: readonly KqlValue[] }>,
+  rows: Iterable<ColumnarRow>,
 ): Promise<void> {
   const appender = await connection.createAppender(table)
   try {
     for (const row of rows) {
       appender.appendBigInt(BigInt(row.rowId))
+      if (row.ingestedAt === null) appender.appendNull()
+      else appender.appendBigInt(BigInt(row.ingestedAt))
       for (let i = 0; i < columns.length; i++) appendValue(appender, columns[i]!.type, row.values[i])
       appender.endRow()
     }
