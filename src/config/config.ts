@@ -51,6 +51,8 @@ export interface QueryCapacityConfig {
   readonly perCallerQueue?: number
   /** One query's memory budget in MB: each worker's heap limit (PROVENANT_QUERY_MEMORY_MB). */
   readonly memoryMb?: number
+  /** The query workers' CPU priority as a Linux nice value, 0-19 (PROVENANT_QUERY_WORKER_NICE). */
+  readonly workerNice?: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -71,6 +73,7 @@ function queryCapacityOf(env: NodeJS.ProcessEnv): QueryCapacityConfig {
   set('queueLimit', positiveInt(env, 'PROVENANT_QUERY_QUEUE', 0, 10_000))
   set('perCallerQueue', positiveInt(env, 'PROVENANT_QUERY_QUEUE_PER_CALLER', 0, 10_000))
   set('memoryMb', positiveInt(env, 'PROVENANT_QUERY_MEMORY_MB', 64, 65_536))
+  set('workerNice', positiveInt(env, 'PROVENANT_QUERY_WORKER_NICE', 0, 19))
   return out
 }
 

@@ -72,12 +72,17 @@ export interface QueryPoolOptions extends FairQueueLimits {
   readonly workers: number
   /** V8 heap budget of one worker, MB: one query's memory budget. */
   readonly memoryMb: number
+  /**
+   * The workers' CPU priority as a Linux nice value (0-19): above 0 the event loop (health checks,
+   * appends, streams) wins the CPU over query work when the cores are busy. No effect elsewhere.
+   */
+  readonly workerNice: number
 }
 
 /** Defaults (docs/configuration.md): 2 workers on this 2-core class of machine, up to 4. */
 export function defaultQueryPoolOptions(): QueryPoolOptions {
   const workers = Math.max(2, Math.min(4, availableParallelism()))
-  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512 }
+  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512, workerNice: 10 }
 }
 
 interface Job {
@@ -120,11 +125,24 @@ interface Slot {
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(`./query-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
 
-function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
-  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } }
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, options)
-  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-  return new Worker(bootstrap, { ...options, eval: true })
+/**
+ * Script run first in a new worker thread: on Linux the nice value is a per-thread attribute, so
+ * setpriority on the thread's own id (from /proc/thread-self) lowers only this worker, before it
+ * loads (and, under tsx, transpiles) the engine. Where that is not possible the worker runs as is.
+ */
+function lowerPriorityScript(nice: number): string {
+  if (nice <= 0) return 'Promise.resolve()'
+  return `Promise.all([import('node:fs'), import('node:os')]).then(([fs, os]) => {
+    try { os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), ${nice}) } catch {}
+  })`
+}
+
+function newWorker(workerData: WorkerInit, memoryMb: number, nice: number): Worker {
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb }, eval: true }
+  const load = FROM_SOURCE
+    ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
+    : `import(${JSON.stringify(WORKER_URL.href)})`
+  return new Worker(`${lowerPriorityScript(nice)}.then(() => ${load})`, options)
 }
 
 /**
@@ -166,7 +184,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   let spare: Handle | undefined
 
   function spawn(): Handle {
-    const worker = newWorker(init, settings.memoryMb)
+    const worker = newWorker(init, settings.memoryMb, settings.workerNice)
     const handle: Handle = { worker, ready: false, backendPid: undefined, slot: undefined }
     const lost = (error: Error & { code?: string }) => {
       if (closed) return
