@@ -34,6 +34,7 @@ import { createLogger } from './logging.js'
 import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { scrub } from './shared/secret-scrubber.js'
+import { type ColumnarService, openColumnarService } from './storage/columnar/columnar-service.js'
 import { openExportStorage } from './storage/exports/open-export-storage.js'
 import { loadLedgerSigning } from './storage/ledger-key.js'
 import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
@@ -63,6 +64,8 @@ export interface Runtime {
   readonly serverId: string
   /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
   readonly credentialVault: CredentialVault
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
   close(): Promise<void>
 }
 
@@ -73,6 +76,8 @@ export interface ServicesHandle {
   readonly credentialVault: CredentialVault
   /** The master keys of connection credentials (key rotation). */
   readonly masterKeys: LoadedKeyring
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -113,11 +118,15 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
+    // the columnar tier (off by default; docs/design/columnar.md): one DuckDB instance per process
+    const columnar = config.columnar ? await openColumnarService(stores.db, config.columnar) : undefined
+    const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl
-        ? { dialect: 'postgres', databaseUrl: config.databaseUrl }
-        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) },
+        ? { dialect: 'postgres', databaseUrl: config.databaseUrl, ...columnarFlag }
+        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir), ...columnarFlag },
       config.queryCapacity ?? {},
+      columnar,
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
@@ -157,6 +166,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       serverId: id,
       credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
       masterKeys,
+      columnar,
       async close() {
         await services.exports.stopSweeper()
         await services.live.close()
@@ -164,6 +174,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
           .close()
           .catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
+        await columnar?.close()
         await bus.close()
         await stores.close()
       },
@@ -211,6 +222,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Connectors start once the server listens, and stop first on close (their in-flight batches finish).
   app.addHook('onListen', async () => {
     await supervisor.start()
+    // one compactor per deployment: the lease is the connectors' kind (an advisory lock on PostgreSQL)
+    handle.columnar?.start(config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases, logger)
   })
   return {
     config,
@@ -218,6 +231,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     serverId: id,
     credentialVault: handle.credentialVault,
+    columnar: handle.columnar,
     async close() {
       await supervisor.stop()
       await app.close()
