@@ -55,10 +55,14 @@ export interface ColumnarConfig {
   readonly intervalMs: number
 }
 
-function columnarOf(env: NodeJS.ProcessEnv, dataDir: string): ColumnarConfig | undefined {
+/**
+ * The columnar settings from PROVENANT_COLUMNAR_*; undefined when PROVENANT_COLUMNAR is not on,
+ * unless `force` (the `provenant columnar` command works on the segments either way).
+ */
+export function columnarOf(env: NodeJS.ProcessEnv, dataDir: string, force = false): ColumnarConfig | undefined {
   const mode = (env['PROVENANT_COLUMNAR'] ?? 'off').toLowerCase()
   if (mode !== 'on' && mode !== 'off') throw new Error(`PROVENANT_COLUMNAR must be on or off, not "${env['PROVENANT_COLUMNAR']}"`)
-  if (mode === 'off') return undefined
+  if (mode === 'off' && !force) return undefined
   const memoryLimit = env['PROVENANT_COLUMNAR_MEMORY'] || '1GB'
   if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(memoryLimit))
     throw new Error(`PROVENANT_COLUMNAR_MEMORY must be a size such as 512MB or 2GB, not "${memoryLimit}"`)

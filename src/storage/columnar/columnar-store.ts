@@ -70,8 +70,8 @@ export interface ColumnarStore {
   watermark(sqlName: string): Promise<number>
   /** Compares segment files with the manifest. */
   check(): Promise<CheckReport>
-  /** Deletes files no manifest row names; returns their paths. */
-  removeOrphans(): Promise<string[]>
+  /** Deletes files no manifest row names (only those at least minAgeMs old); returns their paths. */
+  removeOrphans(minAgeMs?: number): Promise<string[]>
   /** A DuckDB source over these tables: views of their names read segments + tail + overlay. */
   openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource>
 }
@@ -261,10 +261,12 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     return { missing, orphans, mismatched }
   }
 
-  async function removeOrphans(): Promise<string[]> {
+  async function removeOrphans(minAgeMs = 0): Promise<string[]> {
     const { orphans } = await check()
-    for (const f of orphans) rmSync(join(options.dir, f), { force: true })
-    return orphans.map((f) => join(options.dir, f))
+    // a file younger than minAgeMs may be a running compactor's segment, not yet recorded
+    const old = orphans.filter((f) => minAgeMs === 0 || Date.now() - statSync(join(options.dir, f)).mtimeMs >= minAgeMs)
+    for (const f of old) rmSync(join(options.dir, f), { force: true })
+    return old.map((f) => join(options.dir, f))
   }
 
   async function openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource> {
