@@ -24,6 +24,8 @@ import { createProposalServices } from './domain/proposals/index.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import type { Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import type { Stores } from './domain/stores.js'
+import { openChangeFeed } from './domain/streams/change-feed.js'
 import { createLiveHub } from './domain/streams/live-hub.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -66,6 +68,11 @@ export interface Runtime {
   readonly credentialVault: CredentialVault
   /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
   readonly columnar: ColumnarService | undefined
+  /**
+   * Raw storage, for the composition root's own wiring, tests and benchmarks only: the edges get
+   * `services`, which carries no store.
+   */
+  readonly stores: Stores
   close(): Promise<void>
 }
 
@@ -78,6 +85,8 @@ export interface ServicesHandle {
   readonly masterKeys: LoadedKeyring
   /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
   readonly columnar: ColumnarService | undefined
+  /** Raw storage for the composition root (connector supervisor), tests and benchmarks; never given to an edge. */
+  readonly stores: Stores
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -132,7 +141,6 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
     const services: Services = {
       clock,
-      stores,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
       admin,
       config: configService,
@@ -154,6 +162,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         clock,
         onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files'),
       }),
+      changeFeed: { open: (workspaceId, afterSeq, sink) => openChangeFeed({ stores, bus }, workspaceId, afterSeq, sink) },
       live: createLiveHub({
         stores,
         config: configService,
@@ -163,6 +172,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     }
     return {
       services,
+      stores,
       serverId: id,
       credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
       masterKeys,
@@ -190,9 +200,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const handle = await createServices(config, options)
   const { services, serverId: id } = handle
   const logger = options.logger ?? createLogger(config.logLevel)
+  // The API and MCP get every service but the proposal review (accepting happens only in the portal).
+  const { proposalReview: _portalOnly, ...apiServices } = services
   const app = await buildApp({
-    services,
-    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
+    services: apiServices,
+    routes: apiRoutes(apiServices, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
@@ -206,7 +218,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The vault decrypts inside the connector only; every revealed value joins the scrubber.
   const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
   const supervisor = createConnectorSupervisor({
-    stores: services.stores,
+    stores: handle.stores,
     ingest: services.ingest,
     bus: services.bus,
     activity: services.activity,
@@ -232,6 +244,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     serverId: id,
     credentialVault: handle.credentialVault,
     columnar: handle.columnar,
+    stores: handle.stores,
     async close() {
       await supervisor.stop()
       await app.close()

@@ -70,6 +70,11 @@ const RULES: readonly Rule[] = [
   },
   {
     files: 'src/',
+    why: 'no edge receives raw storage: the API, portal, MCP and CLI get domain services (src/domain/services.ts), never the Stores aggregate',
+    forbids: (to, from) => /^src\/(http|portal|mcp|cli)\//.test(from) && to === 'src/domain/stores.ts',
+  },
+  {
+    files: 'src/',
     why: 'the KQL engine is used only through its public surface, src/kql/index.ts',
     forbids: (to, from) => !from.startsWith('src/kql/') && to.startsWith('src/kql/') && to !== 'src/kql/index.ts',
   },

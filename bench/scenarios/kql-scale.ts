@@ -49,7 +49,7 @@ export const kqlScale: Scenario = {
     })
     const segmentsDir = join(dataset.sqliteFile!, '..', 'segments')
     const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 1_000_000 })
-    const tables = await dataset.services.stores.config.connectionTables(dataset.workspaceId)
+    const tables = await dataset.runtime.stores.config.connectionTables(dataset.workspaceId)
     try {
       // compaction (cached: only rows above the watermark are compacted)
       let compacted = 0

@@ -41,7 +41,7 @@ for (const backend of BACKENDS) {
       assert.equal(clean.code, 0, clean.stdout)
       assert.match(clean.stdout, /orphans: none/)
 
-      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
+      const table = (await server.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
       writeFileSync(join(server.config.dataDir, 'segments', table.sqlName, 'left-by-a-crash.parquet'), 'x')
       const dirty = await runCliInProcess(['columnar', 'check', ...store])
       assert.match(dirty.stdout, /orphans: .*left-by-a-crash\.parquet/)

@@ -82,7 +82,7 @@ export const verifyCommand: Command = {
         if (values.scope !== undefined) containers = [scopeContainer(workspace.id, values.scope)]
         else if (values.platform) containers = [platformContainer(workspace.id)]
         else if (values.heads) containers = [headsContainer(workspace.id)]
-        else containers = await services.stores.ledger.containers(workspace.id)
+        else containers = await services.ledger.containers(workspace.id)
         for (const container of containers) {
           count++
           const result = await services.ledger.verify({ container, recordSeq, trustedCheckpoint })

@@ -645,6 +645,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
       logName: signing.logName,
     }),
     trustedKeys: () => signing.trustedKeys,
+    /** The workspace's containers that hold records (platform, heads log, one per ScopeKey). */
+    containers: (workspaceId: string) => stores.ledger.containers(workspaceId),
     /** Group-commit counters since start: flushes, entries they carried, failures, time in flushes. */
     stats: () => ({ ...stats }),
     /** Waits for every queued append and checkpoint, then refuses new ones. */

@@ -32,6 +32,11 @@ export interface ChangeFeed {
   close(): void
 }
 
+/** openChangeFeed bound to its storage and bus: what the edges are given. */
+export interface ChangeFeedService {
+  open(workspaceId: string, afterSeq: number | undefined, sink: ChangeSink): Promise<ChangeFeed>
+}
+
 export interface ChangeFeedDeps {
   readonly stores: Pick<Stores, 'changes'>
   readonly bus: EventBus

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
 import { LedgerRangeError, type LedgerService, scopeKeyOf, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
@@ -87,7 +87,7 @@ export function mapLedgerError(error: unknown): never {
   throw error
 }
 
-export function activityLogRoutes(services: Services): AnyRoute[] {
+export function activityLogRoutes(services: ApiServices): AnyRoute[] {
   const ledger: LedgerService = services.ledger
   return [
     defineRoute({

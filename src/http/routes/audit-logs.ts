@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
 import { type LedgerService, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
@@ -32,7 +32,7 @@ const DEPRECATED =
 
 const lookupParams = z.object({ lookup: scopeKeySchema.describe('The log: the scope key.') })
 
-export function auditLogRoutes(services: Services): AnyRoute[] {
+export function auditLogRoutes(services: ApiServices): AnyRoute[] {
   const ledger: LedgerService = services.ledger
   return [
     defineRoute({

@@ -10,8 +10,8 @@ import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import { NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
-import { openChangeFeed, parseLastEventId } from '../../domain/streams/change-feed.js'
+import type { ApiServices } from '../../domain/services.js'
+import { parseLastEventId } from '../../domain/streams/change-feed.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
@@ -76,7 +76,7 @@ function watch(raw: ServerResponse, server: Server, end: (reason: string) => voi
   }, 500).unref()
 }
 
-export function changeStreamRoutes(services: Services, options: ChangeStreamOptions = {}): AnyRoute[] {
+export function changeStreamRoutes(services: ApiServices, options: ChangeStreamOptions = {}): AnyRoute[] {
   const heartbeatMs = options.heartbeatMs ?? 15_000
   const retryMs = options.retryMs ?? 3_000
   return [
@@ -134,7 +134,7 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
           const socket = raw.socket
           if (!raw.destroyed && !raw.writableEnded) raw.end(`: ${reason}\n\n`, () => socket?.destroy())
         }
-        const feed = await openChangeFeed(services, caller.workspaceId, afterSeq, {
+        const feed = await services.changeFeed.open(caller.workspaceId, afterSeq, {
           write: async (change) => {
             if (ended) return
             const more = raw.write(sseMessage(change))
@@ -143,7 +143,7 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
             // Read uncached: the announcement can arrive before this process's config cache is invalidated.
             else if (
               change.kind === 'config' &&
-              !(await services.config.currentIn(services.stores, caller.workspaceId)).document.settings.capabilities.changeStream
+              !(await services.config.fresh(caller.workspaceId)).document.settings.capabilities.changeStream
             )
               end('the change stream was switched off')
             if (!more && !ended)

@@ -16,7 +16,7 @@ import type { WebSocket } from 'ws'
 import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
 import { InvalidInputError, NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import {
   type LiveBatch,
   type LiveControl,
@@ -247,7 +247,7 @@ function runStream(
   }
 }
 
-export function liveStreamRoutes(services: Services, options: LiveStreamOptions = {}): AnyRoute[] {
+export function liveStreamRoutes(services: ApiServices, options: LiveStreamOptions = {}): AnyRoute[] {
   const settings: StreamSettings = {
     pingMs: options.pingMs ?? 30_000,
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
