@@ -135,7 +135,8 @@ for (const backend of BACKENDS) {
         dataDir: work,
         config: { columnar: { dir: join(work, 'segments'), threads: 1, memoryLimit: '256MB', segmentRows: 1000, intervalMs: 3_600_000 } },
       })
-      await applyAsAdmin(server, TABLE_CASES_CONFIG)
+      // a generous time cap: these cases check answers, and the runner sends four at a time to one account
+      await applyAsAdmin(server, { ...TABLE_CASES_CONFIG, settings: { queries: { rowCap: 10_000, timeoutSeconds: 300 } } })
       // readings in segments, sites left in the row store (the tail): both paths answer
       await pushRows(server, 'readings', [...READINGS_ROWS])
       await server.runtime.columnar!.compactAll()

@@ -54,6 +54,28 @@ describe('duckdb dialect', () => {
     assert.ok(Number.isNaN(rows[0]![1]))
   })
 
+  it('interrupt() stops a running statement at once (the pool calls it when a query is stopped)', async () => {
+    const running = Promise.resolve(
+      source.query('SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3', [], [{ name: 'n', type: 'long' }]),
+    )
+    const outcome = running.then(
+      () => 'finished',
+      (error: Error) => error.message,
+    )
+    let settled = false
+    void outcome.then(() => {
+      settled = true
+    })
+    // an interrupt that arrives before the statement starts is lost: repeat until it ends (bounded)
+    for (let i = 0; i < 100 && !settled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      source.interrupt()
+    }
+    assert.match(await outcome, /interrupt/i, 'a hundred billion rows cannot finish: only the interrupt ends it')
+    const after = await source.query('SELECT 1', [], [{ name: 'n', type: 'long' }])
+    assert.deepEqual(after, [[1]], 'the connection answers again')
+  })
+
   it('64-bit overflow and a has-term over non-ASCII text are refusals (the evaluator answers)', async () => {
     await assert.rejects(
       Promise.resolve(source.query('SELECT $1::BIGINT + 1', [9223372036854775807n], [{ name: 'a', type: 'long' }])),
