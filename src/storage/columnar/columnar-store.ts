@@ -278,7 +278,33 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
       throw error
     }
     const source = createDuckdbQuerySource(connection)
-    return { ...source, close: () => connection.closeSync() }
+    let inFlight = 0
+    let closed = false
+    return {
+      async query(sql, params, columns) {
+        if (closed) throw new Error('the query was stopped')
+        inFlight++
+        try {
+          return await source.query(sql, params, columns)
+        } finally {
+          inFlight--
+        }
+      },
+      interrupt: () => source.interrupt(),
+      close() {
+        closed = true
+        // an interrupt sent before a statement starts is lost: repeat it until none runs, then disconnect
+        const finish = (): void => {
+          if (inFlight === 0) {
+            connection.closeSync()
+            return
+          }
+          source.interrupt()
+          setTimeout(finish, 100).unref()
+        }
+        finish()
+      },
+    }
   }
 
   /**
