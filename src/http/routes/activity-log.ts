@@ -182,7 +182,7 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
               .nullable()
               .optional()
               .describe(
-                'A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).',
+                "A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint): this container's, or the workspace heads log's (`headsLog=true`), which shows a container deleted with its heads-log entries.",
               ),
           },
           {
