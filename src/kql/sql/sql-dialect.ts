@@ -59,7 +59,7 @@ export interface SqlDialect {
    * Wraps long `+ - *` whose result may leave int64, where the database would not wrap around as
    * Kusto does (SQLite makes it a REAL): the statement then fails with a data refusal.
    */
-  guardLongResult(expr: string): string
+  guardLongResult(expr: string, operands?: { readonly a: string; readonly op: '+' | '-' | '*'; readonly b: string }): string
   /**
    * A stored column as SQL reads it. SQLite keeps a NaN real as the text 'NaN' (it has no NaN):
    * reading one refuses, so the plan runs in memory over plain reads, which decode it.

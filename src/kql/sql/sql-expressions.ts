@@ -187,7 +187,8 @@ function arithmetic(e: P.Binary, inputs: readonly SqlScalar[], cx: SqlContext): 
   // long arithmetic: exact int64 on both sides; leaving int64 refuses (the evaluator wraps around)
   // (an int result wraps to 32 bits in memory, so it stays there)
   if (e.type === 'long' && isIntegral(a.type) && isIntegral(b.type)) {
-    if (op === '+' || op === '-' || op === '*') return { sql: d.guardLongResult(`(${a.sql} ${op} ${b.sql})`), type: 'long', nullable }
+    if (op === '+' || op === '-' || op === '*')
+      return { sql: d.guardLongResult(`(${a.sql} ${op} ${b.sql})`, { a: a.sql, op, b: b.sql }), type: 'long', nullable }
     if (op === '/') return { sql: d.guardLongResult(d.integerDivide(a.sql, b.sql)), type: 'long', nullable: true }
     return undefined
   }
