@@ -11,6 +11,7 @@ import { postgresConnector } from './connectors/postgres-connector.js'
 import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
+import { createStreamGuard } from './domain/access/stream-guard.js'
 import { createActivityLog } from './domain/activity/activity-log.js'
 import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
 import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
@@ -26,6 +27,7 @@ import type { Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
 import type { Stores } from './domain/stores.js'
 import { openChangeFeed } from './domain/streams/change-feed.js'
+import { changeViewFor } from './domain/streams/change-visibility.js'
 import { createLiveHub } from './domain/streams/live-hub.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -123,6 +125,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         extraTrustedKeys: config.ledgerTrustedKeys ?? [],
       }),
       onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
+      onIntegrityAlarm: (message, container) => log?.error({ container }, message),
     })
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
@@ -162,12 +165,20 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         clock,
         onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files'),
       }),
-      changeFeed: { open: (workspaceId, afterSeq, sink) => openChangeFeed({ stores, bus }, workspaceId, afterSeq, sink) },
+      changeFeed: {
+        open: (workspaceId, afterSeq, sink) => openChangeFeed({ stores, bus }, workspaceId, afterSeq, sink),
+        viewFor: (caller) => changeViewFor({ stores, config: configService }, caller),
+      },
       live: createLiveHub({
         stores,
         config: configService,
         bus,
         onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`),
+      }),
+      streamGuard: createStreamGuard({
+        stores,
+        clock,
+        onError: (error) => log?.warn({ err: error }, 'stream guard: checking the tokens of open streams failed'),
       }),
     }
     return {
@@ -179,6 +190,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       columnar,
       async close() {
         await services.exports.stopSweeper()
+        services.streamGuard.close()
         await services.live.close()
         await ledger
           .close()

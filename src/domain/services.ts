@@ -5,6 +5,7 @@
 import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
 import type { AdminService } from './access/admin-service.js'
+import type { StreamGuard } from './access/stream-guard.js'
 import type { ActivityLog } from './activity/activity-log.js'
 import type { ConnectorStatusService } from './connectors/connector-status-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
@@ -43,6 +44,8 @@ export interface Services {
   readonly changeFeed: ChangeFeedService
   /** The live event stream's fan-out of ingested rows (design §9). */
   readonly live: LiveHub
+  /** Closes open streams (live, changes) whose token was revoked, expired or whose account was disabled, by anyone. */
+  readonly streamGuard: StreamGuard
   /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
   readonly connectors: ConnectorStatusService
   /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */

@@ -13,10 +13,11 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { type CompiledQuery, compileQuery, KqlError, type KqlValue, SqlRefusalError, type SqlSource, toWireRows } from '../kql/index.js'
 import { pgTypes } from './postgres/postgres-db.js'
-import type { ColumnarAnswer, ColumnarStatement, WorkerInit, WorkerMessage, WorkerReply, WorkerTask } from './query-pool.js'
+import type { ColumnarAnswer, ColumnarStatement, WorkerInit, WorkerMessage, WorkerPriority, WorkerReply, WorkerTask } from './query-pool.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from './query-source.js'
+import { lowerThisThreadPriority } from './thread-priority.js'
 
-const init = workerData as WorkerInit
+const init = workerData as WorkerInit & WorkerPriority
 const plans = new Map<string, CompiledQuery>()
 /** The running task's time cap: PostgreSQL's statement_timeout follows it (plus a margin). */
 let currentTimeoutMs = 30_000
@@ -131,4 +132,5 @@ parentPort!.on('message', (message: WorkerTask | { answer: ColumnarAnswer }) => 
   if ('answer' in message) answered(message.answer)
   else void run(message).then((reply) => parentPort!.postMessage(reply))
 })
+lowerThisThreadPriority(init.nice)
 parentPort!.postMessage({ ready: true, ...(backendPid === undefined ? {} : { backendPid }) } satisfies WorkerMessage)

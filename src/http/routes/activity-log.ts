@@ -47,7 +47,7 @@ export function unexpectedKeysMessage(keys: readonly string[]): string {
   return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS}`
 }
 
-const optionalText = (name: string) =>
+export const optionalText = (name: string) =>
   z
     .string({ error: `${name} must be a string` })
     .max(1000, `${name} is at most 1000 characters`)
@@ -182,7 +182,7 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
               .nullable()
               .optional()
               .describe(
-                'A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).',
+                "A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint): this container's, or the workspace heads log's (`headsLog=true`), which shows a container deleted with its heads-log entries.",
               ),
           },
           {
