@@ -65,6 +65,15 @@ export type WorkerReply =
   | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
   | { id: number; ok: false; kind: 'error'; message: string }
 
+/**
+ * The CPU priority a worker takes once it is ready (Linux nice): query work yields the cores to the
+ * event loop, while starting up (loading the engine) runs at the server's own priority, so a busy
+ * machine cannot starve a worker's start and leave queries waiting for capacity.
+ */
+export interface WorkerPriority {
+  readonly nice: number
+}
+
 export type WorkerMessage = WorkerReply | { ready: true; backendPid?: number }
 
 export interface QueryPoolOptions extends FairQueueLimits {
@@ -125,24 +134,11 @@ interface Slot {
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(`./query-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
 
-/**
- * Script run first in a new worker thread: on Linux the nice value is a per-thread attribute, so
- * setpriority on the thread's own id (from /proc/thread-self) lowers only this worker, before it
- * loads (and, under tsx, transpiles) the engine. Where that is not possible the worker runs as is.
- */
-function lowerPriorityScript(nice: number): string {
-  if (nice <= 0) return 'Promise.resolve()'
-  return `Promise.all([import('node:fs'), import('node:os')]).then(([fs, os]) => {
-    try { os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), ${nice}) } catch {}
-  })`
-}
-
-function newWorker(workerData: WorkerInit, memoryMb: number, nice: number): Worker {
-  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb }, eval: true }
-  const load = FROM_SOURCE
-    ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
-    : `import(${JSON.stringify(WORKER_URL.href)})`
-  return new Worker(`${lowerPriorityScript(nice)}.then(() => ${load})`, options)
+function newWorker(workerData: WorkerInit & WorkerPriority, memoryMb: number): Worker {
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } }
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, options)
+  const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
+  return new Worker(bootstrap, { ...options, eval: true })
 }
 
 /**
@@ -184,7 +180,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   let spare: Handle | undefined
 
   function spawn(): Handle {
-    const worker = newWorker(init, settings.memoryMb, settings.workerNice)
+    const worker = newWorker({ ...init, nice: settings.workerNice }, settings.memoryMb)
     const handle: Handle = { worker, ready: false, backendPid: undefined, slot: undefined }
     const lost = (error: Error & { code?: string }) => {
       if (closed) return

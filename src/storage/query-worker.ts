@@ -13,10 +13,11 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { type CompiledQuery, compileQuery, KqlError, type SqlSource, toWireRows } from '../kql/index.js'
 import { pgTypes } from './postgres/postgres-db.js'
-import type { WorkerInit, WorkerMessage, WorkerReply, WorkerTask } from './query-pool.js'
+import type { WorkerInit, WorkerMessage, WorkerPriority, WorkerReply, WorkerTask } from './query-pool.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from './query-source.js'
+import { lowerThisThreadPriority } from './thread-priority.js'
 
-const init = workerData as WorkerInit
+const init = workerData as WorkerInit & WorkerPriority
 const plans = new Map<string, CompiledQuery>()
 /** The running task's time cap: PostgreSQL's statement_timeout follows it (plus a margin). */
 let currentTimeoutMs = 30_000
@@ -92,4 +93,5 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
 parentPort!.on('message', (task: WorkerTask) => {
   void run(task).then((reply) => parentPort!.postMessage(reply))
 })
+lowerThisThreadPriority(init.nice)
 parentPort!.postMessage({ ready: true, ...(backendPid === undefined ? {} : { backendPid }) } satisfies WorkerMessage)

@@ -89,7 +89,11 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
       logLines.push(line)
     },
   })
-  const config = { ...loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), ...options.config }
+  // The suites run several servers side by side on one machine: a niced query worker would yield to
+  // the other servers' event loops, which is no deployment's situation (the priority has its own
+  // test, test/storage/query-worker-priority.test.ts, and the hostile-queries benchmark).
+  const loaded = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
+  const config = { ...loaded, queryCapacity: { workerNice: 0, ...loaded.queryCapacity }, ...options.config }
   const runtime = await createRuntime(config, {
     logger,
     scryptCost: TEST_SCRYPT,
