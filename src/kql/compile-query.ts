@@ -162,6 +162,5 @@ function asKqlError(error: unknown, kind: 'semantic' | 'runtime' = 'semantic'): 
     return new KqlError('unsupported', 'the query is nested too deeply')
   }
   const message = error instanceof Error ? error.message : String(error)
-  if (process.env.KQL_DEBUG) console.error(error)
   return new KqlError(kind, `internal error: ${message}`)
 }
