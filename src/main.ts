@@ -38,6 +38,7 @@ import { createLogger } from './logging.js'
 import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { scrub } from './shared/secret-scrubber.js'
+import { type ColumnarService, openColumnarService } from './storage/columnar/columnar-service.js'
 import { openExportStorage } from './storage/exports/open-export-storage.js'
 import { loadLedgerSigning } from './storage/ledger-key.js'
 import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
@@ -67,6 +68,8 @@ export interface Runtime {
   readonly serverId: string
   /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
   readonly credentialVault: CredentialVault
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
   /**
    * Raw storage, for the composition root's own wiring, tests and benchmarks only: the edges get
    * `services`, which carries no store.
@@ -82,6 +85,8 @@ export interface ServicesHandle {
   readonly credentialVault: CredentialVault
   /** The master keys of connection credentials (key rotation). */
   readonly masterKeys: LoadedKeyring
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
   /** Raw storage for the composition root (connector supervisor), tests and benchmarks; never given to an edge. */
   readonly stores: Stores
   /** Stops the query workers and closes the store. */
@@ -125,11 +130,15 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
+    // the columnar tier (off by default; docs/design/columnar.md): one DuckDB instance per process
+    const columnar = config.columnar ? await openColumnarService(stores.db, config.columnar) : undefined
+    const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl
-        ? { dialect: 'postgres', databaseUrl: config.databaseUrl }
-        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) },
+        ? { dialect: 'postgres', databaseUrl: config.databaseUrl, ...columnarFlag }
+        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir), ...columnarFlag },
       config.queryCapacity ?? {},
+      columnar,
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
@@ -178,6 +187,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       serverId: id,
       credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
       masterKeys,
+      columnar,
       async close() {
         await services.exports.stopSweeper()
         services.streamGuard.close()
@@ -186,6 +196,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
           .close()
           .catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
+        await columnar?.close()
         await bus.close()
         await stores.close()
       },
@@ -235,6 +246,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Connectors start once the server listens, and stop first on close (their in-flight batches finish).
   app.addHook('onListen', async () => {
     await supervisor.start()
+    // one compactor per deployment: the lease is the connectors' kind (an advisory lock on PostgreSQL)
+    handle.columnar?.start(config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases, logger)
   })
   return {
     config,
@@ -242,6 +255,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     serverId: id,
     credentialVault: handle.credentialVault,
+    columnar: handle.columnar,
     stores: handle.stores,
     async close() {
       await supervisor.stop()

@@ -8,6 +8,7 @@
  */
 
 export { type CompiledPlanQuery, compileQuery } from './compile-query.js'
+export { DUCKDB_REFUSAL, DUCKDB_TYPES } from './dialect/duckdb/duckdb-dialect.js'
 export { SQLITE_FUNCTIONS } from './dialect/sqlite/sqlite-functions.js'
 export type {
   CompiledQuery,
@@ -20,6 +21,7 @@ export type {
 } from './engine-types.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'
+export { canonLong, INT64_MAX, INT64_MIN, type Long, longFrom, longFromText, longToString } from './long.js'
 export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'
 export type { KqlColumn, KqlSchema, KqlTable } from './schema.js'
 export { EMPTY_SCHEMA } from './schema.js'
