@@ -4,7 +4,7 @@
  * for PostgreSQL, a fresh database; listening on a free loopback port. Seeds a workspace with one
  * account per role, and offers `api()` (real fetch, with the response contract check) and `token()`.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Config, loadConfig } from '../../src/config/config.js'
@@ -17,6 +17,8 @@ import type { Workspace } from '../../src/domain/workspaces/workspace.js'
 import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
+import { LEDGER_KEY_FILE } from '../../src/storage/ledger-key.js'
+import { keysDirOf } from '../../src/storage/server-identity.js'
 import type { Backend } from './backends.js'
 import { createTestDatabase, type TestDatabase } from './backends.js'
 import { ContractChecker } from './contract.js'
@@ -78,6 +80,9 @@ export interface StartOptions {
   readonly connectors?: RuntimeOptions['connectors']
 }
 
+/** The activity-log signing key of each database a test server has used (one deployment, one key). */
+const SIGNING_KEY_OF_DATABASE = new Map<string, string>()
+
 export async function startTestServer(backend: Backend, options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'provenant-test-'))
   const database: TestDatabase | undefined = backend === 'postgres' && !options.databaseUrl ? await createTestDatabase() : undefined
@@ -93,13 +98,25 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   // the other servers' event loops, which is no deployment's situation (the priority has its own
   // test, test/storage/query-worker-priority.test.ts, and the hostile-queries benchmark).
   const loaded = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
-  const config = { ...loaded, queryCapacity: { workerNice: 0, ...loaded.queryCapacity }, ...options.config }
+  // Servers on one database are one deployment: they share the activity log's signing key, as
+  // docs/deployment.md requires (a checkpoint signed by another key is refused as not covered).
+  const sharedKey = databaseUrl ? SIGNING_KEY_OF_DATABASE.get(databaseUrl) : undefined
+  const config = {
+    ...loaded,
+    queryCapacity: { workerNice: 0, ...loaded.queryCapacity },
+    ...(sharedKey ? { ledgerSigningKey: sharedKey } : {}),
+    ...options.config,
+  }
   const runtime = await createRuntime(config, {
     logger,
     scryptCost: TEST_SCRYPT,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.connectors ? { connectors: options.connectors } : {}),
   })
+  if (databaseUrl && !SIGNING_KEY_OF_DATABASE.has(databaseUrl) && !config.ledgerSigningKey) {
+    const keyFile = join(keysDirOf(dataDir), LEDGER_KEY_FILE)
+    if (existsSync(keyFile)) SIGNING_KEY_OF_DATABASE.set(databaseUrl, readFileSync(keyFile, 'utf8').trim())
+  }
   const address = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   const services = runtime.services
 

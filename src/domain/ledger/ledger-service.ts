@@ -307,7 +307,12 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         const cp = openCheckpoint(note, signing.trustedKeys, origin(c))
         signed = { note, size: cp.size, root: cp.root }
       } catch (error) {
-        throw new ChainNotCoveredError(c, `its newest stored checkpoint does not verify: ${(error as Error).message}`)
+        const message = (error as Error).message
+        // A deployment whose processes do not share the signing key looks exactly like this.
+        const hint = /unknown keys/.test(message)
+          ? ' (if another process of this deployment signed it, every process must use the same activity-log signing key: docs/deployment.md)'
+          : ''
+        throw new ChainNotCoveredError(c, `its newest stored checkpoint does not verify: ${message}${hint}`)
       }
     }
     if (signed.size !== size)
