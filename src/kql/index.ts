@@ -19,6 +19,8 @@ export type {
   Visualization,
 } from './engine-types.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'
+// Names the engine knows, for editors' completion (the portal's Explore page).
+export { aggregateNames, scalarNames } from './functions/registry.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'
 export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'
 export type { KqlColumn, KqlSchema, KqlTable } from './schema.js'
