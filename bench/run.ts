@@ -9,6 +9,7 @@ import { callRecording } from './scenarios/call-recording.js'
 import { exportScenario } from './scenarios/export.js'
 import { hostileQueries } from './scenarios/hostile-queries.js'
 import { kqlEngine } from './scenarios/kql-engine.js'
+import { kqlScale } from './scenarios/kql-scale.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 import { ledgerAppend } from './scenarios/ledger-append.js'
 import { ledgerVerify } from './scenarios/ledger-verify.js'
@@ -18,6 +19,7 @@ const SCENARIOS: readonly Scenario[] = [
   authOverhead,
   kqlEngine,
   kqlWarmHttp,
+  kqlScale,
   ledgerAppend,
   callRecording,
   ledgerVerify,

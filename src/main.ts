@@ -11,6 +11,7 @@ import { postgresConnector } from './connectors/postgres-connector.js'
 import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
+import { createStreamGuard } from './domain/access/stream-guard.js'
 import { createActivityLog } from './domain/activity/activity-log.js'
 import { createConnectorStatusService } from './domain/connectors/connector-status-service.js'
 import { createConnectorSupervisor, type RevealCredentials, singleProcessLeases } from './domain/connectors/connector-supervisor.js'
@@ -24,6 +25,9 @@ import { createProposalServices } from './domain/proposals/index.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import type { Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import type { Stores } from './domain/stores.js'
+import { openChangeFeed } from './domain/streams/change-feed.js'
+import { changeViewFor } from './domain/streams/change-visibility.js'
 import { createLiveHub } from './domain/streams/live-hub.js'
 import { createConfigService } from './domain/workspace-config/config-service.js'
 import { buildApp } from './http/app.js'
@@ -34,6 +38,7 @@ import { createLogger } from './logging.js'
 import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { scrub } from './shared/secret-scrubber.js'
+import { type ColumnarService, openColumnarService } from './storage/columnar/columnar-service.js'
 import { openExportStorage } from './storage/exports/open-export-storage.js'
 import { loadLedgerSigning } from './storage/ledger-key.js'
 import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
@@ -63,6 +68,13 @@ export interface Runtime {
   readonly serverId: string
   /** Plaintext connection credentials, for the connector supervisor only (never on Services). */
   readonly credentialVault: CredentialVault
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
+  /**
+   * Raw storage, for the composition root's own wiring, tests and benchmarks only: the edges get
+   * `services`, which carries no store.
+   */
+  readonly stores: Stores
   close(): Promise<void>
 }
 
@@ -73,6 +85,10 @@ export interface ServicesHandle {
   readonly credentialVault: CredentialVault
   /** The master keys of connection credentials (key rotation). */
   readonly masterKeys: LoadedKeyring
+  /** The columnar tier, when on (PROVENANT_COLUMNAR=on). */
+  readonly columnar: ColumnarService | undefined
+  /** Raw storage for the composition root (connector supervisor), tests and benchmarks; never given to an edge. */
+  readonly stores: Stores
   /** Stops the query workers and closes the store. */
   close(): Promise<void>
 }
@@ -109,21 +125,25 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         extraTrustedKeys: config.ledgerTrustedKeys ?? [],
       }),
       onBackgroundError: (error, what) => log?.error({ err: error }, `activity log: ${what} failed`),
+      onIntegrityAlarm: (message, container) => log?.error({ container }, message),
     })
     const activity = createActivityLog({ ledger })
     const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
+    // the columnar tier (off by default; docs/design/columnar.md): one DuckDB instance per process
+    const columnar = config.columnar ? await openColumnarService(stores.db, config.columnar) : undefined
+    const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl
-        ? { dialect: 'postgres', databaseUrl: config.databaseUrl }
-        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir) },
+        ? { dialect: 'postgres', databaseUrl: config.databaseUrl, ...columnarFlag }
+        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir), ...columnarFlag },
       config.queryCapacity ?? {},
+      columnar,
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
     const services: Services = {
       clock,
-      stores,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
       admin,
       config: configService,
@@ -145,25 +165,38 @@ export async function createServices(config: Config, options: RuntimeOptions = {
         clock,
         onSweepError: (error) => log?.warn({ err: error }, 'export sweeper: could not delete expired export files'),
       }),
+      changeFeed: {
+        open: (workspaceId, afterSeq, sink) => openChangeFeed({ stores, bus }, workspaceId, afterSeq, sink),
+        viewFor: (caller) => changeViewFor({ stores, config: configService }, caller),
+      },
       live: createLiveHub({
         stores,
         config: configService,
         bus,
         onError: (error, what) => log?.warn({ err: error }, `live stream: ${what} failed`),
       }),
+      streamGuard: createStreamGuard({
+        stores,
+        clock,
+        onError: (error) => log?.warn({ err: error }, 'stream guard: checking the tokens of open streams failed'),
+      }),
     }
     return {
       services,
+      stores,
       serverId: id,
       credentialVault: createCredentialVault({ stores, keyring: masterKeys }),
       masterKeys,
+      columnar,
       async close() {
         await services.exports.stopSweeper()
+        services.streamGuard.close()
         await services.live.close()
         await ledger
           .close()
           .catch((error: unknown) => log?.error({ err: error }, 'activity log: records still queued at shutdown could not be committed'))
         await executor.close()
+        await columnar?.close()
         await bus.close()
         await stores.close()
       },
@@ -179,9 +212,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const handle = await createServices(config, options)
   const { services, serverId: id } = handle
   const logger = options.logger ?? createLogger(config.logLevel)
+  // The API and MCP get every service but the proposal review (accepting happens only in the portal).
+  const { proposalReview: _portalOnly, ...apiServices } = services
   const app = await buildApp({
-    services,
-    routes: apiRoutes(services, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
+    services: apiServices,
+    routes: apiRoutes(apiServices, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
     version: VERSION,
     publicUrl: config.publicUrl,
     logger,
@@ -195,7 +230,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // The vault decrypts inside the connector only; every revealed value joins the scrubber.
   const reveal: RevealCredentials = (workspaceId, lookup) => handle.credentialVault.reveal(workspaceId, lookup)
   const supervisor = createConnectorSupervisor({
-    stores: services.stores,
+    stores: handle.stores,
     ingest: services.ingest,
     bus: services.bus,
     activity: services.activity,
@@ -211,6 +246,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Connectors start once the server listens, and stop first on close (their in-flight batches finish).
   app.addHook('onListen', async () => {
     await supervisor.start()
+    // one compactor per deployment: the lease is the connectors' kind (an advisory lock on PostgreSQL)
+    handle.columnar?.start(config.databaseUrl ? createPostgresConnectorLeases(config.databaseUrl) : singleProcessLeases, logger)
   })
   return {
     config,
@@ -218,6 +255,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     app,
     serverId: id,
     credentialVault: handle.credentialVault,
+    columnar: handle.columnar,
+    stores: handle.stores,
     async close() {
       await supervisor.stop()
       await app.close()

@@ -70,6 +70,11 @@ const RULES: readonly Rule[] = [
   },
   {
     files: 'src/',
+    why: 'no edge receives raw storage: the API, portal, MCP and CLI get domain services (src/domain/services.ts), never the Stores aggregate',
+    forbids: (to, from) => /^src\/(http|portal|mcp|cli)\//.test(from) && to === 'src/domain/stores.ts',
+  },
+  {
+    files: 'src/',
     why: 'the KQL engine is used only through its public surface, src/kql/index.ts',
     forbids: (to, from) => !from.startsWith('src/kql/') && to.startsWith('src/kql/') && to !== 'src/kql/index.ts',
   },
@@ -172,6 +177,13 @@ const CROSS_FEATURE_DEBTS: Readonly<Record<string, readonly string[]>> = {
   ],
   'sessions/session-store.ts': ['access/access-store.ts', 'access/rights.ts', 'workspaces/workspace.ts'],
   'streams/change-feed.ts': ['changes/workspace-change.ts'],
+  'streams/change-visibility.ts': [
+    'access/caller.ts',
+    'access/scope-rules.ts',
+    'changes/workspace-change.ts',
+    'workspace-config/config-diff.ts',
+    'workspace-config/config-service.ts',
+  ],
   'streams/event-bus.ts': ['changes/workspace-change.ts'],
   'streams/live-hub.ts': ['workspace-config/config-document.ts', 'workspace-config/config-service.ts', 'workspace-config/config-store.ts'],
   'streams/live-selection.ts': ['access/caller.ts', 'access/scope-rules.ts', 'workspace-config/config-document.ts'],

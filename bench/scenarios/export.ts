@@ -155,7 +155,7 @@ async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | und
     }
     // Files from the runs are swept with the directory; the sweeper would delete them after 16 minutes.
 
-    const table = (await services.stores.config.connectionTables(workspace.id))[0]!.sqlName
+    const table = (await runtime.stores.config.connectionTables(workspace.id))[0]!.sqlName
     const from = BigInt(Date.parse(FROM)) * 10_000n
     const to = BigInt(Date.parse(TO)) * 10_000n
     let baseline: { pagesMs: number; oneShotMs: number }

@@ -190,7 +190,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
   if (!workspace || fresh) {
     if (!workspace) workspace = await services.admin.createWorkspace('bench')
     const admin =
-      (await services.stores.access.accountByName('bench-admin@bench')) ??
+      (await runtime.stores.access.accountByName('bench-admin@bench')) ??
       (await services.admin.addAccount({
         name: 'bench-admin@bench',
         role: 'admin',
@@ -198,8 +198,8 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
         password: 'bench-admin-password',
       }))
     await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
-    const table = (await services.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
-    if ((await services.stores.config.countRows(table)) > 0)
+    const table = (await runtime.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
+    if ((await runtime.stores.config.countRows(table)) > 0)
       throw new Error(`the cached ${backend} dataset is incomplete: delete ${dir}${databaseUrl ? ` and ${databaseUrl}` : ''} and run again`)
     const { token } = await services.access.createToken({
       workspaceId: workspace.id,
@@ -230,7 +230,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     writeFileSync(marker, JSON.stringify({ workspaceId: workspace.id, rows: DATASET_ROWS, builtAt: new Date().toISOString() }))
   }
   const analyst =
-    (await services.stores.access.accountByName('bench-analyst@bench')) ??
+    (await runtime.stores.access.accountByName('bench-analyst@bench')) ??
     (await services.admin.addAccount({
       name: 'bench-analyst@bench',
       role: 'analyst',
@@ -244,7 +244,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     expires: '24h',
     createdBy: { id: analyst.id, name: analyst.name },
   })
-  const tables = await services.stores.config.connectionTables(workspace.id)
+  const tables = await runtime.stores.config.connectionTables(workspace.id)
   const sqlNames = Object.fromEntries(BENCH_CONFIG.connections.map((c) => [c.table, tables.find((t) => t.lookup === c.lookup)!.sqlName]))
   const schema: KqlSchema = {
     tables: BENCH_CONFIG.connections.map((c) => ({

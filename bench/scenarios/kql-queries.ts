@@ -15,7 +15,7 @@ export interface BenchQuery {
   readonly id: string
   readonly kql: string
   /** Hand-written SQL per dialect, `{R}`/`{S}` standing for the Readings/Sites tables; the same parameters, in order. */
-  readonly sql: { readonly sqlite: string; readonly postgres: string }
+  readonly sql: { readonly sqlite: string; readonly postgres: string; readonly duckdb: string }
   readonly params: readonly unknown[]
   /** Why the baseline is not an exact equivalent, when it is not. */
   readonly note?: string
@@ -28,6 +28,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT COUNT(*) FROM {R} WHERE "timestamp" BETWEEN ? AND ?',
       postgres: 'SELECT COUNT(*) FROM {R} WHERE "timestamp" BETWEEN $1 AND $2',
+      duckdb: 'SELECT COUNT(*) FROM {R} WHERE "timestamp" BETWEEN $1 AND $2',
     },
     params: [day(9), day(10)],
   },
@@ -37,6 +38,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT "timestamp" / ? * ? AS ts, AVG(value) FROM {R} WHERE "timestamp" >= ? AND "timestamp" < ? GROUP BY ts',
       postgres: 'SELECT "timestamp" / $1 * $2 AS ts, AVG(value) FROM {R} WHERE "timestamp" >= $3 AND "timestamp" < $4 GROUP BY ts',
+      duckdb: 'SELECT "timestamp" // $1 * $2 AS ts, AVG(value) FROM {R} WHERE "timestamp" >= $3 AND "timestamp" < $4 GROUP BY ts',
     },
     params: [TICKS_PER_HOUR, TICKS_PER_HOUR, day(0), day(7)],
   },
@@ -46,6 +48,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT sensor, COUNT(*), AVG(value), MAX(value) FROM {R} GROUP BY sensor',
       postgres: 'SELECT sensor, COUNT(*), AVG(value), MAX(value) FROM {R} GROUP BY sensor',
+      duckdb: 'SELECT sensor, COUNT(*), AVG(value), MAX(value) FROM {R} GROUP BY sensor',
     },
     params: [],
   },
@@ -55,6 +58,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT "timestamp" / ? * ? AS d, AVG(value) FROM {R} WHERE sensor = ? GROUP BY d',
       postgres: 'SELECT "timestamp" / $1 * $2 AS d, AVG(value) FROM {R} WHERE sensor = $3 GROUP BY d',
+      duckdb: 'SELECT "timestamp" // $1 * $2 AS d, AVG(value) FROM {R} WHERE sensor = $3 GROUP BY d',
     },
     params: [TICKS_PER_DAY, TICKS_PER_DAY, 's-042'],
   },
@@ -64,6 +68,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT "timestamp", sensor, site, value, status, note FROM {R} WHERE status >= ? ORDER BY value DESC LIMIT 10',
       postgres: 'SELECT "timestamp", sensor, site, value, status, note FROM {R} WHERE status >= $1 ORDER BY value DESC NULLS LAST LIMIT 10',
+      duckdb: 'SELECT "timestamp", sensor, site, value, status, note FROM {R} WHERE status >= $1 ORDER BY value DESC NULLS LAST LIMIT 10',
     },
     params: [500],
   },
@@ -73,6 +78,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: "SELECT site, COUNT(*) FROM {R} WHERE note LIKE '%timeout%' GROUP BY site",
       postgres: "SELECT site, COUNT(*) FROM {R} WHERE note ILIKE '%timeout%' GROUP BY site",
+      duckdb: "SELECT site, COUNT(*) FROM {R} WHERE note ILIKE '%timeout%' GROUP BY site",
     },
     params: [],
     note: "baseline LIKE/ILIKE folds case by the database's rules, not Kusto's",
@@ -83,6 +89,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: "SELECT COUNT(*) FROM {R} WHERE note LIKE '%error%'",
       postgres: "SELECT COUNT(*) FROM {R} WHERE note ~* '(^|[^[:alnum:]])error($|[^[:alnum:]])'",
+      duckdb: "SELECT COUNT(*) FROM {R} WHERE regexp_matches(note, '(^|[^0-9A-Za-z])error($|[^0-9A-Za-z])', 'i')",
     },
     params: [],
     note: 'baseline approximates has (SQLite: substring LIKE; PostgreSQL: a word-boundary regex)',
@@ -95,6 +102,8 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
         'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= ? GROUP BY site) r JOIN {S} s ON s.site = r.site',
       postgres:
         'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= $1 GROUP BY site) r JOIN {S} s ON s.site = r.site',
+      duckdb:
+        'SELECT s.region, r.site, r.n FROM (SELECT site, COUNT(*) AS n FROM {R} WHERE "timestamp" >= $1 GROUP BY site) r JOIN {S} s ON s.site = r.site',
     },
     params: [day(19)],
   },
@@ -106,6 +115,8 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
         'SELECT sensor, "timestamp" / ? * ? AS h, AVG(value) FROM {R} WHERE sensor IN (?, ?) AND "timestamp" >= ? AND "timestamp" < ? GROUP BY sensor, h',
       postgres:
         'SELECT sensor, "timestamp" / $1 * $2 AS h, AVG(value) FROM {R} WHERE sensor IN ($3, $4) AND "timestamp" >= $5 AND "timestamp" < $6 GROUP BY sensor, h',
+      duckdb:
+        'SELECT sensor, "timestamp" // $1 * $2 AS h, AVG(value) FROM {R} WHERE sensor IN ($3, $4) AND "timestamp" >= $5 AND "timestamp" < $6 GROUP BY sensor, h',
     },
     params: [TICKS_PER_HOUR, TICKS_PER_HOUR, 's-001', 's-002', day(0), day(7)],
     note: 'baseline returns the hourly groups; the series arrays (with default 0 for empty hours) are built in memory',
@@ -116,6 +127,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT site, COUNT(DISTINCT sensor) FROM {R} WHERE "timestamp" >= ? GROUP BY site',
       postgres: 'SELECT site, COUNT(DISTINCT sensor) FROM {R} WHERE "timestamp" >= $1 GROUP BY site',
+      duckdb: 'SELECT site, COUNT(DISTINCT sensor) FROM {R} WHERE "timestamp" >= $1 GROUP BY site',
     },
     params: [day(14)],
   },
@@ -125,12 +137,13 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
     sql: {
       sqlite: 'SELECT sensor, COUNT(*) AS n FROM {R} GROUP BY sensor ORDER BY n DESC LIMIT 5',
       postgres: 'SELECT sensor, COUNT(*) AS n FROM {R} GROUP BY sensor ORDER BY n DESC LIMIT 5',
+      duckdb: 'SELECT sensor, COUNT(*) AS n FROM {R} GROUP BY sensor ORDER BY n DESC LIMIT 5',
     },
     params: [],
   },
 ]
 
 /** The hand-written SQL with the physical table names filled in. */
-export function handSql(q: BenchQuery, dialect: 'sqlite' | 'postgres', sqlNames: Readonly<Record<string, string>>): string {
+export function handSql(q: BenchQuery, dialect: 'sqlite' | 'postgres' | 'duckdb', sqlNames: Readonly<Record<string, string>>): string {
   return q.sql[dialect].replaceAll('{R}', `"${sqlNames['Readings']}"`).replaceAll('{S}', `"${sqlNames['Sites']}"`)
 }

@@ -8,7 +8,7 @@
  */
 import { hash } from 'node:crypto'
 import { type AppendRequest, scopeContainer } from '../../src/domain/ledger/ledger-service.js'
-import type { Services } from '../../src/domain/services.js'
+import type { Runtime } from '../../src/main.js'
 import { type BenchRow, formatRate, type Scenario } from '../harness.js'
 import { postgresReachable, startBenchRuntime } from './ledger-support.js'
 
@@ -17,7 +17,12 @@ const POSTGRES_RECORDS = Number(process.env['BENCH_VERIFY_PG_RECORDS'] ?? 200_00
 const PER_TRANSACTION = 10_000
 
 /** Fills one container through the real append path, 10,000 records per transaction. */
-async function fill(services: Services, workspaceId: string, userId: string, n: number): Promise<number> {
+async function fill(
+  { services, stores }: Pick<Runtime, 'services' | 'stores'>,
+  workspaceId: string,
+  userId: string,
+  n: number,
+): Promise<number> {
   const container = scopeContainer(workspaceId, 'line-1')
   const started = performance.now()
   for (let done = 0; done < n; done += PER_TRANSACTION) {
@@ -34,7 +39,7 @@ async function fill(services: Services, workspaceId: string, userId: string, n: 
         },
       })
     }
-    await services.stores.transaction((tx) => services.ledger.appendInTransaction(tx, container, batch))
+    await stores.transaction((tx) => services.ledger.appendInTransaction(tx, container, batch))
   }
   await services.ledger.drain()
   return (n * 1000) / (performance.now() - started)
@@ -47,11 +52,11 @@ async function measure(
   const bench = await startBenchRuntime(backend)
   try {
     const services = bench.runtime.services
-    const userId = (await services.stores.access.accountByName('bench'))!.id
-    const fillRate = await fill(services, bench.workspaceId, userId, n)
+    const userId = (await bench.runtime.stores.access.accountByName('bench'))!.id
+    const fillRate = await fill(bench.runtime, bench.workspaceId, userId, n)
     const container = scopeContainer(bench.workspaceId, 'line-1')
     const readAndHash = () =>
-      services.stores.ledger.readSnapshot(async (snap) => {
+      bench.runtime.stores.ledger.readSnapshot(async (snap) => {
         let rows = 0
         for await (const r of snap.records(container)) {
           hash('sha256', r.canonical, 'buffer')

@@ -6,7 +6,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { type Config, loadConfig } from '../config/config.js'
 import { DomainError } from '../domain/errors.js'
-import type { Services } from '../domain/services.js'
+import type { CliServices } from '../domain/services.js'
 import type { Workspace } from '../domain/workspaces/workspace.js'
 import { createServices } from '../main.js'
 
@@ -42,7 +42,7 @@ export function configFrom(values: { data?: string | boolean; 'database-url'?: s
 }
 
 /** Opens the services for one command and always closes the store afterwards. */
-export async function withServices<T>(config: Config, fn: (services: Services) => Promise<T>): Promise<T> {
+export async function withServices<T>(config: Config, fn: (services: CliServices) => Promise<T>): Promise<T> {
   const handle = await createServices(config)
   try {
     return await fn(handle.services)
@@ -52,7 +52,7 @@ export async function withServices<T>(config: Config, fn: (services: Services) =
 }
 
 /** The workspace named by --workspace, or the only one when there is exactly one. */
-export async function resolveWorkspace(services: Services, name: string | undefined): Promise<Workspace> {
+export async function resolveWorkspace(services: CliServices, name: string | undefined): Promise<Workspace> {
   if (name !== undefined) return services.admin.workspaceByName(name)
   const all = await services.admin.listWorkspaces()
   if (all.length === 1) return all[0]!

@@ -7,6 +7,7 @@ import { VERSION } from '../version.js'
 import { type Command, describeError, UsageError } from './cli-support.js'
 import { accountCommand } from './commands/account.js'
 import { applyCommand } from './commands/apply.js'
+import { columnarCommand } from './commands/columnar.js'
 import { connectionCommand } from './commands/connection.js'
 import { ingestCommand } from './commands/ingest.js'
 import { keysCommand } from './commands/keys.js'
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   verifyExportCommand,
   connectionCommand,
   keysCommand,
+  columnarCommand,
 ]
 
 const COMMON = `Every command reads --data DIR (or PROVENANT_DATA_DIR; default ./data) and

@@ -37,6 +37,42 @@ export interface Config {
   readonly masterKeyPrevious?: string | undefined
   /** Query capacity (PROVENANT_QUERY_*): unset fields take the pool's defaults (docs/configuration.md). */
   readonly queryCapacity?: QueryCapacityConfig
+  /** The columnar analytics tier (PROVENANT_COLUMNAR=on; docs/design/columnar.md); undefined when off (the default). */
+  readonly columnar?: ColumnarConfig | undefined
+}
+
+/** The columnar tier: DuckDB over Parquet segments (issue 16). */
+export interface ColumnarConfig {
+  /** Segment files: a directory every process shares (PROVENANT_COLUMNAR_DIR, default <data>/segments). */
+  readonly dir: string
+  /** DuckDB's threads (PROVENANT_COLUMNAR_THREADS, default 2). */
+  readonly threads: number
+  /** DuckDB's memory_limit, e.g. 1GB (PROVENANT_COLUMNAR_MEMORY, default 1GB). */
+  readonly memoryLimit: string
+  /** Rows per compacted segment at most (PROVENANT_COLUMNAR_SEGMENT_ROWS, default 1,000,000). */
+  readonly segmentRows: number
+  /** Pause between compaction passes, ms (PROVENANT_COLUMNAR_INTERVAL_MS, default 5,000). */
+  readonly intervalMs: number
+}
+
+/**
+ * The columnar settings from PROVENANT_COLUMNAR_*; undefined when PROVENANT_COLUMNAR is not on,
+ * unless `force` (the `provenant columnar` command works on the segments either way).
+ */
+export function columnarOf(env: NodeJS.ProcessEnv, dataDir: string, force = false): ColumnarConfig | undefined {
+  const mode = (env['PROVENANT_COLUMNAR'] ?? 'off').toLowerCase()
+  if (mode !== 'on' && mode !== 'off') throw new Error(`PROVENANT_COLUMNAR must be on or off, not "${env['PROVENANT_COLUMNAR']}"`)
+  if (mode === 'off' && !force) return undefined
+  const memoryLimit = env['PROVENANT_COLUMNAR_MEMORY'] || '1GB'
+  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(memoryLimit))
+    throw new Error(`PROVENANT_COLUMNAR_MEMORY must be a size such as 512MB or 2GB, not "${memoryLimit}"`)
+  return {
+    dir: resolve(env['PROVENANT_COLUMNAR_DIR'] ?? join(dataDir, 'segments')),
+    threads: positiveInt(env, 'PROVENANT_COLUMNAR_THREADS', 1, 256) ?? 2,
+    memoryLimit,
+    segmentRows: positiveInt(env, 'PROVENANT_COLUMNAR_SEGMENT_ROWS', 1_000, 100_000_000) ?? 1_000_000,
+    intervalMs: positiveInt(env, 'PROVENANT_COLUMNAR_INTERVAL_MS', 100, 86_400_000) ?? 5_000,
+  }
 }
 
 /** How the query workers are shared (issue 15; design §14). */
@@ -51,6 +87,8 @@ export interface QueryCapacityConfig {
   readonly perCallerQueue?: number
   /** One query's memory budget in MB: each worker's heap limit (PROVENANT_QUERY_MEMORY_MB). */
   readonly memoryMb?: number
+  /** The query workers' CPU priority as a Linux nice value, 0-19 (PROVENANT_QUERY_WORKER_NICE). */
+  readonly workerNice?: number
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number | undefined {
@@ -71,6 +109,7 @@ function queryCapacityOf(env: NodeJS.ProcessEnv): QueryCapacityConfig {
   set('queueLimit', positiveInt(env, 'PROVENANT_QUERY_QUEUE', 0, 10_000))
   set('perCallerQueue', positiveInt(env, 'PROVENANT_QUERY_QUEUE_PER_CALLER', 0, 10_000))
   set('memoryMb', positiveInt(env, 'PROVENANT_QUERY_MEMORY_MB', 64, 65_536))
+  set('workerNice', positiveInt(env, 'PROVENANT_QUERY_WORKER_NICE', 0, 19))
   return out
 }
 
@@ -151,5 +190,6 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     masterKey: env['PROVENANT_MASTER_KEY'] || undefined,
     masterKeyPrevious: env['PROVENANT_MASTER_KEY_PREVIOUS'] || undefined,
     queryCapacity: queryCapacityOf(env),
+    columnar: columnarOf(env, dataDir),
   }
 }

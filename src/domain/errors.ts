@@ -6,7 +6,7 @@
  * Messages are written for a person to act on: say what was wrong and what to do instead.
  */
 
-export type ErrorKind = 'invalid-input' | 'unauthenticated' | 'forbidden' | 'not-found' | 'not-provisioned' | 'unavailable'
+export type ErrorKind = 'invalid-input' | 'unauthenticated' | 'forbidden' | 'not-found' | 'not-provisioned' | 'unavailable' | 'integrity'
 
 /** The one status table (spec 7): the API (http/error-envelope.ts) and the portal answer each kind with it. */
 export const HTTP_STATUS = {
@@ -16,7 +16,8 @@ export const HTTP_STATUS = {
   'not-found': 404,
   'not-provisioned': 503,
   unavailable: 503,
-} as const satisfies Record<ErrorKind, 400 | 401 | 403 | 404 | 503>
+  integrity: 500,
+} as const satisfies Record<ErrorKind, 400 | 401 | 403 | 404 | 500 | 503>
 
 export abstract class DomainError extends Error {
   abstract readonly kind: ErrorKind
@@ -57,4 +58,13 @@ export class NotProvisionedError extends DomainError {
  */
 export class UnavailableError extends DomainError {
   readonly kind = 'unavailable'
+}
+
+/**
+ * 500: the server refuses to go on because its own stored state fails an integrity check (the
+ * activity log's chain head is not what it last signed: someone wrote the database around it).
+ * Not retryable; the message says what to run.
+ */
+export class IntegrityError extends DomainError {
+  readonly kind = 'integrity'
 }

@@ -5,6 +5,7 @@
 import type { Clock } from '../shared/clock.js'
 import type { AccessService } from './access/access-service.js'
 import type { AdminService } from './access/admin-service.js'
+import type { StreamGuard } from './access/stream-guard.js'
 import type { ActivityLog } from './activity/activity-log.js'
 import type { ConnectorStatusService } from './connectors/connector-status-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
@@ -15,14 +16,14 @@ import type { LedgerService } from './ledger/ledger-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
-import type { Stores } from './stores.js'
+import type { ChangeFeedService } from './streams/change-feed.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { LiveHub } from './streams/live-hub.js'
 import type { ConfigService } from './workspace-config/config-service.js'
 
+/** Every domain service, as the composition root builds them; no edge receives raw storage. */
 export interface Services {
   readonly clock: Clock
-  readonly stores: Stores
   readonly access: AccessService
   readonly admin: AdminService
   readonly config: ConfigService
@@ -39,10 +40,26 @@ export interface Services {
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
   readonly exports: ExportService
+  /** The change stream's feed of committed changes, replay included (spec 4.10). */
+  readonly changeFeed: ChangeFeedService
   /** The live event stream's fan-out of ingested rows (design §9). */
   readonly live: LiveHub
+  /** Closes open streams (live, changes) whose token was revoked, expired or whose account was disabled, by anyone. */
+  readonly streamGuard: StreamGuard
   /** Pull connectors' status per connection (CLI, portal): `connectors.status(workspaceId)`. */
   readonly connectors: ConnectorStatusService
   /** Setting, clearing and describing connection credentials; never their values (the vault is not here). */
   readonly credentials: CredentialsService
 }
+
+/**
+ * What the HTTP API and MCP are given. Accepting and rejecting proposals is absent by type (spec:
+ * accepting happens only in the portal), and main.ts leaves it out of the object too.
+ */
+export type ApiServices = Omit<Services, 'proposalReview'>
+
+/** What the portal is given: everything, the proposal review included; no raw storage. */
+export type PortalServices = Services
+
+/** What the CLI's commands are given (operators on the server's own machine). */
+export type CliServices = Services

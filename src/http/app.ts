@@ -6,7 +6,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
-import type { Services } from '../domain/services.js'
+import type { ApiServices } from '../domain/services.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { registerCallRecording } from './plugins/record-call.js'
@@ -17,7 +17,7 @@ import { bearerFromSubprotocol } from './websocket-upgrade.js'
 import { parseJsonBody } from './wire/json-body.js'
 
 export interface AppOptions {
-  readonly services: Services
+  readonly services: ApiServices
   readonly routes: readonly AnyRoute[]
   readonly version: string
   /** Public base URL (scheme://host:port) used in the OpenAPI `servers` entry and in links. */
@@ -139,7 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/', async (_request, reply) => reply.redirect('/portal/', 302))
 
   app.get('/healthz', async () => {
-    await services.stores.access.workspaceById('health-check')
+    await services.access.ping()
     return { status: 'ok' }
   })
 

@@ -5,7 +5,7 @@
 import type { KqlColumn } from './schema.js'
 import type { KqlValue } from './types.js'
 
-export type SqlDialectName = 'sqlite' | 'postgres'
+export type SqlDialectName = 'sqlite' | 'postgres' | 'duckdb'
 
 export interface CompileOptions {
   /** The SQL dialect the workspace tables live in. */

@@ -17,6 +17,7 @@ const KIND_LABEL = {
   'not-found': 'Not found',
   'not-provisioned': 'Not available',
   unavailable: 'Temporarily unavailable',
+  integrity: 'Integrity check failed',
 } as const satisfies Record<ErrorKind, string>
 
 /** An error tool result; any registered secret is scrubbed out of the text (design §11). */

@@ -9,13 +9,13 @@ import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Caller } from '../domain/access/caller.js'
 import type { Right } from '../domain/access/rights.js'
-import type { Services } from '../domain/services.js'
+import type { PortalServices } from '../domain/services.js'
 import type { PortalSession } from '../domain/sessions/session-service.js'
 import type { WorkspaceMembership } from '../domain/sessions/session-store.js'
 import type { Html } from './html.js'
 
 export interface PortalDeps {
-  readonly services: Services
+  readonly services: PortalServices
   /** The public base URL (cookies are Secure when it is https; links in pages). */
   readonly publicUrl: string
   readonly version: string

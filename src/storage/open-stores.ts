@@ -9,7 +9,7 @@ import { migrate } from './migrate.js'
 import { MIGRATIONS } from './migrations/index.js'
 import { createPgPool, createPostgresDb } from './postgres/postgres-db.js'
 import { createSqlStores, type SqlStores, type SqlStoresOptions } from './sql/sql-stores.js'
-import { createSqliteDb, openSqliteDatabase } from './sqlite/sqlite-db.js'
+import { createSqliteDb, ensurePrivateDatabaseFile, openSqliteDatabase } from './sqlite/sqlite-db.js'
 
 export interface StorageConfig {
   readonly dataDir: string
@@ -22,6 +22,7 @@ export function sqliteFileOf(dataDir: string): string {
 
 export async function openStores(config: StorageConfig, options: SqlStoresOptions = {}): Promise<SqlStores> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
+  if (!config.databaseUrl) ensurePrivateDatabaseFile(sqliteFileOf(config.dataDir))
   const db = config.databaseUrl
     ? createPostgresDb(createPgPool(config.databaseUrl))
     : createSqliteDb(openSqliteDatabase(sqliteFileOf(config.dataDir)))

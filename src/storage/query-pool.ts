@@ -30,12 +30,46 @@ import {
   type QueryRun,
   QueryTimeoutError,
 } from '../domain/queries/query-executor.js'
-import { type KqlColumn, KqlError, type KqlErrorKind, type KqlSchema, type SourcePosition } from '../kql/index.js'
+import {
+  type KqlColumn,
+  KqlError,
+  type KqlErrorKind,
+  type KqlSchema,
+  type KqlValue,
+  type SourcePosition,
+  SqlRefusalError,
+} from '../kql/index.js'
+import type { ColumnarQuerySource } from './columnar/columnar-store.js'
 import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
-export type WorkerInit =
+export type WorkerInit = (
   | { readonly dialect: 'sqlite'; readonly sqliteFile: string }
   | { readonly dialect: 'postgres'; readonly databaseUrl: string }
+) & {
+  /**
+   * The columnar tier is on (docs/design/columnar.md): the worker compiles for DuckDB and sends
+   * each statement to this thread, which runs it on the process's DuckDB instance.
+   */
+  readonly columnar?: boolean
+}
+
+/** Runs a worker's statements on the columnar tier (storage/columnar/columnar-service.ts). */
+export interface ColumnarRunner {
+  openSource(tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]): Promise<ColumnarQuerySource>
+}
+
+/** A statement a worker asks this thread to run on DuckDB, and the answer. */
+export interface ColumnarStatement {
+  readonly taskId: number
+  readonly seq: number
+  readonly tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]
+  readonly sql: string
+  readonly params: readonly unknown[]
+  readonly columns: readonly KqlColumn[]
+}
+export type ColumnarAnswer =
+  | { readonly seq: number; readonly ok: true; readonly rows: KqlValue[][] }
+  | { readonly seq: number; readonly ok: false; readonly refusal: boolean; readonly message: string }
 
 /** What a worker receives (structured-clonable: no signal, no functions). */
 export interface WorkerTask {
@@ -65,19 +99,33 @@ export type WorkerReply =
   | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
   | { id: number; ok: false; kind: 'error'; message: string }
 
-export type WorkerMessage = WorkerReply | { ready: true; backendPid?: number }
+/**
+ * The CPU priority a worker takes once it is ready (Linux nice): query work yields the cores to the
+ * event loop, while starting up (loading the engine) runs at the server's own priority, so a busy
+ * machine cannot starve a worker's start and leave queries waiting for capacity.
+ */
+export interface WorkerPriority {
+  readonly nice: number
+}
+
+export type WorkerMessage = WorkerReply | { ready: true; backendPid?: number } | { statement: ColumnarStatement }
 
 export interface QueryPoolOptions extends FairQueueLimits {
   /** Worker threads (queries running at once, all callers together). */
   readonly workers: number
   /** V8 heap budget of one worker, MB: one query's memory budget. */
   readonly memoryMb: number
+  /**
+   * The workers' CPU priority as a Linux nice value (0-19): above 0 the event loop (health checks,
+   * appends, streams) wins the CPU over query work when the cores are busy. No effect elsewhere.
+   */
+  readonly workerNice: number
 }
 
 /** Defaults (docs/configuration.md): 2 workers on this 2-core class of machine, up to 4. */
 export function defaultQueryPoolOptions(): QueryPoolOptions {
   const workers = Math.max(2, Math.min(4, availableParallelism()))
-  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512 }
+  return { workers, perCaller: Math.max(1, workers - 1), queueLimit: 64, perCallerQueue: 8, memoryMb: 512, workerNice: 10 }
 }
 
 interface Job {
@@ -93,6 +141,8 @@ interface Job {
   dispatched?: number
   timer?: NodeJS.Timeout
   onAbort?: () => void
+  /** The job's DuckDB source (columnar tier), opened by its first statement. */
+  columnar?: Promise<ColumnarQuerySource>
 }
 
 /** A worker thread and what the pool knows of it. */
@@ -120,7 +170,7 @@ interface Slot {
 const FROM_SOURCE = import.meta.url.endsWith('.ts')
 const WORKER_URL = new URL(`./query-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
 
-function newWorker(workerData: WorkerInit, memoryMb: number): Worker {
+function newWorker(workerData: WorkerInit & WorkerPriority, memoryMb: number): Worker {
   const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: memoryMb } }
   if (!FROM_SOURCE) return new Worker(WORKER_URL, options)
   const bootstrap = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`
@@ -152,7 +202,7 @@ async function endSession(databaseUrl: string, backendPid: number): Promise<void
   }
 }
 
-export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOptions> = {}): QueryExecutor {
+export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOptions> = {}, columnar?: ColumnarRunner): QueryExecutor {
   const settings = { ...defaultQueryPoolOptions(), ...options }
   const slots: Slot[] = []
   const queue = new FairQueue<Job>(settings)
@@ -166,7 +216,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   let spare: Handle | undefined
 
   function spawn(): Handle {
-    const worker = newWorker(init, settings.memoryMb)
+    const worker = newWorker({ ...init, nice: settings.workerNice }, settings.memoryMb)
     const handle: Handle = { worker, ready: false, backendPid: undefined, slot: undefined }
     const lost = (error: Error & { code?: string }) => {
       if (closed) return
@@ -174,6 +224,11 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       else if (spare === handle) spare = spawn()
     }
     worker.on('message', (message: WorkerMessage) => {
+      if ('statement' in message) {
+        const job = handle.slot?.handle === handle ? handle.slot.current : undefined
+        if (job && job.task.id === message.statement.taskId) void runStatement(handle, job, message.statement)
+        return
+      }
       if ('ready' in message) {
         handle.ready = true
         handle.backendPid = message.backendPid
@@ -218,8 +273,42 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     if (old.backendPid !== undefined && init.dialect === 'postgres') void endSession(init.databaseUrl, old.backendPid)
   }
 
+  /** Runs a worker's statement on the columnar tier and posts the answer back (if the job is still its worker's). */
+  async function runStatement(handle: Handle, job: Job, statement: ColumnarStatement): Promise<void> {
+    let answer: ColumnarAnswer
+    try {
+      if (!columnar) throw new Error('the columnar tier is off')
+      job.columnar ??= columnar.openSource(statement.tables)
+      const source = await job.columnar
+      answer = { seq: statement.seq, ok: true, rows: await source.query(statement.sql, statement.params, statement.columns) }
+    } catch (error) {
+      answer = {
+        seq: statement.seq,
+        ok: false,
+        refusal: error instanceof SqlRefusalError,
+        message: error instanceof Error ? error.message : String(error),
+      }
+    }
+    if (handle.slot?.current === job) handle.worker.postMessage({ answer })
+  }
+
+  /** Stops the job's DuckDB statement, if any, and closes its source. */
+  function closeColumnar(job: Job): void {
+    const pending = job.columnar
+    if (!pending) return
+    job.columnar = undefined
+    void pending.then(
+      (source) => {
+        source.interrupt()
+        source.close()
+      },
+      () => {},
+    )
+  }
+
   /** Forgets a job's timer, listener and slot; `running`: still count it against its account (replace() charges it). */
   function settle(job: Job, running = false): void {
+    closeColumnar(job)
     clearTimeout(job.timer)
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort)
     if (job.slot) {

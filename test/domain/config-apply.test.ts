@@ -30,7 +30,7 @@ for (const backend of BACKENDS) {
     after(() => server.stop())
 
     const ws = () => server.workspace.id
-    const tables = async () => (await server.services.stores.config.connectionTables(ws())).map((t) => t.lookup)
+    const tables = async () => (await server.stores.config.connectionTables(ws())).map((t) => t.lookup)
 
     it('applies a document as commit #1 with its tables, approvals by the applier, and defaults', async () => {
       const result = await server.services.config.apply(ws(), admin, {
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
         surfaces: [{ lookup: 'hall', connections: ['sensors'] }],
         warmQueries: [query('avg', 'Sensors | summarize avg(value)', 'plant/avg')],
       })
-      const table = (await server.services.stores.config.connectionTables(ws()))[0]!
+      const table = (await server.stores.config.connectionTables(ws()))[0]!
       assert.deepEqual(
         table.columns.map((c) => c.name),
         ['timestamp', 'value', 'unit'],
@@ -198,7 +198,7 @@ for (const backend of BACKENDS) {
       for (let i = 0; i < history.length - 1; i++) assert.equal(history[i]!.parentId, history[i + 1]!.id)
       assert.equal(history.at(-1)!.parentId, undefined)
       assert.ok(history.every((c) => c.message.length > 0 && c.changes.length > 0 && c.authorName))
-      const changes = await server.services.stores.changes.since(ws(), 0, 100)
+      const changes = await server.stores.changes.since(ws(), 0, 100)
       assert.deepEqual(
         changes.filter((c) => c.kind === 'config').map((c) => c.commitId),
         [...history].reverse().map((c) => c.id),

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
       } finally {
         await raw.close()
       }
-      const changes = await server.services.stores.changes.since(ws(), 0, 1000)
+      const changes = await server.stores.changes.since(ws(), 0, 1000)
       const change = changes.find((c) => c.kind === 'credentials')
       assert.equal(change?.action, 'set')
       assert.equal(change?.entityId, 'sensors')
@@ -114,10 +114,10 @@ for (const backend of BACKENDS) {
       }
       assert.equal((await server.runtime.credentialVault.reveal(ws(), 'sensors'))?.['password'], secret)
       // a rotation's re-seal never overwrites a sealing it did not read (a concurrent set wins)
-      const current = (await server.services.stores.credentials.get(ws(), 'sensors'))!
+      const current = (await server.stores.credentials.get(ws(), 'sensors'))!
       const stale = { ...current.sealed, nonce: Buffer.alloc(12) }
-      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', stale, current.sealed), false)
-      assert.equal(await server.services.stores.credentials.reseal(ws(), 'sensors', current.sealed, current.sealed), true)
+      assert.equal(await server.stores.credentials.reseal(ws(), 'sensors', stale, current.sealed), false)
+      assert.equal(await server.stores.credentials.reseal(ws(), 'sensors', current.sealed, current.sealed), true)
     })
 
     it('replacing and clearing are decisions too; cleared credentials are gone from the vault', async () => {

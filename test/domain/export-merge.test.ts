@@ -57,7 +57,7 @@ for (const backend of BACKENDS) {
 
     async function exportLines(chunkRows: number, page: number, pageSize: number): Promise<{ connection: string; seq: number }[]> {
       const service = createExportService({
-        stores: server.services.stores,
+        stores: server.stores,
         config: server.services.config,
         ...openExportStorage(server.config, server.services.clock),
         activity: server.services.activity,

@@ -38,7 +38,7 @@ for (const backend of BACKENDS) {
     let approver: Reviewer
     let admin: Reviewer
     const ws = () => server.workspace.id
-    const changesSince = async (seq: number): Promise<WorkspaceChange[]> => server.services.stores.changes.since(ws(), seq, 100)
+    const changesSince = async (seq: number): Promise<WorkspaceChange[]> => server.stores.changes.since(ws(), seq, 100)
     const reviewer = (role: 'analyst' | 'editor' | 'approver' | 'admin'): Reviewer => ({
       accountId: server.accounts[role].id,
       accountName: server.accounts[role].name,
@@ -57,7 +57,7 @@ for (const backend of BACKENDS) {
 
     it('files an open proposal with its diff and base commit, and announces it', async () => {
       const head = await server.services.config.current(ws())
-      const seq = await server.services.stores.changes.latestSeq(ws())
+      const seq = await server.stores.changes.latestSeq(ws())
       const proposal = await server.services.proposals.create(
         analyst,
         {
@@ -142,7 +142,7 @@ for (const backend of BACKENDS) {
         },
         'mcp',
       )
-      const seq = await server.services.stores.changes.latestSeq(ws())
+      const seq = await server.stores.changes.latestSeq(ws())
       const before = Date.now()
       const { proposal: accepted, commit } = await server.services.proposalReview.accept(approver, ws(), proposal.id)
       assert.ok(commit)
@@ -252,7 +252,7 @@ for (const backend of BACKENDS) {
       ;(moved['warmQueries'] as Record<string, unknown>[])[1]!['query'] = 'print "now it has text"'
       await applyAsAdmin(server, moved)
       const head = (await server.services.config.current(ws())).commitId
-      const seq = await server.services.stores.changes.latestSeq(ws())
+      const seq = await server.stores.changes.latestSeq(ws())
       const outcome = await server.services.proposalReview.accept(approver, ws(), proposal.id)
       assert.equal(outcome.commit, undefined)
       assert.equal(outcome.proposal.status, 'superseded')

@@ -396,9 +396,17 @@ for (const backend of BACKENDS) {
         reason:
           /^SPLIT_VIEW: records 000000000001 to 000000000001 no longer hash to the root recorded in the workspace heads log \(size 1\)/,
       })
-      // 2. Thorough: every stored copy gone; only the kept checkpoint shows the split view.
+      // 2. Thorough: every stored copy gone. The server signs every batch it commits, so records no
+      // checkpoint covers were not written by it (issue 14); the kept checkpoint shows the split view.
       await deleteAnchorsAbove(scope, 0)
-      await expectVerdict(scope, { ChainValid: true, BrokenAt: null, ForkDetected: false, code: 'OK', valid5: true })
+      await expectVerdict(scope, {
+        ChainValid: false,
+        BrokenAt: R(1),
+        ForkDetected: false,
+        code: 'UNCOVERED',
+        valid5: true,
+        reason: /^UNCOVERED: records 000000000001 to 000000000010 are not covered by any checkpoint this server signed/,
+      })
       await expectVerdict(
         scope,
         {

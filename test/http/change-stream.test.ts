@@ -25,7 +25,7 @@ for (const backend of BACKENDS) {
       listeners.push(listener)
       return listener
     }
-    const latest = () => server.services.stores.changes.latestSeq(server.workspace.id)
+    const latest = () => server.stores.changes.latestSeq(server.workspace.id)
     const adminActor = () => ({ id: server.accounts.admin.id, name: server.accounts.admin.name })
     /** A committed change that is not a configuration commit (token creation writes one). */
     const makeChange = () => server.token('viewer')
@@ -157,7 +157,7 @@ for (const backend of BACKENDS) {
       const listener = listen(viewer)
       await listener.waitForOpens(1)
       await assert.rejects(
-        server.services.stores.transaction(async (tx) => {
+        server.stores.transaction(async (tx) => {
           await tx.changes.append({
             workspaceId: server.workspace.id,
             kind: 'config',
@@ -193,7 +193,7 @@ for (const backend of BACKENDS) {
       await listener.waitForOpens(1)
       await makeChange()
       const [first] = await listener.waitFor(1)
-      const committed = (await server.services.stores.changes.since(server.workspace.id, start, 10))[0]!
+      const committed = (await server.stores.changes.since(server.workspace.id, start, 10))[0]!
       server.services.bus.publish({ kind: 'change', change: committed })
       server.services.bus.publish({ kind: 'change', change: { ...committed, seq: committed.seq + 3, summary: 'not committed' } })
       await makeChange()

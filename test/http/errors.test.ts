@@ -56,7 +56,7 @@ for (const backend of BACKENDS) {
     it('500 with a generic message and a correlation id when storage fails; details only in the log', async () => {
       const broken = await startTestServer(backend)
       const brokenToken = await broken.token('admin')
-      await broken.services.stores.close()
+      await broken.stores.close()
       const response = await fetch(`${broken.baseUrl}/oi-api/provenance/reason-categories`, {
         headers: { authorization: `Bearer ${brokenToken}`, 'x-request-id': 'corr-500-test' },
       })

@@ -726,7 +726,7 @@ for (const backend of BACKENDS) {
         clock.set(Date.parse(old.body.expiresAt) + 60_000)
         assert.ok((await server.services.exports.sweep()) >= 1)
         assert.ok(!existsSync(pathOf(idOf(old), 'csv')))
-        assert.equal(await server.services.stores.exports.fileById(idOf(old)), undefined)
+        assert.equal(await server.stores.exports.fileById(idOf(old)), undefined)
         assert.ok(existsSync(pathOf(idOf(young), 'jsonl')))
         assert.equal((await fetchFile(young.body.downloadUrl)).status, 200)
         assert.ok(!readdirSync(join(server.config.exportDir, server.workspace.id)).some((f) => f.endsWith('.part')))
@@ -880,10 +880,10 @@ for (const backend of BACKENDS) {
         clock.set(Date.parse(response.body.expiresAt) + 60_000)
         const second = await startTestServer(backend, { clock, ...shared })
         try {
-          const swept = async () => !existsSync(file) && (await second.services.stores.exports.fileById(id)) === undefined
+          const swept = async () => !existsSync(file) && (await second.stores.exports.fileById(id)) === undefined
           for (let i = 0; i < 100 && !(await swept()); i++) await new Promise((resolve) => setTimeout(resolve, 50))
           assert.ok(!existsSync(file), 'the start-up sweep deleted the expired file')
-          assert.equal(await second.services.stores.exports.fileById(id), undefined)
+          assert.equal(await second.stores.exports.fileById(id), undefined)
         } finally {
           await second.stop()
         }

@@ -78,8 +78,8 @@ for (const backend of BACKENDS) {
       assert.equal(response.status, 200, response.text)
       assert.equal(response.body.rowCount, 2)
       assert.equal(response.body.lastRowId, response.body.firstRowId + 1)
-      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
-      const stored = await server.services.stores.data.rowsAfter(table, response.body.firstRowId - 1, 10)
+      const table = (await server.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
+      const stored = await server.stores.data.rowsAfter(table, response.body.firstRowId - 1, 10)
       assert.deepEqual(
         stored.map((r) => r.values),
         [
@@ -117,8 +117,8 @@ for (const backend of BACKENDS) {
     })
 
     it('refuses the whole batch when one row does not fit, naming row and column', async () => {
-      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
-      const before = (await server.services.stores.data.rowsAfter(table, 0, 1000)).length
+      const table = (await server.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'sensors')!
+      const before = (await server.stores.data.rowsAfter(table, 0, 1000)).length
       const cases: [unknown[], RegExp][] = [
         [
           [
@@ -140,7 +140,7 @@ for (const backend of BACKENDS) {
         assert.equal(response.status, 400, JSON.stringify(body))
         assert.match(errorMessage(response), message)
       }
-      assert.equal((await server.services.stores.data.rowsAfter(table, 0, 1000)).length, before, 'nothing stored')
+      assert.equal((await server.stores.data.rowsAfter(table, 0, 1000)).length, before, 'nothing stored')
     })
 
     it('400 in the envelope for malformed, duplicate-key, empty, non-JSON and oversized bodies', async () => {

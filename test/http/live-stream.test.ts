@@ -33,7 +33,7 @@ for (const backend of BACKENDS) {
       clients.push(client)
       return client
     }
-    const latestId = () => server.services.stores.data.latestRowId(server.workspace.id)
+    const latestId = () => server.stores.data.latestRowId(server.workspace.id)
 
     // A manual clock, so a token's expiry can be reached without waiting.
     const clock = manualClock(Date.now())
@@ -254,10 +254,10 @@ for (const backend of BACKENDS) {
     it('rows committed without an announcement are read from storage, in order, when a later announcement shows the gap', async () => {
       const client = await connect({ token: viewer })
       const start = await latestId()
-      const table = (await server.services.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'meters')!
+      const table = (await server.stores.config.connectionTables(server.workspace.id)).find((t) => t.lookup === 'meters')!
       const { rows } = typeRows(table.columns, meterRows(3))
       // Committed like an ingest whose process stopped before announcing it.
-      await server.services.stores.transaction((tx) => tx.data.insertRows(table, rows, Date.now()))
+      await server.stores.transaction((tx) => tx.data.insertRows(table, rows, Date.now()))
       await pushRows(server, 'sensors', sensorRows(2))
       const events = await client.waitFor(5)
       assert.deepEqual(

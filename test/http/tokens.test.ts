@@ -75,7 +75,7 @@ for (const backend of BACKENDS) {
       assert.ok(claimsOf(token).rights.includes('amendments:read'))
       assert.equal((await server.api('GET', ROUTE, { token })).status, 200)
       // No role below analyst lacks amendments:read, so remove the membership: the token stops working.
-      await server.services.stores.access.setMembership({ workspaceId: server.workspace.id, accountId: account.id, role: 'viewer' })
+      await server.stores.access.setMembership({ workspaceId: server.workspace.id, accountId: account.id, role: 'viewer' })
       assert.equal((await server.api('GET', ROUTE, { token })).status, 200)
       const doc = (await server.api('GET', '/oi-api/openapi', { token })).body as {
         paths: Record<string, Record<string, { 'x-required-rights': string[] }>>
@@ -109,14 +109,14 @@ for (const backend of BACKENDS) {
     })
 
     it('records token creation and revocation as committed workspace changes', async () => {
-      const before = await server.services.stores.changes.latestSeq(server.workspace.id)
+      const before = await server.stores.changes.latestSeq(server.workspace.id)
       const token = await server.token('analyst')
       await server.services.access.revokeToken(server.workspace.id, claimsOf(token).jti, {
         id: server.accounts.admin.id,
         name: 'admin',
         canRevokeOthers: true,
       })
-      const changes = await server.services.stores.changes.since(server.workspace.id, before, 10)
+      const changes = await server.stores.changes.since(server.workspace.id, before, 10)
       assert.deepEqual(
         changes.map((c) => [c.kind, c.action, c.entityId]),
         [

@@ -38,6 +38,7 @@ function checkCompile(text: string): ReturnType<typeof compileQuery> | undefined
     // the pushdown rewrite of whatever compiles must not fail either (pushdown-differential.test.ts checks its answers)
     compileQuery(text, schema, { dialect: 'sqlite' })
     compileQuery(text, schema, { dialect: 'postgres' })
+    compileQuery(text, schema, { dialect: 'duckdb' })
     return q
   } catch (e) {
     assert.ok(e instanceof KqlError, `not a KqlError for ${JSON.stringify(text)}: ${String(e)}`)

@@ -1,6 +1,7 @@
 /**
  * Differential property test of the SQL pushdown (design §7): random tables (nulls, empty
- * strings, Unicode case traps, negative numbers, datetimes before and after 1970) and random
+ * strings, Unicode case traps, negative numbers, datetimes before and after 1970, mixed-type
+ * dynamic arrays with "" and nulls) and random
  * pipelines of pushable and non-pushable operators must give the same rows (1) evaluated in
  * memory over whole-table reads, (2) pushed into real SQLite and (3) pushed into real PostgreSQL,
  * respecting row order where the query defines one.
@@ -24,6 +25,7 @@ const T_COLUMNS = [
   { name: 'r', type: 'real' },
   { name: 'b', type: 'bool' },
   { name: 'span', type: 'timespan' },
+  { name: 'arr', type: 'dynamic' },
 ] as const satisfies readonly { name: string; type: KqlType }[]
 const U_COLUMNS = [
   { name: 'k', type: 'string' },
@@ -79,6 +81,28 @@ const STRINGS = [
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
 
+// issue 17: mixed-type dynamic arrays (numbers, "", other strings, nulls, bools, guid/datetime
+// text, nested values) stored as JSON and read back by every backend
+const MIXED_ELEMENTS = [
+  '',
+  'a',
+  'B',
+  null,
+  true,
+  false,
+  0,
+  1,
+  -2.5,
+  1e21,
+  'ü',
+  '2024-01-01T00:00:00Z',
+  '00:00:01',
+  '74be27de-1e4e-49d9-b579-fe0b331d3642',
+  [1, 'x'],
+  { k: '' },
+] as const
+const mixedArray = fc.array(fc.constantFrom(...MIXED_ELEMENTS), { maxLength: 6 })
+
 const nullable = <T>(arb: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.option(arb, { freq: 6, nil: null })
 const tRowOf = (strings: readonly string[]) =>
   fc.tuple(
@@ -94,6 +118,7 @@ const tRowOf = (strings: readonly string[]) =>
     ),
     nullable(fc.boolean()),
     nullable(fc.integer({ min: -60, max: 60 }).map((h) => BigInt(h) * HOUR)),
+    nullable(mixedArray),
   )
 // a third of the tables hold ASCII text only: PostgreSQL's has-family paths answer in SQL there
 const tRows = fc.integer({ min: 0, max: 2 }).chain((k) => fc.array(tRowOf(k === 0 ? ASCII_STRINGS : STRINGS), { maxLength: 24 }))
@@ -217,6 +242,10 @@ const PREDICATES: readonly Template[] = [
   [['s'], "s like '%b%'"],
   [['s'], 'strlen(s) > 2'],
   [['n'], 'tostring(n) == "2"'],
+  [['arr'], 'array_length(arr) > 1'],
+  [['arr'], 'isnull(arr)'],
+  [['arr'], "tostring(arr) has 'a'"],
+  [['arr', 's'], 's in (arr)'],
 ]
 
 const EXTENSIONS: readonly Template[] = [
@@ -250,6 +279,11 @@ const EXTENSIONS: readonly Template[] = [
   [['n'], 'tostring(n)'],
   [['s'], 'toupper(s)'],
   [['n'], 'n % 5'],
+  [['arr'], 'array_sort_asc(arr)'],
+  [['arr'], 'array_sort_desc(arr, false)'],
+  [['arr'], 'array_length(arr)'],
+  [['arr'], 'tostring(arr)'],
+  [['arr', 's'], 'array_concat(arr, pack_array(s, ""))'],
 ]
 
 const AGGREGATES: readonly Template[] = [
@@ -277,6 +311,11 @@ const AGGREGATES: readonly Template[] = [
   [['b'], 'countif(b)'],
   [['s'], 'max(s)'],
   [['n'], 'percentile(n, 50)'],
+  [['s'], 'array_length(make_set(s))'],
+  [['s'], 'count_distinct(s)'],
+  [['s'], 'dcountif(s, isempty(s))'],
+  [['arr'], 'dcount(tostring(array_sort_desc(arr)))'],
+  [['arr'], 'array_length(make_set(arr))'],
 ]
 
 const KEYS: readonly Template[] = [

@@ -8,14 +8,17 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DuckDBInstance } from '@duckdb/node-api'
 import Database from 'better-sqlite3'
 import pg from 'pg'
-import type { KqlColumn, KqlValue, SqlSource } from '../../src/kql/index.js'
+import type { KqlColumn, KqlValue, SqlDialectName, SqlSource } from '../../src/kql/index.js'
 import { encodeValue } from '../../src/storage/column-codec.js'
 import { columnDdlType } from '../../src/storage/column-types.js'
+import { createDuckdbQuerySource } from '../../src/storage/columnar/duckdb-query-source.js'
+import { appendRows, duckdbColumnDefs } from '../../src/storage/columnar/duckdb-values.js'
 import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
-import { BACKENDS, type Backend, createTestDatabase, type TestDatabase } from '../support/backends.js'
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 
 export interface FixtureTable {
   readonly sqlName: string
@@ -24,8 +27,9 @@ export interface FixtureTable {
 }
 
 export interface SqlFixture {
-  readonly backends: readonly Backend[]
-  readonly sources: Readonly<Partial<Record<Backend, SqlSource>>>
+  /** The SQL engines holding the tables (every dialect the engine pushes work into). */
+  readonly backends: readonly SqlDialectName[]
+  readonly sources: Readonly<Partial<Record<SqlDialectName, SqlSource>>>
   /** Creates (or replaces) tables on every backend, with `_rowid` as the first, hidden column. */
   load(tables: readonly FixtureTable[]): Promise<void>
   close(): Promise<void>
@@ -42,7 +46,7 @@ export async function openSqlFixture(): Promise<SqlFixture> {
   const reader = new Database(file, { readonly: true, fileMustExist: true })
   reader.pragma('query_only = ON')
   registerKqlFunctions(reader)
-  const sources: Partial<Record<Backend, SqlSource>> = { sqlite: createSqliteQuerySource(reader) }
+  const sources: Partial<Record<SqlDialectName, SqlSource>> = { sqlite: createSqliteQuerySource(reader) }
   let database: TestDatabase | undefined
   let admin: pg.Client | undefined
   let pgSource: (SqlSource & { close(): Promise<void> }) | undefined
@@ -57,8 +61,11 @@ export async function openSqlFixture(): Promise<SqlFixture> {
     pgSource = createPostgresQuerySource(client, { timeoutMs: () => 30_000 })
     sources.postgres = pgSource
   }
+  const duck = await DuckDBInstance.create(':memory:', { threads: '1' })
+  const duckConnection = await duck.connect()
+  sources.duckdb = createDuckdbQuerySource(duckConnection)
   return {
-    backends: Object.keys(sources) as Backend[],
+    backends: Object.keys(sources) as SqlDialectName[],
     sources,
     async load(tables) {
       for (const t of tables) {
@@ -88,9 +95,24 @@ export async function openSqlFixture(): Promise<SqlFixture> {
             await admin.query(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES ${values}`, params)
           }
         }
+        // DuckDB: a Parquet file sorted as segments are, behind a view of the table's name
+        const staging = quote(`${t.sqlName}_staging`)
+        const parquet = join(dir, `${t.sqlName}.parquet`).replace(/'/g, "''")
+        await duckConnection.run(`CREATE OR REPLACE TABLE ${staging} (${duckdbColumnDefs(t.columns)})`)
+        await appendRows(
+          duckConnection,
+          `${t.sqlName}_staging`,
+          t.columns,
+          t.rows.map((values, i) => ({ rowId: i + 1, ingestedAt: null, values })),
+        )
+        await duckConnection.run(`COPY (SELECT * FROM ${staging} ORDER BY "_rowid") TO '${parquet}' (FORMAT parquet)`)
+        await duckConnection.run(`DROP TABLE ${staging}`)
+        await duckConnection.run(`CREATE OR REPLACE VIEW ${quote(t.sqlName)} AS SELECT * FROM read_parquet('${parquet}')`)
       }
     },
     async close() {
+      duckConnection.closeSync()
+      duck.closeSync()
       reader.close()
       writer.close()
       rmSync(dir, { recursive: true, force: true })

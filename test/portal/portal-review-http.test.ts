@@ -58,7 +58,7 @@ for (const backend of BACKENDS) {
 
     const stillOpen = async () => {
       assert.equal((await server.services.proposals.get(server.workspace.id, proposalId)).status, 'open')
-      assert.equal((await server.services.stores.corrections.byId(server.workspace.id, correctionId))?.status, 'pending')
+      assert.equal((await server.stores.corrections.byId(server.workspace.id, correctionId))?.status, 'pending')
     }
 
     it('refuses forged POSTs without the right with 403, exactly as the API does, and changes nothing', async () => {

@@ -222,8 +222,8 @@ for (const [index, backend] of BACKENDS.entries()) {
         await page.getByRole('alert').innerText(),
         `The password is not right, so correction ${byEditor} was not approved and nothing was signed. The attempt is recorded.`,
       )
-      assert.equal((await server.services.stores.corrections.byId(server.workspace.id, byEditor))?.status, 'pending')
-      const failures = await server.services.stores.sessions.loginFailures(['account:approver@acme'], 0)
+      assert.equal((await server.stores.corrections.byId(server.workspace.id, byEditor))?.status, 'pending')
+      const failures = await server.stores.sessions.loginFailures(['account:approver@acme'], 0)
       assert.equal(failures.get('account:approver@acme')?.count, 1)
 
       // 2. The right password: approved, applied and signed.

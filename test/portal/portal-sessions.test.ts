@@ -334,7 +334,7 @@ for (const backend of BACKENDS) {
 
     it("switches between the account's workspaces; a new role and rights come with the workspace", async () => {
       const other = await server.services.admin.createWorkspace(`second-${backend}`)
-      await server.services.stores.access.setMembership({ workspaceId: other.id, accountId: server.accounts.viewer.id, role: 'admin' })
+      await server.stores.access.setMembership({ workspaceId: other.id, accountId: server.accounts.viewer.id, role: 'admin' })
       const client = await signedIn(server, 'viewer')
       const home = await client.get('/portal/')
       assert.match(home.text, /<label for="workspace-switch">Workspace<\/label>/)
@@ -357,7 +357,7 @@ for (const backend of BACKENDS) {
         disabled: false,
         createdAt: Date.now(),
       }
-      await server.services.stores.access.insertAccount(lonely)
+      await server.stores.access.insertAccount(lonely)
       await server.services.admin.setPassword(lonely.name, 'lonely-password-123')
       const client = new PortalClient(server.baseUrl)
       const response = await client.signIn(lonely.name, 'lonely-password-123')

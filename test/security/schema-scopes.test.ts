@@ -62,6 +62,21 @@ for (const backend of BACKENDS) {
       assert.deepEqual(fuzzy.body.results, [{ Count: 1 }])
     })
 
+    it('search reaches only the tables in scope (issue 17 item 10)', async () => {
+      const all = await adhoc('search * | summarize n = count() by $table')
+      assert.equal(all.status, 200, all.text)
+      assert.deepEqual(all.body.results, [{ $table: 'Meters', n: 1 }])
+      const everyone = await adhoc('search * | summarize n = count() by $table | order by $table asc', await server.token('analyst'))
+      assert.deepEqual(everyone.body.results, [
+        { $table: 'Meters', n: 1 },
+        { $table: 'Sensors', n: 3 },
+      ])
+      const named = await adhoc('search in (Sensors) "s1"')
+      const missing = await adhoc('search in (Nowhere) "s1"')
+      assert.equal(named.status, 400, named.text)
+      assert.equal(errorMessage(named).replace(/Sensors/g, 'Nowhere'), errorMessage(missing))
+    })
+
     it('the compile-only check (preview, MCP, proposals) sees the same filtered schema', async () => {
       const caller = await server.services.access.authenticate(`Bearer ${metersOnly}`)
       await assert.rejects(server.services.queries.check(caller, 'Sensors | getschema'), (e: Error) => !/may not read/.test(e.message))

@@ -35,7 +35,7 @@ for (const backend of BACKENDS) {
         assert.equal(change.kind === 'change' && change.change.action, 'committed')
         const before = events.length
         await assert.rejects(
-          server.services.stores.transaction(async (tx) => {
+          server.stores.transaction(async (tx) => {
             await tx.changes.append({
               workspaceId: server.workspace.id,
               kind: 'config',
@@ -54,10 +54,7 @@ for (const backend of BACKENDS) {
         )
         await new Promise((resolve) => setTimeout(resolve, 100))
         assert.equal(events.length, before)
-        assert.equal(
-          await server.services.stores.changes.latestSeq(server.workspace.id),
-          (change as { change: { seq: number } }).change.seq,
-        )
+        assert.equal(await server.stores.changes.latestSeq(server.workspace.id), (change as { change: { seq: number } }).change.seq)
       } finally {
         await server.stop()
       }

@@ -53,6 +53,8 @@ export interface VerifyOptions {
   readonly useStoredCheckpoints?: boolean
   readonly trustedKeys?: readonly NoteVerifierKey[]
   readonly forkWindow?: number
+  /** The writer signs every batch (the service): records past every checkpoint are UNCOVERED. */
+  readonly requireCoverage?: boolean
 }
 
 export class LedgerFixture {
@@ -205,6 +207,7 @@ export class LedgerFixture {
       trustedKeys: options.trustedKeys ?? [this.signing.verifier],
       recordSeq,
       ...(options.forkWindow !== undefined ? { forkWindow: options.forkWindow } : {}),
+      ...(options.requireCoverage !== undefined ? { requireCoverage: options.requireCoverage } : {}),
     })
   }
 

@@ -12,6 +12,7 @@ import type { Account } from '../../src/domain/access/access-store.js'
 import type { TokenScopes } from '../../src/domain/access/caller.js'
 import type { Role } from '../../src/domain/access/rights.js'
 import type { Services } from '../../src/domain/services.js'
+import type { Stores } from '../../src/domain/stores.js'
 import type { Workspace } from '../../src/domain/workspaces/workspace.js'
 import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
@@ -50,6 +51,8 @@ export interface TestServer {
   readonly config: Config
   readonly runtime: Runtime
   readonly services: Services
+  /** Raw storage, for tests that play the attacker with database access or check what was stored. */
+  readonly stores: Stores
   readonly workspace: Workspace
   /** One account per role, named after it (`viewer`, `analyst`, `editor`, `approver`, `admin`). */
   readonly accounts: Readonly<Record<(typeof TEST_ROLES)[number], Account>>
@@ -86,7 +89,11 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
       logLines.push(line)
     },
   })
-  const config = { ...loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), ...options.config }
+  // The suites run several servers side by side on one machine: a niced query worker would yield to
+  // the other servers' event loops, which is no deployment's situation (the priority has its own
+  // test, test/storage/query-worker-priority.test.ts, and the hostile-queries benchmark).
+  const loaded = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
+  const config = { ...loaded, queryCapacity: { workerNice: 0, ...loaded.queryCapacity }, ...options.config }
   const runtime = await createRuntime(config, {
     logger,
     scryptCost: TEST_SCRYPT,
@@ -103,7 +110,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   for (const role of TEST_ROLES) {
     const name = `${role}@${workspace.name}`
     accounts[role] =
-      (await services.stores.access.accountByName(name)) ??
+      (await runtime.stores.access.accountByName(name)) ??
       (await services.admin.addAccount({ name, role, workspaceId: workspace.id, password: `${role}-password-123` }))
   }
 
@@ -160,6 +167,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
     config,
     runtime,
     services,
+    stores: runtime.stores,
     workspace,
     accounts,
     logLines,

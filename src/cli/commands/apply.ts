@@ -48,7 +48,7 @@ export const applyCommand: Command = {
     await withServices(configFrom(values), async (services) => {
       const workspace = await resolveWorkspace(services, values.workspace)
       const account = await services.admin.accountByName(values.account!)
-      const membership = await services.stores.access.membership(workspace.id, account.id)
+      const membership = await services.admin.membership(workspace.id, account.id)
       if (!membership) throw new UsageError(`${account.name} is not a member of workspace ${workspace.name}`)
       const result = await services.config.apply(
         workspace.id,

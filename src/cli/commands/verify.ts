@@ -82,7 +82,7 @@ export const verifyCommand: Command = {
         if (values.scope !== undefined) containers = [scopeContainer(workspace.id, values.scope)]
         else if (values.platform) containers = [platformContainer(workspace.id)]
         else if (values.heads) containers = [headsContainer(workspace.id)]
-        else containers = await services.stores.ledger.containers(workspace.id)
+        else containers = await services.ledger.containers(workspace.id)
         for (const container of containers) {
           count++
           const result = await services.ledger.verify({ container, recordSeq, trustedCheckpoint })
@@ -216,14 +216,15 @@ export const verifyExportCommand: Command = {
         seal.status !== 'valid' ? seal.message : null,
         !recordCountMatches ? `the file holds ${recordsRead} records but its trailer says ${checked.trailer.recordCount}` : null,
         result.facts.checkpointsIgnored.length > 0
-          ? `${result.facts.checkpointsIgnored.length} checkpoint(s) in the file do not verify`
+          ? `${result.facts.checkpointsIgnored.length} checkpoint(s) in the file could not be checked against its records (${result.facts.checkpointsIgnored.map((c) => c.reason).join('; ')})`
           : null,
+        checked.trailer.proofProblem !== undefined ? `the export says: ${checked.trailer.proofProblem}` : null,
       ].filter(Boolean)
       console.error(`NOT valid: ${why.join('; ')}`)
       process.exitCode = 1
     } else {
       console.error(
-        `valid: ${recordsRead} record${recordsRead === 1 ? '' : 's'}${result.facts.coveredSize > 0 ? `, covered by a signed checkpoint` : ''}`,
+        `valid: ${recordsRead} record${recordsRead === 1 ? '' : 's'}${recordsRead > 0 && result.facts.coveredSize >= result.facts.lastSeq ? ', covered by a signed checkpoint' : ''}`,
       )
     }
   },

@@ -49,6 +49,12 @@ const TOUCH_INTERVAL_MS = 60_000
 
 export type AccessService = ReturnType<typeof createAccessService>
 
+/** Who looks at or revokes a token: its owner sees their own; `canRevokeOthers` (accounts:manage) sees all. */
+export interface TokenViewer {
+  readonly id: string
+  readonly canRevokeOthers: boolean
+}
+
 export function createAccessService(deps: AccessServiceDeps) {
   const { stores, keyring, audience, clock, activity } = deps
   /** How an account acted when the caller did not say: the CLI acts as the account `cli`. */
@@ -212,14 +218,24 @@ export function createAccessService(deps: AccessServiceDeps) {
    * Revokes a token at once (spec 5.8). Owners revoke their own tokens; revoking another
    * account's token needs `accounts:manage`.
    */
+  /**
+   * A token of this workspace as `viewer` may see it: its own tokens, or every token when the
+   * viewer may manage accounts (the rule revokeToken applies); undefined otherwise.
+   */
+  async function visibleToken(workspaceId: string, tokenId: string, viewer: TokenViewer): Promise<TokenRecord | undefined> {
+    const token = await stores.access.tokenById(tokenId)
+    if (!token || token.workspaceId !== workspaceId) return undefined
+    return token.accountId === viewer.id || viewer.canRevokeOthers ? token : undefined
+  }
+
   async function revokeToken(
     workspaceId: string,
     tokenId: string,
-    by: { id: string; name: string; canRevokeOthers: boolean; via?: Actor['via'] },
+    by: TokenViewer & { name: string; via?: Actor['via'] },
   ): Promise<TokenRecord> {
     const token = await stores.access.tokenById(tokenId)
     if (!token || token.workspaceId !== workspaceId) throw new NotFoundError(`no token ${tokenId} in this workspace`)
-    if (token.accountId !== by.id && !by.canRevokeOthers)
+    if (!(await visibleToken(workspaceId, tokenId, by)))
       throw new ForbiddenError('only the owner or an administrator can revoke this token')
     if (token.revokedAt !== undefined) return token
     const now = clock.now()
@@ -256,5 +272,10 @@ export function createAccessService(deps: AccessServiceDeps) {
     return stores.access.listTokens(workspaceId, accountId)
   }
 
-  return { authenticate, createToken, revokeToken, listTokens }
+  /** Reads the store once, so a health check fails while the database is unreachable. */
+  async function ping(): Promise<void> {
+    await stores.access.workspaceById('health-check')
+  }
+
+  return { authenticate, createToken, visibleToken, revokeToken, listTokens, ping }
 }

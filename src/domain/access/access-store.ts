@@ -75,4 +75,6 @@ export interface AccessStore {
   touchToken(id: string, at: number): Promise<void>
   /** MUST read token, account and membership consistently in one round trip (it runs per request). */
   authRecord(tokenId: string): Promise<AuthRecord | undefined>
+  /** authRecord for many tokens in one read (the stream guard's periodic check); unknown ids are absent. */
+  authRecords(tokenIds: readonly string[]): Promise<Map<string, AuthRecord>>
 }

@@ -129,6 +129,9 @@ export function createAdminService(deps: AdminServiceDeps) {
     setPassword,
     checkPassword,
     listMembers,
+    /** An account's membership of a workspace (its role there), or undefined. */
+    membership: (workspaceId: string, accountId: string): Promise<Membership | undefined> =>
+      stores.access.membership(workspaceId, accountId),
   }
 }
 

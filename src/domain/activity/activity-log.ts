@@ -6,10 +6,12 @@
  * its own record, to the workspace-level Platform-Config container or the scope's container. The
  * records go through the ledger (docs/decisions.md lists the entityType/actionType vocabulary).
  */
+
 import type { JsonObject } from '../../shared/strict-json.js'
 import { UnavailableError } from '../errors.js'
 import { type LedgerService, platformContainer, scopeContainer } from '../ledger/index.js'
 import type { Stores } from '../stores.js'
+import { openTransaction } from '../unit-of-work.js'
 
 export interface Actor {
   readonly id: string
@@ -50,14 +52,11 @@ export interface ApiCall {
 
 export interface ActivityLog {
   /**
-   * Appends a decision record. With `tx`, the record commits with the change itself (call it last
-   * in the transaction: on PostgreSQL it holds the container's lock until the commit); without, it
-   * is committed on its own. MUST resolve only after the record is durably committed (with `tx`:
-   * it commits when `tx` does).
-   *
-   * NOTE: inside a `stores.transaction(...)` always pass its `tx`. Without it the record waits for
-   * the next group commit, which on SQLite waits for the writer the caller's transaction holds: the
-   * call would never return.
+   * Appends a decision record. Inside a transaction (`tx`, or the one the caller runs in: see
+   * src/domain/unit-of-work.ts) the record commits with the change itself (call it last in the
+   * transaction: on PostgreSQL it holds the container's lock until the commit); outside one it is
+   * committed on its own. MUST resolve only after the record is durably committed (in a
+   * transaction: it commits when the transaction does).
    */
   recordDecision(input: DecisionInput, tx?: Stores): Promise<void>
   /**
@@ -133,7 +132,8 @@ export function createActivityLog(deps: { readonly ledger: LedgerService }): Act
           details: jsonSafe({ ...input.details, actor: { name: input.actor.name, via: input.actor.via } }) as JsonObject,
         },
       }
-      if (tx) await ledger.appendInTransaction(tx, container, [request])
+      const within = tx ?? openTransaction()
+      if (within) await ledger.appendInTransaction(within, container, [request])
       else await ledger.append(container, [request])
     },
 

@@ -67,6 +67,8 @@ export interface CorrectionStore {
   byId(workspaceId: string, id: string): Promise<Correction | undefined>
   /** The latest correction of one entity in one scope (highest chain index). */
   latestOf(workspaceId: string, scopeKey: string, entityType: string, entityId: string): Promise<Correction | undefined>
+  /** The scope of the oldest correction of one entity in any scope (a data row's binding scope), if any. */
+  firstScopeOf(workspaceId: string, entityType: string, entityId: string): Promise<string | undefined>
   /** Every correction of one entity in one scope, by chain index ascending. */
   chainOf(workspaceId: string, scopeKey: string, entityType: string, entityId: string): Promise<Correction[]>
   /** Sets the decision of a pending correction; false when it was no longer pending. */

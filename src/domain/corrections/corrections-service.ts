@@ -135,10 +135,15 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     return { table, rowId: Number(input.entityId), after: typed(after, 'after'), before: typed(before, 'before') }
   }
 
-  /** Checks the row still holds `before` and, when `apply`, writes `after` (inside the transaction). */
-  async function applyToRow(tx: Stores, target: RowTarget, apply: boolean): Promise<void> {
+  /**
+   * Checks the row still holds `before` and, when `apply`, writes `after` (inside the transaction).
+   * `whileLocked` runs once the row is locked, before the values are compared: a check that must
+   * see every correction committed before this one (the row's scope binding).
+   */
+  async function applyToRow(tx: Stores, target: RowTarget, apply: boolean, whileLocked?: () => Promise<void>): Promise<void> {
     const row = await tx.data.row(target.table, target.rowId, { forUpdate: true })
     if (!row) throw new NotFoundError(`no row ${target.rowId} in data connection ${target.table.lookup}`)
+    await whileLocked?.()
     for (const [column, expected] of target.before) {
       const current = row.values[target.table.columns.findIndex((c) => c.name === column)] ?? null
       if (!sameValue(current, expected)) {
@@ -148,6 +153,22 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       }
     }
     if (apply) await tx.data.updateRow(target.table, target.rowId, target.after)
+  }
+
+  /**
+   * One correction chain per data row (issue 14 item 5; docs/decisions.md): the row's first
+   * correction binds it to that ScopeKey, and a correction under another scope is refused, so the
+   * chain never splits and its first "before" is the original value. The refusal names the binding
+   * scope only to a caller who may read it. Runs with the row locked, so two first corrections
+   * racing under two scopes are serialised and the second sees the first.
+   */
+  async function checkRowScope(tx: Stores, caller: Caller, scopeKey: string, target: RowTarget, entityType: string): Promise<void> {
+    const bound = await tx.corrections.firstScopeOf(caller.workspaceId, entityType, String(target.rowId))
+    if (bound === undefined || bound === scopeKey) return
+    const where = inScope(caller.scopes, 'scopeKeys', bound) ? `; correct it in scope "${bound}"` : ''
+    throw new InvalidInputError(
+      `row ${target.rowId} of ${target.table.lookup} already has corrections in another scope, and a row's corrections form one chain in the scope of its first correction${where}`,
+    )
   }
 
   async function targetOf(caller: Caller, correction: Correction, document: WorkspaceConfig): Promise<RowTarget | undefined> {
@@ -225,7 +246,7 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     return stores.transaction(async (tx) => {
       const chainIndex = await tx.corrections.nextChainIndex(caller.workspaceId, scopeKey, entityType, entityId)
       const previous = chainIndex > 1 ? await tx.corrections.latestOf(caller.workspaceId, scopeKey, entityType, entityId) : undefined
-      if (target) await applyToRow(tx, target, !approvalRequired)
+      if (target) await applyToRow(tx, target, !approvalRequired, () => checkRowScope(tx, caller, scopeKey, target, entityType))
       const at = clock.now()
       const correction: Correction = {
         id: newId('amd'),

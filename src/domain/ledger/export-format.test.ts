@@ -61,7 +61,15 @@ function buildChain(n: number, note = 'Entrée'): { records: StoredRecord[]; ran
 function writeExport(
   format: ExportFormat,
   chain: ReturnType<typeof buildChain>,
-  opts: { from?: number; to?: number; checkpointSizes?: number[]; seal?: boolean } = {},
+  opts: {
+    from?: number
+    to?: number
+    checkpointSizes?: number[]
+    seal?: boolean
+    latest?: number
+    proofProblem?: string
+    filter?: Record<string, string>
+  } = {},
 ): string {
   const from = opts.from ?? 1
   const to = opts.to ?? chain.records.length
@@ -73,7 +81,7 @@ function writeExport(
     origin,
     genesis: hasher.genesis,
     exportedAt: '2026-03-02T00:00:00.000Z',
-    filter: { startDate: '2026-03-01T00:00:00Z' },
+    filter: opts.filter ?? { startDate: '2026-03-01T00:00:00Z' },
     first: slice[0] ?? null,
     last: slice[slice.length - 1] ?? null,
     prefix: from > 1 ? chain.ranges[from - 1]! : null,
@@ -88,6 +96,17 @@ function writeExport(
       ),
     })),
     verifierKeys: [signing.signer.vkey],
+    ...(opts.latest !== undefined
+      ? {
+          latestCheckpoint: signCheckpoint(
+            { origin, size: opts.latest, root: chain.ranges[opts.latest]!.root() },
+            signing.signer,
+            signing.key,
+            1_772_400_000,
+          ),
+        }
+      : {}),
+    ...(opts.proofProblem !== undefined ? { proofProblem: opts.proofProblem } : {}),
   }
   const sealed = opts.seal ? { ...trailer, seal: signNote(exportSealText(header, trailer, slice.length), [signing.signer]) } : trailer
   let out = w.header(header)
@@ -200,13 +219,71 @@ for (const format of ['json', 'csv'] as const) {
 
     it("the file's own verifier key counts only when the caller opts in", async () => {
       const plain = await verdictOf(text, {})
-      assert.deepEqual([plain.verdict.ChainValid, plain.facts.coveredSize], [true, 0])
+      // No checkpoint it can check: the records are not covered by anything the server signed.
+      assert.deepEqual([plain.verdict.ChainValid, plain.verdict.BrokenAt, plain.facts.coveredSize], [false, '000000000001', 0])
       assert.match(
         plain.verdict.Reason,
-        /no signed checkpoint covers any of the 10 records yet; 1 checkpoint ignored \(note has no verifiable signatures/,
+        /^UNCOVERED: records 000000000001 to 000000000010 are not covered by any checkpoint this server signed.*; 1 checkpoint ignored \(note has no verifiable signatures/,
       )
       const embedded = await verdictOf(text, { trustEmbeddedKeys: true })
       assert.equal(embedded.facts.coveredSize, 10)
+    })
+
+    it("a kept checkpoint past the file: truncation when the file's newest checkpoint is smaller, split view when it disagrees, unverifiable in between (issue 14 item 2)", async () => {
+      const cpAt = (c: ReturnType<typeof buildChain>, size: number) =>
+        signCheckpoint({ origin, size, root: c.ranges[size]!.root() }, signing.signer, signing.key, 1_772_400_000)
+      // The whole container once had 10 records; the file ends at 7 (tail deleted, head fixed).
+      const truncated = writeExport(format, chain, { to: 7, checkpointSizes: [7] })
+      const t = await verdictOf(truncated, { trustedKeys: [signing.verifier], trustedCheckpoint: cpAt(chain, 10) })
+      assert.deepEqual([t.verdict.ChainValid, t.verdict.BrokenAt, t.facts.code], [false, '000000000008', 'TRUNCATED'], t.verdict.Reason)
+      assert.match(
+        t.verdict.Reason,
+        /^TRUNCATED: the export ends at 000000000007 and its newest checkpoint has size 7, but 000000000010 was attested by the trusted checkpoint/,
+      )
+      assert.doesNotMatch(t.verdict.Reason, /all records are covered/)
+      // A partial export whose newest checkpoint is the kept one: fine.
+      const partial = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10] })
+      const ok = await verdictOf(partial, { trustedKeys: [signing.verifier], trustedCheckpoint: cpAt(chain, 10) })
+      assert.equal(ok.verdict.ChainValid, true, ok.verdict.Reason)
+      // …one that contradicts it: split view.
+      const other = buildChain(10, 'another history')
+      const s = await verdictOf(partial, { trustedKeys: [signing.verifier], trustedCheckpoint: cpAt(other, 10) })
+      assert.deepEqual([s.verdict.ChainValid, s.verdict.ForkDetected, s.facts.code], [false, true, 'SPLIT_VIEW'], s.verdict.Reason)
+      // …and one between the range's end and the file's newest checkpoint cannot be checked from this file.
+      const u = await verdictOf(partial, { trustedKeys: [signing.verifier], trustedCheckpoint: cpAt(chain, 9) })
+      assert.deepEqual([u.verdict.ChainValid, u.facts.code], [false, 'UNVERIFIABLE_CHECKPOINT'], u.verdict.Reason)
+    })
+
+    it('the newest checkpoint comes without a proof: the trailer says so and the file does not verify (issue 14 item 2)', async () => {
+      // Sealed by the server: only the missing proof is wrong.
+      const noProof = writeExport(format, chain, {
+        from: 4,
+        to: 8,
+        checkpointSizes: [],
+        latest: 10,
+        seal: true,
+        proofProblem: 'a node is missing',
+      })
+      const checked = await verifyExport([noProof], { trustedKeys: [signing.verifier] })
+      assert.equal(checked.seal.status, 'valid')
+      assert.equal(isExportValid(checked), false)
+      assert.ok(checked.result.kind === 'verdict')
+      assert.match(JSON.stringify(checked.result.facts.checkpointsIgnored), /without the consistency proof/)
+      // The same file with the proof verifies.
+      const withProof = writeExport(format, chain, { from: 4, to: 8, checkpointSizes: [10], latest: 10, seal: true })
+      assert.equal(isExportValid(await verifyExport([withProof], { trustedKeys: [signing.verifier] })), true)
+    })
+
+    it('an empty whole-log export whose newest checkpoint says 10 is TRUNCATED; an empty date range is Empty', async () => {
+      const gone = writeExport(format, chain, { from: 1, to: 0, checkpointSizes: [], latest: 10, seal: true, filter: { format } })
+      const t = await verifyExport([gone], { trustedKeys: [signing.verifier] })
+      assert.ok(t.result.kind === 'verdict')
+      assert.deepEqual([t.result.verdict.ChainValid, t.result.verdict.Empty, t.result.verdict.BrokenAt], [false, false, '000000000001'])
+      assert.equal(isExportValid(t), false)
+      const dated = writeExport(format, chain, { from: 1, to: 0, checkpointSizes: [], latest: 10, seal: true })
+      const d = await verifyExport([dated], { trustedKeys: [signing.verifier] })
+      assert.ok(d.result.kind === 'verdict' && d.result.verdict.Empty, JSON.stringify(d.result))
+      assert.equal(isExportValid(d), true)
     })
 
     it("a partial range verifies on top of the header's prefix, against a checkpoint at its end and an older one by proof", async () => {

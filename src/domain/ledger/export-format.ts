@@ -79,8 +79,14 @@ export interface ExportTrailer {
   readonly verifierKeys: readonly string[]
   /** Signed note over the header, the rest of the trailer and the record count (exportSealText): no edit goes unnoticed. */
   readonly seal?: string
-  /** The container's newest checkpoint at export time, whatever its size (informative). */
+  /**
+   * The container's newest stored checkpoint at export time, whatever its size. It is always
+   * carried; a verifier checks it against the records like the others (it is one of `checkpoints`
+   * unless its proof could not be built).
+   */
   readonly latestCheckpoint?: string | null
+  /** Why the newest checkpoint comes without a proof (a broken store); verify-export then fails. */
+  readonly proofProblem?: string
 }
 
 /**
@@ -488,6 +494,7 @@ function checkTrailer(v: unknown, line: number): ExportTrailer {
   if (t.seal !== undefined && typeof t.seal !== 'string') bad('seal must be a signed note')
   if (t.latestCheckpoint !== undefined && t.latestCheckpoint !== null && typeof t.latestCheckpoint !== 'string')
     bad('latestCheckpoint must be a signed note or null')
+  if (t.proofProblem !== undefined && typeof t.proofProblem !== 'string') bad('proofProblem must be a string')
   return t as unknown as ExportTrailer
 }
 
@@ -566,6 +573,11 @@ export interface VerifyExportOptions {
   /** A checkpoint the auditor kept from earlier (compared like the service's TrustedCheckpoint). */
   readonly trustedCheckpoint?: string | null
   readonly format?: ExportFormat
+  /**
+   * Records past every checkpoint the file carries are a failure (UNCOVERED), because the service
+   * signs every batch it commits (default true; false for files of writers that do not).
+   */
+  readonly requireCoverage?: boolean
 }
 
 export interface VerifyExportResult {
@@ -615,6 +627,7 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
         : { seq: startSeq, prevDigest: Buffer.from(header.first.previousDigest, 'hex'), range: startSeq === 1 ? null : prefix },
     rangeEnd: header.last === null ? undefined : lastSeq,
     lateCheckpoints: true,
+    requireCoverage: options.requireCoverage ?? true,
   })
   let trailer: ExportTrailer | null = null
   let recordsRead = 0
@@ -636,6 +649,15 @@ export async function verifyExport(source: Source, options: VerifyExportOptions 
       cp.consistencyProof.map((h) => Buffer.from(h, 'hex')),
       embedded,
     )
+  }
+  // The newest stored checkpoint is checked too: without a proof it fails unless it is the file's own
+  // size. In an empty file it relates to no record: it then only attests a size, which a whole-log
+  // export (no date bounds) must reach (else TRUNCATED); an empty date range says nothing about it.
+  const latest = trailer.latestCheckpoint
+  if (typeof latest === 'string' && !trailer.checkpoints.some((cp) => cp.note === latest)) {
+    if (header.last !== null) verifier.addLateCheckpoint(latest, undefined, embedded)
+    else if (header.filter['startDate'] === undefined && header.filter['endDate'] === undefined)
+      verifier.addLateCheckpoint(latest, [], embedded)
   }
   const sealKeys = [...(options.trustedKeys ?? []), ...embedded]
   return {
@@ -659,7 +681,8 @@ export function isExportValid(r: VerifyExportResult): boolean {
     r.result.verdict.ChainValid &&
     r.seal.status === 'valid' &&
     r.recordCountMatches &&
-    r.result.facts.checkpointsIgnored.length === 0
+    r.result.facts.checkpointsIgnored.length === 0 &&
+    r.trailer.proofProblem === undefined
   )
 }
 

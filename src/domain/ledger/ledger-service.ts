@@ -10,6 +10,7 @@
 import type { KeyObject } from 'node:crypto'
 import { PassThrough, type Readable } from 'node:stream'
 import type { Clock } from '../../shared/clock.js'
+import { IntegrityError, UnavailableError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import { type AppendEntry, appendBatch } from './append-batch.js'
 import {
@@ -20,14 +21,38 @@ import {
   type HeadsLogEntry,
   openCheckpoint,
   parseCheckpointBody,
+  parseHeadsLogEntry,
   signCheckpoint,
 } from './checkpoint.js'
-import { canonicalRecordBody, containerIdForScope, createRecordHasher, PLATFORM_CONTAINER_ID, type RecordHasher } from './digest.js'
+import {
+  canonicalRecordBody,
+  containerIdForScope,
+  createRecordHasher,
+  digestsEqual,
+  PLATFORM_CONTAINER_ID,
+  type RecordHasher,
+} from './digest.js'
 import { buildExportHeader, createExportWriter, type ExportFormat, type ExportTrailer, exportSealText } from './export-format.js'
 import { createGroupCommitQueue } from './group-commit.js'
-import { LedgerContentionError, type LedgerSnapshot, type RecordFilter, type RecordPage, type StoredCheckpoint } from './ledger-store.js'
+import {
+  type HeadState,
+  LedgerContentionError,
+  type LedgerSnapshot,
+  type RecordFilter,
+  type RecordPage,
+  type StoredCheckpoint,
+} from './ledger-store.js'
 import type { ContainerRef, StoredRecord } from './ledger-types.js'
-import { type CompactRange, consistencyProof, createCompactRange, inclusionProof, type NodeSource, treeRoot } from './merkle.js'
+import {
+  type CompactRange,
+  consistencyProof,
+  createCompactRange,
+  EMPTY_ROOT,
+  hashesEqual,
+  inclusionProof,
+  type NodeSource,
+  treeRoot,
+} from './merkle.js'
 import { formatRecordId } from './record-id.js'
 import { type NoteSigner, type NoteVerifierKey, signNote } from './signed-note.js'
 import { type VerifyResult, verifyChain } from './verify-chain.js'
@@ -51,6 +76,12 @@ export interface LedgerServiceDeps {
   readonly maxBatch?: number
   /** Problems that have no caller to report to (a checkpoint after a decision's commit failed). */
   readonly onBackgroundError?: (error: unknown, what: string) => void
+  /**
+   * A chain whose head is not the newest checkpoint this server signed: appends to it are refused.
+   * The service also appends an alarm record to the workspace's Platform-Config log; this is for
+   * the server log.
+   */
+  readonly onIntegrityAlarm?: (message: string, container: ContainerRef) => void
   /** Every flush's size and duration. */
   readonly onFlush?: (info: {
     readonly entries: number
@@ -141,7 +172,37 @@ const HEADS_ANCHORS = 64
 /** Whole-chain verifies running at once per process; more wait their turn (rule 5: costly, not for polling). */
 const MAX_CONCURRENT_VERIFIES = 2
 
-type QueueEntry = { readonly kind: 'append'; readonly entry: AppendEntry } | { readonly kind: 'checkpoint' }
+/**
+ * A record to append, or a checkpoint that a caller's transaction signed with its own append
+ * (appendInTransaction) and that the heads log still has to record.
+ */
+type QueueEntry =
+  | { readonly kind: 'append'; readonly entry: AppendEntry }
+  | { readonly kind: 'heads'; readonly size: number; readonly root: Uint8Array }
+
+/** The entityType of the alarm records the service appends to the Platform-Config log. */
+export const INTEGRITY_ALARM_ENTITY_TYPE = 'ledger-integrity-alarm'
+/** How long a refused chain is refused before the next append checks it again (after a repair). */
+const QUARANTINE_MS = 30_000
+
+/** A chain head that is not the newest checkpoint this server signed (issue 14 item 1). */
+export class ChainNotCoveredError extends IntegrityError {
+  readonly container: ContainerRef
+  readonly detail: string
+  constructor(container: ContainerRef, detail: string) {
+    super(
+      `the chain head of ${describeContainer(container)} is not covered by a signed checkpoint (${detail}), so nothing was appended to it: someone wrote the database around the server. Run a whole-chain verify (POST /oi-api/provenance/events/verify, or provenant verify) and restore the log from a backup`,
+    )
+    this.container = container
+    this.detail = detail
+  }
+}
+
+function describeContainer(c: ContainerRef): string {
+  if (c.containerId === PLATFORM_CONTAINER_ID) return 'the Platform-Config log'
+  if (c.containerId === HEADS_LOG_CONTAINER_ID) return 'the workspace heads log'
+  return `the log of scope ${JSON.stringify(c.containerId.slice('scope:'.length))}`
+}
 
 export function scopeContainer(workspaceId: string, scopeKey: string): ContainerRef {
   return { workspaceId, containerId: containerIdForScope(scopeKey) }
@@ -209,32 +270,141 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     }
   }
 
+  // --- the append path's integrity check (issue 14 item 1) ---------------------------------------
+
+  /** The newest note this process signed or verified per container, so the check costs a string compare. */
+  const knownNotes = new Map<string, { readonly note: string; readonly size: number; readonly root: Uint8Array }>()
+  function remember(c: ContainerRef, checkpoint: StoredCheckpoint, root: Uint8Array): void {
+    if (knownNotes.size > 10_000) knownNotes.clear()
+    knownNotes.set(containerKey(c), { note: checkpoint.note, size: checkpoint.size, root })
+  }
+
   /**
-   * One flush: every container's batch, a checkpoint for each container that changed, and the heads
-   * log's entries for those checkpoints (and the heads log's own checkpoint), in one transaction.
-   * Containers are locked in key order and the heads log last, so two processes flushing at once
-   * cannot deadlock each other.
+   * Refuses (throws ChainNotCoveredError) unless the stored head is exactly the newest checkpoint
+   * this server signed for the container: same size, same Merkle root, a valid signature by a key
+   * it trusts, and no stored record past it. Every committed batch is signed in its own transaction,
+   * so anything else means the store was written around the server; extending and signing it would
+   * vouch for records the server never wrote. Runs under the container's lock, before anything is built.
+   */
+  function assertHeadCovered(c: ContainerRef, head: HeadState): void {
+    const size = head.existed ? head.tip.seq : 0
+    const tip = head.storedTip ?? null
+    if (tip !== null && (tip.seq !== size || (size > 0 && !digestsEqual(tip.digest, head.tip.digest))))
+      throw new ChainNotCoveredError(
+        c,
+        tip.seq !== size
+          ? `the stored records end at ${formatRecordId(tip.seq)} but the head row says ${size === 0 ? 'empty' : formatRecordId(size)}`
+          : `the record at ${formatRecordId(size)} is not the one the head row names`,
+      )
+    const note = head.newestCheckpointNote ?? null
+    if (note === null) {
+      if (size === 0 && tip === null) return // a new container
+      throw new ChainNotCoveredError(c, `no signed checkpoint is stored for its ${size} records`)
+    }
+    let signed = knownNotes.get(containerKey(c))
+    if (signed === undefined || signed.note !== note) {
+      try {
+        const cp = openCheckpoint(note, signing.trustedKeys, origin(c))
+        signed = { note, size: cp.size, root: cp.root }
+      } catch (error) {
+        throw new ChainNotCoveredError(c, `its newest stored checkpoint does not verify: ${(error as Error).message}`)
+      }
+    }
+    if (signed.size !== size)
+      throw new ChainNotCoveredError(
+        c,
+        `the head is at ${size === 0 ? 'empty' : formatRecordId(size)} but the newest checkpoint this server signed has size ${signed.size}`,
+      )
+    if (!hashesEqual(size === 0 ? EMPTY_ROOT : head.range.root(), signed.root))
+      throw new ChainNotCoveredError(c, `the head's Merkle root differs from the one signed at size ${size}`)
+    knownNotes.set(containerKey(c), signed)
+  }
+
+  /** Refused chains, until when (ms, process clock): appends to them fail at once, before queueing. */
+  const quarantined = new Map<string, number>()
+  function quarantineOf(c: ContainerRef): ChainNotCoveredError | null {
+    for (const k of [containerKey(c), containerKey(headsContainer(c.workspaceId))]) {
+      const until = quarantined.get(k)
+      if (until === undefined) continue
+      if (performance.now() < until) {
+        const [workspaceId, containerId] = k.split('\u0000') as [string, string]
+        return new ChainNotCoveredError({ workspaceId, containerId }, 'refused earlier; checked again shortly')
+      }
+      quarantined.delete(k)
+    }
+    return null
+  }
+
+  /** Logs a refusal, quarantines the chain and appends an alarm record to the Platform-Config log. */
+  function raiseAlarm(error: ChainNotCoveredError): void {
+    const c = error.container
+    const key = containerKey(c)
+    const first = !quarantined.has(key)
+    quarantined.set(key, performance.now() + QUARANTINE_MS)
+    if (!first) return
+    deps.onIntegrityAlarm?.(`activity log: append to ${c.containerId} refused: ${error.message}`, c)
+    // The alarm cannot go into the chain that failed, nor past a heads log that failed.
+    if (c.containerId === PLATFORM_CONTAINER_ID || c.containerId === HEADS_LOG_CONTAINER_ID) return
+    queue
+      .submit(platformContainer(c.workspaceId), {
+        kind: 'append',
+        entry: prepare({
+          userId: SYSTEM_USER_ID,
+          body: {
+            ScopeKey: null,
+            entityType: INTEGRITY_ALARM_ENTITY_TYPE,
+            entityId: c.containerId,
+            actionType: 'append-refused',
+            details: { reason: error.detail, message: error.message },
+          },
+        }),
+      })
+      .catch((e: unknown) => deps.onBackgroundError?.(e, `the integrity alarm for ${c.containerId}`))
+  }
+
+  /**
+   * One flush: every container's batch with its signed checkpoint, and the heads log's entries for
+   * those checkpoints (and the heads log's own checkpoint), in one transaction. Containers are
+   * locked in key order and the heads log last, so two processes flushing at once cannot deadlock
+   * each other. Each chain is checked before it is extended (assertHeadCovered); a refusal rolls the
+   * whole flush back.
    */
   async function commitGroups(
     tx: Stores,
     groups: ReadonlyMap<string, { readonly key: ContainerRef; readonly entries: readonly QueueEntry[] }>,
-  ): Promise<Map<string, (StoredRecord | null)[]>> {
+  ): Promise<{ results: Map<string, (StoredRecord | null)[]>; signed: [ContainerRef, StoredCheckpoint, Uint8Array][] }> {
     const now = clock.now()
     const results = new Map<string, (StoredRecord | null)[]>()
     const headsEntries = new Map<string, HeadsLogEntry[]>()
+    const signed: [ContainerRef, StoredCheckpoint, Uint8Array][] = []
+    const addHeads = (c: ContainerRef, size: number, root: Uint8Array) => {
+      const list = headsEntries.get(c.workspaceId) ?? []
+      list.push({ containerId: c.containerId, size, root })
+      headsEntries.set(c.workspaceId, list)
+    }
     for (const k of [...groups.keys()].sort()) {
       const { key: container, entries } = groups.get(k)!
       const appends = entries.flatMap((e) => (e.kind === 'append' ? [e.entry] : []))
+      // Checkpoints a caller's transaction signed: only the heads log still has to record them.
+      for (const e of entries) if (e.kind === 'heads') addHeads(container, e.size, e.root)
+      if (appends.length === 0) {
+        results.set(
+          k,
+          entries.map(() => null),
+        )
+        continue
+      }
       const hasher = hasherFor(container)
       let root: Uint8Array | null = null
       const { result, checkpoint } = await tx.ledger.appendBatch(
         container,
-        (head) => appendBatch(hasher, head.tip, head.range, appends, now),
-        (res, before) => {
-          const size = res.head.seq
-          if (size === 0 || (res.records.length === 0 && size === before.checkpointSize)) return null
+        (head) => {
+          assertHeadCovered(container, head)
+          return appendBatch(hasher, head.tip, head.range, appends, now)
+        },
+        (res) => {
           root = res.range.root()
-          return checkpointOf(container, size, root, now)
+          return checkpointOf(container, res.head.seq, root, now)
         },
       )
       let i = 0
@@ -243,9 +413,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         entries.map((e) => (e.kind === 'append' ? result.records[i++]! : null)),
       )
       if (checkpoint !== null && root !== null) {
-        const list = headsEntries.get(container.workspaceId) ?? []
-        list.push({ containerId: container.containerId, size: checkpoint.size, root })
-        headsEntries.set(container.workspaceId, list)
+        signed.push([container, checkpoint, root])
+        addHeads(container, checkpoint.size, root)
       }
     }
     for (const workspaceId of [...headsEntries.keys()].sort()) {
@@ -261,17 +430,26 @@ export function createLedgerService(deps: LedgerServiceDeps) {
         },
       }))
       const hasher = hasherFor(heads)
-      await tx.ledger.appendBatch(
+      let root: Uint8Array | null = null
+      const { checkpoint } = await tx.ledger.appendBatch(
         heads,
-        (head) => appendBatch(hasher, head.tip, head.range, entries, now),
-        (res) => checkpointOf(heads, res.head.seq, res.range.root(), now),
+        (head) => {
+          assertHeadCovered(heads, head)
+          return appendBatch(hasher, head.tip, head.range, entries, now)
+        },
+        (res) => {
+          root = res.range.root()
+          return checkpointOf(heads, res.head.seq, root, now)
+        },
       )
+      if (checkpoint !== null && root !== null) signed.push([heads, checkpoint, root])
     }
-    return results
+    return { results, signed }
   }
 
   const stats = { flushes: 0, entries: 0, failedFlushes: 0, flushMs: 0 }
-  const queue = createGroupCommitQueue<ContainerRef, QueueEntry, StoredRecord | null>({
+  type QueueResult = StoredRecord | null | Error
+  const queue = createGroupCommitQueue<ContainerRef, QueueEntry, QueueResult>({
     keyOf: containerKey,
     ...(deps.maxBatch !== undefined ? { maxBatch: deps.maxBatch } : {}),
     onFlush: (info) => {
@@ -284,11 +462,30 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     async commit(groups) {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await stores.transaction((tx) => commitGroups(tx, groups))
+          const { results, signed } = await stores.transaction((tx) => commitGroups(tx, groups))
+          for (const [c, cp, root] of signed) remember(c, cp, root)
+          return results
         } catch (error) {
           // A deadlock with a writer that locked in another order: the flush was rolled back whole.
           if (error instanceof LedgerContentionError && attempt < 4) continue
-          throw error
+          if (!(error instanceof ChainNotCoveredError)) throw error
+          // A chain failed its check: the flush was rolled back. Its entries get the refusal; the
+          // others (which may belong with them, like a call's own record) are failed as retryable,
+          // and the chain is refused before queueing from now on (quarantine).
+          raiseAlarm(error)
+          const refused = error.container.containerId === HEADS_LOG_CONTAINER_ID ? null : containerKey(error.container)
+          const retry = new UnavailableError(
+            'the activity log could not commit this batch because another chain in it failed its integrity check; retry',
+          )
+          const out = new Map<string, QueueResult[]>()
+          for (const [k, g] of groups) {
+            const mine = refused === null ? g.key.workspaceId === error.container.workspaceId : k === refused
+            out.set(
+              k,
+              g.entries.map(() => (mine ? error : retry)),
+            )
+          }
+          return out
         }
       }
     },
@@ -311,7 +508,18 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    * something that must share its commit (the call's own record) in the same turn.
    */
   function submit(container: ContainerRef, prepared: readonly AppendEntry[]): Promise<StoredRecord[]> {
-    return Promise.all(prepared.map((entry) => queue.submit(container, { kind: 'append', entry }))) as Promise<StoredRecord[]>
+    // A refused chain fails at once (synchronously), so a caller fails before it queues anything
+    // that belongs with the append (the call's own record).
+    const refused = quarantineOf(container)
+    if (refused !== null) throw refused
+    return Promise.all(
+      prepared.map((entry) =>
+        queue.submit(container, { kind: 'append', entry }).then((r) => {
+          if (r instanceof Error) throw r
+          return r as StoredRecord
+        }),
+      ),
+    )
   }
 
   /**
@@ -320,14 +528,39 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    */
   async function appendInTransaction(tx: Stores, container: ContainerRef, requests: readonly AppendRequest[]): Promise<StoredRecord[]> {
     const prepared = requests.map(prepare)
+    const refused = quarantineOf(container)
+    if (refused !== null) throw refused
     const hasher = hasherFor(container)
-    const { result } = await tx.ledger.appendBatch(container, (head) => appendBatch(hasher, head.tip, head.range, prepared, clock.now()))
+    const now = clock.now()
+    let root: Uint8Array | null = null
+    let result: Awaited<ReturnType<Stores['ledger']['appendBatch']>>
+    try {
+      result = await tx.ledger.appendBatch(
+        container,
+        (head) => {
+          assertHeadCovered(container, head)
+          return appendBatch(hasher, head.tip, head.range, prepared, now)
+        },
+        // Signed in the caller's transaction: it commits (or rolls back) with the records it covers.
+        (res) => {
+          root = res.range.root()
+          return checkpointOf(container, res.head.seq, root, now)
+        },
+      )
+    } catch (error) {
+      if (error instanceof ChainNotCoveredError) raiseAlarm(error)
+      throw error
+    }
+    const { checkpoint } = result
     tx.afterCommit(() => {
+      if (checkpoint === null || root === null) return
+      remember(container, checkpoint, root)
+      // The heads log records it in the next flush (its lock is only ever taken last, by a flush).
       queue
-        .submit(container, { kind: 'checkpoint' })
-        .catch((error: unknown) => deps.onBackgroundError?.(error, `checkpoint of ${container.containerId} after a decision`))
+        .submit(container, { kind: 'heads', size: checkpoint.size, root })
+        .catch((error: unknown) => deps.onBackgroundError?.(error, `the heads-log entry of ${container.containerId} after a decision`))
     })
-    return [...result.records]
+    return [...result.result.records]
   }
 
   async function query(
@@ -354,14 +587,22 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     }
   }
 
-  function sizeOfNote(note: string | null | undefined): number | null {
+  function bodyOfNote(note: string | null | undefined): { origin: string; size: number } | null {
     if (typeof note !== 'string') return null
     const cut = note.indexOf('\n\n')
     if (cut < 0) return null
     try {
-      return parseCheckpointBody(note.slice(0, cut + 1)).size
+      return parseCheckpointBody(note.slice(0, cut + 1))
     } catch {
       return null
+    }
+  }
+
+  /** The records of a container, with a look at each one as it goes by. */
+  async function* tapped(records: AsyncIterable<StoredRecord>, look: (r: StoredRecord) => void): AsyncIterable<StoredRecord> {
+    for await (const r of records) {
+      look(r)
+      yield r
     }
   }
 
@@ -369,6 +610,12 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    * Whole-chain verify of one container on one read snapshot (spec 4.5 rules 2-5, design §8),
    * against the head row, the newest stored checkpoint (and any of the caller's checkpoint's size),
    * the heads log and the caller's checkpoint. `recordSeq` comes from parseRecordId.
+   *
+   * The caller's checkpoint may also be one of the workspace heads log (issue 14 item 3). Then the
+   * heads log itself is verified against it first: if it holds, its newest entry for this container
+   * (within the kept size) is an anchor, so a container deleted with its head row is TRUNCATED, not
+   * Empty; if it does not, the verdict fails with HEADS_LOG_MISMATCH (the record of which containers
+   * existed was rewritten).
    */
   async function verify(args: {
     readonly container: ContainerRef
@@ -376,13 +623,52 @@ export function createLedgerService(deps: LedgerServiceDeps) {
     readonly trustedCheckpoint?: string | null
   }): Promise<VerifyResult> {
     const { container } = args
+    const heads = headsContainer(container.workspaceId)
+    const trusted = bodyOfNote(args.trustedCheckpoint)
+    const headsCheckpoint =
+      container.containerId !== HEADS_LOG_CONTAINER_ID && trusted !== null && trusted.origin === origin(heads)
+        ? args.trustedCheckpoint!
+        : null
     return gated(() =>
       stores.ledger.readSnapshot(async (snap) => {
+        let externalFinding: Parameters<typeof verifyChain>[0]['externalFinding']
+        const kept: HeadsLogEntry[] = []
+        if (headsCheckpoint !== null) {
+          let newest: HeadsLogEntry | null = null
+          const keptSize = trusted!.size
+          const headsResult = await verifyChain({
+            container: heads,
+            origin: origin(heads),
+            head: await snap.head(heads),
+            storedCheckpoints: [
+              ...(await snap.checkpointsOfSize(heads, [keptSize])),
+              ...[await snap.latestCheckpoint(heads)].flatMap((c) => (c ? [c] : [])),
+            ].map((c) => c.note),
+            trustedCheckpoint: headsCheckpoint,
+            trustedKeys: signing.trustedKeys,
+            requireCoverage: true,
+            records: tapped(snap.records(heads), (r) => {
+              if (r.seq > keptSize) return
+              const e = parseHeadsLogEntry(r.canonical)
+              if (e !== null && e.containerId === container.containerId && (newest === null || e.size >= newest.size)) newest = e
+            }),
+          })
+          if (headsResult.kind !== 'verdict') return headsResult
+          if (!headsResult.verdict.ChainValid)
+            externalFinding = {
+              seq: 1,
+              code: 'HEADS_LOG_MISMATCH',
+              message: `the workspace heads log does not match the heads-log checkpoint you kept (size ${keptSize}), so which containers existed and how large they were was rewritten: ${headsResult.verdict.Reason}`,
+              fork: headsResult.verdict.ForkDetected,
+            }
+          else if (newest !== null) kept.push(newest)
+        }
         const head = await snap.head(container)
         const stored: StoredCheckpoint[] = []
         const latest = await snap.latestCheckpoint(container)
         if (latest) stored.push(latest)
-        const trustedSize = sizeOfNote(args.trustedCheckpoint)
+        const ownCheckpoint = headsCheckpoint === null ? (args.trustedCheckpoint ?? null) : null
+        const trustedSize = ownCheckpoint === null ? null : (trusted?.size ?? null)
         if (trustedSize !== null && trustedSize !== latest?.size) stored.push(...(await snap.checkpointsOfSize(container, [trustedSize])))
         const headsLog =
           container.containerId === HEADS_LOG_CONTAINER_ID
@@ -393,11 +679,13 @@ export function createLedgerService(deps: LedgerServiceDeps) {
           origin: origin(container),
           head,
           storedCheckpoints: stored.map((c) => c.note),
-          headsLog,
-          trustedCheckpoint: args.trustedCheckpoint ?? null,
+          headsLog: [...headsLog, ...kept],
+          trustedCheckpoint: ownCheckpoint,
           trustedKeys: signing.trustedKeys,
           recordSeq: args.recordSeq ?? null,
           records: snap.records(container),
+          requireCoverage: true,
+          ...(externalFinding !== undefined ? { externalFinding } : {}),
         })
       }),
     )
@@ -589,12 +877,16 @@ export function createLedgerService(deps: LedgerServiceDeps) {
           const checkpoints: { note: string; consistencyProof: string[] }[] = []
           const latest = await snap.latestCheckpoint(container)
           const lastSeq = last?.seq ?? 0
+          let proofProblem: string | undefined
           if (latest !== null && lastSeq > 0) {
             // The proof runs from the smaller size to the larger: it shows the exported records are a
             // prefix of the signed tree (or the signed tree a prefix of them).
             const proof = await withNodes(snap, container, (nodes) =>
               latest.size >= lastSeq ? consistencyProof(nodes, lastSeq, latest.size) : consistencyProof(nodes, latest.size, lastSeq),
-            ).catch(() => null)
+            ).catch((error: unknown) => {
+              proofProblem = `no consistency proof between the newest checkpoint (size ${latest.size}) and the last exported record (${formatRecordId(lastSeq)}) could be built: ${(error as Error).message}`
+              return null
+            })
             if (proof !== null) checkpoints.push({ note: latest.note, consistencyProof: proof.map((h) => Buffer.from(h).toString('hex')) })
           }
           started = true
@@ -612,6 +904,7 @@ export function createLedgerService(deps: LedgerServiceDeps) {
             checkpoints,
             verifierKeys: [signing.signer.vkey],
             latestCheckpoint: latest?.note ?? null,
+            ...(proofProblem !== undefined ? { proofProblem } : {}),
           }
           const trailer: ExportTrailer = { ...unsealed, seal: signNote(exportSealText(headerObject, unsealed, count), [signing.signer]) }
           if (!(await write(writer.trailer(trailer)))) return
@@ -645,6 +938,8 @@ export function createLedgerService(deps: LedgerServiceDeps) {
       logName: signing.logName,
     }),
     trustedKeys: () => signing.trustedKeys,
+    /** The workspace's containers that hold records (platform, heads log, one per ScopeKey). */
+    containers: (workspaceId: string) => stores.ledger.containers(workspaceId),
     /** Group-commit counters since start: flushes, entries they carried, failures, time in flushes. */
     stats: () => ({ ...stats }),
     /** Waits for every queued append and checkpoint, then refuses new ones. */

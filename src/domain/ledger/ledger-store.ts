@@ -32,6 +32,13 @@ export interface HeadState {
   readonly checkpointSize: number
   /** False when the container had no head row (a new container, or a deleted head). */
   readonly existed: boolean
+  /**
+   * Read by the append path only (appendBatch's `build`), so it can refuse to extend a chain whose
+   * head is not the newest checkpoint this server signed (design §2 step 3): the newest stored
+   * checkpoint note, and the highest stored record. Undefined where not read.
+   */
+  readonly newestCheckpointNote?: string | null
+  readonly storedTip?: { readonly seq: number; readonly digest: Uint8Array } | null
 }
 
 /** A signed checkpoint note as stored. */

@@ -874,3 +874,48 @@ describe('attack catalogue with a checkpoint and heads-log entry after every rec
     assert.deepEqual(verdict(fx), [false, R(1), true, 'SPLIT_VIEW'])
   })
 })
+
+describe('a writer that signs every batch (requireCoverage, issue 14 items 1 and 4)', () => {
+  it('a forged #11 past the stored checkpoint is UNCOVERED at 000000000011, not "not yet covered"', () => {
+    const fx = new LedgerFixture().append(10)
+    fx.checkpoint()
+    fx.insert(fx.forge(11, fx.row(10).digest))
+    fx.fixHead()
+    const v = fx.verdict({ requireCoverage: true })
+    assert.deepEqual([v.ChainValid, v.BrokenAt, v.ForkDetected, v.code], [false, R(11), false, 'UNCOVERED'], v.Reason)
+    assert.match(v.Reason, /^UNCOVERED: record 000000000011 is not covered by any checkpoint this server signed/)
+    assert.doesNotMatch(v.Reason, /covered by a signed checkpoint \(size/)
+    // Without the rule (a writer that does not sign every batch) it stays informational.
+    assert.match(fx.verdict().Reason, /^OK: .*1 record after 000000000010 not yet covered/)
+  })
+
+  it('a chain without any checkpoint (all deleted) is UNCOVERED from 000000000001', () => {
+    const fx = new LedgerFixture().append(4)
+    const v = fx.verdict({ requireCoverage: true })
+    assert.deepEqual([v.ChainValid, v.BrokenAt, v.code], [false, R(1), 'UNCOVERED'], v.Reason)
+    assert.match(v.Reason, /^UNCOVERED: records 000000000001 to 000000000004 are not covered/)
+  })
+
+  it('an edit under a checkpoint is reported as itself: the checkpoint reaches the tip, so nothing is called uncovered', () => {
+    const fx = new LedgerFixture().append(10)
+    fx.checkpoint()
+    editBody(fx, 5)
+    const v = fx.verdict({ requireCoverage: true })
+    assert.deepEqual([v.ChainValid, v.BrokenAt, v.code], [false, R(5), 'DIGEST_MISMATCH'], v.Reason)
+    assert.doesNotMatch(v.Reason, /UNCOVERED|covered by a signed checkpoint/)
+  })
+
+  it('a failing verdict never says "all records are covered"; it names the first failure first', () => {
+    const fx = new LedgerFixture().append(10)
+    const cp = fx.checkpoint()
+    for (const seq of [10, 9, 8, 7]) fx.delete(seq)
+    fx.fixHead()
+    fx.storedCheckpoints = []
+    fx.headsLog = []
+    fx.checkpoint() // the server's own checkpoint at 6 is still there and matches
+    const v = fx.verdict({ requireCoverage: true, trustedCheckpoint: cp })
+    assert.deepEqual([v.ChainValid, v.BrokenAt, v.code], [false, R(7), 'TRUNCATED'], v.Reason)
+    assert.match(v.Reason, /^TRUNCATED: the store ends at 000000000006 but 000000000010 was attested by the trusted checkpoint/)
+    assert.doesNotMatch(v.Reason, /all records are covered/)
+  })
+})

@@ -61,6 +61,9 @@ export type VerifyReasonCode =
   | 'HEAD_MISMATCH'
   | 'INVALID_SEQUENCE'
   | 'FIELD_MISMATCH'
+  | 'UNCOVERED'
+  | 'UNVERIFIABLE_CHECKPOINT'
+  | 'HEADS_LOG_MISMATCH'
 
 /** Machine-readable detail behind the verdict (for logs, the CLI's --verbose, tests). */
 export interface VerifyFacts {
@@ -132,6 +135,17 @@ export interface VerifyChainOptions {
   readonly rangeEnd?: number
   /** Checkpoints will be added with addLateCheckpoint: keep the Merkle range up to the last record. */
   readonly lateCheckpoints?: boolean
+  /**
+   * The writer signs a checkpoint in the same transaction as every batch it commits (this service
+   * does), so records past every signed checkpoint were not written by it: report them as
+   * UNCOVERED (ChainValid false, BrokenAt at the first of them) rather than "not yet covered".
+   */
+  readonly requireCoverage?: boolean
+  /**
+   * A problem found outside the records (the heads log contradicts the caller's heads-log
+   * checkpoint): reported at `seq` with this code. It makes the verdict fail and never Empty.
+   */
+  readonly externalFinding?: { readonly seq: number; readonly code: VerifyReasonCode; readonly message: string; readonly fork: boolean }
 }
 
 /** verifyChain plus the stored records: an iterable or async iterable in (seq, storage) order. */
@@ -204,10 +218,14 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   if (!Number.isSafeInteger(startSeq) || startSeq < 1) throw new RangeError(`start.seq must be a positive integer, got ${startSeq}`)
   let rejection: string | null = null
   const open = (note: string): VerifiedCheckpoint => openCheckpoint(note, options.trustedKeys, options.origin)
+  // The caller's checkpoint. Outside a partial range (an export) it is never dropped: finish() holds
+  // it against the checkpoints the file carries (truncation, rollback, split view).
+  let trustedAnchor: Anchor | null = null
   if (options.trustedCheckpoint != null) {
     try {
       const cp = open(options.trustedCheckpoint)
-      anchors.push({ size: cp.size, root: cp.root, source: `the trusted checkpoint (size ${cp.size})`, signed: true, matched: null })
+      trustedAnchor = { size: cp.size, root: cp.root, source: `the trusted checkpoint (size ${cp.size})`, signed: true, matched: null }
+      anchors.push(trustedAnchor)
     } catch (err) {
       if (!(err instanceof CheckpointError)) throw err
       rejection = `TrustedCheckpoint is not usable: ${err.message}`
@@ -228,10 +246,16 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
   }
   // A partial range: anchors past its end describe other records; anchors before its start cannot be
   // recomputed from it (the prefix range is compared only at exactly its own size).
+  let trustedOutside: Anchor | null = null
   for (let i = anchors.length - 1; i >= 0; i--) {
     const a = anchors[i]!
-    if (a.size > rangeEnd || a.size < startSeq - 1) anchors.splice(i, 1)
+    if (a.size > rangeEnd || a.size < startSeq - 1) {
+      if (a === trustedAnchor) trustedOutside = a
+      anchors.splice(i, 1)
+    }
   }
+  // Valid checkpoints that arrived late (an export's trailer), for the trusted one outside the range.
+  const lateValid: VerifiedCheckpoint[] = []
   anchors.sort((a, b) => a.size - b.size)
 
   // --- findings --------------------------------------------------------------------------------
@@ -495,6 +519,15 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
         ignored.push({ source: 'late', reason: err.message })
         continue
       }
+      lateValid.push(cp)
+      if (cp.size !== range.size && l.proof === undefined && cp.size >= startSeq - 1) {
+        // Every checkpoint a file carries is checked against its records; one that cannot be is a failure.
+        ignored.push({
+          source: 'late',
+          reason: `the checkpoint of size ${cp.size} comes without the consistency proof that ties it to the records`,
+        })
+        continue
+      }
       if (cp.size > rangeEnd && l.proof !== undefined && merkleIntact && range.size === rangeEnd && range.size >= startSeq) {
         // A checkpoint past the range's end (an export of part of a container): the proof must show
         // the records up to the range's end are a prefix of the signed tree. It attests nothing past
@@ -513,6 +546,43 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       if (!merkleIntact || a.size > range.size) continue // attests only (or a break explains it)
       if (a.size === range.size) judge(a, hashesEqual(a.size === 0 ? EMPTY_ROOT : range.root(), a.root))
       else if (l.proof !== undefined) judge(a, verifyConsistency(a.size, range.size, a.root, range.root(), l.proof))
+    }
+  }
+
+  /**
+   * The caller's checkpoint lies outside a partial range (an export). Past its end, the file's own
+   * newest checkpoint must reach it: a smaller one is truncation or rollback, one of its size with
+   * another root is a split view, a larger one comes without a proof to the caller's size.
+   */
+  function judgeTrustedOutside(): void {
+    const t = trustedOutside
+    if (t === null) return
+    if (t.size < startSeq - 1) {
+      note(
+        startSeq,
+        'UNVERIFIABLE_CHECKPOINT',
+        `${t.source} ends before this range starts (${formatRecordId(startSeq)}); this file cannot be checked against it: export from 000000000001`,
+      )
+      return
+    }
+    const newest = lateValid.reduce<VerifiedCheckpoint | null>((m, cp) => (m === null || cp.size > m.size ? cp : m), null)
+    const same = lateValid.find((cp) => cp.size === t.size)
+    if (newest === null || newest.size < t.size) {
+      note(
+        rangeEnd + 1,
+        'TRUNCATED',
+        `the export ends at ${formatRecordId(rangeEnd)}${newest === null ? ' and carries no checkpoint' : ` and its newest checkpoint has size ${newest.size}`}, but ${formatRecordId(t.size)} was attested by ${t.source}: the log was truncated or rolled back`,
+      )
+    } else if (same !== undefined) {
+      if (!hashesEqual(same.root, t.root)) {
+        note(startSeq, 'SPLIT_VIEW', `the export's checkpoint of size ${t.size} and ${t.source} sign different roots`, true)
+      }
+    } else {
+      note(
+        rangeEnd + 1,
+        'UNVERIFIABLE_CHECKPOINT',
+        `${t.source} lies between the end of this range (${formatRecordId(rangeEnd)}) and the export's newest checkpoint (size ${newest.size}), and the file carries no proof between them: export up to ${formatRecordId(t.size)} or the whole container`,
+      )
     }
   }
 
@@ -535,6 +605,7 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
     // Anchors beyond the stored records cannot be compared; they only attest size.
     nextAnchor = anchors.length
     judgeLate()
+    judgeTrustedOutside()
 
     let attested = head?.seq ?? 0
     let attestedBy = head !== null && head.seq > 0 ? 'the head row' : ''
@@ -554,9 +625,28 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       )
     }
 
-    const empty = recordsRead === 0 && head === null && attested === 0 && startSeq === 1
+    const external = options.externalFinding
+    if (external !== undefined) note(external.seq, external.code, external.message, external.fork)
+    const empty = recordsRead === 0 && head === null && attested === 0 && startSeq === 1 && external === undefined
+    if (options.requireCoverage && !empty && lastSeq >= startSeq) {
+      // The writer signs every batch in its own transaction: a record past every checkpoint it signed
+      // (matching or not: a mismatch is reported as such) was not written by it.
+      let reach = startSeq - 1
+      for (const a of anchors) if (a.signed) reach = Math.max(reach, a.size)
+      for (const cp of lateValid) reach = Math.max(reach, Math.min(cp.size, rangeEnd))
+      reach = Math.max(reach, coveredSize)
+      if (reach < lastSeq) {
+        const from = reach + 1
+        note(
+          from,
+          'UNCOVERED',
+          `${from === lastSeq ? `record ${formatRecordId(from)} is` : `records ${formatRecordId(from)} to ${formatRecordId(lastSeq)} are`} not covered by any checkpoint this server signed; it signs every batch it commits in the same transaction, so ${from === lastSeq ? 'this record was' : 'these records were'} written around it (or its checkpoints were deleted)`,
+        )
+      }
+    }
     const tip = Math.max(lastSeq, attested)
-    if (target !== null && (empty || target > tip)) {
+    // A failure outside the records (the heads log) leaves the size unknown: a verdict, never a 404.
+    if (target !== null && (empty || (target > tip && external === undefined))) {
       return {
         kind: 'record-not-found',
         recordId: formatRecordId(target),
@@ -595,8 +685,8 @@ export function createChainVerifier(options: VerifyChainOptions): ChainVerifier 
       if (conflicts.length > 0) reason += `; ${conflicts.join('; ')}`
     }
     if (!empty) {
-      if (lastSeq < startSeq) {
-        // Everything is gone: coverage says nothing.
+      if (lastSeq < startSeq || !chainValid) {
+        // Everything is gone, or something failed: coverage would only distract from the failure.
       } else if (coveredSize >= lastSeq) {
         reason += `; all records are covered by a signed checkpoint (size ${coveredSize})`
       } else if (coveredSize < startSeq) {

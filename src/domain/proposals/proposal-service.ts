@@ -245,9 +245,13 @@ export function createProposalServices(deps: ProposalServiceDeps) {
     return { ...proposal, status: 'superseded', decidedAt: at, decidedBy: SYSTEM, decisionReason: reason }
   }
 
-  async function get(workspaceId: string, id: string): Promise<Proposal> {
+  async function find(workspaceId: string, id: string): Promise<Proposal | undefined> {
     await refresh(workspaceId)
-    const proposal = await stores.proposals.byId(workspaceId, id)
+    return stores.proposals.byId(workspaceId, id)
+  }
+
+  async function get(workspaceId: string, id: string): Promise<Proposal> {
+    const proposal = await find(workspaceId, id)
     if (!proposal) throw new NotFoundError(`no proposal ${id} in this workspace`)
     return proposal
   }
@@ -392,7 +396,7 @@ export function createProposalServices(deps: ProposalServiceDeps) {
 
   return {
     /** Filing and reading: MCP, the portal. */
-    proposals: { create, get, list },
+    proposals: { create, get, find, list },
     /** Accepting and rejecting: the portal only. */
     proposalReview: { accept, reject },
   }

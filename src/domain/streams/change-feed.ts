@@ -13,6 +13,7 @@
 import type { WorkspaceChange } from '../changes/workspace-change.js'
 import { InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
+import type { ChangeView, Viewer } from './change-visibility.js'
 import type { EventBus } from './event-bus.js'
 
 /** Where the feed delivers: `write` resolves when the consumer can take the next change. */
@@ -30,6 +31,13 @@ export interface ChangeFeed {
   /** The sequence number of the last change delivered. */
   readonly lastSeq: number
   close(): void
+}
+
+/** openChangeFeed bound to its storage and bus: what the edges are given. */
+export interface ChangeFeedService {
+  open(workspaceId: string, afterSeq: number | undefined, sink: ChangeSink): Promise<ChangeFeed>
+  /** What this caller's scopes let it see of each change (issue 14 item 6): the change, narrowed, or nothing. */
+  viewFor(caller: Viewer): ChangeView
 }
 
 export interface ChangeFeedDeps {

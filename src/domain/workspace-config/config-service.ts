@@ -263,6 +263,8 @@ export function createConfigService(deps: ConfigServiceDeps) {
     commitInTransaction,
     /** The configuration in force as `tx` sees it (uncached), for decisions taken in a transaction. */
     currentIn: (tx: Stores, workspaceId: string) => readCurrent(workspaceId, tx),
+    /** The configuration in force read now, bypassing this process's cache (another process may just have applied one). */
+    fresh: (workspaceId: string) => readCurrent(workspaceId),
     history: (workspaceId: string, limit = 50) => stores.config.listCommits(workspaceId, limit),
   }
 }

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
 import { LedgerRangeError, type LedgerService, scopeKeyOf, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
@@ -47,7 +47,7 @@ export function unexpectedKeysMessage(keys: readonly string[]): string {
   return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS}`
 }
 
-const optionalText = (name: string) =>
+export const optionalText = (name: string) =>
   z
     .string({ error: `${name} must be a string` })
     .max(1000, `${name} is at most 1000 characters`)
@@ -87,7 +87,7 @@ export function mapLedgerError(error: unknown): never {
   throw error
 }
 
-export function activityLogRoutes(services: Services): AnyRoute[] {
+export function activityLogRoutes(services: ApiServices): AnyRoute[] {
   const ledger: LedgerService = services.ledger
   return [
     defineRoute({
@@ -182,7 +182,7 @@ export function activityLogRoutes(services: Services): AnyRoute[] {
               .nullable()
               .optional()
               .describe(
-                'A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint).',
+                "A signed checkpoint note the caller kept earlier (text of GET /oi-api/provenance/checkpoints/latest → checkpoint): this container's, or the workspace heads log's (`headsLog=true`), which shows a container deleted with its heads-log entries.",
               ),
           },
           {

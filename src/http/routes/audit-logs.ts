@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
 import { type LedgerService, viewOf } from '../../domain/ledger/ledger-service.js'
 import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
@@ -25,14 +25,14 @@ import {
   scopeKeySchema,
   verdictOf,
 } from '../wire/activity-records.js'
-import { eventFields, unexpectedKeysMessage } from './activity-log.js'
+import { eventFields, optionalText, unexpectedKeysMessage } from './activity-log.js'
 
 const DEPRECATED =
   'Deprecated: the earlier per-log shape (spec 4.7); use the /oi-api/provenance/events operations, where the scope is a filter. Both views show the same logs.'
 
 const lookupParams = z.object({ lookup: scopeKeySchema.describe('The log: the scope key.') })
 
-export function auditLogRoutes(services: Services): AnyRoute[] {
+export function auditLogRoutes(services: ApiServices): AnyRoute[] {
   const ledger: LedgerService = services.ledger
   return [
     defineRoute({
@@ -49,6 +49,9 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
         {
           ScopeKey: scopeKeySchema.optional().describe('Optional; must equal {lookup}.'),
           ...eventFields,
+          action: optionalText('action').describe(
+            'The per-log name of `actionType` (spec 2.6, 4.7); either may be sent, both only with the same value.',
+          ),
         },
         {
           error: (issue) =>
@@ -63,8 +66,19 @@ export function auditLogRoutes(services: Services): AnyRoute[] {
       handler: async ({ caller, params, body, request, reply }) => {
         if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup)
           throw new InvalidInputError(`the body's ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
+        const { action, ...fields } = body
+        if (action != null && fields.actionType != null && action !== fields.actionType)
+          throw new InvalidInputError(
+            `action "${action}" and actionType "${fields.actionType}" differ; they are two names of one field, send one of them`,
+          )
+        const actionType = fields.actionType ?? action
         const container = containerFor(caller, params.lookup)
-        const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...body, ScopeKey: params.lookup } }])
+        const prepared = ledger.prepareAppend([
+          {
+            userId: caller.accountId,
+            body: { ...fields, ...(actionType !== undefined ? { actionType } : {}), ScopeKey: params.lookup },
+          },
+        ])
         const appended = ledger.submitPrepared(container, prepared)
         recordCallAhead(request, reply, 200)
         const [record] = await appended

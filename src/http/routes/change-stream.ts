@@ -10,8 +10,8 @@ import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { z } from 'zod'
 import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import { NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
-import { openChangeFeed, parseLastEventId } from '../../domain/streams/change-feed.js'
+import type { ApiServices } from '../../domain/services.js'
+import { parseLastEventId } from '../../domain/streams/change-feed.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
@@ -76,7 +76,7 @@ function watch(raw: ServerResponse, server: Server, end: (reason: string) => voi
   }, 500).unref()
 }
 
-export function changeStreamRoutes(services: Services, options: ChangeStreamOptions = {}): AnyRoute[] {
+export function changeStreamRoutes(services: ApiServices, options: ChangeStreamOptions = {}): AnyRoute[] {
   const heartbeatMs = options.heartbeatMs ?? 15_000
   const retryMs = options.retryMs ?? 3_000
   return [
@@ -90,6 +90,7 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         'proposals filed, accepted, rejected or superseded, corrections, connection and credential changes (never the secret), token creation and revocation.',
         "Each message has `id:` (the change's sequence number), `event: change` and `data:` (JSON, the schema below). Nothing is sent for a change that rolled back.",
         'A reconnecting client sends `Last-Event-ID` (EventSource does this itself) or `?lastEventId=`: every change after it is replayed in order before live ones, without gaps or duplicates.',
+        "A token limited to some scope keys, connections or surfaces receives nothing about other scopes: no correction of another scope key or of another connection's rows, no connection or credential change of another connection, and configuration summaries list only what it may see (skipped changes leave gaps in the ids).",
         `A heartbeat comment is sent every ${heartbeatMs / 1000} s. The stream ends when the token expires or is revoked.`,
       ].join(' '),
       tag: 'Streams',
@@ -117,14 +118,17 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         const header = request.headers['last-event-id']
         const afterSeq = parseLastEventId(typeof header === 'string' && header.trim() !== '' ? header : query.lastEventId)
 
+        const viewOf = services.changeFeed.viewFor(caller)
         const raw = reply.raw
         let ended = false
         let timers: NodeJS.Timeout[] = []
         let drained: (() => void) | undefined
+        let unwatch: (() => void) | undefined
         const end = (reason: string): void => {
           if (ended) return
           ended = true
           feed.close()
+          unwatch?.()
           for (const timer of timers) clearTimeout(timer)
           timers = []
           openStreams.delete(raw)
@@ -134,16 +138,19 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
           const socket = raw.socket
           if (!raw.destroyed && !raw.writableEnded) raw.end(`: ${reason}\n\n`, () => socket?.destroy())
         }
-        const feed = await openChangeFeed(services, caller.workspaceId, afterSeq, {
+        const feed = await services.changeFeed.open(caller.workspaceId, afterSeq, {
           write: async (change) => {
             if (ended) return
-            const more = raw.write(sseMessage(change))
+            // Changes about scopes outside the token's are skipped (their ids too): issue 14 item 6.
+            const visible = await viewOf(change)
+            if (ended) return
+            const more = visible ? raw.write(sseMessage(visible)) : true
             if (change.kind === 'token' && change.action === 'revoked' && change.entityId === caller.tokenId)
               end('the token of this stream was revoked')
             // Read uncached: the announcement can arrive before this process's config cache is invalidated.
             else if (
               change.kind === 'config' &&
-              !(await services.config.currentIn(services.stores, caller.workspaceId)).document.settings.capabilities.changeStream
+              !(await services.config.fresh(caller.workspaceId)).document.settings.capabilities.changeStream
             )
               end('the change stream was switched off')
             if (!more && !ended)
@@ -173,6 +180,8 @@ export function changeStreamRoutes(services: Services, options: ChangeStreamOpti
         })
         raw.write(`retry: ${retryMs}\n: connected; changes after ${feed.lastSeq} follow\n\n`)
         raw.on('close', () => end('closed'))
+        // Revoked, expired or disabled by anyone, in any process (issue 14 item 7): the guard asks storage.
+        unwatch = services.streamGuard.watch(caller, (reason) => end(`the stream ended: ${reason}`))
         watch(raw, request.server.server, end)
         const beat = (): void => {
           if (ended) return

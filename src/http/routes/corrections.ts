@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import type { CorrectionsService } from '../../domain/corrections/corrections-service.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   chainResponse,
@@ -58,14 +58,14 @@ export function listFilter(query: z.infer<typeof listQuery>) {
   }
 }
 
-export async function reasonCategoriesOf(services: Services, workspaceId: string) {
+export async function reasonCategoriesOf(services: ApiServices, workspaceId: string) {
   const { document } = await services.config.current(workspaceId)
   return {
     reasonCategories: document.reasonCategories.map((c) => ({ id: c.id, ...(c.description ? { description: c.description } : {}) })),
   }
 }
 
-export function correctionRoutes(services: Services): AnyRoute[] {
+export function correctionRoutes(services: ApiServices): AnyRoute[] {
   const corrections: CorrectionsService = services.corrections
   return [
     defineRoute({

@@ -2,7 +2,7 @@
  * @module
  * Every /oi-api route module, one per spec section.
  */
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import type { AnyRoute } from '../route-registry.js'
 import { activityLogRoutes } from './activity-log.js'
 import { auditLogRoutes } from './audit-logs.js'
@@ -18,7 +18,7 @@ import { warmQueryRoutes } from './warm-queries.js'
 /** Settings routes need besides the services (the MCP endpoint's origin allow-list and links). */
 export type ApiRouteOptions = McpRouteOptions
 
-export function apiRoutes(services: Services, options: ApiRouteOptions = { publicUrl: 'http://127.0.0.1' }): AnyRoute[] {
+export function apiRoutes(services: ApiServices, options: ApiRouteOptions = { publicUrl: 'http://127.0.0.1' }): AnyRoute[] {
   return [
     ...warmQueryRoutes(services.queries),
     ...ingestRoutes(services.ingest),

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { scopeKeySchema } from '../wire/activity-records.js'
 import {
@@ -25,7 +25,7 @@ const lookupParams = z.object({ lookup: scopeKeySchema })
 const lookupIdParams = lookupParams.extend({ id: z.string().min(1).max(100) })
 const DEPRECATION = 'Deprecated: the earlier per-log shape; use /oi-api/provenance/amendments (spec 4.6), where scope is a filter.'
 
-export function legacyAmendmentLogRoutes(services: Services): AnyRoute[] {
+export function legacyAmendmentLogRoutes(services: ApiServices): AnyRoute[] {
   const corrections = services.corrections
   const common = { tag: 'Corrections (earlier per-log shape)', deprecated: true } as const
   return [

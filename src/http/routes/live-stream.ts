@@ -15,8 +15,9 @@ import type { FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
+import type { StreamGuard } from '../../domain/access/stream-guard.js'
 import { InvalidInputError, NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import {
   type LiveBatch,
   type LiveControl,
@@ -129,6 +130,7 @@ function runStream(
   settings: StreamSettings,
   request: FastifyRequest,
   now: () => number,
+  guard: StreamGuard,
 ): void {
   let view = firstView
   let wanted = liveConnections(view.config, caller.scopes, selection)
@@ -137,6 +139,7 @@ function runStream(
   let ended = false
   let drainWaiters: (() => void)[] = []
   const timers: NodeJS.Timeout[] = []
+  let unwatch: (() => void) | undefined
   // Event frames are framed once per batch and written straight to the socket, one write per batch
   // and client (ws would frame and write each message per client). Safe because permessage-deflate
   // is off, so ws's own writes (pings, the close frame) are never queued between frames.
@@ -146,6 +149,7 @@ function runStream(
     if (ended) return
     ended = true
     subscription.close()
+    unwatch?.()
     for (const timer of timers) clearTimeout(timer)
     for (const resolve of drainWaiters) resolve()
     drainWaiters = []
@@ -207,6 +211,8 @@ function runStream(
     end(LIVE_CLOSE.internalError, 'the stream failed; reconnect with since=<last event id>')
   })
 
+  // Revoked, expired or disabled by anyone, in any process (issue 14 item 7): the guard asks storage.
+  unwatch = guard.watch(caller, (reason) => end(LIVE_CLOSE.policy, reason))
   ws.on('close', () => end(LIVE_CLOSE.goingAway, 'closed'))
   ws.on('error', () => end(LIVE_CLOSE.internalError, 'socket error'))
   ws.on('message', () => {
@@ -247,7 +253,7 @@ function runStream(
   }
 }
 
-export function liveStreamRoutes(services: Services, options: LiveStreamOptions = {}): AnyRoute[] {
+export function liveStreamRoutes(services: ApiServices, options: LiveStreamOptions = {}): AnyRoute[] {
   const settings: StreamSettings = {
     pingMs: options.pingMs ?? 30_000,
     maxBufferedBytes: options.maxBufferedBytes ?? 4 * 1024 * 1024,
@@ -309,7 +315,7 @@ export function liveStreamRoutes(services: Services, options: LiveStreamOptions 
         } catch {
           return reply // the client went away during the handshake
         }
-        runStream(ws, services.live, caller, selection, since, view, settings, request, () => services.clock.now())
+        runStream(ws, services.live, caller, selection, since, view, settings, request, () => services.clock.now(), services.streamGuard)
         return reply
       },
     }),

@@ -23,7 +23,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { Caller } from '../../domain/access/caller.js'
 import { ForbiddenError, NotProvisionedError } from '../../domain/errors.js'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 import { createMcpServer } from '../../mcp/mcp-server.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
@@ -105,7 +105,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response): Promise
   })
 }
 
-export function mcpRoutes(services: Services, options: McpRouteOptions): AnyRoute[] {
+export function mcpRoutes(services: ApiServices, options: McpRouteOptions): AnyRoute[] {
   const allowed = new Set<string>()
   for (const entry of [options.publicUrl, ...(options.allowedOrigins ?? [])]) {
     const origin = originOf(entry)

@@ -8,11 +8,11 @@
  *     GET /.well-known/provenant/activity-log-key.txt   the verifier key alone, one line
  */
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../../domain/services.js'
+import type { ApiServices } from '../../domain/services.js'
 
 export const ACTIVITY_LOG_KEY_PATH = '/.well-known/provenant/activity-log-key'
 
-export function registerWellKnownRoutes(app: FastifyInstance, services: Services): void {
+export function registerWellKnownRoutes(app: FastifyInstance, services: ApiServices): void {
   app.get(ACTIVITY_LOG_KEY_PATH, async (_request, reply) => {
     const key = services.ledger.publicKey()
     reply.header('cache-control', 'public, max-age=300')

@@ -84,6 +84,30 @@ describe('binder: names and suggestions', () => {
     assert.deepEqual(compile('Readings | getschema').columns.length, 4)
   })
 
+  it('a pattern invocation without a definition is a semantic error naming it (issue 17 item 10)', () => {
+    for (const q of [
+      'declare pattern map_ip_to_longlat; map_ip_to_longlat("10.10.10.10")',
+      'declare pattern app = (a:string)[e:string] { ("X").["Stop"] = { print x=1 }; }; union app("X").["*"] | count',
+    ]) {
+      assert.throws(
+        () => compile(q),
+        (err: unknown) => err instanceof KqlError && err.kind === 'semantic' && /has no definition/.test(err.message),
+      )
+    }
+  })
+
+  it('keeps hidden columns out of project-rename, project-keep and project-reorder (issue 17 item 7)', () => {
+    const all = ['timestamp:datetime', 'Device:string', 'Temperature:real', 'Count:long']
+    assert.deepEqual(columns('Readings | project-keep *'), all)
+    assert.deepEqual(columns('Readings | project-keep *e*'), ['timestamp:datetime', 'Device:string', 'Temperature:real'])
+    assert.deepEqual(columns('Readings | project-rename d = Device'), ['timestamp:datetime', 'd:string', 'Temperature:real', 'Count:long'])
+    assert.deepEqual(columns('Readings | project-reorder Count'), ['Count:long', 'timestamp:datetime', 'Device:string', 'Temperature:real'])
+    assert.deepEqual(columns('Readings | project-by-names "*"'), all)
+    // named explicitly, as with project
+    assert.deepEqual(columns('Readings | project-keep _rowid'), ['_rowid:long'])
+    assert.deepEqual(columns('Readings | project-rename id = _rowid | project-keep id'), ['id:long'])
+  })
+
   it('reads physical column names from the schema in the table scan', () => {
     const q = compile('Readings | where Temperature > 20 | project Device')
     assert.equal(shape(q.plan), 'Project(Filter(TableScan))')

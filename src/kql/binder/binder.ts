@@ -20,6 +20,7 @@ import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { type DynamicValue, isNumericType, type KqlType, type KqlValue } from '../types.js'
+import { notSupported, UNSUPPORTED_FUNCTIONS, UNSUPPORTED_PLUGIN_REASON, unsupportedGeoReason } from '../unsupported.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
@@ -131,28 +132,6 @@ const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
   dynamic: 'System.Object',
 }
 
-const UNSUPPORTED_FUNCTIONS = new Set([
-  'cluster',
-  'database',
-  'external_table',
-  'materialized_view',
-  'ingestion_time',
-  'extent_id',
-  'extent_tags',
-  'cursor_after',
-  'cursor_before_or_at',
-  'cursor_current',
-  'current_principal',
-  'current_principal_details',
-  'current_principal_is_member_of',
-  'current_cluster_endpoint',
-  'current_database',
-  'estimate_data_size',
-  'stored_query_result',
-  'graph',
-  'geo_info_from_ip_address',
-])
-
 function ref(index: number, column: P.PlanColumn): P.ColumnRef {
   return { kind: 'ColumnRef', index, name: column.name, type: column.type }
 }
@@ -230,6 +209,8 @@ class Binder {
   private visualization: Visualization | undefined
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
+  /** `set query_bin_auto_size=...` / `set query_bin_auto_at=...`: what bin_auto() reads. */
+  private readonly binAuto: { size?: A.Expr; at?: A.Expr } = {}
 
   private readonly pending: PendingDiscovery[] = []
 
@@ -276,7 +257,12 @@ class Binder {
         case 'Let':
           this.bindLet(st, scope, undefined)
           break
+        case 'Pattern':
+          scope.set(st.name, { kind: 'pattern', statement: st, scope })
+          break
         case 'Set':
+          if (st.name === 'query_bin_auto_size' && st.value) this.binAuto.size = st.value
+          if (st.name === 'query_bin_auto_at' && st.value) this.binAuto.at = st.value
           break
         case 'DeclareParameters':
           for (const p of st.params) {
@@ -342,8 +328,45 @@ class Binder {
     scope.set(st.name, { kind: 'scalar', expr, rowColumns: containsColumnRef(expr) ? ctx.columns : undefined })
   }
 
+  /** `P("a").path`, `P("a").["path"]` or `P("a")` of a declared pattern: its parts, else undefined. */
+  private patternInvocation(e: A.Expr, scope: Scope): { call: A.CallExpr; path: A.Expr | undefined; name: string } | undefined {
+    const call = e.kind === 'Member' || e.kind === 'Index' ? e.target : e
+    if (call.kind !== 'Call' || scope.get(call.name)?.kind !== 'pattern') return undefined
+    if (e.kind === 'Member')
+      return { call, path: { kind: 'Literal', type: 'string', value: e.name, start: e.start, end: e.end }, name: call.name }
+    if (e.kind === 'Index') return { call, path: e.index, name: call.name }
+    return { call, path: undefined, name: call.name }
+  }
+
+  /** The definition a pattern invocation selects, bound as a table (Kusto's "missing pattern" error otherwise). */
+  private bindPattern(inv: { call: A.CallExpr; path: A.Expr | undefined; name: string }, scope: Scope): TabularValue {
+    const b = scope.get(inv.name) as Extract<Binding, { kind: 'pattern' }>
+    const st = b.statement
+    const args = inv.call.args.map((a) => this.constantOf(a, scope))
+    if (args.some((a) => typeof a !== 'string'))
+      throw this.err(inv.call.start, `the arguments of pattern '${inv.name}' must be string constants`)
+    const path = inv.path ? this.constantOf(inv.path, scope) : undefined
+    if (inv.path && typeof path !== 'string') throw this.err(inv.path.start, `the path of pattern '${inv.name}' must be a string constant`)
+    const shown = `${inv.name}(${args.map((a) => JSON.stringify(a)).join(', ')})${path !== undefined ? `.[${JSON.stringify(path)}]` : ''}`
+    if (st.definitions && args.length !== st.params.length)
+      throw this.err(
+        inv.call.start,
+        `pattern '${inv.name}' takes ${st.params.length} argument${st.params.length === 1 ? '' : 's'}, got ${args.length}`,
+      )
+    if (st.definitions && (path !== undefined) !== (st.pathName !== undefined))
+      throw this.err(
+        inv.call.start,
+        st.pathName ? `pattern '${inv.name}' needs a path: ${inv.name}(...).${st.pathName}` : `pattern '${inv.name}' has no path`,
+      )
+    const def = st.definitions?.find((d) => d.path === path && d.args.length === args.length && d.args.every((v, i) => v === args[i]))
+    if (!def)
+      throw this.err(inv.call.start, `pattern invocation ${shown} has no definition (declare pattern ${inv.name} defines no such case)`)
+    return this.bindTabular(def.body, b.scope)
+  }
+
   /** Whether an expression denotes a table or a scalar (KQL's grammar does not say). */
   private classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
+    if (this.patternInvocation(e, scope)) return 'tabular'
     switch (e.kind) {
       case 'Pipe':
       case 'Datatable':
@@ -404,6 +427,51 @@ class Binder {
   // User-defined functions
   // -------------------------------------------------------------------------------------------
 
+  /**
+   * Which argument each parameter gets. Arguments are read in order: a positional one fills the
+   * next parameter, a named one its own parameter and moves the position just past it, so a named
+   * argument may be followed by positional ones (`f(a=1, 2)` gives b = 2), as the documentation's
+   * "callers may name their arguments" and C#-style named arguments read.
+   */
+  private assignArguments(name: string, params: readonly A.Param[], args: readonly CallArg[], callSite: A.Span): (CallArg | undefined)[] {
+    const assigned: (CallArg | undefined)[] = params.map(() => undefined)
+    let next = 0
+    for (const a of args) {
+      let at: number
+      let value: CallArg
+      if (a.kind === 'NamedArg') {
+        at = params.findIndex((p) => p.name === a.name)
+        if (at < 0)
+          throw this.err(
+            a.start,
+            `${name}() has no parameter '${a.name}'${didYouMean(
+              a.name,
+              params.map((p) => p.name),
+            )}`,
+          )
+        value = a.value
+      } else {
+        at = next
+        value = a
+        if (at >= params.length) {
+          const afterNamed = args.some((x) => x.kind === 'NamedArg')
+          throw this.err(
+            a.start,
+            afterNamed
+              ? `${name}(): this positional argument follows the last parameter '${params[params.length - 1]!.name}'; name it, or put it first`
+              : `${name}() expects at most ${params.length} argument${params.length === 1 ? '' : 's'}, got ${args.length}`,
+          )
+        }
+      }
+      if (assigned[at] !== undefined) {
+        throw this.err(a.start, `${name}(): the parameter '${params[at]!.name}' is given twice`)
+      }
+      assigned[at] = value
+      next = at + 1
+    }
+    return assigned
+  }
+
   private invoke(
     fn: Extract<Binding, { kind: 'function' }>,
     args: readonly CallArg[],
@@ -415,28 +483,10 @@ class Binder {
     if (this.activeFunctions.has(lambda))
       throw this.err(callSite.start, `recursive call of '${fn.name}': user-defined functions cannot call themselves`, 'unsupported')
     const bodyScope = new Scope(fn.scope)
-    const positional = args.filter((a) => a.kind !== 'NamedArg')
-    const named = args.filter((a): a is A.NamedArgExpr => a.kind === 'NamedArg')
-    if (positional.length > lambda.params.length) {
-      throw this.err(
-        callSite.start,
-        `${fn.name}() expects at most ${lambda.params.length} argument${lambda.params.length === 1 ? '' : 's'}, got ${positional.length}`,
-      )
-    }
-    for (const n of named) {
-      if (!lambda.params.some((p) => p.name === n.name)) {
-        throw this.err(
-          n.start,
-          `${fn.name}() has no parameter '${n.name}'${didYouMean(
-            n.name,
-            lambda.params.map((p) => p.name),
-          )}`,
-        )
-      }
-    }
+    const assigned = this.assignArguments(fn.name, lambda.params, args, callSite)
     const rowCtx: RowCtx = caller ?? { columns: [], scope: callerScope }
     lambda.params.forEach((param, i) => {
-      const arg: CallArg | undefined = positional[i] ?? named.find((n) => n.name === param.name)?.value
+      const arg: CallArg | undefined = assigned[i]
       if (param.type.kind === 'tabular') {
         if (!arg) throw this.err(callSite.start, `${fn.name}(): missing tabular argument '${param.name}'`)
         const value = arg.kind === 'BoundTable' ? arg.value : this.bindTabular(arg, callerScope)
@@ -509,6 +559,8 @@ class Binder {
   // -------------------------------------------------------------------------------------------
 
   private bindTabular(e: A.Expr, scope: Scope): TabularValue {
+    const pattern = this.patternInvocation(e, scope)
+    if (pattern) return this.bindPattern(pattern, scope)
     switch (e.kind) {
       case 'Name':
         return this.bindTableName(e.name, e.start, scope)
@@ -548,7 +600,7 @@ class Binder {
           return this.bindTableName(name, arg!.start, scope)
         }
         if (e.name === 'view') throw this.err(e.start, "'view' can only define a function in a let statement")
-        if (UNSUPPORTED_FUNCTIONS.has(e.name)) throw this.err(e.start, `${e.name}() is not supported`, 'unsupported')
+        this.refuseIfUnsupported(e)
         throw this.err(e.start, `expected a tabular expression, found a call to the scalar function ${e.name}()`)
       }
       default:
@@ -813,7 +865,11 @@ class Binder {
     const keep = (p: P.PlanNode): TabularValue => ({ plan: p, name: input.name })
     switch (op.kind) {
       case 'Where': {
-        const predicate = this.bindPredicate(op.predicate, ctx, 'where')
+        // search's terms look at the searched tables' columns, not at the `$table` it adds
+        const whereCtx: RowCtx = op.searchSource
+          ? { ...ctx, columns: plan.columns.map((c) => (c.name === '$table' ? { ...c, hidden: true } : c)) }
+          : ctx
+        const predicate = this.bindPredicate(op.predicate, whereCtx, 'where')
         return keep({ kind: 'Filter', columns: plan.columns, input: plan, predicate })
       }
       case 'Project':
@@ -837,7 +893,10 @@ class Binder {
       case 'ProjectKeep': {
         const keepSet = new Set<number>()
         for (const p of op.patterns) {
-          const matched = plan.columns.map((c, i) => (matchesPattern(p.pattern, c.name) ? i : -1)).filter((i) => i >= 0)
+          // a wildcard never reaches internal columns; naming one exactly does (like project)
+          const matched = plan.columns
+            .map((c, i) => ((c.hidden ? c.name === p.pattern : matchesPattern(p.pattern, c.name)) ? i : -1))
+            .filter((i) => i >= 0)
           if (matched.length === 0 && !p.pattern.includes('*')) throw this.unknownColumn(p.pattern, p.start, plan.columns)
           for (const i of matched) keepSet.add(i)
         }
@@ -849,7 +908,8 @@ class Binder {
         )
       }
       case 'ProjectRename': {
-        const columns = plan.columns.map(unhide)
+        // internal columns stay hidden unless renamed by name (`project-rename id = _rowid`)
+        const columns = [...plan.columns]
         for (const r of op.renames) {
           const idx = columns.findIndex((c) => c.name === r.oldName)
           if (idx < 0) throw this.unknownColumn(r.oldName, r.oldStart, columns)
@@ -885,9 +945,7 @@ class Binder {
             const matched = plan.columns
               .map((c, i) => (!c.hidden && matchesPattern(pattern, c.name) && !order.includes(i) ? i : -1))
               .filter((i) => i >= 0)
-            if (matched.length === 0 && !pattern.includes('*') && !plan.columns.some((c) => c.name === pattern)) {
-              throw this.unknownColumn(pattern, arg.start, plan.columns)
-            }
+            // documented: names that match no column are ignored
             order.push(...matched)
           }
         }
@@ -1114,8 +1172,8 @@ class Binder {
     if (!isSort && !multiColumnOutputs(e.name, undefined)) return undefined
     if (isSort && e.args.length < 2) return undefined
     const call = this.bindScalar(e, ctx)
-    const boundArgs = call.kind === 'Call' ? call.args : []
-    const infos = e.args.map((a, k) => this.argInfo(a, boundArgs[k] ?? literal('dynamic', null)))
+    // the arguments' own types: a call of constants is folded into a literal, which keeps none
+    const infos = e.args.map((a) => this.argInfo(a, this.bindScalar(a, ctx)))
     const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
     if (isSort && outputs.length < 2) return undefined
     if (item.names.length > outputs.length)
@@ -1629,6 +1687,29 @@ class Binder {
     }
   }
 
+  /**
+   * bin_auto(x) with `set query_bin_auto_size=s` and `set query_bin_auto_at=a` (default 0) is
+   * bin(x - a, s) + a: the nearest multiple of s below x, shifted so that a bins to itself.
+   */
+  private binAutoExpr(e: A.CallExpr): A.Expr {
+    if (e.args.length !== 1) throw this.err(e.start, 'bin_auto() expects one argument')
+    const size = this.binAuto.size
+    if (!size) throw this.err(e.start, 'bin_auto() needs the bin size: add `set query_bin_auto_size=<size>;` before the query')
+    const x = e.args[0]!
+    const span = { start: e.start, end: e.end }
+    const at = this.binAuto.at
+    const bin = (v: A.Expr): A.Expr => ({ kind: 'Call', name: 'bin', nameEnd: e.nameEnd, args: [v, size], ...span })
+    if (!at) return bin(x)
+    const shifted: A.Expr = { kind: 'Binary', op: '-', opStart: e.start, left: x, right: at, ...span }
+    return { kind: 'Binary', op: '+', opStart: e.start, left: bin(shifted), right: at, ...span }
+  }
+
+  /** A documented function the engine refuses (unsupported.ts): named, with the reason. */
+  private refuseIfUnsupported(e: A.CallExpr): void {
+    const reason = UNSUPPORTED_FUNCTIONS.get(e.name) ?? unsupportedGeoReason(e.name)
+    if (reason !== undefined) throw this.err(e.start, notSupported(`${e.name}()`, reason), 'unsupported')
+  }
+
   private bindCall(e: A.CallExpr, ctx: RowCtx): P.Expr {
     const name = e.name
     const b = ctx.scope.get(name)
@@ -1701,6 +1782,8 @@ class Binder {
           visible(v.plan.columns).map((c) => c.name),
         )
       }
+      case 'bin_auto':
+        return this.bindScalar(this.binAutoExpr(e), ctx)
       case 'materialize':
       case 'table':
       case 'view':
@@ -1709,7 +1792,6 @@ class Binder {
         break
     }
     if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
-    if (UNSUPPORTED_FUNCTIONS.has(name)) throw this.err(e.start, `${name}() is not supported`, 'unsupported')
     const aggregate = this.lib.lookupAggregate(name)
     const scalar = this.lib.lookupScalar(name)
     if (aggregate && (ctx.agg || !scalar)) {
@@ -1719,8 +1801,7 @@ class Binder {
       return this.bindAggregate(e, aggregate, ctx.agg)
     }
     if (!scalar) {
-      // the geospatial family is documented; the ones not implemented are named as such
-      if (/^geo_[a-z0-9_]+$/.test(name)) throw this.err(e.start, `the geospatial function '${name}' is not supported`, 'unsupported')
+      this.refuseIfUnsupported(e)
       const candidates = [
         ...this.lib.scalarNames(),
         ...(ctx.agg ? this.lib.aggregateNames() : []),
@@ -2047,9 +2128,8 @@ class Binder {
         mode = p.value
       } else if (p.name === 'flags') {
         for (const f of String(p.value)) {
-          if (f === 'i' || f === 'm' || f === 's') flags += f
-          else if (f === 'U') throw this.err(p.valueStart, "the regex flag 'U' (ungreedy) is not supported", 'unsupported')
-          else throw this.err(p.valueStart, `unknown regex flag '${f}'`)
+          if (f === 'i' || f === 'm' || f === 's' || f === 'U') flags += f
+          else throw this.err(p.valueStart, `unknown regex flag '${f}' (parse knows i, m, s and U)`)
         }
       }
     }
@@ -2176,18 +2256,26 @@ class Binder {
     const defaults: KqlValue[] = []
     const aggColumns: P.PlanColumn[] = []
     for (const a of op.aggregates) {
-      if (a.item.expr.kind !== 'Call' || !this.lib.lookupAggregate(a.item.expr.name)) {
-        throw this.err(
-          a.item.expr.start,
-          `make-series expects an aggregation such as count() or avg(x); '${this.src(a.item.expr).slice(0, 40)}' is not one`,
-        )
+      const e = a.item.expr
+      const isAggregate = e.kind === 'Call' && this.lib.lookupAggregate(e.name) !== undefined
+      if (!isAggregate) {
+        // a constant column (`k = 5`): the same value in every bin that has rows, the default elsewhere
+        const constant = this.bindScalar(e, scalarCtx)
+        if (constant.kind !== 'Literal')
+          throw this.err(
+            e.start,
+            `make-series expects an aggregation such as count() or avg(x), or a constant; '${this.src(e).slice(0, 40)}' is neither`,
+          )
       }
+      const aggregateExpr: A.Expr = isAggregate
+        ? e
+        : { kind: 'Call', name: 'take_any', nameEnd: e.start, args: [e], start: e.start, end: e.end }
       const before = agg.calls.length
-      this.bindScalar(a.item.expr, actx)
+      this.bindScalar(aggregateExpr, actx)
       const call = agg.calls[before]!
       if (call.outputs.length !== 1)
-        throw this.err(a.item.expr.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
-      let name = a.item.names[0] ?? call.outputs[0]!.name
+        throw this.err(e.start, `${call.name}() produces several columns and cannot be used in make-series`, 'unsupported')
+      let name = a.item.names[0] ?? (isAggregate ? call.outputs[0]!.name : `Column${n++}`)
       name = uniqueName(name, taken)
       taken.add(name)
       aggregates.push({ ...call, outputs: [{ name, type: call.outputs[0]!.type }] })
@@ -2333,7 +2421,7 @@ class Binder {
       case 'narrow':
         return this.bindNarrow(plan)
       default:
-        throw this.err(call.start, `the evaluate plugin '${call.name}' is not supported`, 'unsupported')
+        throw this.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, UNSUPPORTED_PLUGIN_REASON), 'unsupported')
     }
   }
 

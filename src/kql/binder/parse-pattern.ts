@@ -38,7 +38,8 @@ function typePattern(type: KqlType): string {
 
 /**
  * simple/relaxed: constants match literally and the pattern is anchored at both ends (a leading
- * or trailing `*` skips text). regex: constants are regular expressions and the match is a search.
+ * or trailing `*` skips text). regex: constants are regular expressions and the match is a search;
+ * `*` is `.*?` and a text column `(.*)`, both under the operator's flags (U swaps greediness).
  * Relaxed lets a typed column fall back to any text (it then converts to null).
  */
 export function buildParseRegex(
@@ -61,16 +62,14 @@ export function buildParseRegex(
         source += escapeRegex(part.text)
       }
     } else if (part.kind === 'star') {
-      source += '[\\s\\S]*?'
+      source += mode === 'regex' ? '.*?' : '[\\s\\S]*?'
     } else {
       const type = columnTypes[column++] ?? 'string'
       const last = i === parts.length - 1
-      let inner =
-        type === 'string' || type === 'dynamic' || type === 'datetime' || type === 'timespan'
-          ? last && mode !== 'regex'
-            ? '[\\s\\S]*'
-            : '[\\s\\S]*?'
-          : typePattern(type)
+      const textual = type === 'string' || type === 'dynamic' || type === 'datetime' || type === 'timespan'
+      // regex mode: a text column is greedy `.*` (the documentation's example outputs; flags=U makes
+      // it lazy) and `.` follows the s flag, as in the regex the user writes around it
+      let inner = !textual ? typePattern(type) : mode === 'regex' ? '.*' : last ? '[\\s\\S]*' : '[\\s\\S]*?'
       if (mode === 'relaxed' && inner !== '[\\s\\S]*' && inner !== '[\\s\\S]*?') inner = `${inner}|[\\s\\S]*?`
       group++
       groups.push(group)

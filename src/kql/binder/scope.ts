@@ -23,6 +23,8 @@ export type Binding =
   | { readonly kind: 'function'; readonly lambda: A.Lambda; readonly scope: Scope; readonly name: string }
   /** A declared query parameter without a default value: referencing it is an error. */
   | { readonly kind: 'unset-parameter'; readonly type: KqlType }
+  /** `declare pattern`: its definitions bind in the scope where it was declared. */
+  | { readonly kind: 'pattern'; readonly statement: A.PatternStatement; readonly scope: Scope }
 
 export class Scope {
   private readonly vars = new Map<string, Binding>()

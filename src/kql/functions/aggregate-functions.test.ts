@@ -484,6 +484,18 @@ describe('sketches', () => {
     lookupScalar(name)!
       .bind(types.map((type, i) => ({ type, text: `a${i}`, constant: { value: values[i] ?? null } })))
       .evaluate(values, ctx)
+  it('"" is a value for dcount, dcountif, count_distinct, hll and make_set alike; null is not (issue 17 item 6)', () => {
+    const rows = [[''], ['a'], ['a'], ['']]
+    const s = col('s', 'string')
+    assert.equal(agg('dcount', [s], rows).values[0], 2)
+    const withFlag = rows.map((r) => [r[0]!, true])
+    assert.equal(agg('dcountif', [s, col('p', 'bool')], withFlag).values[0], 2)
+    assert.equal(agg('count_distinct', [s], rows).values[0], 2)
+    assert.equal(scalar('dcount_hll', ['dynamic'], [agg('hll', [s], rows).values[0]!]), 2)
+    assert.equal((agg('make_set', [s], rows).values[0] as unknown[]).length, 2)
+    assert.equal(agg('dcount', [col('x')], [[null], [1], [null]]).values[0], 1)
+  })
+
   it('hll / hll_merge / dcount_hll are exact', () => {
     const a = agg('hll', [col('x')], [[1], [2], [2]])
     assert.deepEqual(a.names, ['hll_x'])

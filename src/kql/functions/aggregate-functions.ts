@@ -384,13 +384,13 @@ function distinctCount(name: string, prefix: string, withPredicate: boolean, max
     arity: withPredicate ? [2, maxArgs] : [1, maxArgs],
     ...(withPredicate ? { predicate: 1 } : {}),
     output: (args) => one(prefixed(prefix, args[0]), 'long'),
-    create: (args) => {
-      const t = args[0]!.type
+    create: () => {
       const seen = new Set<string>()
       return {
+        // nulls are ignored; "" is a value (strings have no null), as make_set counts it
         add(values) {
           const v = values[0]
-          if (!isMissing(t, v)) seen.add(scalarKey(v!))
+          if (v !== null && v !== undefined) seen.add(scalarKey(v))
         },
         result: () => [seen.size],
       }
@@ -755,6 +755,44 @@ function dispersion(name: string, kind: 'stdev' | 'variance', population: boolea
   })
 }
 
+/** covariance(if) / covariancep(if): the sample (n - 1) or population (n) covariance of x and y. */
+function covariance(name: string, population: boolean, withPredicate: boolean): AggregateFunction {
+  return defineAggregate({
+    name,
+    arity: withPredicate ? [3, 3] : [2, 2],
+    ...(withPredicate ? { predicate: 2 } : {}),
+    check: (args) => {
+      checkNumericLike(name, args, 0, [])
+      checkNumericLike(name, args, 1, [])
+    },
+    output: (args) => one(`${prefixed(name, args[0])}_${argName(args[1]) ?? ''}`, 'real'),
+    create: () => {
+      // the bivariate Welford update: one pass, numerically stable
+      let n = 0
+      let meanX = 0
+      let meanY = 0
+      let c = 0
+      return {
+        add(values) {
+          const x = asNumber(values[0])
+          const y = asNumber(values[1])
+          if (x === null || y === null) return
+          n++
+          const dx = x - meanX
+          meanX += dx / n
+          meanY += (y - meanY) / n
+          c += dx * (y - meanY)
+        },
+        result() {
+          // the same defaults as variance/variancep: no values → 0 (sample) or null (population)
+          if (n === 0) return [population ? null : 0]
+          return [population ? c / n : n === 1 ? 0 : c / (n - 1)]
+        },
+      }
+    },
+  })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bitwise folds
 // ---------------------------------------------------------------------------------------------
@@ -918,13 +956,13 @@ function hllAggregate(name: string, predicate: boolean): AggregateFunction {
     arity: predicate ? [2, 3] : [1, 2],
     ...(predicate ? { predicate: 1 } : {}),
     output: (args) => one(prefixed('hll', args[0]), 'dynamic'),
-    create: (args) => {
-      const t = args[0]!.type
+    create: () => {
       const keys = new Set<string>()
       return {
+        // as dcount: nulls are ignored, "" is a value
         add(values) {
           const v = values[0]
-          if (!isMissing(t, v)) keys.add(scalarKey(v!))
+          if (v !== null && v !== undefined) keys.add(scalarKey(v))
         },
         result: () => [makeHll(keys)],
       }
@@ -1034,6 +1072,11 @@ export const aggregateFunctions: readonly AggregateFunction[] = [
   dispersion('variance', 'variance', false, false),
   dispersion('varianceif', 'variance', false, true),
   dispersion('variancep', 'variance', true, false),
+  dispersion('variancepif', 'variance', true, true),
+  covariance('covariance', false, false),
+  covariance('covarianceif', false, true),
+  covariance('covariancep', true, false),
+  covariance('covariancepif', true, true),
   bitwiseFold('binary_all_and', (a, b) => a & b),
   bitwiseFold('binary_all_or', (a, b) => a | b),
   bitwiseFold('binary_all_xor', (a, b) => a ^ b),

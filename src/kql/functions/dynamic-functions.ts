@@ -8,7 +8,7 @@
  * arguments are converted into dynamic as Kusto serialises them (datetimes as ISO text).
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { TICKS_PER_HOUR } from '../values.js'
+import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName, sketchFunctions } from './aggregate-functions.js'
 import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
@@ -192,19 +192,48 @@ function arraySplit(arr: DynamicValue[], indexes: readonly number[]): DynamicVal
   return out
 }
 
-/** Sort rank of an element kind for array_sort_*: numbers, strings, (guids are strings), other. */
-function sortRank(v: DynamicValue): number {
-  if (typeof v === 'number') return 0
-  if (typeof v === 'string') return 1
-  if (typeof v === 'boolean') return 2
-  return 3
+// Inside dynamic values datetimes, timespans and guids are kept as their text (types.ts); these
+// recognise exactly the forms the engine writes, so such elements sort in their documented group.
+const DATETIME_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,7})?Z$/
+const TIMESPAN_TEXT = /^-?(?:\d+\.)?\d{2}:\d{2}:\d{2}(?:\.\d{1,7})?$/
+const GUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Where array_sort_* puts an element: the documented type groups (0: numbers, datetimes and
+ * timespans; 1: strings; 2: guids; 3: everything else), then a kind within the group and a value
+ * to compare within that kind.
+ */
+interface SortKey {
+  readonly group: number
+  readonly kind: number
+  readonly value: DynamicValue | bigint
 }
 
-function compareForSort(a: DynamicValue, b: DynamicValue): number {
-  const ra = sortRank(a)
-  const rb = sortRank(b)
-  if (ra !== rb) return ra - rb
-  return compareDynamic(a, b)
+function sortKey(v: DynamicValue): SortKey {
+  if (typeof v === 'number' || typeof v === 'bigint') return { group: 0, kind: 0, value: v }
+  if (typeof v === 'string') {
+    if (DATETIME_TEXT.test(v)) {
+      const ticks = parseDateTime(v)
+      if (ticks !== null) return { group: 0, kind: 1, value: ticks }
+    }
+    if (TIMESPAN_TEXT.test(v)) {
+      const ticks = parseTimespan(v)
+      if (ticks !== null) return { group: 0, kind: 2, value: ticks }
+    }
+    return GUID_TEXT.test(v) ? { group: 2, kind: 0, value: v } : { group: 1, kind: 0, value: v }
+  }
+  return { group: 3, kind: 0, value: v }
+}
+
+/** Order within one group (same group): by kind, then by value. */
+function compareInGroup(a: SortKey, b: SortKey): number {
+  if (a.kind !== b.kind) return a.kind - b.kind
+  if (typeof a.value === 'bigint' || typeof b.value === 'bigint') {
+    const x = typeof a.value === 'bigint' ? a.value : BigInt(a.value as number)
+    const y = typeof b.value === 'bigint' ? b.value : BigInt(b.value as number)
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+  return compareDynamic(a.value, b.value)
 }
 
 /**
@@ -233,15 +262,18 @@ function sortFunction(name: string, descending: boolean): ScalarFunction {
           const first = inputs[0]
           if (!first) return single ? null : inputs.map(() => null)
           const order = first.map((_, i) => i)
+          const keys = first.map((v) => (v === null ? null : sortKey(v)))
           order.sort((x, y) => {
-            const a = first[x]!
-            const b = first[y]!
+            const a = keys[x]!
+            const b = keys[y]!
             if (a === null || b === null) {
               if (a === b) return x - y
               const nullFirst = a === null ? -1 : 1
               return nullsLast ? -nullFirst : nullFirst
             }
-            const c = compareForSort(a, b)
+            // the groups keep their documented order both ways; descending reverses each group
+            if (a.group !== b.group) return a.group - b.group
+            const c = compareInGroup(a, b)
             return (descending ? -c : c) || x - y
           })
           const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))

@@ -56,20 +56,6 @@ describe('hash, hash_xxhash64', () => {
   })
 })
 
-describe('hash_combine, hash_many', () => {
-  it('combine deterministically; hash_many equals combining the hashes', () => {
-    const h1 = call('hash', s('Hello')) as number
-    const h2 = call('hash', s('World')) as number
-    const combined = call('hash_combine', l(h1), l(h2))
-    assert.equal(typeof combined, 'number')
-    assert.equal(call('hash_combine', l(h1), l(h2)), combined)
-    assert.notEqual(call('hash_combine', l(h2), l(h1)), combined)
-    assert.equal(call('hash_combine', l(null), l(1)), null)
-    assert.equal(typeof call('hash_many', s('Hello'), s('World')), 'number')
-    assert.throws(() => call('hash_combine', l(1)), KqlError)
-  })
-})
-
 describe('hash_md5, hash_sha1, hash_sha256', () => {
   it('follow the documented examples', () => {
     assert.equal(call('hash_md5', s('World')), 'f5a7924e621e84c9280a9a27e1bcb7f6')

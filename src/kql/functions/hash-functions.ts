@@ -1,8 +1,8 @@
 /**
  * @module
- * KQL hash functions (see ./README.md): hash/hash_xxhash64 (XXH64, seed 0), hash_many,
- * hash_combine, and the hex digests hash_md5/hash_sha1/hash_sha256. Also the CRC-32 the gzip
- * encoder needs.
+ * KQL hash functions (see ./README.md): hash/hash_xxhash64 (XXH64, seed 0) and the hex digests
+ * hash_md5/hash_sha1/hash_sha256. Also the CRC-32 the gzip encoder needs. hash_combine and
+ * hash_many are refused (../unsupported.ts): Kusto does not document its mixing step.
  *
  * What gets hashed matches Kusto's documented results: XXH64 reads strings as UTF-8 and datetimes
  * as their .NET tick count (8 bytes, little-endian); the digests hash the value's text form
@@ -164,53 +164,6 @@ function xxhashDef(name: string): ScalarFunction {
   })
 }
 
-/**
- * Combines two 64-bit hashes. Kusto does not document its mixing function, so this uses the
- * 64-bit boost::hash_combine step; results differ from Kusto's (see the module's tests).
- */
-function combine(seed: bigint, h: bigint): bigint {
-  return (seed ^ ((h + 0x9e3779b97f4a7c15n + ((seed << 6n) & MASK64) + (seed >> 2n)) & MASK64)) & MASK64
-}
-
-function combineAll(hashes: readonly bigint[]): bigint {
-  return hashes.slice(1).reduce((acc, h) => combine(acc, h), hashes[0]!)
-}
-
-const hashCombine = defineScalar({
-  name: 'hash_combine',
-  params: ['integer'],
-  min: 2,
-  max: 64,
-  result: 'long',
-  bind: (args) => {
-    const readers = args.map((_, i) => integerReader(args, i))
-    return (values) => {
-      const hs: bigint[] = []
-      for (const r of readers) {
-        const v = r(values)
-        if (v === null) return null
-        hs.push(BigInt.asUintN(64, BigInt(v)))
-      }
-      return asLong(combineAll(hs))
-    }
-  },
-})
-
-const hashMany = defineScalar({
-  name: 'hash_many',
-  params: ['notDynamic'],
-  min: 1,
-  max: 64,
-  result: 'long',
-  bind: (args) => (values) => {
-    const hs = args.map((a, i) => {
-      const v = values[i]
-      return v === null || v === undefined ? 0n : hashValue(a.type, v)
-    })
-    return asLong(combineAll(hs))
-  },
-})
-
 function digestDef(name: string, algorithm: string): ScalarFunction {
   return defineScalar({
     name,
@@ -230,8 +183,6 @@ function digestDef(name: string, algorithm: string): ScalarFunction {
 export const hashFunctions: readonly ScalarFunction[] = [
   xxhashDef('hash'),
   xxhashDef('hash_xxhash64'),
-  hashCombine,
-  hashMany,
   digestDef('hash_md5', 'md5'),
   digestDef('hash_sha1', 'sha1'),
   digestDef('hash_sha256', 'sha256'),

@@ -1090,6 +1090,12 @@ export const seriesFunctions: readonly ScalarFunction[] = [
   elementWise1('series_log', logOrNull(Math.log)),
   elementWise1('series_sign', (x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0)),
   seriesFunction('series_sum', { series: 1, result: 'real', impl: ([xs]) => (xs ? sum(xs.filter(finite)) : null) }),
+  // like series_sum: elements that are not finite numbers are left out
+  seriesFunction('series_product', {
+    series: 1,
+    result: 'real',
+    impl: ([xs]) => (xs ? xs.filter(finite).reduce((p, x) => p * x, 1) : null),
+  }),
   seriesFunction('series_magnitude', {
     series: 1,
     result: 'real',

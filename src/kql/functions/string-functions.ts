@@ -995,6 +995,63 @@ const punycodeToString = defineScalar({
   },
 })
 
+// IDNA's label separators: '.', and the ideographic, fullwidth and halfwidth full stops
+const DOMAIN_DOTS = /[.\u3002\uff0e\uff61]/
+
+/**
+ * punycode_domain_to_string: each label with a non-ASCII character becomes `xn--` + its
+ * punycode, labels are joined by '.'; as the documentation's examples show, no IDNA mapping
+ * (case and spaces are kept), which is why Node's url.domainToASCII() is not used. "" on failure.
+ */
+export function punycodeDomainEncode(domain: string): string {
+  const labels: string[] = []
+  for (const label of domain.split(DOMAIN_DOTS)) {
+    if (!/[^\x00-\x7f]/.test(label)) {
+      labels.push(label)
+      continue
+    }
+    const encoded = punycodeEncode(label)
+    if (encoded === null) return ''
+    labels.push(`xn--${encoded}`)
+  }
+  return labels.join('.')
+}
+
+/** punycode_domain_from_string: each `xn--` label decoded; "" when one is not valid punycode. */
+export function punycodeDomainDecode(encoded: string): string {
+  const labels: string[] = []
+  for (const label of encoded.split('.')) {
+    if (!/^xn--/i.test(label)) {
+      labels.push(label)
+      continue
+    }
+    const decoded = punycodeDecode(label.slice(4))
+    if (decoded === null) return ''
+    labels.push(decoded)
+  }
+  return labels.join('.')
+}
+
+const punycodeDomainToString = defineScalar({
+  name: 'punycode_domain_to_string',
+  params: ['string'],
+  result: 'string',
+  bind: (args) => {
+    const read = textReader(args, 0)
+    return (values) => punycodeDomainEncode(read(values))
+  },
+})
+
+const punycodeDomainFromString = defineScalar({
+  name: 'punycode_domain_from_string',
+  params: ['string'],
+  result: 'string',
+  bind: (args) => {
+    const read = textReader(args, 0)
+    return (values) => punycodeDomainDecode(read(values))
+  },
+})
+
 // ---------------------------------------------------------------------------------------------
 // formatting
 
@@ -1076,5 +1133,7 @@ export const stringFunctions: readonly ScalarFunction[] = [
   regexQuote,
   punycodeFromString,
   punycodeToString,
+  punycodeDomainToString,
+  punycodeDomainFromString,
   formatBytes,
 ]

@@ -29,7 +29,7 @@ const schema: KqlSchema = {
   ],
 }
 
-const DIALECTS: readonly SqlDialectName[] = ['sqlite', 'postgres']
+const DIALECTS: readonly SqlDialectName[] = ['sqlite', 'postgres', 'duckdb']
 
 /** The executable plan as an outline: in-memory node kinds, with each SqlQuery's SQL. */
 function outline(node: PlanNode): string {
@@ -57,6 +57,8 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
         'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?)) AS c0, COUNT(*) AS c1, AVG(t1."value") AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > (? - ?)) AND (t1."sensor" = ?)) GROUP BY (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
       postgres:
         'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint)) AS c0, COUNT(*) AS c1, COALESCE(AVG(t1."value"), \'NaN\'::double precision) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > ($2::bigint - $3::bigint)) AND (t1."sensor" = $4::text)) GROUP BY (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
+      duckdb:
+        'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % $1::BIGINT + $1::BIGINT) % $1::BIGINT)) AS c0, COUNT(*) AS c1, COALESCE(AVG(t1."value"), \'NaN\'::DOUBLE) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > ($2::BIGINT - $3::BIGINT)) AND (t1."sensor" = $4::VARCHAR)) GROUP BY (t1."timestamp" - ((t1."timestamp" % $1::BIGINT + $1::BIGINT) % $1::BIGINT))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
     }
     for (const d of DIALECTS) assert.equal(outline(plan(q, d)), expected[d], d)
     const [pg] = statements(plan(q, 'postgres'))

@@ -442,8 +442,8 @@ class PushDown {
         const withIf = a.name === 'dcountif'
         if (!x || !groupable(x.type) || x.nullIsNaN) return undefined
         if (a.args.length > (withIf ? 3 : 2)) return undefined
-        // an empty string is no value for dcount
-        const value: SqlScalar = x.type === 'string' ? { ...x, sql: `NULLIF(${x.sql}, ${this.cx.bind('string', '')})` } : x
+        // "" is a value for dcount (docs/decisions.md); a stored NULL string reads as "" too
+        const value: SqlScalar = x.type === 'string' ? { ...x, sql: `COALESCE(${x.sql}, ${this.cx.bind('string', '')})` } : x
         const v = valueIf(value, withIf ? 1 : undefined)
         if (v === undefined) return undefined
         return { sql: `COUNT(DISTINCT ${v})`, type: 'long', nullable: false }

@@ -16,7 +16,7 @@ export interface Span {
 // Statements
 // ---------------------------------------------------------------------------------------------
 
-export type Statement = LetStatement | QueryStatement | SetStatement | DeclareParametersStatement
+export type Statement = LetStatement | QueryStatement | SetStatement | DeclareParametersStatement | PatternStatement
 
 export interface LetStatement extends Span {
   readonly kind: 'Let'
@@ -30,10 +30,29 @@ export interface QueryStatement extends Span {
   readonly expr: Expr
 }
 
-/** `set name [= value]`: query options; accepted and ignored. */
+/** `set name [= value]`: query options; the binder reads the ones it knows (query_bin_auto_*). */
 export interface SetStatement extends Span {
   readonly kind: 'Set'
   readonly name: string
+  readonly value?: Expr
+}
+
+/**
+ * `declare pattern Name [= (arg:string, ...)[path:string] { (v, ...).[p] = { tabular }; ... }]`.
+ * `definitions` is undefined for a pattern declared without any.
+ */
+export interface PatternStatement extends Span {
+  readonly kind: 'Pattern'
+  readonly name: string
+  readonly params: readonly string[]
+  readonly pathName?: string
+  readonly definitions?: readonly PatternDefinition[]
+}
+
+export interface PatternDefinition extends Span {
+  readonly args: readonly string[]
+  readonly path?: string
+  readonly body: Expr
 }
 
 /** `declare query_parameters(name:type [= default], ...)`. */
@@ -290,6 +309,8 @@ export type Operator =
 export interface WhereOp extends Span {
   readonly kind: 'Where'
   readonly predicate: Expr
+  /** From a `search` over tables: its `*` terms do not read the `$table` column it adds. */
+  readonly searchSource?: true
 }
 export interface ProjectOp extends Span {
   readonly kind: 'Project'

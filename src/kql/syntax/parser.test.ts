@@ -280,9 +280,9 @@ describe('parser: errors name line, column and what was expected', () => {
     const e = syntaxError('T | fork (take 1)')
     assert.equal(e.kind, 'unsupported')
     assert.match(e.message, /the 'fork' operator is not supported/)
-    const f = syntaxError('search "x"')
+    const f = syntaxError('find "x"')
     assert.equal(f.kind, 'unsupported')
-    assert.match(f.message, /'search' is not supported/)
+    assert.match(f.message, /'find' is not supported/)
   })
 
   it('rejects an empty query', () => {

@@ -6,9 +6,11 @@
  */
 import { KqlError, positionAt } from '../kql-error.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
+import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../unsupported.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
 import type * as A from './ast.js'
 import { Lexer, type Token } from './lexer.js'
+import { COLUMN_TERM_OP, searchToWhere } from './search-predicate.js'
 
 /** Binary operators written as words, with or without a leading `!` (string operators). */
 const WORD_OPERATORS = new Set([
@@ -52,41 +54,6 @@ const BP_ADD = 40
 const BP_MUL = 50
 const BP_UNARY = 60
 
-/** Operators Kusto has and this engine refuses, so the error names them instead of "unexpected". */
-const UNSUPPORTED_OPERATORS = new Set([
-  'fork',
-  'facet',
-  'reduce',
-  'find',
-  'search',
-  'lookup-kind',
-  'make-graph',
-  'graph-match',
-  'graph-merge',
-  'graph-to-table',
-  'graph-shortest-paths',
-  'graph-mark-components',
-  'externaldata',
-  'execute-and-cache',
-  'project-smart',
-  'summarize-tdigest',
-  'assert-schema',
-  'macro-expand',
-  'sql',
-])
-
-/** Source functions that read outside the workspace's tables. */
-const UNSUPPORTED_SOURCES = new Set([
-  'external_table',
-  'materialized_view',
-  'cluster',
-  'database',
-  'contextual_datatable',
-  'graph',
-  'entity_group',
-  'stored_query_result',
-])
-
 const TYPED_LITERALS = new Set([
   'bool',
   'boolean',
@@ -128,6 +95,8 @@ class Parser {
   private readonly buf: Token[] = []
   /** End offset of the last consumed token (for spans). */
   private lastEnd = 0
+  /** While reading a `search` predicate: `Column:"term"` is a column term. */
+  private inSearch = false
 
   constructor(private readonly text: string) {
     this.lexer = new Lexer(text)
@@ -287,9 +256,9 @@ class Parser {
         return this.parseSet()
       }
       if (t.text === 'declare' && this.isIdent('query_parameters', 1)) return this.parseDeclare()
+      if (t.text === 'declare' && this.isIdent('pattern', 1)) return this.parsePattern()
       if (t.text === 'alias' && this.isIdent('database', 1))
         throw this.error(t.start, "'alias database' statements are not supported", 'unsupported')
-      if (t.text === 'pattern' && this.isName(1)) throw this.error(t.start, "'pattern' statements are not supported", 'unsupported')
       if (t.text === 'restrict' && this.isIdent('access', 1))
         throw this.error(t.start, "'restrict access' statements are not supported", 'unsupported')
     }
@@ -402,13 +371,77 @@ class Parser {
     const start = this.advance().start
     let name = this.advance().text
     while (this.acceptPunct('.')) name += '.' + this.expectName('an option name').name
+    let value: A.Expr | undefined
     if (this.acceptPunct('=')) {
       // option values are literals or bare words
       const t = this.peek()
       if (t.kind === 'eof' || (t.kind === 'punct' && t.text === ';')) throw this.expected('an option value')
-      this.parsePrimary()
+      value = this.parsePrimary()
     }
-    return { kind: 'Set', start, end: this.lastEnd, name }
+    return { kind: 'Set', start, end: this.lastEnd, name, ...(value ? { value } : {}) }
+  }
+
+  private parsePattern(): A.PatternStatement {
+    const start = this.advance().start
+    this.advance()
+    const name = this.expectName('the pattern name').name
+    if (!this.acceptPunct('=')) return { kind: 'Pattern', start, end: this.lastEnd, name, params: [] }
+    const stringParam = (what: string): string => {
+      const n = this.expectName(what).name
+      this.expectPunct(':', `after '${n}'`)
+      if (this.parseTypeName() !== 'string') throw this.error(this.lastEnd, 'pattern arguments are strings')
+      return n
+    }
+    this.expectPunct('(', 'to start the pattern arguments')
+    const params: string[] = []
+    for (;;) {
+      params.push(stringParam('an argument name'))
+      if (!this.acceptPunct(',')) break
+    }
+    this.expectPunct(')', 'to close the pattern arguments')
+    let pathName: string | undefined
+    if (this.acceptPunct('[')) {
+      pathName = stringParam('the path name')
+      this.expectPunct(']', 'to close the pattern path')
+    }
+    this.expectPunct('{', 'to start the pattern definitions')
+    const definitions: A.PatternDefinition[] = []
+    const stringValue = (what: string): string => {
+      const t = this.peek()
+      if (t.kind !== 'string') throw this.expected(what)
+      this.advance()
+      return t.text
+    }
+    while (!this.isPunct('}')) {
+      const defStart = this.peek().start
+      this.expectPunct('(', 'to start the argument values')
+      const args: string[] = []
+      for (;;) {
+        args.push(stringValue('a string argument value'))
+        if (!this.acceptPunct(',')) break
+      }
+      this.expectPunct(')', 'to close the argument values')
+      let path: string | undefined
+      if (this.acceptPunct('.')) {
+        // .["value"] reads as a bracket-quoted name; .[ "value" ] as punctuation around a string
+        const t = this.peek()
+        if (t.kind === 'quotedIdent' || t.kind === 'ident') path = this.advance().text
+        else {
+          this.expectPunct('[', "for the path value: .['value']")
+          path = stringValue('a string path value')
+          this.expectPunct(']', 'to close the path value')
+        }
+      }
+      this.expectPunct('=', 'before the pattern body')
+      this.expectPunct('{', 'to start the pattern body')
+      const body = this.parsePipeExpr()
+      this.acceptPunct(';')
+      this.expectPunct('}', 'to close the pattern body')
+      this.expectPunct(';', 'after a pattern definition')
+      definitions.push({ args, ...(path !== undefined ? { path } : {}), body, start: defStart, end: this.lastEnd })
+    }
+    this.expectPunct('}', 'to close the pattern definitions')
+    return { kind: 'Pattern', start, end: this.lastEnd, name, params, ...(pathName ? { pathName } : {}), definitions }
   }
 
   private parseDeclare(): A.DeclareParametersStatement {
@@ -628,6 +661,13 @@ class Parser {
 
   private parsePrimary(): A.Expr {
     const t = this.peek()
+    if (this.inSearch && (t.kind === 'ident' || t.kind === 'quotedIdent') && this.isPunct(':', 1) && this.peek(2).kind === 'string') {
+      this.advance()
+      const colon = this.advance()
+      const value = this.parsePrimary()
+      const left: A.Expr = { kind: 'Name', start: t.start, end: t.end, name: t.text, quoted: t.kind === 'quotedIdent' }
+      return { kind: 'Binary', op: COLUMN_TERM_OP, opStart: colon.start, left, right: value, start: t.start, end: this.lastEnd }
+    }
     switch (t.kind) {
       case 'long':
         this.advance()
@@ -692,14 +732,16 @@ class Parser {
         break
       case 'union':
         return this.parseUnionSource()
-      case 'find':
       case 'search':
+        return this.parseSearchSource()
+      case 'find':
       case 'externaldata':
-        throw this.error(t.start, `'${name}' is not supported`, 'unsupported')
+        throw this.error(t.start, notSupported(`'${name}'`, UNSUPPORTED_OPERATORS.get(name)!), 'unsupported')
       default:
         break
     }
-    if (callFollows && UNSUPPORTED_SOURCES.has(name)) throw this.error(t.start, `'${name}(...)' is not supported`, 'unsupported')
+    if (callFollows && UNSUPPORTED_SOURCES.has(name))
+      throw this.error(t.start, notSupported(`'${name}(...)'`, UNSUPPORTED_SOURCES.get(name)!), 'unsupported')
     if (callFollows && TYPED_LITERALS.has(name)) return this.parseTypedLiteral()
     if (callFollows && name === 'typeof') return this.parseTypeofArgument()
     this.advance()
@@ -974,6 +1016,53 @@ class Parser {
     return { kind: 'Range', start, end: this.lastEnd, column, from, to, step }
   }
 
+  /**
+   * `search [kind=...] [in (T1, T2*)] predicate` after a pipe or as a source. Returns the tables
+   * (undefined when no `in` was written) and the predicate already rewritten as a `where` one.
+   */
+  private parseSearchBody(): { tables: A.Expr[] | undefined; predicate: A.Expr; start: number } {
+    const params = this.parseParams(['kind'])
+    let caseSensitive = false
+    for (const p of params) {
+      if (p.value === 'case_sensitive') caseSensitive = true
+      else if (p.value !== 'case_insensitive' && p.value !== 'default')
+        throw this.error(p.valueStart, 'search kind must be case_sensitive, case_insensitive or default')
+    }
+    let tables: A.Expr[] | undefined
+    if (this.isIdent('in') && this.isPunct('(', 1)) {
+      this.advance()
+      this.advance()
+      tables = this.parseUnionTables()
+      this.expectPunct(')', 'to close the list of tables to search')
+    }
+    const start = this.peek().start
+    const t = this.peek(1)
+    let raw: A.Expr
+    if (this.isPunct('*') && (t.kind === 'eof' || (t.kind === 'punct' && (t.text === '|' || t.text === ';' || t.text === ')')))) {
+      const star = this.advance()
+      raw = { kind: 'Star', start: star.start, end: star.end }
+    } else {
+      this.inSearch = true
+      try {
+        raw = this.parseExpr()
+      } finally {
+        this.inSearch = false
+      }
+    }
+    return { tables, predicate: searchToWhere(raw, caseSensitive), start }
+  }
+
+  /** `search ...` as a source: a union of the listed tables (default: every table and view in scope) with `$table`. */
+  private parseSearchSource(): A.Expr {
+    const start = this.advance().start
+    const body = this.parseSearchBody()
+    const tables = body.tables ?? [{ kind: 'Name', start, end: start, name: '*', quoted: false } satisfies A.NameExpr]
+    const withsource: A.OperatorParam = { name: 'withsource', value: '$table', start, end: start, valueStart: start }
+    const source: A.UnionExpr = { kind: 'Union', start, end: this.lastEnd, params: [withsource], tables }
+    const where: A.WhereOp = { kind: 'Where', predicate: body.predicate, searchSource: true, start: body.start, end: this.lastEnd }
+    return { kind: 'Pipe', source, op: where, start, end: this.lastEnd }
+  }
+
   private parseUnionSource(): A.UnionExpr {
     const start = this.advance().start
     const params = this.parseParams(['kind', 'withsource', 'isfuzzy'])
@@ -1243,6 +1332,11 @@ class Parser {
         const predicate = this.parseExpr()
         return { kind: 'Where', predicate, ...span() }
       }
+      case 'search': {
+        const body = this.parseSearchBody()
+        if (body.tables) throw this.error(start, "search after a pipe searches its input: 'in (tables)' can only start a query")
+        return { kind: 'Where', predicate: body.predicate, ...span() }
+      }
       case 'project': {
         const items = this.parseNamedExprList()
         return { kind: 'Project', items, ...span() }
@@ -1488,7 +1582,8 @@ class Parser {
         return { kind: 'Partition', params, by, subquery, ...span() }
       }
       default:
-        if (UNSUPPORTED_OPERATORS.has(name)) throw this.error(start, `the '${name}' operator is not supported`, 'unsupported')
+        if (UNSUPPORTED_OPERATORS.has(name))
+          throw this.error(start, notSupported(`the '${name}' operator`, UNSUPPORTED_OPERATORS.get(name)!), 'unsupported')
         throw this.error(
           start,
           `unknown tabular operator '${name}': expected where, project, extend, summarize, join, sort, take, top, ...`,

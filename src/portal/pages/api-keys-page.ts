@@ -6,6 +6,8 @@
  * token of the account (administrators: of the workspace) with its status; revoking takes effect on
  * the next API request in every process.
  */
+
+import type { TokenViewer } from '../../domain/access/access-service.js'
 import type { TokenRecord } from '../../domain/access/access-store.js'
 import type { TokenScopes } from '../../domain/access/caller.js'
 import { type ApiRight, apiRightsOf, roleHas } from '../../domain/access/rights.js'
@@ -200,6 +202,11 @@ function fieldOf(message: string): NonNullable<PageState['error']>['field'] {
   return undefined
 }
 
+/** The signed-in account as a token viewer (the visibility rule itself is the access service's). */
+function viewerOf(session: PortalContext['session']): TokenViewer {
+  return { id: session.account.id, canRevokeOthers: roleHas(session.role, 'accounts:manage') }
+}
+
 export function apiKeyRoutes(): PortalRoute[] {
   return [
     definePortalRoute({
@@ -208,10 +215,11 @@ export function apiKeyRoutes(): PortalRoute[] {
       rights: [],
       handler: async (ctx) => {
         const revoked = ctx.query.get('revoked')
-        const token = revoked ? await ctx.deps.services.stores.access.tokenById(revoked) : undefined
-        const visible = token && (token.accountId === ctx.session.account.id || roleHas(ctx.session.role, 'accounts:manage'))
+        const token = revoked
+          ? await ctx.deps.services.access.visibleToken(ctx.session.workspace.id, revoked, viewerOf(ctx.session))
+          : undefined
         const notice =
-          token && visible && token.workspaceId === ctx.session.workspace.id && token.revokedAt !== undefined
+          token && token.revokedAt !== undefined
             ? `Token “${token.name}” was revoked. API calls with it are refused from now on.`
             : undefined
         return render(ctx, { form: emptyForm(apiRightsOf(ctx.session.role)), ...(notice ? { notice } : {}) })
@@ -265,16 +273,14 @@ export function apiKeyRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const { session, deps } = ctx
         const id = ctx.params['id'] ?? ''
-        const before = await deps.services.stores.access.tokenById(id)
-        const mine = before?.accountId === session.account.id || roleHas(session.role, 'accounts:manage')
-        if (before && mine && before.workspaceId === session.workspace.id && before.revokedAt !== undefined) {
+        const before = await deps.services.access.visibleToken(session.workspace.id, id, viewerOf(session))
+        if (before?.revokedAt !== undefined) {
           return { redirect: `/portal/api-keys?revoked=${encodeURIComponent(before.id)}` }
         }
         // revokeToken refuses another account's token unless the role may manage accounts (403).
         const token = await deps.services.access.revokeToken(session.workspace.id, id, {
-          id: session.account.id,
+          ...viewerOf(session),
           name: session.account.name,
-          canRevokeOthers: roleHas(session.role, 'accounts:manage'),
           via: 'portal',
         })
         return { redirect: `/portal/api-keys?revoked=${encodeURIComponent(token.id)}` }

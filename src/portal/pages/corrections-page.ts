@@ -168,7 +168,7 @@ ${pages > 1 ? html`<nav class="pager" aria-label="Pages">${filter.page > 1 ? htm
 
 /** Scope keys that have an activity-log container (every correction writes to its scope's). */
 export async function scopeKeysOf(ctx: PortalContext): Promise<string[]> {
-  const containers = await ctx.deps.services.stores.ledger.containers(ctx.session.workspace.id)
+  const containers = await ctx.deps.services.ledger.containers(ctx.session.workspace.id)
   return containers.flatMap((c) => (c.containerId.startsWith('scope:') ? [c.containerId.slice('scope:'.length)] : [])).sort()
 }
 

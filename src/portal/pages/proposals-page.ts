@@ -127,7 +127,7 @@ export function proposalRoutes(): PortalRoute[] {
       handler: async (ctx) => {
         const decided = ['accepted', 'rejected', 'superseded'].find((k) => ctx.query.has(k))
         if (!decided) return render(ctx)
-        const proposal = await ctx.deps.services.stores.proposals.byId(ctx.session.workspace.id, ctx.query.get(decided) ?? '')
+        const proposal = await ctx.deps.services.proposals.find(ctx.session.workspace.id, ctx.query.get(decided) ?? '')
         if (!proposal || proposal.status !== decided) return render(ctx)
         const text =
           proposal.status === 'accepted'

@@ -10,6 +10,7 @@ import { proposals } from './0005-proposals.js'
 import { portal } from './0006-portal.js'
 import { connectors } from './0007-connectors.js'
 import { corrections } from './0008-corrections.js'
+import { columnar } from './0009-columnar.js'
 import type { Migration } from './migration.js'
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   portal,
   connectors,
   corrections,
+  columnar,
 ]

@@ -37,6 +37,19 @@ const tokenOf = (r: Row): TokenRecord => ({
 const TOKEN_COLUMNS =
   't.id, t.workspace_id, t.account_id, t.name, t.rights, t.scopes, t.created_at, t.expires_at, t.created_by, t.revoked_at, t.revoked_by, t.last_used_at'
 
+/** Token, owner and membership in one read (authentication, and the stream guard's check). */
+const AUTH_SELECT = `SELECT ${TOKEN_COLUMNS}, a.id AS a_id, a.name AS a_name, a.display_name AS a_display_name, a.disabled AS a_disabled,
+                a.created_at AS a_created_at, m.role AS m_role
+           FROM tokens t
+           JOIN accounts a ON a.id = t.account_id
+           LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.account_id = t.account_id`
+
+const authRecordOf = (r: Row): AuthRecord => ({
+  token: tokenOf(r),
+  account: accountOf(r, 'a_'),
+  role: (r['m_role'] ?? undefined) as Role | undefined,
+})
+
 export function createSqlAccessStore(db: SqlDb): AccessStore {
   return {
     async insertWorkspace(w) {
@@ -138,17 +151,21 @@ export function createSqlAccessStore(db: SqlDb): AccessStore {
       await db.run('UPDATE tokens SET last_used_at = ? WHERE id = ?', [at, id])
     },
     async authRecord(tokenId): Promise<AuthRecord | undefined> {
-      const r = await db.get<Row>(
-        `SELECT ${TOKEN_COLUMNS}, a.id AS a_id, a.name AS a_name, a.display_name AS a_display_name, a.disabled AS a_disabled,
-                a.created_at AS a_created_at, m.role AS m_role
-           FROM tokens t
-           JOIN accounts a ON a.id = t.account_id
-           LEFT JOIN memberships m ON m.workspace_id = t.workspace_id AND m.account_id = t.account_id
-          WHERE t.id = ?`,
-        [tokenId],
-      )
-      if (!r) return undefined
-      return { token: tokenOf(r), account: accountOf(r, 'a_'), role: (r['m_role'] ?? undefined) as Role | undefined }
+      const r = await db.get<Row>(`${AUTH_SELECT} WHERE t.id = ?`, [tokenId])
+      return r && authRecordOf(r)
+    },
+    async authRecords(tokenIds) {
+      const out = new Map<string, AuthRecord>()
+      // Bounded IN lists: SQLite allows 32,766 parameters, PostgreSQL 65,535; 500 keeps statements small.
+      for (let i = 0; i < tokenIds.length; i += 500) {
+        const ids = tokenIds.slice(i, i + 500)
+        const rows = await db.all<Row>(`${AUTH_SELECT} WHERE t.id IN (${ids.map(() => '?').join(', ')})`, ids)
+        for (const r of rows) {
+          const record = authRecordOf(r)
+          out.set(record.token.id, record)
+        }
+      }
+      return out
     },
   }
 }

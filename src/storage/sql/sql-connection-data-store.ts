@@ -92,6 +92,9 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         ...params,
         rowId,
       ])
+      // the columnar tier reads a row changed in place from here, not from its segment (docs/design/columnar.md)
+      if (changes === 1)
+        await db.run('INSERT INTO columnar_overlay (sql_name, rowid) VALUES (?, ?) ON CONFLICT DO NOTHING', [table.sqlName, rowId])
       return changes === 1
     },
   }

@@ -78,6 +78,13 @@ export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
       )
       return r && correctionOf(r)
     },
+    async firstScopeOf(workspaceId, entityType, entityId) {
+      const r = await db.get<{ scope_key: string }>(
+        'SELECT scope_key FROM corrections WHERE workspace_id = ? AND entity_type = ? AND entity_id = ? ORDER BY created_at, chain_index LIMIT 1',
+        [workspaceId, entityType, entityId],
+      )
+      return r?.scope_key
+    },
     async chainOf(workspaceId, scopeKey, entityType, entityId) {
       const rows = await db.all<Row>(
         `SELECT ${COLUMNS} FROM corrections WHERE workspace_id = ? AND scope_key = ? AND entity_type = ? AND entity_id = ? ORDER BY chain_index`,

@@ -117,6 +117,29 @@ function headStateOf(container: ContainerRef, r: Row | undefined): HeadState {
 
 const HEAD_SQL = 'SELECT seq, digest, last_ts, range_peaks, checkpoint_size FROM ledger_heads WHERE workspace_id = ? AND container_id = ?'
 
+/**
+ * What the append path reads under the container's lock, in one round trip: the head row (or
+ * nulls), the newest stored checkpoint note and the highest stored record, so the service can check
+ * the head is exactly what it last signed before extending the chain (issue 14 item 1).
+ */
+const APPEND_HEAD_SQL = `SELECT h.seq, h.digest, h.last_ts, h.range_peaks, h.checkpoint_size,
+  (SELECT c.note FROM ledger_checkpoints c WHERE c.workspace_id = ? AND c.container_id = ? ORDER BY c.size DESC, c.id DESC LIMIT 1) AS cp_note,
+  (SELECT r.seq FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ? ORDER BY r.seq DESC LIMIT 1) AS tip_seq,
+  (SELECT r.digest FROM ledger_records r WHERE r.workspace_id = ? AND r.container_id = ? ORDER BY r.seq DESC, r.id DESC LIMIT 1) AS tip_digest
+FROM (SELECT 1 AS one) o LEFT JOIN ledger_heads h ON h.workspace_id = ? AND h.container_id = ?`
+
+function appendHeadStateOf(container: ContainerRef, r: Row | undefined): HeadState {
+  const hasHead = r !== undefined && r['seq'] !== null && r['seq'] !== undefined
+  const base = headStateOf(container, hasHead ? r : undefined)
+  const note = r?.['cp_note']
+  const tipSeq = r?.['tip_seq']
+  return {
+    ...base,
+    newestCheckpointNote: typeof note === 'string' ? note : null,
+    storedTip: tipSeq === null || tipSeq === undefined ? null : { seq: toNumber(tipSeq), digest: bytes(r?.['tip_digest']) },
+  }
+}
+
 /** Records per batch written by one PostgreSQL statement (12 parameters each; the limit is 65,535). */
 const ONE_STATEMENT_RECORDS = 1000
 
@@ -228,7 +251,9 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
     async appendBatch(container, build, sign) {
       if (!db.inTransaction) return db.transaction((tx) => createSqlLedgerStore(tx, backend).appendBatch(container, build, sign))
       await backend.lockContainer(db, container)
-      const before = headStateOf(container, await db.get<Row>(HEAD_SQL, [container.workspaceId, container.containerId]))
+      const w = container.workspaceId
+      const c = container.containerId
+      const before = appendHeadStateOf(container, await db.get<Row>(APPEND_HEAD_SQL, [w, c, w, c, w, c, w, c]))
       const result = build(before)
       const checkpoint = sign?.(result, before) ?? null
       const checkpointSize = checkpoint?.size ?? before.checkpointSize

@@ -5,6 +5,7 @@
  */
 import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import type { Stores } from '../../domain/stores.js'
+import { runInTransaction } from '../../domain/unit-of-work.js'
 import { createPostgresLedgerBackend } from '../postgres/postgres-ledger-backend.js'
 import type { SqlDb } from '../sql-db.js'
 import { createSqliteLedgerBackend } from '../sqlite/sqlite-ledger-backend.js'
@@ -61,7 +62,10 @@ function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStores
     async transaction<T>(fn: (tx: Stores) => Promise<T>): Promise<T> {
       if (pending) return fn(stores)
       const callbacks: (() => void)[] = []
-      const result = await db.transaction((txDb) => fn(bind(txDb, callbacks, options, ledgerBackend)))
+      const result = await db.transaction((txDb) => {
+        const tx = bind(txDb, callbacks, options, ledgerBackend)
+        return runInTransaction(tx, () => fn(tx))
+      })
       for (const callback of callbacks) callback()
       return result
     },

@@ -7,12 +7,43 @@
  * synchronous=NORMAL and the WAL is then fsynced off the event loop (wal-sync.ts), after the mutex
  * is released, so the next transaction commits while this one's fsync is in flight.
  */
+import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { SqlDb } from '../sql-db.js'
 import { createWalSync, type WalSync } from './wal-sync.js'
 
 export interface OpenSqliteOptions {
   readonly readonly?: boolean
+}
+
+/** A database file (or its -wal/-shm) others may read or write: refused at start, as master.key is. */
+export class DatabaseFileModeError extends Error {}
+
+/**
+ * Makes sure the database file is private before SQLite opens it (issue 14 item 9). A new file is
+ * created 0600 here, whatever the umask, and SQLite gives its -wal and -shm files the database
+ * file's mode. An existing file (or -wal/-shm) readable or writable by group or others is refused
+ * with the chmod to run, the same policy as master.key: the database holds password hashes, token
+ * metadata, the activity log and every ingested row.
+ */
+export function ensurePrivateDatabaseFile(file: string): void {
+  if (!existsSync(file)) {
+    try {
+      closeSync(openSync(file, 'wx', 0o600))
+      chmodSync(file, 0o600)
+    } catch (error) {
+      // Another process created it first: it is checked below like any existing file.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (path !== file && !existsSync(path)) continue
+    const mode = statSync(path).mode & 0o777
+    if (mode & 0o077)
+      throw new DatabaseFileModeError(
+        `the database file ${path} is readable or writable by group or others (mode ${mode.toString(8).padStart(4, '0')}); run: chmod 600 ${file}*`,
+      )
+  }
 }
 
 export function openSqliteDatabase(file: string, options: OpenSqliteOptions = {}): Database.Database {

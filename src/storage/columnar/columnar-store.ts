@@ -1,0 +1,361 @@
+/**
+ * @module
+ * The columnar tier's segment store (docs/design/columnar.md): compacts a connection table's rows
+ * into immutable Parquet segment files, keeps their manifest and the compaction watermark in the
+ * main database, and opens DuckDB query sources whose views read the segments plus the
+ * uncompacted tail (and the rows corrected in place) from the row store.
+ *
+ * Crash safety: a segment file is written under a temporary name, fsynced and renamed before the
+ * one transaction that records its manifest row and moves the watermark. A crash before that
+ * commit leaves a file without a manifest row (an orphan, deleted by `removeOrphans()` at start);
+ * after it, the rows are in exactly one segment. The watermark only moves forward, guarded by its
+ * previous value, so two compactors never record the same rows twice.
+ */
+import { randomUUID } from 'node:crypto'
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
+import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
+import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
+import { decodeValue } from '../column-codec.js'
+import { quoteIdent, type SqlDb, toNumber } from '../sql-db.js'
+import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
+import { appendRows, type ColumnarRow, duckdbColumnDefs } from './duckdb-values.js'
+
+export interface Segment {
+  readonly id: string
+  readonly workspaceId: string
+  readonly sqlName: string
+  readonly fileName: string
+  readonly rowCount: number
+  readonly minRowId: number
+  readonly maxRowId: number
+  readonly minTimestamp: bigint | null
+  readonly maxTimestamp: bigint | null
+  readonly columns: readonly KqlColumn[]
+  readonly createdAt: number
+}
+
+export interface CompactionResult {
+  readonly segment: Segment
+  /** Rows above the new watermark still in the row store only (the tail), when known. */
+  readonly tailRows: number
+}
+
+export interface CheckReport {
+  /** Manifest rows whose file is missing. */
+  readonly missing: readonly string[]
+  /** Files no manifest row names (left by a crash between write and commit). */
+  readonly orphans: readonly string[]
+  /** Manifest rows whose file holds another number of rows. */
+  readonly mismatched: readonly string[]
+}
+
+export interface ColumnarStoreOptions {
+  /** Where segment files live: `<dir>/<sqlName>/<segment id>.parquet`. */
+  readonly dir: string
+  /** Rows per compacted segment at most (default 1,000,000). */
+  readonly segmentRows?: number
+  readonly now?: () => number
+}
+
+export interface ColumnarQuerySource extends DuckdbQuerySource {
+  close(): void
+}
+
+export interface ColumnarStore {
+  /** Moves the oldest uncompacted rows (at most segmentRows) into a new segment; undefined when there are none. */
+  compact(table: ConnectionTable): Promise<CompactionResult | undefined>
+  segments(sqlName?: string): Promise<Segment[]>
+  watermark(sqlName: string): Promise<number>
+  /** Compares segment files with the manifest. */
+  check(): Promise<CheckReport>
+  /** Deletes files no manifest row names (only those at least minAgeMs old); returns their paths. */
+  removeOrphans(minAgeMs?: number): Promise<string[]>
+  /** A DuckDB source over these tables: views of their names read segments + tail + overlay. */
+  openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource>
+}
+
+type Row = Record<string, unknown>
+
+const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
+const tempName = (id: string): string => `.${id}.parquet.tmp`
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function segmentOf(r: Row): Segment {
+  const optionalBig = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint | string))
+  return {
+    id: String(r['id']),
+    workspaceId: String(r['workspace_id']),
+    sqlName: String(r['sql_name']),
+    fileName: String(r['file_name']),
+    rowCount: toNumber(r['row_count']),
+    minRowId: toNumber(r['min_rowid']),
+    maxRowId: toNumber(r['max_rowid']),
+    minTimestamp: optionalBig(r['min_timestamp']),
+    maxTimestamp: optionalBig(r['max_timestamp']),
+    columns: JSON.parse(String(r['columns'])) as KqlColumn[],
+    createdAt: toNumber(r['created_at']),
+  }
+}
+
+export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: ColumnarStoreOptions): ColumnarStore {
+  const segmentRows = options.segmentRows ?? 1_000_000
+  const now = options.now ?? Date.now
+  const tableDir = (sqlName: string): string => join(options.dir, sqlName)
+
+  async function watermark(sqlName: string): Promise<number> {
+    const r = await db.get<Row>('SELECT last_rowid FROM columnar_watermarks WHERE sql_name = ?', [sqlName])
+    return r ? toNumber(r['last_rowid']) : 0
+  }
+
+  /** Row-store rows as the columnar tier moves them (64-bit values exact). */
+  async function readRows(table: ConnectionTable, where: string, params: readonly unknown[]): Promise<ColumnarRow[]> {
+    const list = ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))].join(', ')
+    const rows = await db.all<Row>(`SELECT ${list} FROM ${quoteIdent(table.sqlName)} WHERE ${where}`, params, { exactIntegers: true })
+    return rows.map((r) => ({
+      rowId: BigInt(r['_rowid'] as number | bigint),
+      ingestedAt: r['_ingested_at'] === null || r['_ingested_at'] === undefined ? null : BigInt(r['_ingested_at'] as number | bigint),
+      values: table.columns.map((c) => decodeValue(c.type, r[c.name])),
+    }))
+  }
+
+  async function stage(connection: DuckDBConnection, name: string, columns: readonly KqlColumn[], rows: readonly ColumnarRow[]) {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdent(name)} (${duckdbColumnDefs(columns)})`)
+    await appendRows(connection, name, columns, rows)
+  }
+
+  async function compact(table: ConnectionTable): Promise<CompactionResult | undefined> {
+    const from = await watermark(table.sqlName)
+    const rows = await readRows(table, '_rowid > ? ORDER BY _rowid LIMIT ?', [from, segmentRows])
+    if (rows.length === 0) return undefined
+    const id = randomUUID()
+    const dir = tableDir(table.sqlName)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const temp = join(dir, tempName(id))
+    const fileName = `${id}.parquet`
+    const hasTimestamp = table.columns.some((c) => c.name === 'timestamp' && c.type === 'datetime')
+    const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
+    const connection = await duck.connect()
+    let stats: { min: bigint | null; max: bigint | null } = { min: null, max: null }
+    try {
+      const staging = `compact_${id.replace(/-/g, '')}`
+      await stage(connection, staging, columns, rows)
+      const order = hasTimestamp ? '"timestamp", "_rowid"' : '"_rowid"'
+      await connection.run(
+        `COPY (SELECT * FROM ${quoteIdent(staging)} ORDER BY ${order}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+      )
+      if (hasTimestamp) {
+        const r = (await connection.runAndReadAll(`SELECT min("timestamp"), max("timestamp") FROM ${quoteIdent(staging)}`)).getRows()[0]
+        stats = { min: (r?.[0] as bigint | null) ?? null, max: (r?.[1] as bigint | null) ?? null }
+      }
+      await connection.run(`DROP TABLE ${quoteIdent(staging)}`)
+    } finally {
+      connection.closeSync()
+    }
+    failpoint('columnar-mid-segment')
+    fsyncPath(temp)
+    renameSync(temp, join(dir, fileName))
+    fsyncPath(dir)
+    const segment: Segment = {
+      id,
+      workspaceId: table.workspaceId,
+      sqlName: table.sqlName,
+      fileName,
+      rowCount: rows.length,
+      minRowId: Number(rows[0]!.rowId),
+      maxRowId: Number(rows[rows.length - 1]!.rowId),
+      minTimestamp: stats.min,
+      maxTimestamp: stats.max,
+      columns,
+      createdAt: now(),
+    }
+    const recorded = await db.transaction(async (tx) => {
+      const moved =
+        from === 0
+          ? (
+              await tx.run(
+                'INSERT INTO columnar_watermarks (sql_name, workspace_id, last_rowid, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+                [table.sqlName, table.workspaceId, segment.maxRowId, segment.createdAt],
+              )
+            ).changes
+          : (
+              await tx.run('UPDATE columnar_watermarks SET last_rowid = ?, updated_at = ? WHERE sql_name = ? AND last_rowid = ?', [
+                segment.maxRowId,
+                segment.createdAt,
+                table.sqlName,
+                from,
+              ])
+            ).changes
+      // another compactor moved the watermark first: its segment holds these rows
+      if (moved !== 1) return false
+      await tx.run(
+        `INSERT INTO columnar_segments (id, workspace_id, sql_name, file_name, row_count, min_rowid, max_rowid, min_timestamp, max_timestamp, columns, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          id,
+          segment.workspaceId,
+          segment.sqlName,
+          fileName,
+          segment.rowCount,
+          segment.minRowId,
+          segment.maxRowId,
+          db.dialect === 'postgres' && segment.minTimestamp !== null ? String(segment.minTimestamp) : segment.minTimestamp,
+          db.dialect === 'postgres' && segment.maxTimestamp !== null ? String(segment.maxTimestamp) : segment.maxTimestamp,
+          JSON.stringify(columns),
+          segment.createdAt,
+        ],
+      )
+      failpoint('columnar-mid-manifest')
+      return true
+    })
+    if (!recorded) {
+      rmSync(join(dir, fileName), { force: true })
+      return undefined
+    }
+    const tail = await db.get<Row>(`SELECT COUNT(*) AS n FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ?`, [segment.maxRowId])
+    return { segment, tailRows: toNumber(tail?.['n'] ?? 0) }
+  }
+
+  async function segments(sqlName?: string): Promise<Segment[]> {
+    const rows =
+      sqlName === undefined
+        ? await db.all<Row>('SELECT * FROM columnar_segments ORDER BY sql_name, min_rowid', [], { exactIntegers: true })
+        : await db.all<Row>('SELECT * FROM columnar_segments WHERE sql_name = ? ORDER BY min_rowid', [sqlName], { exactIntegers: true })
+    return rows.map(segmentOf)
+  }
+
+  /** Every file under the segments directory, as `<sqlName>/<file>`. */
+  function files(): string[] {
+    if (!existsSync(options.dir)) return []
+    return readdirSync(options.dir)
+      .filter((d) => statSync(join(options.dir, d)).isDirectory())
+      .flatMap((d) => readdirSync(join(options.dir, d)).map((f) => `${d}/${f}`))
+  }
+
+  async function check(): Promise<CheckReport> {
+    const all = await segments()
+    const known = new Set(all.map((s) => `${s.sqlName}/${s.fileName}`))
+    const missing = all.filter((s) => !existsSync(join(tableDir(s.sqlName), s.fileName))).map((s) => `${s.sqlName}/${s.fileName}`)
+    const orphans = files().filter((f) => !known.has(f))
+    const mismatched: string[] = []
+    const connection = await duck.connect()
+    try {
+      for (const s of all) {
+        const path = join(tableDir(s.sqlName), s.fileName)
+        if (!existsSync(path)) continue
+        const r = (await connection.runAndReadAll(`SELECT count(*) FROM read_parquet(${sqlString(path)})`)).getRows()[0]
+        if (Number(r?.[0]) !== s.rowCount) mismatched.push(`${s.sqlName}/${s.fileName}`)
+      }
+    } finally {
+      connection.closeSync()
+    }
+    return { missing, orphans, mismatched }
+  }
+
+  async function removeOrphans(minAgeMs = 0): Promise<string[]> {
+    const { orphans } = await check()
+    // a file younger than minAgeMs may be a running compactor's segment, not yet recorded
+    const old = orphans.filter((f) => minAgeMs === 0 || Date.now() - statSync(join(options.dir, f)).mtimeMs >= minAgeMs)
+    for (const f of old) rmSync(join(options.dir, f), { force: true })
+    return old.map((f) => join(options.dir, f))
+  }
+
+  async function openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource> {
+    const connection = await duck.connect()
+    try {
+      for (const table of tables) await defineView(connection, table)
+    } catch (error) {
+      connection.closeSync()
+      throw error
+    }
+    const source = createDuckdbQuerySource(connection)
+    let inFlight = 0
+    let closed = false
+    return {
+      async query(sql, params, columns) {
+        if (closed) throw new Error('the query was stopped')
+        inFlight++
+        try {
+          return await source.query(sql, params, columns)
+        } finally {
+          inFlight--
+        }
+      },
+      interrupt: () => source.interrupt(),
+      close() {
+        closed = true
+        // an interrupt sent before a statement starts is lost: repeat it until none runs, then disconnect
+        const finish = (): void => {
+          if (inFlight === 0) {
+            connection.closeSync()
+            return
+          }
+          source.interrupt()
+          setTimeout(finish, 100).unref()
+        }
+        finish()
+      },
+    }
+  }
+
+  /**
+   * The view a query reads as the table: segment rows not corrected since, the corrected rows and
+   * the tail from the row store. Columns a segment lacks (added later) read as NULL, or "" for strings.
+   */
+  async function defineView(connection: DuckDBConnection, table: ConnectionTable): Promise<void> {
+    // one consistent picture: the watermark, the manifest and the overlay in one read transaction
+    const { mark, list, overlay } = await db.transaction(async (tx) => {
+      const w = await tx.get<Row>('SELECT last_rowid FROM columnar_watermarks WHERE sql_name = ?', [table.sqlName])
+      const l = await tx.all<Row>('SELECT * FROM columnar_segments WHERE sql_name = ? ORDER BY min_rowid', [table.sqlName], {
+        exactIntegers: true,
+      })
+      const o = await tx.all<Row>('SELECT rowid FROM columnar_overlay WHERE sql_name = ?', [table.sqlName])
+      return { mark: w ? toNumber(w['last_rowid']) : 0, list: l.map(segmentOf), overlay: o.map((r) => toNumber(r['rowid'])) }
+    })
+    const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
+    const tail = `${table.sqlName}__tail`
+    const corrected = overlay.filter((id) => id <= mark)
+    const rows = await readRows(
+      table,
+      corrected.length > 0 ? `_rowid > ? OR _rowid IN (SELECT rowid FROM columnar_overlay WHERE sql_name = ?)` : '_rowid > ?',
+      corrected.length > 0 ? [mark, table.sqlName] : [mark],
+    )
+    await stage(connection, tail, columns, rows)
+    // a column no segment has (added after they were written) is NULL there
+    const inSegments = new Set(list.flatMap((s) => s.columns.map((c) => c.name)))
+    const select = (source: string, where: string, fromSegments: boolean): string =>
+      `SELECT "_rowid", "_ingested_at", ${columns
+        .map((c) => {
+          const v = `CAST(${fromSegments && !inSegments.has(c.name) ? 'NULL' : quoteIdent(c.name)} AS ${DUCKDB_TYPES[c.type]})`
+          return `${c.type === 'string' ? `COALESCE(${v}, '')` : v} AS ${quoteIdent(c.name)}`
+        })
+        .join(', ')} FROM ${source}${where}`
+    const parts = [select(quoteIdent(tail), '', false)]
+    if (list.length > 0) {
+      const paths = list.map((s) => sqlString(join(tableDir(s.sqlName), s.fileName))).join(', ')
+      const excluded = corrected.length > 0 ? ` WHERE "_rowid" NOT IN (SELECT "_rowid" FROM ${quoteIdent(tail)})` : ''
+      parts.unshift(select(`read_parquet([${paths}], union_by_name = true)`, excluded, true))
+    }
+    await connection.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(table.sqlName)} AS ${parts.join(' UNION ALL ')}`)
+  }
+
+  return { compact, segments, watermark, check, removeOrphans, openQuerySource }
+}
+
+/**
+ * Crash-suite failpoints: `PROVENANT_FAILPOINT=<name>` kills the process (SIGKILL, no clean-up)
+ * when compaction reaches that point: `columnar-mid-segment` (file written, not renamed or
+ * recorded), `columnar-mid-manifest` (inside the manifest transaction, before commit).
+ */
+function failpoint(name: string): void {
+  if (process.env['PROVENANT_FAILPOINT'] === name) process.kill(process.pid, 'SIGKILL')
+}

@@ -1,0 +1,133 @@
+/**
+ * Crash safety of the columnar tier's compactor (issue 16 item 4; docs/design/columnar.md): a
+ * compactor process is killed with SIGKILL mid-segment (file written, not renamed or recorded) and
+ * mid-manifest (inside the manifest transaction, before commit), on each backend. After the kills
+ * the manifest and watermark are unchanged, the leftover files are found as orphans and removed,
+ * and once compaction completes every row is counted exactly once.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { DuckDBInstance } from '@duckdb/node-api'
+import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
+import { compileQuery, toWireRows } from '../../src/kql/index.js'
+import { columnDdlType } from '../../src/storage/column-types.js'
+import { createColumnarStore } from '../../src/storage/columnar/columnar-store.js'
+import { migrate } from '../../src/storage/migrate.js'
+import { MIGRATIONS } from '../../src/storage/migrations/index.js'
+import { createPgPool, createPostgresDb } from '../../src/storage/postgres/postgres-db.js'
+import { quoteIdent, type SqlDb } from '../../src/storage/sql-db.js'
+import { createSqliteDb, openSqliteDatabase } from '../../src/storage/sqlite/sqlite-db.js'
+import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
+
+const CHILD = fileURLToPath(new URL('../support/columnar-compact-child.ts', import.meta.url))
+const ROWS = 500
+const TABLE: ConnectionTable = {
+  workspaceId: 'w1',
+  lookup: 'readings',
+  sqlName: 'data_w1_crash',
+  columns: [
+    { name: 'timestamp', type: 'datetime' },
+    { name: 'sensor', type: 'string' },
+  ] as ConnectionTable['columns'],
+}
+
+function runChild(target: string, dir: string, failpoint?: string): Promise<{ signal: NodeJS.Signals | null; code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, target, dir, JSON.stringify(TABLE)], {
+      env: { ...process.env, ...(failpoint ? { PROVENANT_FAILPOINT: failpoint } : {}) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    child.on('error', reject)
+    child.on('exit', (code, signal) => resolve({ code, signal }))
+  })
+}
+
+for (const backend of BACKENDS) {
+  describe(`columnar compactor killed with SIGKILL on ${backend}`, () => {
+    let dir: string
+    let db: SqlDb
+    let target: string
+    let database: TestDatabase | undefined
+    let duck: DuckDBInstance
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'provenant-columnar-crash-'))
+      if (backend === 'sqlite') {
+        target = join(dir, 'provenant.db')
+        db = createSqliteDb(openSqliteDatabase(target))
+      } else {
+        database = await createTestDatabase()
+        target = database.url
+        db = createPostgresDb(createPgPool(target))
+      }
+      await migrate(db, MIGRATIONS)
+      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      await db.exec(
+        `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
+      )
+      await db.transaction(async (tx) => {
+        for (let i = 1; i <= ROWS; i++)
+          await tx.run(`INSERT INTO ${quoteIdent(TABLE.sqlName)} VALUES (?, ?, ?, ?)`, [
+            i,
+            1,
+            17_000_000_000_000_000 + ((i * 37) % ROWS) * 10_000_000,
+            `s${i % 7}`,
+          ])
+      })
+      duck = await DuckDBInstance.create(':memory:', { threads: '1' })
+    })
+
+    after(async () => {
+      duck.closeSync()
+      await db.close()
+      await database?.drop()
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('a kill mid-segment or mid-manifest records nothing; orphans are removed; every row is then counted once', async () => {
+      const segmentsDir = join(dir, 'segments')
+      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200 })
+      for (const failpoint of ['columnar-mid-segment', 'columnar-mid-manifest']) {
+        const exit = await runChild(target, segmentsDir, failpoint)
+        assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the compactor was killed (exit ${exit.code})`)
+        assert.equal(await store.watermark(TABLE.sqlName), 0, `${failpoint}: the watermark did not move`)
+        assert.deepEqual(await store.segments(), [], `${failpoint}: no manifest row`)
+      }
+      const tableDir = join(segmentsDir, TABLE.sqlName)
+      assert.equal(readdirSync(tableDir).length, 2, 'a temporary file (mid-segment) and an unrecorded segment (mid-manifest) were left')
+      const report = await store.check()
+      assert.equal(report.orphans.length, 2)
+      const removed = await store.removeOrphans()
+      assert.ok(removed.every((f) => !existsSync(f)))
+
+      // a complete compaction by a process that is not killed, then the rest in-process
+      const exit = await runChild(target, segmentsDir)
+      assert.equal(exit.code, 0)
+      while (await store.compact(TABLE)) {}
+      assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
+      assert.equal(await store.watermark(TABLE.sqlName), ROWS)
+
+      const source = await store.openQuerySource([TABLE])
+      try {
+        const schema = {
+          tables: [
+            { name: 'T', columns: TABLE.columns, hiddenColumns: [{ name: '_rowid', type: 'long' as const }], sqlName: TABLE.sqlName },
+          ],
+        }
+        const r = toWireRows(
+          await compileQuery('T | summarize n = count(), d = dcount(_rowid), lo = min(_rowid), hi = max(_rowid)', schema, {
+            dialect: 'duckdb',
+          }).execute(source, { now: 0n, rowCap: 10 }),
+        )
+        assert.deepEqual(r.results, [{ n: ROWS, d: ROWS, lo: 1, hi: ROWS }])
+      } finally {
+        source.close()
+      }
+    })
+  })
+}
