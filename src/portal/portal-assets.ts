@@ -102,7 +102,7 @@ button.small { padding: .2rem .7rem; font-size: .9rem; }
 .badge.expired { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
 .badge.revoked { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
 .chips { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .3rem 0 0; }
-.chips li { background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.chips li { white-space: nowrap; background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 details summary { cursor: pointer; color: var(--brand); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
 dl.facts dt { font-weight: 600; }
