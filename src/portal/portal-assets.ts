@@ -191,6 +191,10 @@ a.secondary-link:hover { background: #eef3f9; color: var(--brand-dark); }
 .verdict-fields dt { white-space: nowrap; }
 pre.details-json { margin: .4rem 0; font-size: .8rem; max-width: 40rem; white-space: pre-wrap; word-break: break-word; }
 td details summary { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--ink); word-break: break-all; }
+/* Activity log: the Action column wraps (long action names of API calls), Details keeps room to read */
+table.activity-records td.action { overflow-wrap: break-word; min-width: 6rem; max-width: 12rem; }
+table.activity-records td.details { min-width: 16rem; width: 40%; }
+table.activity-records th.mono { font-size: .8rem; }
 .pager { display: flex; gap: 1.5rem; align-items: center; margin: 1rem 0; }
 .api-help { max-width: 60rem; margin-top: 2rem; }
 .api-help p { margin: .4rem 0; }
