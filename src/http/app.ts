@@ -7,6 +7,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
 import type { ApiServices } from '../domain/services.js'
+import { stringifyExact } from '../shared/exact-json.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
 import { buildOpenApiDocument } from './openapi.js'
 import { registerCallRecording } from './plugins/record-call.js'
@@ -86,6 +87,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
 
+  // Query results may hold exact 64-bit longs (bigints): written as JSON numbers with every digit
+  app.setReplySerializer((payload) => stringifyExact(payload))
+
   // Closing closes idle keep-alive connections once, when it starts; a connection whose response
   // was finishing at that moment turned idle a moment later and held the close up until the
   // keep-alive timeout (72 s). Keep closing idle ones until the server has closed.
@@ -106,9 +110,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      done(null, parseJsonBody(body as Buffer))
+      const exactIntegers = (request.routeOptions.config as { exactIntegers?: boolean } | undefined)?.exactIntegers === true
+      done(null, parseJsonBody(body as Buffer, { exactIntegers }))
     } catch (error) {
       done(error as Error)
     }

@@ -53,6 +53,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   readonly rawBody?: { readonly contentTypes: readonly string[]; readonly schema: z.ZodType; readonly description: string }
   /** Body size limit in bytes (default 1 MiB). */
   readonly bodyLimit?: number
+  /**
+   * JSON integers beyond ±2^53 that fit 64 bits arrive as bigints instead of a 400 (ingest of
+   * exact KQL longs); other routes keep refusing numbers JavaScript would round.
+   */
+  readonly exactIntegers?: boolean
   readonly responses: Readonly<Record<number, ResponseSpec>>
   /** Returns the JSON body of a 200 (or sends the reply itself and returns the reply). */
   readonly handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>
@@ -122,6 +127,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]
       method: route.method,
       url: route.path,
       bodyLimit: route.bodyLimit ?? 1024 * 1024,
+      config: { exactIntegers: route.exactIntegers === true },
       handler: async (request, reply) => {
         const caller = request.caller
         if (!caller) throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')

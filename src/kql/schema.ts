@@ -24,6 +24,11 @@ export interface KqlTable {
   readonly sqlName: string
   /** Physical column name per KQL column name, when they differ. */
   readonly sqlColumns?: Readonly<Record<string, string>>
+  /**
+   * Per KQL column name: the physical integer times this factor is the engine's value. A datetime
+   * stored as milliseconds since the epoch has 10,000 (ticks per millisecond): `_ingested_at`.
+   */
+  readonly sqlScale?: Readonly<Record<string, number>>
 }
 
 export interface KqlSchema {

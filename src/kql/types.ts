@@ -9,7 +9,7 @@
  * |-----------|-------------------------------------------------|---------------------------|
  * | bool      | boolean                                         | null                      |
  * | int       | number (integral, int32 range)                  | null                      |
- * | long      | number (integral; exact up to 2^53)             | null                      |
+ * | long      | number if a safe integer, else bigint (long.ts) | null                      |
  * | real      | number (NaN and ±Infinity allowed)              | null                      |
  * | decimal   | number (computed as real, reported as decimal)  | null                      |
  * | string    | string                                          | never: "" is the empty value |

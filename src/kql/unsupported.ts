@@ -18,7 +18,6 @@ export const UNSUPPORTED_FUNCTIONS: ReadonlyMap<string, string> = new Map([
   ['external_table', OUTSIDE_WORKSPACE],
   ['materialized_view', OUTSIDE_WORKSPACE],
   ['stored_query_result', OUTSIDE_WORKSPACE],
-  ['ingestion_time', 'a workspace row keeps no ingestion time a query may read (internal columns stay hidden)'],
   ['extent_id', NO_CLUSTER],
   ['extent_tags', NO_CLUSTER],
   ['cursor_after', NO_CLUSTER],

@@ -343,6 +343,9 @@ export function toWireValue(type: KqlType, value: KqlValue): unknown {
       return typeof value === 'number' && !Number.isFinite(value) ? nonFinite(value) : value
     case 'dynamic':
       return dynamicToWire(value as DynamicValue)
+    case 'long':
+      // the canonical long (a bigint beyond 2^53): JSON writers print it with every digit (stringifyExact)
+      return value
     default:
       return typeof value === 'bigint' ? Number(value) : value
   }

@@ -4,11 +4,13 @@
  * content). Cells are single-line and cut at a width, so one long value cannot drown the rest.
  */
 
+import { stringifyExact } from '../shared/exact-json.js'
+
 /** Longest cell shown in the text table (the structured content keeps the full value). */
 export const MAX_CELL = 80
 
 function cell(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value)
+  const text = value === null || value === undefined ? '' : typeof value === 'string' ? value : stringifyExact(value)
   const flat = text.replace(/\r?\n|\r/g, '⏎').replace(/\|/g, '\\|')
   return flat.length > MAX_CELL ? `${flat.slice(0, MAX_CELL - 1)}…` : flat
 }

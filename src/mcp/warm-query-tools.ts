@@ -44,7 +44,9 @@ const runOutput = z.object({
   columns: z.array(column),
   rows: z
     .array(z.record(z.string(), z.unknown()))
-    .describe('Result rows keyed by column name: datetimes ISO 8601 UTC, timespans [d.]hh:mm:ss, dynamic values as JSON.'),
+    .describe(
+      'Result rows keyed by column name: datetimes ISO 8601 UTC, timespans [d.]hh:mm:ss, dynamic values as JSON; a long beyond ±2^53 as a string of its exact digits.',
+    ),
   rowCount: z.number().int().describe('Rows returned here.'),
   truncated: z.boolean().describe('True when the result had more rows than were returned.'),
   approvedBy: z.string(),
@@ -59,9 +61,23 @@ const maxRows = z
   .default(DEFAULT_MAX_ROWS)
   .describe(`Rows to return, 1-${MAX_ROWS} (default ${DEFAULT_MAX_ROWS}). Prefer aggregating in KQL over fetching many rows.`)
 
+/**
+ * The MCP SDK writes JSON-RPC with JSON.stringify, which has no exact form for a 64-bit integer:
+ * a long beyond ±2^53 (a bigint, src/kql/README.md) travels as the string of its digits.
+ */
+function exactLongsAsText(row: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(row)) {
+    if (typeof value !== 'bigint') continue
+    out ??= { ...row }
+    out[key] = value.toString()
+  }
+  return out ?? (row as Record<string, unknown>)
+}
+
 /** Cuts a run to `limit` rows and renders it for the model. */
 export function presentRun(response: QueryResponse, limit: number): { structured: z.output<typeof runOutput>; text: string } {
-  const rows = response.results.slice(0, limit)
+  const rows = response.results.slice(0, limit).map(exactLongsAsText)
   const truncated = response.truncated || response.results.length > limit
   const structured = {
     ...(response.lookup !== undefined ? { lookup: response.lookup } : {}),

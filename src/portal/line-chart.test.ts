@@ -6,6 +6,16 @@ import { chartDataOf, niceTicks, renderLineChart } from './line-chart.js'
 const cols = (...pairs: [string, string][]) => pairs.map(([name, type]) => ({ name, type }))
 
 describe('line chart', () => {
+  it('plots a long beyond 2^53 (a bigint in the result) at its nearest double', () => {
+    const rows = [
+      { timestamp: '2026-01-01T00:00:00Z', n: 2n ** 60n },
+      { timestamp: '2026-01-01T01:00:00Z', n: 5 },
+    ]
+    assert.deepEqual(chartDataOf(cols(['timestamp', 'datetime'], ['n', 'long']), rows)?.series[0]?.points, [
+      { t: Date.parse('2026-01-01T00:00:00Z'), y: 2 ** 60 },
+      { t: Date.parse('2026-01-01T01:00:00Z'), y: 5 },
+    ])
+  })
   it('needs a timestamp datetime column and a numeric column', () => {
     const rows = [
       { timestamp: '2026-01-01T00:00:00Z', v: 1 },

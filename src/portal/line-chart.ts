@@ -33,7 +33,13 @@ const MAX_SERIES = 8
 export const SERIES_COLOURS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#B8860B', '#6A3D9A', '#000000', '#8B4513'] as const
 
 function numberOf(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN
+  // a long beyond 2^53 is a bigint (src/kql/README.md); a chart only needs its nearest double
+  const n =
+    typeof value === 'number' || typeof value === 'bigint'
+      ? Number(value)
+      : typeof value === 'string' && value.trim() !== ''
+        ? Number(value)
+        : Number.NaN
   return Number.isFinite(n) ? n : undefined
 }
 

@@ -28,7 +28,19 @@ export interface JsonObject {
 export interface StrictJsonOptions {
   /** Deepest allowed nesting of arrays and objects; the top-level container is depth 1. Default 64. */
   readonly maxDepth?: number
+  /**
+   * An integer beyond ±(2^53 − 1) that fits a signed 64-bit integer becomes a bigint instead of an
+   * `inexact-number` error (exact KQL longs on ingest). Off by default: other bodies are hashed as
+   * plain JSON.
+   */
+  readonly exactIntegers?: boolean
 }
+
+/** What parseStrictJson returns with `exactIntegers`: JsonValue where integers may be bigints. */
+export type ExactJsonValue = null | boolean | number | bigint | string | ExactJsonValue[] | { [key: string]: ExactJsonValue }
+
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
 
 /** What went wrong, for callers that branch on it; the message is what a person reads. */
 export type StrictJsonErrorCode =
@@ -62,12 +74,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
  * Parses `input` (a string, or UTF-8 bytes as a Buffer/Uint8Array) and returns the value.
  * Throws StrictJsonError for anything that is not strict JSON; never returns a partial value.
  */
-export function parseStrictJson(input: string | Uint8Array, options?: StrictJsonOptions): JsonValue {
+export function parseStrictJson(input: string | Uint8Array, options: StrictJsonOptions & { exactIntegers: true }): ExactJsonValue
+export function parseStrictJson(input: string | Uint8Array, options?: StrictJsonOptions): JsonValue
+export function parseStrictJson(input: string | Uint8Array, options?: StrictJsonOptions): JsonValue | ExactJsonValue {
   const text = typeof input === 'string' ? input : decodeUtf8(input)
   src = text
   pos = 0
   depth = 0
   maxDepth = options?.maxDepth ?? DEFAULT_MAX_DEPTH
+  exactIntegers = options?.exactIntegers === true
   try {
     if (text.charCodeAt(0) === 0xfeff) {
       fail('syntax', 'a byte-order mark (U+FEFF) at position 0 is not allowed; send plain UTF-8', 0)
@@ -90,6 +105,7 @@ let src = ''
 let pos = 0
 let depth = 0
 let maxDepth = DEFAULT_MAX_DEPTH
+let exactIntegers = false
 
 function fail(code: StrictJsonErrorCode, message: string, at: number): never {
   throw new StrictJsonError(code, message, at)
@@ -142,7 +158,7 @@ function skipWhitespace(): void {
   while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = src.charCodeAt(++pos)
 }
 
-function parseValue(): JsonValue {
+function parseValue(): ExactJsonValue {
   const c = src.charCodeAt(pos)
   switch (c) {
     case 0x7b: // {
@@ -179,10 +195,10 @@ function enter(at: number): void {
   }
 }
 
-function parseObject(): JsonObject {
+function parseObject(): { [key: string]: ExactJsonValue } {
   enter(pos)
   pos++ // {
-  const obj: JsonObject = {}
+  const obj: { [key: string]: ExactJsonValue } = {}
   skipWhitespace()
   if (src.charCodeAt(pos) === 0x7d) {
     pos++
@@ -222,10 +238,10 @@ function parseObject(): JsonObject {
   }
 }
 
-function parseArray(): JsonValue[] {
+function parseArray(): ExactJsonValue[] {
   enter(pos)
   pos++ // [
-  const arr: JsonValue[] = []
+  const arr: ExactJsonValue[] = []
   skipWhitespace()
   if (src.charCodeAt(pos) === 0x5d) {
     pos++
@@ -437,7 +453,7 @@ function readHex4(at: number): number {
 /** Smallest positive normal double: below it precision drops, so the fast path does not apply. */
 const MIN_NORMAL = 2.2250738585072014e-308
 
-function parseNumber(): number {
+function parseNumber(): number | bigint {
   const start = pos
   let i = pos
   let c = src.charCodeAt(i)
@@ -489,6 +505,10 @@ function parseNumber(): number {
   const n = Number(text)
   if (isInteger) {
     if (n <= Number.MAX_SAFE_INTEGER && n >= -Number.MAX_SAFE_INTEGER) return n
+    if (exactIntegers) {
+      const big = BigInt(text)
+      if (big >= INT64_MIN && big <= INT64_MAX) return big
+    }
   } else if (n !== 0 && Math.abs(n) >= MIN_NORMAL && Number.isFinite(n) && significantDigits(text) <= 15) {
     // Any decimal with at most 15 significant digits survives decimal -> double -> shortest
     // decimal unchanged while the double is normal (DBL_DIG = 15).

@@ -4,7 +4,8 @@
  * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
-import type { KqlType, KqlValue } from '../kql/index.js'
+import { type KqlType, type KqlValue, longFrom } from '../kql/index.js'
+import { stringifyExact } from '../shared/exact-json.js'
 import type { Dialect } from './sql-db.js'
 
 export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {
@@ -16,12 +17,17 @@ export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): u
     case 'timespan':
       return dialect === 'sqlite' ? BigInt(value as bigint) : String(value)
     case 'dynamic':
-      return JSON.stringify(value)
+      // an ingested integer beyond 2^53 keeps its digits in the stored JSON text
+      return stringifyExact(value)
+    case 'long':
+      return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
     case 'real':
     case 'decimal':
-      // SQLite has no NaN (it would store NULL); PostgreSQL takes the text forms.
-      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value))
-        return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'
+      // PostgreSQL takes the text forms. SQLite has no NaN (a bound NaN is stored as NULL): it is
+      // stored as the text 'NaN' (a REAL column keeps text it cannot convert), read back by
+      // decodeValue; ±Infinity are REAL values there.
+      if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
+      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
       return value
     default:
       return value
@@ -34,10 +40,13 @@ export function decodeValue(type: KqlType, raw: unknown): KqlValue {
     case 'bool':
       return typeof raw === 'boolean' ? raw : Number(raw) !== 0
     case 'int':
-    case 'long':
       return Number(raw)
+    case 'long':
+      // exact 64-bit: SQLite reads are safe integers (bigint), PostgreSQL int8 is a number or bigint
+      return longFrom(raw)
     case 'real':
     case 'decimal':
+      // 'NaN' text (SQLite), 'NaN'/'Infinity' (PostgreSQL text forms)
       return typeof raw === 'number' ? raw : Number(raw)
     case 'datetime':
     case 'timespan':

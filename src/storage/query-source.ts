@@ -30,7 +30,12 @@ function decodeRows(rows: unknown[][], columns: readonly KqlColumn[]): KqlValue[
 
 /** Registers the engine's SQL functions (kql_match, kql_lower, kql_utf16, kql_refuse) on a connection. */
 export function registerKqlFunctions(db: Database.Database): void {
-  for (const f of SQLITE_FUNCTIONS) db.function(f.name, { deterministic: f.deterministic }, f.impl as (...args: unknown[]) => unknown)
+  for (const f of SQLITE_FUNCTIONS)
+    db.function(
+      f.name,
+      { deterministic: f.deterministic, safeIntegers: f.safeIntegers ?? false },
+      f.impl as (...args: unknown[]) => unknown,
+    )
 }
 
 /** A SqlSource on a (read-only) better-sqlite3 connection that has the KQL functions registered. */

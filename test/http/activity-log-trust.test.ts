@@ -271,5 +271,25 @@ for (const backend of BACKENDS) {
       })
       assert.equal(r.status, 400, r.text)
     })
+
+    // Last: a failed heads log stops every append of the workspace (documented), calls included.
+    it('the heads log extended past its newest checkpoint (its newest checkpoints deleted): every append of the workspace fails closed with a 500 naming the heads log', async () => {
+      const newest = await db.all<{ size: number }>(
+        "SELECT MAX(size) AS size FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = 'heads'",
+        [ws()],
+      )
+      await db.run("DELETE FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = 'heads' AND size = ?", [ws(), newest[0]!.size])
+      const r = await append('control', 12)
+      assert.equal(r.status, 500, r.text)
+      assert.match(errorMessage(r), /the chain head of the workspace heads log is not covered by a signed checkpoint/)
+      const v = await server.services.ledger.verify({ container: { workspaceId: ws(), containerId: 'heads' } })
+      assert.ok(v.kind === 'verdict')
+      assert.equal(v.verdict.ChainValid, false, v.verdict.Reason)
+      // (The heads log also has gaps from the deleted container above; the uncovered tail is among the findings.)
+      assert.ok(
+        v.facts.findings.some((f) => f.code === 'UNCOVERED'),
+        v.verdict.Reason,
+      )
+    })
   })
 }

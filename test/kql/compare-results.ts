@@ -67,6 +67,11 @@ function numbersEqual(a: unknown, b: unknown, integral = false): boolean {
     (typeof x === 'bigint' && x <= BigInt(Number.MAX_SAFE_INTEGER) && x >= -BigInt(Number.MAX_SAFE_INTEGER))
   if (typeof a === 'bigint' && typeof b === 'bigint' && a === b) return true
   if (integral && safe(a) && safe(b)) return Number(a) === Number(b)
+  // a long beyond 2^53 is exact (issue 17): no tolerance (stricter than the shared runner)
+  if (integral && (typeof a === 'bigint' || typeof b === 'bigint')) {
+    const whole = (x: unknown): boolean => typeof x === 'bigint' || (typeof x === 'number' && Number.isInteger(x))
+    return whole(a) && whole(b) && BigInt(a as bigint) === BigInt(b as bigint)
+  }
   const x = Number(a)
   const y = Number(b)
   if (x === y) return true

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parse } from 'lossless-json'
 import { compileQuery, EMPTY_SCHEMA, toWireRows } from '../../src/kql/index.js'
 import { type ConformanceCase, compareTable } from './compare-results.js'
 
@@ -18,8 +19,12 @@ export function locateSharedCases(): string | undefined {
   return candidates.find((p): p is string => typeof p === 'string' && p !== '' && existsSync(p))
 }
 
+/** Case files may hold integers beyond 2^53 (exact longs): they are read as bigints. */
 export function loadCases(path: string): ConformanceCase[] {
-  return JSON.parse(readFileSync(path, 'utf8')) as ConformanceCase[]
+  return parse(readFileSync(path, 'utf8'), undefined, (s: string) => {
+    const n = Number(s)
+    return /^-?\d+$/.test(s) && !Number.isSafeInteger(n) ? BigInt(s) : n
+  }) as ConformanceCase[]
 }
 
 /** Our own cases: every test/kql/cases/*.json file (same format as the shared file). */

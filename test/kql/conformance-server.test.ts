@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { stringifyExact } from '../../src/shared/exact-json.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -100,7 +101,7 @@ for (const backend of BACKENDS) {
       }
       const cases = loadOwnCases()
       const file = join(work, 'own-cases.json')
-      writeFileSync(file, JSON.stringify(cases))
+      writeFileSync(file, stringifyExact(cases))
       const { last, report } = await runRunner(runnerPath, server, token, file, work)
       assert.deepEqual(unexpectedFailures(report, loadKnownFailures()), [])
       assert.equal(last, `${cases.length} passed, 0 failed`)

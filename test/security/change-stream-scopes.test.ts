@@ -38,13 +38,14 @@ for (const backend of BACKENDS) {
       return listener
     }
     const viewerWith = (scopes: TokenScopes) => server.token('viewer', { scopes })
-    const rowIdOf = async (table: string) =>
-      (
-        await server.api('POST', '/oi-api/warm-queries', {
-          token: await server.token('editor'),
-          body: { Query: `${table} | project _rowid | take 1` },
-        })
-      ).body.results[0]._rowid as number
+    const rowIdOf = async (table: string) => {
+      const response = await server.api('POST', '/oi-api/warm-queries', {
+        token: await server.token('editor'),
+        body: { Query: `${table} | project _rowid | take 1` },
+      })
+      assert.equal(response.status, 200, response.text)
+      return response.body.results[0]._rowid as number
+    }
 
     it('live and on replay, a scoped token receives only its scopes; the same changes reach an unscoped one', async () => {
       const start = await server.stores.changes.latestSeq(server.workspace.id)
@@ -145,6 +146,65 @@ for (const backend of BACKENDS) {
       const refused = await server.api('GET', `${AMENDMENTS}?scopeKey=batch-b`, { token: tokens.batchA })
       assert.equal(refused.status, 403)
       assert.match(errorMessage(refused), /restricted to other scopes/)
+    })
+
+    it("the corrections endpoints hide another connection's row corrections from a connection-limited token, as the stream does", async () => {
+      const editor = await server.token('editor')
+      // A row of its own: the first test's meters row is bound to batch-a (one chain per row, item 5).
+      await server.services.ingest.importRows(server.workspace.id, 'meters', [{ timestamp: '2026-01-02T00:00:00Z', kwh: 4.5 }])
+      const metersRow = await rowIdOf('Meters | order by _rowid desc')
+      const current = (
+        await server.api('POST', '/oi-api/warm-queries', {
+          token: editor,
+          body: { Query: `Meters | where _rowid == ${metersRow} | project kwh` },
+        })
+      ).body.results[0].kwh
+      const created = await server.api('POST', AMENDMENTS, {
+        token: editor,
+        body: {
+          ScopeKey: 'batch-e',
+          entityType: 'row:meters',
+          entityId: String(metersRow),
+          reasonCategory: 'recalculation',
+          reason: 'endpoint test',
+          before: { kwh: current },
+          after: { kwh: 9.5 },
+        },
+      })
+      assert.equal(created.status, 200, created.text)
+      const free = await server.api('POST', AMENDMENTS, {
+        token: editor,
+        body: {
+          ScopeKey: 'batch-e',
+          entityType: 'lab-result',
+          entityId: 'LR-E',
+          reasonCategory: 'recalculation',
+          reason: 'x',
+          before: 1,
+          after: 2,
+        },
+      })
+      assert.equal(free.status, 200, free.text)
+      for (const token of [await viewerWith({ connections: ['sensors'] }), await viewerWith({ surfaces: ['hall'] })]) {
+        const list = await server.api('GET', `${AMENDMENTS}?scopeKey=batch-e`, { token })
+        assert.equal(list.status, 200, list.text)
+        assert.deepEqual(
+          list.body.results.map((c: { id: string }) => c.id),
+          [free.body.id],
+        )
+        assert.equal(list.body.totalCount, 1)
+        const legacy = await server.api('GET', '/oi-api/amendment-logs/batch-e/amendments/query', { token })
+        assert.equal(legacy.body.totalCount, 1)
+        const chain = await server.api('GET', `${AMENDMENTS}/chain?scopeKey=batch-e&entityId=${metersRow}`, { token })
+        assert.deepEqual(chain.body.results, [])
+        const typed = await server.api('GET', `${AMENDMENTS}/chain?scopeKey=batch-e&entityId=${metersRow}&entityType=row:meters`, { token })
+        assert.equal(typed.status, 403)
+        assert.match(errorMessage(typed), /restricted to other connections than "meters"/)
+        const byId = await server.api('GET', `${AMENDMENTS}/${created.body.id}?scopeKey=batch-e`, { token })
+        assert.equal(byId.status, 404, 'as if it did not exist')
+      }
+      const all = await server.api('GET', `${AMENDMENTS}?scopeKey=batch-e`, { token: await server.token('viewer') })
+      assert.equal(all.body.totalCount, 2)
     })
   })
 }

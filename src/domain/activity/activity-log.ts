@@ -8,7 +8,7 @@
  */
 
 import type { JsonObject } from '../../shared/strict-json.js'
-import { UnavailableError } from '../errors.js'
+import { IntegrityError, UnavailableError } from '../errors.js'
 import { type LedgerService, platformContainer, scopeContainer } from '../ledger/index.js'
 import type { Stores } from '../stores.js'
 import { openTransaction } from '../unit-of-work.js'
@@ -163,6 +163,8 @@ export function createActivityLog(deps: { readonly ledger: LedgerService }): Act
           },
         ])
       } catch (error) {
+        // A log that failed its integrity check is no passing outage: say so (500), not "retry".
+        if (error instanceof IntegrityError) throw error
         throw new UnavailableError('the activity log could not record this call, so it was not completed; retry shortly', { cause: error })
       }
     },

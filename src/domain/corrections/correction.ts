@@ -60,7 +60,14 @@ export interface CorrectionFilter {
 }
 
 /** What the store filters on: as CorrectionFilter, but the scope may be left open. */
-export type CorrectionStoreFilter = Omit<CorrectionFilter, 'scopeKey'> & { readonly scopeKey?: string | undefined }
+export type CorrectionStoreFilter = Omit<CorrectionFilter, 'scopeKey'> & {
+  readonly scopeKey?: string | undefined
+  /**
+   * When set, corrections of data rows (`row:<lookup>`) only of these connections; other entity
+   * types are not narrowed (a token limited to some connections, issue 14 item 6).
+   */
+  readonly rowConnections?: readonly string[] | undefined
+}
 
 export interface CorrectionStore {
   insert(correction: Correction): Promise<void>

@@ -17,7 +17,7 @@ import { newId } from '../../shared/ids.js'
 import type { JsonValue } from '../../shared/strict-json.js'
 import type { Caller } from '../access/caller.js'
 import { inScope } from '../access/caller.js'
-import { connectionAllowed } from '../access/scope-rules.js'
+import { allowedConnections, connectionAllowed } from '../access/scope-rules.js'
 import type { ActivityLog } from '../activity/activity-log.js'
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
 import { toColumnValue } from '../ingest/row-validation.js'
@@ -388,9 +388,25 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     })
   }
 
+  /**
+   * The connections whose row corrections a token limited to some connections or surfaces may
+   * read; undefined when it is not limited. The change stream hides the same ones (issue 14 item 6).
+   */
+  async function rowConnectionsOf(caller: Caller): Promise<readonly string[] | undefined> {
+    if (caller.scopes.connections === undefined && caller.scopes.surfaces === undefined) return undefined
+    const { document } = await config.current(caller.workspaceId)
+    return [...(allowedConnections(caller.scopes, document) ?? [])]
+  }
+
+  function rowVisible(correction: Correction, rowConnections: readonly string[] | undefined): boolean {
+    if (rowConnections === undefined || !correction.entityType.startsWith(ROW_PREFIX)) return true
+    return rowConnections.includes(correction.entityType.slice(ROW_PREFIX.length))
+  }
+
   async function list(caller: Caller, filter: Omit<CorrectionFilter, 'workspaceId'>): Promise<{ items: Correction[]; total: number }> {
     checkScope(caller, filter.scopeKey)
-    return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId })
+    const rowConnections = await rowConnectionsOf(caller)
+    return stores.corrections.query({ ...filter, workspaceId: caller.workspaceId, ...(rowConnections ? { rowConnections } : {}) })
   }
 
   /**
@@ -409,8 +425,20 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
   /** The chain of one entity, oldest first by chain link (spec 4.6); the legacy shape reverses it. */
   async function chain(caller: Caller, scopeKey: string, entityId: string, entityType?: string): Promise<Correction[]> {
     checkScope(caller, scopeKey)
-    if (entityType !== undefined) return stores.corrections.chainOf(caller.workspaceId, scopeKey, entityType, entityId)
-    const { items } = await stores.corrections.query({ workspaceId: caller.workspaceId, scopeKey, entityId, limit: 100_000, offset: 0 })
+    const rowConnections = await rowConnectionsOf(caller)
+    if (entityType !== undefined) {
+      if (entityType.startsWith(ROW_PREFIX) && rowConnections && !rowConnections.includes(entityType.slice(ROW_PREFIX.length)))
+        throw new ForbiddenError(`this token is restricted to other connections than "${entityType.slice(ROW_PREFIX.length)}"`)
+      return stores.corrections.chainOf(caller.workspaceId, scopeKey, entityType, entityId)
+    }
+    const { items } = await stores.corrections.query({
+      workspaceId: caller.workspaceId,
+      scopeKey,
+      entityId,
+      limit: 100_000,
+      offset: 0,
+      ...(rowConnections ? { rowConnections } : {}),
+    })
     const types = [...new Set(items.map((c) => c.entityType))].sort()
     const chains = await Promise.all(types.map((t) => stores.corrections.chainOf(caller.workspaceId, scopeKey, t, entityId)))
     return chains.flat()
@@ -419,7 +447,8 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
   async function get(caller: Caller, scopeKey: string, id: string): Promise<Correction> {
     checkScope(caller, scopeKey)
     const correction = await stores.corrections.byId(caller.workspaceId, id)
-    if (!correction || correction.scopeKey !== scopeKey) throw new NotFoundError(`no correction ${id} in scope "${scopeKey}"`)
+    if (!correction || correction.scopeKey !== scopeKey || !rowVisible(correction, await rowConnectionsOf(caller)))
+      throw new NotFoundError(`no correction ${id} in scope "${scopeKey}"`)
     return correction
   }
 

@@ -15,6 +15,7 @@
  */
 import type { KqlType, KqlValue } from '../../kql/index.js'
 import { civilFromDays, formatDateTime, formatTimespan, TICKS_PER_SECOND, toWireValue } from '../../kql/index.js'
+import { stringifyExact } from '../../shared/exact-json.js'
 import type { ExportFormat } from './export-request.js'
 
 export interface ExportColumn {
@@ -123,7 +124,7 @@ export function createRowEncoder(format: ExportFormat, columns: readonly ExportC
             ? 'null'
             : type === 'datetime' && typeof value === 'bigint'
               ? `"${isoDateTime(value)}"`
-              : JSON.stringify(toWireValue(type, value)))
+              : stringifyExact(toWireValue(type, value)))
       }
       return `${line}}\n`
     },

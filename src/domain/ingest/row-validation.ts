@@ -5,7 +5,7 @@
  * not fit. Pure; used by push ingest, the CLI import and the pull connectors alike.
  */
 import type { KqlType, KqlValue } from '../../kql/index.js'
-import { parseDateTime, parseTimespan } from '../../kql/index.js'
+import { longFrom, longFromText, parseDateTime, parseTimespan } from '../../kql/index.js'
 import type { ColumnConfig } from '../workspace-config/config-document.js'
 
 export type TypedRow = KqlValue[]
@@ -19,13 +19,15 @@ class CellError extends Error {}
 
 function describe(value: unknown): string {
   const text =
-    typeof value === 'string'
-      ? JSON.stringify(value)
-      : typeof value === 'object'
-        ? Array.isArray(value)
-          ? 'an array'
-          : 'an object'
-        : String(value)
+    typeof value === 'bigint'
+      ? String(value)
+      : typeof value === 'string'
+        ? JSON.stringify(value)
+        : typeof value === 'object'
+          ? Array.isArray(value)
+            ? 'an array'
+            : 'an object'
+          : String(value)
   return text.length > 60 ? `${text.slice(0, 57)}...` : text
 }
 
@@ -47,8 +49,22 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
       if (typeof value === 'string' && /^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true'
       if (fromText && (value === '1' || value === '0')) return value === '1'
       throw new CellError(`expected true or false, got ${describe(value)}`)
-    case 'int':
     case 'long': {
+      // exact 64-bit: bigints from the body parser, integer text of any length within int64
+      const n = typeof value === 'bigint' ? longFrom(value) : typeof value === 'string' ? longFromText(value) : longFrom(value)
+      if (typeof value === 'number' && !Number.isSafeInteger(value))
+        throw new CellError(
+          Number.isInteger(value)
+            ? `${describe(value)} is beyond the exactly representable range of a JSON number (±2^53); send it as a string of digits`
+            : `expected a whole number, got ${describe(value)}`,
+        )
+      if (n === null) {
+        const digits = typeof value === 'string' && /^[+-]?\d+$/.test(value.trim())
+        throw new CellError(digits ? `${describe(value)} does not fit a long (64-bit)` : `expected a whole number, got ${describe(value)}`)
+      }
+      return n
+    }
+    case 'int': {
       const n =
         typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
       if (!Number.isInteger(n)) throw new CellError(`expected a whole number, got ${describe(value)}`)

@@ -34,6 +34,8 @@ export function workspaceSchema(
         { name: '_ingested_at', type: 'datetime' },
       ],
       sqlName: table.sqlName,
+      // ingestion time is stored in milliseconds since the epoch; KQL reads datetime ticks
+      sqlScale: { _ingested_at: 10_000 },
     })
     connectionOfTable.set(connection.table, connection.lookup)
   }

@@ -6,6 +6,7 @@
  * just before hijacking.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DomainError } from '../../domain/errors.js'
 import { envelope } from '../error-envelope.js'
 
 export interface CallRecord {
@@ -100,16 +101,19 @@ export function registerCallRecording(api: FastifyInstance, recorder: CallRecord
       await recorder.record(caller.workspaceId, callRecordOf(request, reply, reply.statusCode))
       return payload
     } catch (error) {
-      request.log.error({ err: error }, 'the api-call record could not be committed; the call is answered 503')
+      // A log that failed its integrity check (its chain head is not what the server signed) is not
+      // a passing outage: the reply says so, as a 500, like the refused append itself.
+      const integrity = error instanceof DomainError && error.kind === 'integrity'
+      request.log.error({ err: error }, `the api-call record could not be committed; the call is answered ${integrity ? 500 : 503}`)
       const stream = payload as { destroy?: (error?: Error) => void } | null
       if (stream && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy()
-      reply.code(503)
+      reply.code(integrity ? 500 : 503)
       reply.removeHeader('content-disposition')
       reply.removeHeader('content-length')
       reply.header('content-type', 'application/json; charset=utf-8')
       const message =
-        error instanceof Error && error.name === 'UnavailableError'
-          ? error.message
+        integrity || (error instanceof Error && error.name === 'UnavailableError')
+          ? (error as Error).message
           : 'the activity log could not record this call, so it was not completed; retry shortly'
       return JSON.stringify(envelope(message))
     }

@@ -22,7 +22,8 @@ export function parseNdjson(text: string): unknown[] {
     const line = lines[i]!.trim()
     if (line === '') continue
     try {
-      const row = parseStrictJson(line)
+      // integers beyond 2^53 stay exact (bigint) for long columns
+      const row = parseStrictJson(line, { exactIntegers: true })
       refuseNulCharacters(row, `line ${i + 1}`)
       rows.push(row)
     } catch (error) {
@@ -51,6 +52,7 @@ export function ingestRoutes(ingest: IngestService): AnyRoute[] {
         description: 'A JSON array of row objects, or NDJSON with one row object per line.',
       },
       bodyLimit: 32 * 1024 * 1024,
+      exactIntegers: true,
       responses: {
         200: {
           description: 'The batch was stored.',

@@ -34,6 +34,7 @@ import {
   parseNameList,
 } from '../../domain/streams/live-selection.js'
 import { toWireValue } from '../../kql/index.js'
+import { stringifyExact } from '../../shared/exact-json.js'
 import { sendError } from '../error-envelope.js'
 import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
@@ -106,7 +107,7 @@ function encodedBatch(batch: LiveBatch, surfacesJson: string, view: LiveView): E
     columns.forEach((column, i) => {
       data[column.name] = toWireValue(column.type, row.values[i] ?? null)
     })
-    return textFrame(Buffer.from(`${prefix}${row.id}${middle}"${new Date(row.at).toISOString()}","data":${JSON.stringify(data)}}`))
+    return textFrame(Buffer.from(`${prefix}${row.id}${middle}"${new Date(row.at).toISOString()}","data":${stringifyExact(data)}}`))
   })
   encoded = { frames: frames.length === 1 ? frames[0]! : Buffer.concat(frames), count: frames.length }
   byKey.set(surfacesJson, encoded)

@@ -8,11 +8,11 @@ import { InvalidInputError } from '../../domain/errors.js'
 import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 
 /** An empty body parses to undefined: each route says whether it needs one. */
-export function parseJsonBody(body: Uint8Array | string): unknown {
+export function parseJsonBody(body: Uint8Array | string, options: { exactIntegers?: boolean } = {}): unknown {
   if (body.length === 0 || (typeof body === 'string' && body.trim() === '')) return undefined
   let value: unknown
   try {
-    value = parseStrictJson(body)
+    value = parseStrictJson(body, { exactIntegers: options.exactIntegers === true })
   } catch (error) {
     if (error instanceof StrictJsonError) throw new InvalidInputError(`the request body is not valid JSON: ${error.message}`)
     throw error

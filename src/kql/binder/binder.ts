@@ -631,7 +631,12 @@ class Binder {
     const hidden = (table.hiddenColumns ?? []).filter((h) => !columns.some((c) => c.name === h.name))
     for (const h of hidden) columns.push({ name: h.name, type: h.type, hidden: true })
     const sqlColumns = columns.map((c) => table.sqlColumns?.[c.name] ?? c.name)
-    return { plan: { kind: 'TableScan', columns, table: name, sqlName: table.sqlName, sqlColumns }, name }
+    const scale = table.sqlScale
+    const sqlScale = scale && columns.some((c) => (scale[c.name] ?? 1) !== 1) ? columns.map((c) => scale[c.name] ?? 1) : undefined
+    return {
+      plan: { kind: 'TableScan', columns, table: name, sqlName: table.sqlName, sqlColumns, ...(sqlScale ? { sqlScale } : {}) },
+      name,
+    }
   }
 
   private bindDatatable(e: A.DatatableExpr, scope: Scope): P.Values {
@@ -1792,6 +1797,13 @@ class Binder {
         break
     }
     if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
+    if (name === 'ingestion_time') {
+      if (e.args.length > 0) throw this.err(e.start, 'ingestion_time() takes no arguments')
+      // the documented way to read the hidden _ingested_at: the row's ingestion time while the row
+      // comes from a stored table, else null (as Kusto, where a table records no ingestion time)
+      const at = ctx.columns.findIndex((c) => c.name === '_ingested_at' && c.hidden === true && c.type === 'datetime')
+      return at >= 0 ? ref(at, ctx.columns[at]!) : { kind: 'Literal', type: 'datetime', value: null }
+    }
     const aggregate = this.lib.lookupAggregate(name)
     const scalar = this.lib.lookupScalar(name)
     if (aggregate && (ctx.agg || !scalar)) {

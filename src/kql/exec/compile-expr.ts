@@ -7,6 +7,7 @@ import { convertValue, toDynamic, valueToString } from '../functions/function-he
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { KqlError } from '../kql-error.js'
+import { canonLong, isLongValue, type Long, longAdd, longDiv, longFromDouble, longMod, longMul, longNeg, longSub } from '../long.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
@@ -150,6 +151,12 @@ function compileUnary(e: P.Unary, rt: ExprRuntime): CompiledExpr {
       return v === null || v === undefined ? null : !v
     }
   }
+  if (e.type === 'long') {
+    return (row, i, rows) => {
+      const v = f(row, i, rows)
+      return isLongValue(v) ? longNeg(v) : null
+    }
+  }
   return (row, i, rows) => {
     const v = f(row, i, rows)
     if (v === null || v === undefined) return null
@@ -251,8 +258,18 @@ function compileArithmetic(op: P.ArithmeticOp, lt: KqlType, rtype: KqlType, type
       return integral ? numericOp(op, true)(a, b) : f(a, b)
     }
   }
+  if (type === 'long') {
+    const f = longOp(op)
+    return (row, i, rows) => {
+      const a = longOperand(lt, L(row, i, rows))
+      if (a === null) return null
+      const b = longOperand(rtype, R(row, i, rows))
+      if (b === null) return null
+      return f(a, b)
+    }
+  }
   if (isNum(type)) {
-    const integral = type === 'int' || type === 'long'
+    const integral = type === 'int'
     const f = numericOp(op, integral)
     const wrap = type === 'int'
     return (row, i, rows) => {
@@ -314,6 +331,29 @@ function compileArithmetic(op: P.ArithmeticOp, lt: KqlType, rtype: KqlType, type
   throw new KqlError('semantic', `the operator '${op}' cannot be applied to ${lt} and ${rtype}`)
 }
 
+/** An operand of long arithmetic (int, long, bool, or a number-holding dynamic/string) as a long. */
+function longOperand(t: KqlType, v: KqlValue): Long | null {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : longFromDouble(v)
+  if (typeof v === 'bigint') return t === 'int' || t === 'long' ? v : canonLong(v)
+  const n = numberOf(t, v)
+  return n === null ? null : longFromDouble(n)
+}
+
+function longOp(op: P.ArithmeticOp): (a: Long, b: Long) => Long | null {
+  switch (op) {
+    case '+':
+      return longAdd
+    case '-':
+      return longSub
+    case '*':
+      return longMul
+    case '/':
+      return longDiv
+    case '%':
+      return longMod
+  }
+}
+
 function scaleTicks(t: bigint, n: number): bigint | null {
   if (!Number.isFinite(n)) return null
   if (Number.isInteger(n) && Math.abs(n) < 2 ** 53) return t * BigInt(n)
@@ -368,9 +408,21 @@ function comparerFor(lt: KqlType, rtype: KqlType): Cmp {
     }
   }
   if (isNum(lt) && isNum(rtype)) {
+    if (lt === 'real' || lt === 'decimal' || rtype === 'real' || rtype === 'decimal') {
+      // Kusto compares a long with a real as reals
+      return (a, b) => {
+        if (typeof a !== 'number' && typeof a !== 'bigint') return null
+        if (typeof b !== 'number' && typeof b !== 'bigint') return null
+        const x = Number(a)
+        const y = Number(b)
+        return x < y ? -1 : x > y ? 1 : x === y ? 0 : null
+      }
+    }
+    // longs beyond 2^53 are bigints: JavaScript compares number and bigint exactly by value
     return (a, b) => {
-      if (typeof a !== 'number' || typeof b !== 'number') return null
-      return a < b ? -1 : a > b ? 1 : a === b ? 0 : null
+      if (typeof a !== 'number' && typeof a !== 'bigint') return null
+      if (typeof b !== 'number' && typeof b !== 'bigint') return null
+      return a < b ? -1 : a > b ? 1 : Number.isNaN(a) || Number.isNaN(b) ? null : 0
     }
   }
   if (isTicks(lt) && isTicks(rtype)) {
@@ -796,6 +848,7 @@ function compileWindow(e: P.Window, rt: ExprRuntime): CompiledExpr {
         const v = f(row, i, rows)
         if (v !== null && v !== undefined) {
           if (ticks) sum = (sum as bigint) + (v as bigint)
+          else if (e.type === 'long' && isLongValue(v)) sum = longAdd(sum as Long, v)
           else sum = (sum as number) + Number(v)
         }
         return e.type === 'int' ? (sum as number) | 0 : sum

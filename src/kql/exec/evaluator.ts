@@ -10,7 +10,9 @@ import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
+import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
+import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { floorDiv } from '../values.js'
@@ -37,7 +39,7 @@ export function quoteIdentifier(name: string): string {
 
 /** The first-phase SQL of a table scan. */
 export function scanSql(node: P.TableScan): string {
-  return `SELECT ${node.sqlColumns.map(quoteIdentifier).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
+  return `SELECT ${node.sqlColumns.map((c, i) => scaledColumn(quoteIdentifier(c), node.sqlScale?.[i])).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
 const SOURCE_FAILURES = new WeakSet<object>()
@@ -309,6 +311,20 @@ class Executor {
     const step = await this.constant(node.step)
     if (from === null || to === null || step === null) return []
     const rows: Row[] = []
+    if (node.columns[0]?.type === 'long' && (typeof from === 'bigint' || typeof to === 'bigint' || typeof step === 'bigint')) {
+      // a long range beyond 2^53: exact bigint steps, each value in canonical form
+      const f = longToBigInt(from as Long)
+      const t = longToBigInt(to as Long)
+      const s = longToBigInt(step as Long)
+      if (s === 0n) throw new KqlError('runtime', 'range: the step must not be zero')
+      if ((s > 0n && f > t) || (s < 0n && f < t)) return []
+      this.cap(Number((t - f) / s + 1n))
+      for (let v = f; s > 0n ? v <= t : v >= t; v += s) {
+        rows.push([canonLong(v)])
+        if ((rows.length & (CHECK_EVERY - 1)) === 0) await this.pulse()
+      }
+      return rows
+    }
     if (typeof from === 'bigint') {
       const s = step as bigint
       const t = to as bigint

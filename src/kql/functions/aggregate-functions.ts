@@ -17,6 +17,8 @@
  *   (keys are exact: dcount is exact), tdigest → `[[7],[values],[weights]]` (exact values).
  *   Datetimes and timespans inside a tdigest are kept as tick counts.
  */
+
+import { type Long, longAdd } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { checkArity, FUNCTION_RESULT_NAMES, functionError, typeLiteralArg } from './function-helpers.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
@@ -289,6 +291,18 @@ function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
           add(values) {
             const v = values[0]
             if (typeof v === 'bigint') total += v
+          },
+          result: () => [total],
+        }
+      }
+      if (type === 'long') {
+        // exact 64-bit, wrapping on overflow as long arithmetic does (long.ts)
+        let total: Long = 0
+        return {
+          add(values) {
+            const v = values[0]
+            if (typeof v === 'number') total = longAdd(total, Math.trunc(v))
+            else if (typeof v === 'bigint') total = longAdd(total, v)
           },
           result: () => [total],
         }

@@ -104,7 +104,7 @@ describe('toint, tolong, todouble, todecimal, tobool', () => {
     assert.equal(call('toint', l(4294967297)), 1)
   })
   it('converts datetimes and timespans to ticks', () => {
-    assert.equal(call('tolong', ['datetime', parseDateTime('1970-01-01')]), 621355968000000000)
+    assert.equal(call('tolong', ['datetime', parseDateTime('1970-01-01')]), 621355968000000000n)
     assert.equal(call('tolong', ['timespan', 10_000_000n]), 10_000_000)
     assert.equal(call('todouble', ['timespan', 5n]), 5)
   })

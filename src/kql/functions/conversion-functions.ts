@@ -5,6 +5,7 @@
  * rules themselves live in `convertValue` (function-helpers.ts) because the binder and other
  * families need them too. (todatetime and totimespan belong to datetime-functions.ts.)
  */
+import type { Long } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { convertValue, defineScalar, dynamicTypeName, integerReader, parseJsonText, textReader } from './function-helpers.js'
 import type { ScalarFunction } from './function-types.js'
@@ -29,12 +30,13 @@ const tohex = defineScalar({
   result: 'string',
   bind: (args) => {
     const bits = args[0]!.type === 'int' ? 32 : 64
-    const value = integerReader(args, 0)
+    // every bit of a long (a bigint beyond 2^53); dynamic numbers are doubles
+    const value = args[0]!.type === 'dynamic' ? integerReader(args, 0) : (values: readonly KqlValue[]) => (values[0] ?? null) as Long | null
     const minLength = integerReader(args, 1, 0)
     return (values) => {
       const v = value(values)
       if (v === null) return null
-      const unsigned = BigInt.asUintN(bits, BigInt(v))
+      const unsigned = BigInt.asUintN(bits, typeof v === 'bigint' ? v : BigInt(Math.trunc(v)))
       const width = Math.min(Math.max(minLength(values) ?? 0, 0), 16)
       return unsigned.toString(16).padStart(width, '0')
     }

@@ -6,6 +6,7 @@
  * Datetimes are bigint ticks (100 ns) since the Unix epoch; calendar math goes through values.ts.
  */
 
+import { canonLong } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import {
   dateTimeParts,
@@ -559,9 +560,25 @@ function binFunction(name: string, aliases?: readonly string[]): ScalarFunction 
           },
         }
       }
-      const value = coercer('number', args[0]!.type)
       const size = coercer('number', sizeType)
-      const integral = type === 'int' || type === 'long'
+      if (type === 'long') {
+        // exact 64-bit: a long beyond 2^53 is binned with bigint floor division
+        const exact = coercer('long', args[0]!.type)
+        return {
+          type,
+          evaluate([v, s]) {
+            const x = exact(v ?? null)
+            const z = size(s ?? null)
+            if (x === null || typeof z !== 'number' || !(z > 0)) return null
+            if (typeof x === 'number') return Math.floor(x / z) * z
+            if (!Number.isInteger(z)) return canonLong(BigInt(Math.floor(Number(x) / z) * z))
+            const zb = BigInt(z)
+            return canonLong(floorDiv(x as bigint, zb) * zb)
+          },
+        }
+      }
+      const value = coercer('number', args[0]!.type)
+      const integral = type === 'int'
       return {
         type,
         evaluate([v, s]) {
@@ -626,7 +643,8 @@ const binAt: ScalarFunction = {
 // ---------------------------------------------------------------------------------------------
 
 /** .NET ticks (since 0001-01-01) → our ticks; Kusto converts numbers to datetime as .NET ticks. */
-function fromDotnetTicks(n: number): bigint | null {
+function fromDotnetTicks(n: number | bigint): bigint | null {
+  if (typeof n === 'bigint') return inRange(n + DOTNET_EPOCH)
   if (!Number.isFinite(n)) return null
   return inRange(BigInt(Math.trunc(n)) + DOTNET_EPOCH)
 }
@@ -661,7 +679,7 @@ function toDatetimeValue(type: KqlType, v: KqlValue): KqlValue {
     case 'long':
     case 'real':
     case 'decimal':
-      return fromDotnetTicks(v as number)
+      return fromDotnetTicks(v as number | bigint)
     case 'dynamic':
       return typeof v === 'string' ? parseDatetimeText(v) : typeof v === 'number' ? fromDotnetTicks(v) : null
     default:
@@ -678,6 +696,7 @@ function toTimespanValue(type: KqlType, v: KqlValue): KqlValue {
       return parseTimespan(v as string)
     case 'int':
     case 'long':
+      return typeof v === 'bigint' ? v : BigInt(v as number)
     case 'real':
     case 'decimal':
       return Number.isFinite(v as number) ? BigInt(Math.trunc(v as number)) : null

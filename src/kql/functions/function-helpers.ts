@@ -13,6 +13,7 @@
  *   KqlError('semantic') naming the function for an invalid pattern.
  */
 import { KqlError } from '../kql-error.js'
+import { canonLong, type Long, longFromDouble, longFromText, longToBigInt, longToNumber } from '../long.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { dateTimeParts, formatDateTime, formatTimespan, MIN_DATETIME_TICKS, parseDateTime, parseTimespan } from '../values.js'
 import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
@@ -323,16 +324,13 @@ export function parseNumberText(text: string): number | null {
   return null
 }
 
-function parseIntegerText(text: string): number | null {
-  const s = text.trim()
-  if (/^[+-]?\d+$/.test(s)) {
-    const n = Number(s)
-    return n === 0 ? 0 : n
-  }
-  if (/^[+-]?0x[0-9a-f]+$/i.test(s)) return parseNumberText(s)
+function parseIntegerText(text: string): Long | null {
+  // exact for every 64-bit integer text (decimal or 0x hex)
+  const exact = longFromText(text)
+  if (exact !== null) return exact
   // Kusto accepts a decimal text for an integer target and truncates it
-  const n = parseNumberText(s)
-  return n === null ? null : truncToLong(n)
+  const n = parseNumberText(text)
+  return n === null ? null : longFromDouble(n)
 }
 
 /** The 16 bytes of a guid in .NET's Guid.ToByteArray() order (first three groups little-endian). */
@@ -395,27 +393,27 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
       }
     case 'int':
     case 'long': {
-      let n: number | null
+      let n: Long | null
       switch (from) {
         case 'bool':
           n = value ? 1 : 0
           break
         case 'int':
         case 'long':
-          n = value as number
+          n = value as Long
           break
         case 'real':
         case 'decimal':
-          n = truncToLong(value as number)
+          n = longFromDouble(value as number)
           break
         case 'string':
           n = parseIntegerText(value as string)
           break
         case 'datetime':
-          n = Number((value as bigint) + TICKS_0001_TO_1970)
+          n = canonLong((value as bigint) + TICKS_0001_TO_1970)
           break
         case 'timespan':
-          n = Number(value as bigint)
+          n = canonLong(value as bigint)
           break
         default:
           n = null
@@ -430,6 +428,7 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
           return value ? 1 : 0
         case 'int':
         case 'long':
+          return longToNumber(value as Long)
         case 'real':
         case 'decimal':
           return value
@@ -450,7 +449,7 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
           return parseDateTime(value as string)
         case 'int':
         case 'long':
-          return ticksToDateTime(BigInt(Math.trunc(value as number)))
+          return ticksToDateTime(longToBigInt(value as Long))
         default:
           return null
       }
@@ -462,6 +461,7 @@ export function convertValue(to: KqlType, from: KqlType, value: KqlValue): KqlVa
           return parseTimespan(value as string)
         case 'int':
         case 'long':
+          return longToBigInt(value as Long)
         case 'real':
         case 'decimal':
           return Number.isFinite(value as number) ? BigInt(Math.trunc(value as number)) : null
@@ -479,10 +479,9 @@ function ticksToDateTime(netTicks: bigint): bigint | null {
   return netTicks - TICKS_0001_TO_1970
 }
 
-function wrapInt32(n: number): number {
-  if (n >= INT32_MIN && n <= INT32_MAX) return n
-  const wrapped = Number(BigInt.asIntN(32, BigInt(n)))
-  return wrapped
+function wrapInt32(n: Long): number {
+  if (n >= INT32_MIN && n <= INT32_MAX) return Number(n)
+  return Number(BigInt.asIntN(32, longToBigInt(n)))
 }
 
 /** Converts a dynamic value to a typed value (null when its runtime type does not convert). */
@@ -504,7 +503,8 @@ export function toNumber(type: KqlType, value: KqlValue): number | null {
     case 'long':
     case 'real':
     case 'decimal':
-      return value as number
+      // a long beyond 2^53 is a bigint: as a double it is Kusto's long → real conversion
+      return typeof value === 'bigint' ? Number(value) : (value as number)
     case 'bool':
       return value ? 1 : 0
     case 'timespan':
@@ -565,6 +565,11 @@ export function compareValues(type: KqlType, a: KqlValue, b: KqlValue): number {
     return x < y ? -1 : x > y ? 1 : 0
   }
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0
+  // a long beyond 2^53 (bigint) against a number: exact by value; NaN sorts smallest
+  if ((typeof a === 'bigint' && typeof b === 'number') || (typeof a === 'number' && typeof b === 'bigint')) {
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? -1 : 1
+    return a < b ? -1 : a > b ? 1 : 0
+  }
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? (Number.isNaN(b) ? 0 : -1) : 1
     return a < b ? -1 : a > b ? 1 : 0

@@ -9,6 +9,7 @@
  * (`tostring`), e.g. `2020-01-01T00:00:00.0000000Z` for a datetime.
  */
 import { createHash } from 'node:crypto'
+import { canonLong, type Long, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { MIN_DATETIME_TICKS } from '../values.js'
 import { defineScalar, guidToBytes, integerReader, valueToString } from './function-helpers.js'
@@ -118,7 +119,7 @@ function hashBytes(type: KqlType, value: KqlValue): Uint8Array {
       return b
     }
     case 'long':
-      buf.writeBigInt64LE(BigInt.asIntN(64, BigInt(Math.trunc(value as number))))
+      buf.writeBigInt64LE(longToBigInt(value as Long))
       return buf
     case 'real':
     case 'decimal':
@@ -133,9 +134,9 @@ function hashBytes(type: KqlType, value: KqlValue): Uint8Array {
   }
 }
 
-/** A signed 64-bit hash as a long (a JS number: exact below 2^53, nearest double above). */
-function asLong(h: bigint): number {
-  return Number(BigInt.asIntN(64, h))
+/** A 64-bit hash as a signed long, exact (long.ts). */
+function asLong(h: bigint): Long {
+  return canonLong(BigInt.asIntN(64, h))
 }
 
 function hashValue(type: KqlType, value: KqlValue): bigint {

@@ -7,6 +7,7 @@
  * Reals follow IEEE semantics like .NET's Math (NaN and ±Infinity are values); where the
  * documentation says a domain error gives null (log of a negative number), it does.
  */
+import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
 import { checkArity, functionError } from './function-helpers.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
@@ -201,10 +202,10 @@ export function roundTo(x: number, digits: number): number {
 // Bitwise operations (64-bit two's complement, like .NET long)
 // ---------------------------------------------------------------------------------------------
 
-const big = (n: number): bigint => BigInt(Math.trunc(n))
-const long = (b: bigint): number => Number(BigInt.asIntN(64, b))
+const big = (n: number | bigint): bigint => (typeof n === 'bigint' ? n : BigInt(Math.trunc(n)))
+const long = (b: bigint): Long => canonLong(b)
 
-function popcount(n: number): number {
+function popcount(n: Long): number {
   let v = BigInt.asUintN(64, big(n))
   let count = 0
   while (v > 0n) {
@@ -520,7 +521,7 @@ const logOf =
     x < 0 ? null : fn(x)
 
 const bitwise2 = (name: string, fn: (a: bigint, b: bigint) => bigint): ScalarFunction =>
-  defineScalar(name, { params: ['integer', 'integer'], result: 'long', impl: ([a, b]) => long(fn(big(a as number), big(b as number))) })
+  defineScalar(name, { params: ['long', 'long'], result: 'long', impl: ([a, b]) => long(fn(big(a as Long), big(b as Long))) })
 
 /** abs, ceiling: the result keeps the (numeric or timespan) type of the argument. */
 function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) => bigint) | null): ScalarFunction {
@@ -533,6 +534,10 @@ function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) 
       checkKind(name, args, 0, 'number')
       // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
       const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
+      if (t === 'long') {
+        // exact 64-bit (abs(long.MinValue) wraps, as .NET's unchecked arithmetic)
+        return { type, evaluate: ([v]) => (isLongValue(v) ? (name === 'abs' ? longAbs(v) : v) : null) }
+      }
       const c = coercer('number', t)
       return {
         type,
@@ -664,8 +669,8 @@ export const mathFunctions: readonly ScalarFunction[] = [
   bitwise2('binary_xor', (a, b) => a ^ b),
   bitwise2('binary_shift_left', (a, n) => a << (n & 63n)),
   bitwise2('binary_shift_right', (a, n) => BigInt.asIntN(64, a) >> (n & 63n)),
-  defineScalar('binary_not', { params: ['integer'], result: 'long', impl: ([a]) => long(~big(a as number)) }),
-  defineScalar('bitset_count_ones', { params: ['integer'], result: 'long', impl: ([a]) => popcount(a as number) }),
+  defineScalar('binary_not', { params: ['long'], result: 'long', impl: ([a]) => long(~big(a as Long)) }),
+  defineScalar('bitset_count_ones', { params: ['long'], result: 'long', impl: ([a]) => popcount(a as Long) }),
   converterFunction('convert_angle', ANGLE_UNITS),
   converterFunction('convert_energy', ENERGY_UNITS),
   converterFunction('convert_force', FORCE_UNITS),

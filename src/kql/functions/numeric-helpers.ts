@@ -4,6 +4,7 @@
  * signatures with Kusto's implicit widening, run-time conversion of dynamic arguments, and the
  * ordering and equality of values that sorting, sets and min/max need.
  */
+import { longFromDouble } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
 import { checkArity, functionError } from './function-helpers.js'
@@ -15,7 +16,8 @@ import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './functi
  */
 export type ParamKind =
   | 'number' // int, long, real, decimal → JS number
-  | 'integer' // int, long → JS number
+  | 'integer' // int, long → JS number (a long beyond 2^53 rounded: counts, indexes, sizes)
+  | 'long' // int, long → the exact long (long.ts: number or bigint)
   | 'real' // int, long, real, decimal → JS number (alias of number, documents intent)
   | 'datetime'
   | 'timespan'
@@ -27,6 +29,7 @@ export type ParamKind =
 const ACCEPTS: Readonly<Record<ParamKind, readonly KqlType[]>> = {
   number: ['int', 'long', 'real', 'decimal', 'dynamic'],
   integer: ['int', 'long', 'dynamic'],
+  long: ['int', 'long', 'dynamic'],
   real: ['int', 'long', 'real', 'decimal', 'dynamic'],
   datetime: ['datetime', 'dynamic'],
   timespan: ['timespan', 'dynamic'],
@@ -43,7 +46,7 @@ export function checkKind(name: string, args: readonly ArgInfo[], index: number,
   const arg = args[index]
   if (!arg) return
   if (!ACCEPTS[kind].includes(arg.type)) {
-    const wanted = kind === 'number' || kind === 'real' ? 'a number' : kind === 'integer' ? 'an int or long' : kind
+    const wanted = kind === 'number' || kind === 'real' ? 'a number' : kind === 'integer' || kind === 'long' ? 'an int or long' : kind
     throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${wanted}, got ${arg.type}`)
   }
 }
@@ -53,8 +56,17 @@ export type Coerce = (v: KqlValue) => KqlValue
 
 /** Builds the converter for one argument at bind time (identity unless the argument is dynamic). */
 export function coercer(kind: ParamKind, from: KqlType): Coerce {
+  if (from === 'long' && kind !== 'long' && kind !== 'scalar' && kind !== 'dynamic') {
+    // a long beyond 2^53 is a bigint; parameters that compute in doubles get Kusto's long → real
+    return (v) => (v === undefined ? null : typeof v === 'bigint' ? Number(v) : v)
+  }
   if (from !== 'dynamic') return (v) => (v === undefined ? null : v)
   switch (kind) {
+    case 'long':
+      return (v) => {
+        const n = dynToNumber(v as DynamicValue)
+        return n === null ? null : longFromDouble(n)
+      }
     case 'number':
     case 'real':
       return (v) => dynToNumber(v as DynamicValue)
@@ -180,8 +192,9 @@ export function fromDynamic(type: KqlType, v: DynamicValue | undefined): KqlValu
     case 'timespan':
       return typeof v === 'string' ? parseTimespan(v) : null
     case 'int':
-    case 'long':
       return typeof v === 'number' ? Math.trunc(v) : null
+    case 'long':
+      return typeof v === 'number' ? longFromDouble(v) : null
     case 'real':
     case 'decimal':
       return typeof v === 'number' ? v : null
@@ -237,6 +250,11 @@ export function compareDynamic(a: DynamicValue, b: DynamicValue): number {
 /** Order of two non-null scalar values of the same static type (numbers, bigints, strings, bools). */
 export function compareScalar(a: KqlValue, b: KqlValue): number {
   if (typeof a === 'bigint' && typeof b === 'bigint') return a < b ? -1 : a > b ? 1 : 0
+  // longs in canonical form (long.ts): a bigint against a number compares exactly; NaN is smallest
+  if ((typeof a === 'bigint' && typeof b === 'number') || (typeof a === 'number' && typeof b === 'bigint')) {
+    if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) ? -1 : 1
+    return a < b ? -1 : a > b ? 1 : 0
+  }
   if (typeof a === 'number' && typeof b === 'number') {
     if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : -1
     if (Number.isNaN(b)) return 1

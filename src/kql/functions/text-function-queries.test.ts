@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { stringifyExact } from '../../shared/exact-json.js'
 import { compileQuery, EMPTY_SCHEMA, toWireRows } from '../index.js'
 
 interface QueryCase {
@@ -57,10 +58,10 @@ async function runCase(k: QueryCase): Promise<string | undefined> {
   const unmatched = [...rows]
   for (const want of k.rows) {
     const at = unmatched.findIndex((got) => same(got, want))
-    if (at < 0) return `row not found: ${JSON.stringify(want)}; got ${JSON.stringify(rows)}`
+    if (at < 0) return `row not found: ${stringifyExact(want)}; got ${stringifyExact(rows)}`
     unmatched.splice(at, 1)
   }
-  return unmatched.length > 0 ? `unexpected rows: ${JSON.stringify(unmatched)}` : undefined
+  return unmatched.length > 0 ? `unexpected rows: ${stringifyExact(unmatched)}` : undefined
 }
 
 /** Cases whose failure is outside the function library, with the reason. */
@@ -369,7 +370,7 @@ const CASES: readonly QueryCase[] = [
       ],
     ],
   ),
-  c('hash-1', 'print result=hash("World")', ['result'], [[1846988464401551951]]),
+  c('hash-1', 'print result=hash("World")', ['result'], [[1846988464401551951n]]),
   c('hash-2', 'print result=hash("World", 100)', ['result'], [[51]]),
   c(
     'sha256-1',

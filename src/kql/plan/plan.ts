@@ -291,6 +291,12 @@ export interface TableScan {
   readonly table: string
   readonly sqlName: string
   readonly sqlColumns: readonly string[]
+  /**
+   * Per column, when present and not 1: the physical integer times this factor is the value
+   * (`_ingested_at` is stored in milliseconds and read as datetime ticks: 10,000). Every reader
+   * of the table multiplies in SQL (scanSql, the pushdown's scan).
+   */
+  readonly sqlScale?: readonly number[]
 }
 
 /** Constant rows (datatable, the one empty row under print). */

@@ -54,7 +54,7 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
       'Readings | where timestamp > ago(1h) and sensor == "s1" | summarize n = count(), avg(value) by bin(timestamp, 5m) | sort by timestamp asc'
     const expected: Record<SqlDialectName, string> = {
       sqlite:
-        'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?)) AS c0, COUNT(*) AS c1, AVG(t1."value") AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > (? - ?)) AND (t1."sensor" = ?)) GROUP BY (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
+        'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?)) AS c0, COUNT(*) AS c1, AVG((CASE WHEN typeof(t1."value") = \'text\' THEN kql_refuse() ELSE t1."value" END)) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > (? - ?)) AND (t1."sensor" = ?)) GROUP BY (t1."timestamp" - ((t1."timestamp" % ? + ?) % ?))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
       postgres:
         'SQL[SELECT t2.c0 AS c0, t2.c1 AS c1, t2.c2 AS c2 FROM (SELECT (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint)) AS c0, COUNT(*) AS c1, COALESCE(AVG(t1."value"), \'NaN\'::double precision) AS c2 FROM "data_r" AS t1 WHERE ((t1."timestamp" > ($2::bigint - $3::bigint)) AND (t1."sensor" = $4::text)) GROUP BY (t1."timestamp" - ((t1."timestamp" % $1::bigint + $1::bigint) % $1::bigint))) AS t2 ORDER BY t2.c0 ASC NULLS FIRST]',
       duckdb:
@@ -202,7 +202,7 @@ describe('pushDown: one statement per pushable subtree, per dialect', () => {
   it('a statement under an in-memory operator reads only the columns that operator needs', () => {
     assert.match(
       outline(plan('Readings | where n > 0 | make-series avg(value) on timestamp step 1h', 'sqlite')),
-      /^MakeSeries\(SQL\[SELECT t1\."timestamp" AS c0, NULL AS c1, t1\."value" AS c2, NULL AS c3, NULL AS c4 FROM "data_r" AS t1 WHERE \(t1\."n" > \?\)\]\)$/,
+      /^MakeSeries\(SQL\[SELECT t1\."timestamp" AS c0, NULL AS c1, \(CASE WHEN typeof\(t1\."value"\) = 'text' THEN kql_refuse\(\) ELSE t1\."value" END\) AS c2, NULL AS c3, NULL AS c4 FROM "data_r" AS t1 WHERE \(t1\."n" > \?\)\]\)$/,
     )
     assert.match(
       outline(plan('Readings | where sensor matches regex "a" and n > 0 | project value', 'postgres')),

@@ -12,6 +12,7 @@
  */
 import type * as P from '../plan/plan.js'
 import { nodeExpressions } from '../plan/plan-walk.js'
+import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlType } from '../types.js'
 import type { SqlDialect } from './sql-dialect.js'
 import { groupable, type SqlContext, type SqlScalar, translateExpr } from './sql-expressions.js'
@@ -265,7 +266,7 @@ class PushDown {
     const d = this.dialect
     const cols = node.columns.map(
       (c, i): SqlScalar => ({
-        sql: `${alias}.${d.quoteIdentifier(node.sqlColumns[i]!)}`,
+        sql: d.readColumn(scaledColumn(`${alias}.${d.quoteIdentifier(node.sqlColumns[i]!)}`, node.sqlScale?.[i]), c.type),
         type: c.type,
         nullable: c.type !== 'string',
         ...(d.hasNaN && (c.type === 'real' || c.type === 'decimal') ? { maybeNaN: true } : {}),
@@ -405,7 +406,12 @@ class PushDown {
         const v = valueIf(x, a.name === 'sumif' ? 1 : undefined)
         if (v === undefined) return undefined
         // Kusto's default: the sum of no values is 0
-        return { sql: `COALESCE(${d.sum(v)}, 0)`, type: out.type, nullable: false, ...(x.maybeNaN ? { maybeNaN: true } : {}) }
+        return {
+          sql: `COALESCE(${d.sum(v, x.type === 'int' || x.type === 'long')}, 0)`,
+          type: out.type,
+          nullable: false,
+          ...(x.maybeNaN ? { maybeNaN: true } : {}),
+        }
       }
       case 'avg':
       case 'avgif': {

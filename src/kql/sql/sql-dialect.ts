@@ -55,6 +55,16 @@ export interface SqlDialect {
    * `operandsNotNull` is the SQL condition under which a NULL result can only mean NaN.
    */
   guardRealResult(expr: string, operandsNotNull: string | undefined): string
+  /**
+   * Wraps long `+ - *` whose result may leave int64, where the database would not wrap around as
+   * Kusto does (SQLite makes it a REAL): the statement then fails with a data refusal.
+   */
+  guardLongResult(expr: string, operands?: { readonly a: string; readonly op: '+' | '-' | '*'; readonly b: string }): string
+  /**
+   * A stored column as SQL reads it. SQLite keeps a NaN real as the text 'NaN' (it has no NaN):
+   * reading one refuses, so the plan runs in memory over plain reads, which decode it.
+   */
+  readColumn(sql: string, type: KqlType): string
   /** Integer division truncating toward zero, NULL for a zero divisor. */
   integerDivide(a: string, b: string): string
   /** Real division; may refuse (undefined) when a zero divisor would not give ±Infinity/NaN. */
@@ -79,6 +89,6 @@ export interface SqlDialect {
    * divided by their count; NaN for none). `nullIsNaN` when the result's NULL stands for NaN.
    */
   average(x: string, integral: boolean): { readonly sql: string; readonly nullIsNaN: boolean }
-  /** SUM of integers as a value decodeValue() reads exactly. */
-  sum(x: string): string
+  /** SUM as a value decodeValue() reads exactly; an integer sum that leaves int64 must fail (a data refusal). */
+  sum(x: string, integral: boolean): string
 }

@@ -97,8 +97,11 @@ function literal(e: P.Literal, cx: SqlContext): SqlScalar | undefined {
       if (typeof v !== 'boolean') return undefined
       break
     case 'int':
-    case 'long':
       if (typeof v !== 'number' || !Number.isSafeInteger(v)) return undefined
+      break
+    case 'long':
+      // canonical longs (long.ts): a bigint beyond 2^53 binds as an exact int64
+      if (!(typeof v === 'number' && Number.isSafeInteger(v)) && typeof v !== 'bigint') return undefined
       break
     case 'real':
     case 'decimal':
@@ -181,11 +184,12 @@ function arithmetic(e: P.Binary, inputs: readonly SqlScalar[], cx: SqlContext): 
   const op = e.op
   const nullable = a.nullable || b.nullable
   const d = cx.dialect
-  // long arithmetic: the evaluator computes with doubles, exact below 2^53 like SQL's int64
+  // long arithmetic: exact int64 on both sides; leaving int64 refuses (the evaluator wraps around)
   // (an int result wraps to 32 bits in memory, so it stays there)
   if (e.type === 'long' && isIntegral(a.type) && isIntegral(b.type)) {
-    if (op === '+' || op === '-' || op === '*') return { sql: `(${a.sql} ${op} ${b.sql})`, type: 'long', nullable }
-    if (op === '/') return { sql: d.integerDivide(a.sql, b.sql), type: 'long', nullable: true }
+    if (op === '+' || op === '-' || op === '*')
+      return { sql: d.guardLongResult(`(${a.sql} ${op} ${b.sql})`, { a: a.sql, op, b: b.sql }), type: 'long', nullable }
+    if (op === '/') return { sql: d.guardLongResult(d.integerDivide(a.sql, b.sql)), type: 'long', nullable: true }
     return undefined
   }
   if (isReal(e.type) && isNum(a.type) && isNum(b.type) && (isReal(a.type) || isReal(b.type))) {

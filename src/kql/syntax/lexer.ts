@@ -6,6 +6,7 @@
  * Char-code scanning, no regular expressions: compile time is a product target (design §12).
  */
 import { KqlError, positionAt } from '../kql-error.js'
+import { canonLong } from '../long.js'
 import { scaleDecimal, timespanUnit } from '../values.js'
 
 export type TokenKind =
@@ -33,7 +34,7 @@ export interface Token {
   readonly end: number
   /** Identifier name, punctuation symbol, decoded string, or the literal's source text. */
   readonly text: string
-  /** Numeric value of long/real literals (number) and timespans (bigint ticks). */
+  /** Value of long literals (canonical long, long.ts), reals (number) and timespans (bigint ticks). */
   readonly value?: number | bigint
 }
 
@@ -222,7 +223,7 @@ export class Lexer {
       if (i < s.length && isIdentPart(s.charCodeAt(i))) throw this.error(start, `invalid number '${s.slice(start, i + 1)}'`)
       this.pos = i
       const text = s.slice(start, i)
-      return { kind: 'long', start, end: i, text, value: Number(BigInt.asIntN(64, BigInt(text))) }
+      return { kind: 'long', start, end: i, text, value: canonLong(BigInt(text)) }
     }
     let isReal = false
     while (i < s.length && isDigit(s.charCodeAt(i))) i++
@@ -274,7 +275,7 @@ export class Lexer {
         start,
         `the integer literal ${text.length > 40 ? `${text.slice(0, 40)}…` : text} is out of range for long (at most 9223372036854775807)`,
       )
-    return { kind: isReal ? 'real' : 'long', start, end: i, text, value: Number(text) }
+    return { kind: isReal ? 'real' : 'long', start, end: i, text, value: isReal ? Number(text) : canonLong(BigInt(text)) }
   }
 
   /**

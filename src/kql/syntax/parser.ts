@@ -671,7 +671,7 @@ class Parser {
     switch (t.kind) {
       case 'long':
         this.advance()
-        return { kind: 'Literal', start: t.start, end: t.end, type: 'long', value: t.value as number }
+        return { kind: 'Literal', start: t.start, end: t.end, type: 'long', value: t.value as number | bigint }
       case 'real':
         this.advance()
         return { kind: 'Literal', start: t.start, end: t.end, type: 'real', value: t.value as number }
@@ -912,7 +912,9 @@ class Parser {
         const n = this.peek()
         if (n.kind === 'long' || n.kind === 'real') {
           this.advance()
-          return t.text === '-' ? -(n.value as number) : (n.value as number)
+          // numbers inside dynamic values are doubles (README: the value of a long)
+          const v = Number(n.value)
+          return t.text === '-' ? -v : v
         }
         if (n.kind === 'timespan') {
           this.advance()
@@ -932,7 +934,7 @@ class Parser {
     }
     if (t.kind === 'long' || t.kind === 'real') {
       this.advance()
-      return t.value as number
+      return Number(t.value)
     }
     if (t.kind === 'timespan') {
       this.advance()
@@ -1142,7 +1144,7 @@ class Parser {
       } else if (v.kind === 'string' || v.kind === 'quotedIdent') {
         value = v.text
       } else if (v.kind === 'long' || v.kind === 'real') {
-        value = v.value as number
+        value = v.value as number | bigint
       } else if (v.kind === 'timespan') {
         value = v.value as bigint
       } else {

@@ -115,6 +115,15 @@ export function createSqlCorrectionStore(db: SqlDb): CorrectionStore {
       if (f.status !== undefined) add('status = ?', f.status)
       if (f.from !== undefined) add('created_at >= ?', f.from)
       if (f.to !== undefined) add('created_at < ?', f.to)
+      if (f.rowConnections !== undefined) {
+        const types = f.rowConnections.map((lookup) => `row:${lookup}`)
+        add(
+          types.length === 0
+            ? "substr(entity_type, 1, 4) <> 'row:'"
+            : `(substr(entity_type, 1, 4) <> 'row:' OR entity_type IN (${types.map(() => '?').join(', ')}))`,
+          ...types,
+        )
+      }
       const condition = where.join(' AND ')
       const total = toNumber((await db.get<Row>(`SELECT COUNT(*) AS n FROM corrections WHERE ${condition}`, params))?.['n'] ?? 0)
       const rows = await db.all<Row>(

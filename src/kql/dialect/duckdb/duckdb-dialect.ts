@@ -115,6 +115,14 @@ export const duckdbDialect: SqlDialect = {
   nanSql: `'NaN'::DOUBLE`,
   // IEEE doubles: overflow gives ±Infinity and invalid operations NaN, as in JavaScript
   guardRealResult: (expr) => expr,
+  // BIGINT overflow fails the statement, but the optimizer moves constants across comparisons
+  // (`n + c < 0` → `n < -c`) and so skips the overflow: the result is checked in HUGEINT first
+  guardLongResult: (expr, operands) =>
+    operands
+      ? `(CASE WHEN (CAST(${operands.a} AS HUGEINT) ${operands.op} ${operands.b}) BETWEEN -9223372036854775808 AND 9223372036854775807 THEN ${expr} ELSE ${refuse} END)`
+      : expr,
+  // DOUBLE holds NaN and ±Infinity: a stored column reads as it is
+  readColumn: (sql) => sql,
   // // on integers truncates toward zero; NULLIF makes a zero divisor NULL explicitly
   integerDivide: (a, b) => `(${a} // NULLIF(${b}, 0))`,
   realDivide: (a, b) => `(${a} / ${b})`,
@@ -158,5 +166,6 @@ export const duckdbDialect: SqlDialect = {
       : `COALESCE(AVG(${x}), 'NaN'::DOUBLE)`,
     nullIsNaN: false,
   }),
+  // an exact HUGEINT: decodeValue's longFrom() wraps it to 64 bits, as the evaluator's sum does
   sum: (x) => `SUM(${x})`,
 }

@@ -111,6 +111,9 @@ export const postgresDialect: SqlDialect = {
   nanSql: `'NaN'::double precision`,
   // PostgreSQL keeps NaN and fails on overflow (a refusal): nothing to guard
   guardRealResult: (expr) => expr,
+  // bigint overflow raises 22003 (a refusal): nothing to guard
+  guardLongResult: (expr) => expr,
+  readColumn: (sql) => sql,
   integerDivide: (a, b) => `(${a} / NULLIF(${b}, 0))`,
   // a zero divisor fails the statement (22012): the engine then answers in memory (±Infinity, NaN)
   realDivide: (a, b) => `(${a} / ${b})`,
@@ -158,5 +161,6 @@ export const postgresDialect: SqlDialect = {
       : `COALESCE(AVG(${x}), 'NaN'::double precision)`,
     nullIsNaN: false,
   }),
-  sum: (x) => `SUM(${x})`,
+  // SUM(bigint) is numeric and never overflows; as bigint it raises 22003 (a refusal) beyond int64
+  sum: (x, integral) => (integral ? `CAST(SUM(${x}) AS bigint)` : `SUM(${x})`),
 }

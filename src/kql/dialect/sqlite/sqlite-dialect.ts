@@ -135,6 +135,9 @@ export const sqliteDialect: SqlDialect = {
   nanSql: 'NULL',
   guardRealResult: (expr, operandsNotNull) =>
     `COALESCE(${expr}, ${operandsNotNull === undefined ? 'kql_refuse()' : `CASE WHEN ${operandsNotNull} THEN kql_refuse() END`})`,
+  guardLongResult: (expr) => `kql_int64(${expr})`,
+  readColumn: (sql, type) =>
+    type === 'real' || type === 'decimal' ? `(CASE WHEN typeof(${sql}) = 'text' THEN kql_refuse() ELSE ${sql} END)` : sql,
   // both operands are INTEGER: SQLite truncates toward zero and gives NULL for a zero divisor
   integerDivide: (a, b) => `(${a} / ${b})`,
   // a zero divisor gives NULL where JavaScript gives ±Infinity or NaN: guardRealResult refuses it
@@ -167,5 +170,6 @@ export const sqliteDialect: SqlDialect = {
   stringSortKey: (x) => `kql_utf16(${x})`,
   // SQLite's AVG of no values is NULL (it has no NaN): decoded as NaN, Kusto's 0 / 0
   average: (x) => ({ sql: `AVG(${x})`, nullIsNaN: true }),
+  // SQLite's SUM of integers fails with "integer overflow" (a refusal, query-source.ts)
   sum: (x) => `SUM(${x})`,
 }

@@ -12,6 +12,8 @@ export interface SqliteFunction {
   readonly name: string
   /** Deterministic functions may be evaluated once for constant arguments (never kql_refuse). */
   readonly deterministic: boolean
+  /** Integer arguments arrive as bigint (REALs stay numbers), so INTEGER and REAL can be told apart. */
+  readonly safeIntegers?: boolean
   readonly impl: (...args: never[]) => unknown
 }
 
@@ -37,7 +39,17 @@ function utf16Key(text: string | null): Buffer {
   return out
 }
 
+/**
+ * kql_int64(x): x when it is an INTEGER. SQLite turns integer arithmetic that leaves int64 into a
+ * REAL, where Kusto's long wraps around: the statement stops and the engine answers in memory.
+ */
+function int64(x: bigint | number | null): bigint | null {
+  if (x === null || typeof x === 'bigint') return x
+  throw new SqlRefusalError('long arithmetic left the 64-bit range in SQLite; evaluated in memory instead')
+}
+
 export const SQLITE_FUNCTIONS: readonly SqliteFunction[] = [
+  { name: 'kql_int64', deterministic: false, safeIntegers: true, impl: int64 as (...args: never[]) => unknown },
   { name: 'kql_match', deterministic: true, impl: match as (...args: never[]) => unknown },
   { name: 'kql_lower', deterministic: true, impl: ((s: string | null) => (s ?? '').toLowerCase()) as (...args: never[]) => unknown },
   { name: 'kql_utf16', deterministic: true, impl: utf16Key as (...args: never[]) => unknown },
