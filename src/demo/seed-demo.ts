@@ -5,6 +5,8 @@
  * configuration, and a day of synthetic sensor readings. Does nothing once any workspace exists.
  */
 import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Services } from '../domain/services.js'
 import { DEMO_CONFIG } from './demo-config.js'
 
@@ -23,10 +25,32 @@ export interface SeedOptions {
   readonly publicUrl: string
   /** Extra CLI arguments the operator must repeat (e.g. `--data DIR`). */
   readonly cliArgs: string
+  /** Where the sign-ins file is written (0600), so they stay findable after the first start. */
+  readonly dataDir: string
+}
+
+/** The demo's sign-ins, written once on the first start (0600) and named on every later `--demo` start. */
+export const DEMO_SIGN_INS_FILE = 'demo-sign-ins.txt'
+
+function resetHint(cliArgs: string): string {
+  return `Reset a password: echo 'NEW-PASSWORD' | ./bin/provenant.js account set-password NAME${cliArgs}`
+}
+
+/** What a `--demo` start prints when the demo already exists: where its sign-ins are and how to reset one. */
+function alreadySeeded(options: SeedOptions): SeedResult {
+  const file = join(options.dataDir, DEMO_SIGN_INS_FILE)
+  return {
+    instructions: [
+      existsSync(file)
+        ? `The demo workspace "demo" exists. Its portal sign-ins are in ${file} (readable only by you);`
+        : `The demo workspace "demo" exists; its sign-ins file ${file} is gone.`,
+      `  ${resetHint(options.cliArgs)}`,
+    ],
+  }
 }
 
 export async function seedDemo(services: Services, options: SeedOptions): Promise<SeedResult | undefined> {
-  if ((await services.admin.listWorkspaces()).length > 0) return undefined
+  if ((await services.admin.listWorkspaces()).length > 0) return alreadySeeded(options)
   const workspace = await services.admin.createWorkspace('demo')
   const passwords: string[] = []
   const accounts = []
@@ -35,6 +59,9 @@ export async function seedDemo(services: Services, options: SeedOptions): Promis
     accounts.push(await services.admin.addAccount({ ...spec, workspaceId: workspace.id, password }))
     passwords.push(`    ${spec.name.padEnd(9)} ${password}   (${spec.role})`)
   }
+  const file = join(options.dataDir, DEMO_SIGN_INS_FILE)
+  mkdirSync(options.dataDir, { recursive: true })
+  writeFileSync(file, `Provenant demo portal sign-ins (${options.publicUrl}/portal/)\n${passwords.join('\n')}\n`, { mode: 0o600 })
   const admin = accounts[0]!
   await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, DEMO_CONFIG, {
     message: 'demo configuration',
@@ -45,8 +72,9 @@ export async function seedDemo(services: Services, options: SeedOptions): Promis
   return {
     instructions: [
       `Seeded the demo workspace "demo" with ${readings.length} sensor readings of the last 24 hours.`,
-      'Portal sign-in (shown once; change with `provenant account set-password`):',
+      `Portal sign-in (also kept in ${file}, readable only by you):`,
       ...passwords,
+      `  ${resetHint(options.cliArgs)}`,
       '',
       'Mint an API token (printed on stdout) and call a warm query:',
       `  TOKEN=$(./bin/provenant.js token create --account analyst --expires 8h${options.cliArgs})`,

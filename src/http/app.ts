@@ -140,6 +140,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return sendError(reply, 404, `no route ${request.method} ${path}${hint}`)
   })
 
+  // A person who opens the server's address lands in the portal (issue 18); programs use /oi-api.
+  app.get('/', async (_request, reply) => reply.redirect('/portal/', 302))
+
   app.get('/healthz', async () => {
     await services.access.ping()
     return { status: 'ok' }

@@ -20,6 +20,8 @@ export type {
   Visualization,
 } from './engine-types.js'
 export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'
+// Names the engine knows, for editors' completion (the portal's Explore page).
+export { aggregateNames, scalarNames } from './functions/registry.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'
 export { canonLong, INT64_MAX, INT64_MIN, type Long, longFrom, longFromText, longToString } from './long.js'
 export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'

@@ -45,7 +45,8 @@ const proposalView = z.object({
 export function registerProposalTools(server: McpServer, caller: Caller, deps: ProposalToolDeps): void {
   const { proposals, publicUrl, onUnexpected } = deps
   if (!caller.rights.has('proposals:create')) return
-  const reviewUrl = `${publicUrl}/portal/`
+  // the Proposals page, at this proposal (each proposal's element carries its id)
+  const reviewUrlOf = (p: Proposal) => `${publicUrl}/portal/proposals#${p.id}`
 
   const viewOf = (p: Proposal): z.output<typeof proposalView> => ({
     proposalId: p.id,
@@ -58,7 +59,7 @@ export function registerProposalTools(server: McpServer, caller: Caller, deps: P
     decidedBy: p.decidedBy?.name ?? null,
     decisionReason: p.decisionReason ?? null,
     commitId: p.commitId ?? null,
-    reviewUrl,
+    reviewUrl: reviewUrlOf(p),
   })
   const describe = (p: Proposal): string =>
     [
@@ -96,7 +97,7 @@ export function registerProposalTools(server: McpServer, caller: Caller, deps: P
       runTool(async () => {
         if (!caller.rights.has('proposals:create')) return missingRightResult('proposals:create', 'propose_change')
         const proposal = await proposals.create(caller, input, 'mcp')
-        const message = `Proposal ${proposal.id} is open. It is not applied: a person with review rights (not you or the token's owner) must accept it in the portal (${reviewUrl}).`
+        const message = `Proposal ${proposal.id} is open. It is not applied: a person with review rights (not you or the token's owner) must accept it in the portal (${reviewUrlOf(proposal)}).`
         return structuredResult({ ...viewOf(proposal), message }, `${message}\n\n${describe(proposal)}`)
       }, onUnexpected),
   )

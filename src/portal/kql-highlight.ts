@@ -14,7 +14,8 @@ export interface KqlToken {
   readonly kind: KqlTokenClass
 }
 
-const KEYWORDS = new Set([
+/** Query operators and their keywords (also the Explore editor's completion list). */
+export const KEYWORDS: ReadonlySet<string> = new Set([
   'where',
   'filter',
   'project',

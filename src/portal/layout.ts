@@ -9,7 +9,7 @@ import type { WorkspaceMembership } from '../domain/sessions/session-store.js'
 import { type Html, html } from './html.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 
-export type NavKey = 'overview' | 'warm-queries' | 'api-keys' | 'proposals' | 'corrections' | 'activity' | 'connections'
+export type NavKey = 'overview' | 'warm-queries' | 'explore' | 'api-keys' | 'proposals' | 'corrections' | 'activity' | 'connections'
 
 export interface NavEntry {
   readonly key: NavKey
@@ -29,6 +29,13 @@ export const NAV: readonly NavEntry[] = [
     href: '/portal/warm-queries',
     rights: ['warm-queries:read'],
     blurb: 'Approved queries with their approver: read the KQL, run a preview, see a chart.',
+  },
+  {
+    key: 'explore',
+    label: 'Explore',
+    href: '/portal/explore',
+    rights: ['queries:run'],
+    blurb: 'Write KQL with completion, run it, see a grid and a chart, download it or propose it as a warm query.',
   },
   {
     key: 'api-keys',
@@ -71,13 +78,13 @@ export function navFor(session: PortalSession): NavEntry[] {
   return NAV.filter((entry) => entry.rights.every((r) => roleHas(session.role, r)))
 }
 
-function head(title: string): Html {
+function head(title: string, extra: Html | undefined = undefined): Html {
   return html`<meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Provenant</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/${PORTAL_CSS.name}">
-<script src="/portal/assets/${PORTAL_JS.name}" defer></script>`
+<script src="/portal/assets/${PORTAL_JS.name}" defer></script>${extra ?? ''}`
 }
 
 export interface LayoutInput {
@@ -87,6 +94,8 @@ export interface LayoutInput {
   readonly workspaces: readonly WorkspaceMembership[]
   readonly body: Html
   readonly version: string
+  /** More stylesheets and scripts for this page (the Explore page's bundle). */
+  readonly extraHead?: Html
 }
 
 export function renderLayout(input: LayoutInput): Html {
@@ -94,7 +103,7 @@ export function renderLayout(input: LayoutInput): Html {
   const csrf = session.csrfToken
   return html`<!doctype html>
 <html lang="en">
-<head>${head(input.title)}</head>
+<head>${head(input.title, input.extraHead)}</head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="topbar">

@@ -102,7 +102,7 @@ button.small { padding: .2rem .7rem; font-size: .9rem; }
 .badge.expired { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
 .badge.revoked { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
 .chips { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .3rem 0 0; }
-.chips li { background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.chips li { white-space: nowrap; background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 details summary { cursor: pointer; color: var(--brand); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
 dl.facts dt { font-weight: 600; }
@@ -191,6 +191,10 @@ a.secondary-link:hover { background: #eef3f9; color: var(--brand-dark); }
 .verdict-fields dt { white-space: nowrap; }
 pre.details-json { margin: .4rem 0; font-size: .8rem; max-width: 40rem; white-space: pre-wrap; word-break: break-word; }
 td details summary { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--ink); word-break: break-all; }
+/* Activity log: the Action column wraps (long action names of API calls), Details keeps room to read */
+table.activity-records td.action { overflow-wrap: break-word; min-width: 6rem; max-width: 12rem; }
+table.activity-records td.details { min-width: 16rem; width: 40%; }
+table.activity-records th.mono { font-size: .8rem; }
 .pager { display: flex; gap: 1.5rem; align-items: center; margin: 1rem 0; }
 .api-help { max-width: 60rem; margin-top: 2rem; }
 .api-help p { margin: .4rem 0; }

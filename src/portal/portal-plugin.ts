@@ -13,18 +13,21 @@ import { DomainError, HTTP_STATUS, InvalidInputError } from '../domain/errors.js
 import type { PortalSession } from '../domain/sessions/session-service.js'
 import { scrub } from '../shared/secret-scrubber.js'
 import { parseCookies, serializeCookie } from './cookies.js'
+import { exploreAssets } from './explore-bundle.js'
 import { type Html, html } from './html.js'
 import { renderBarePage, renderLayout } from './layout.js'
 import { activityRoutes } from './pages/activity-page.js'
 import { apiKeyRoutes } from './pages/api-keys-page.js'
 import { connectionRoutes } from './pages/connections-page.js'
 import { correctionRoutes } from './pages/corrections-page.js'
+import { exploreRoutes } from './pages/explore-page.js'
 import { overviewRoutes } from './pages/overview-page.js'
 import { proposalRoutes } from './pages/proposals-page.js'
 import { renderSignIn } from './pages/sign-in-page.js'
 import { warmQueryRoutes } from './pages/warm-queries-page.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 import type { PortalContext, PortalDeps, PortalResult, PortalRoute } from './portal-route.js'
+import { SECURITY_HEADERS } from './security-headers.js'
 
 const TITLES: Readonly<Record<number, string>> = {
   400: 'That did not work',
@@ -34,16 +37,6 @@ const TITLES: Readonly<Record<number, string>> = {
   503: 'Not available',
 }
 
-// Everything the portal loads comes from this origin; nothing may frame it.
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'cross-origin-opener-policy': 'same-origin',
-} as const
-
 /** The sign-in form's nonce lives this long (a form left open longer is shown again). */
 const SIGN_IN_NONCE_SECONDS = 3600
 
@@ -52,6 +45,7 @@ function pageRoutes(): PortalRoute[] {
   return [
     ...overviewRoutes(),
     ...warmQueryRoutes(),
+    ...exploreRoutes(),
     ...apiKeyRoutes(),
     ...proposalRoutes(),
     ...correctionRoutes(),
@@ -67,6 +61,10 @@ export function safeNext(next: string | null | undefined): string {
   // browser resolves out of /portal.
   if (!/^[\x21-\x7e]*$/.test(next) || /\/\.\.?(\/|$|\?|#)|%2e/i.test(next)) return '/portal/'
   return next
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined
 }
 
 function equalSecrets(a: string | undefined, b: string | undefined): boolean {
@@ -200,7 +198,8 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
 
       portal.get('/assets/:name', async (request, reply) => {
         const { name } = request.params as { name: string }
-        const asset = [PORTAL_CSS, PORTAL_JS].find((a) => a.name === name)
+        const explore = name.startsWith('explore.') ? await exploreAssets() : undefined
+        const asset = [PORTAL_CSS, PORTAL_JS, ...(explore ? [explore.js, explore.css] : [])].find((a) => a.name === name)
         if (!asset) return sendPage(reply, 404, await errorPage(request, 404, 'No such asset.'))
         return reply
           .header('cache-control', 'public, max-age=31536000, immutable')
@@ -275,7 +274,9 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
           const session = state?.session
           if (!session || !state.secret) return signInRedirect(request, reply)
           const form = request.body instanceof URLSearchParams ? request.body : new URLSearchParams()
-          if (route.method === 'POST' && (crossSite(request) || !services.sessions.csrfMatches(session, form.get('_csrf') ?? undefined))) {
+          // Forms send the CSRF token as a field; the Explore page's script (JSON) as a header.
+          const csrf = form.get('_csrf') ?? headerValue(request.headers['x-csrf-token'])
+          if (route.method === 'POST' && (crossSite(request) || !services.sessions.csrfMatches(session, csrf))) {
             return sendPage(
               reply,
               403,
@@ -309,6 +310,11 @@ export async function registerPortal(app: FastifyInstance, deps: PortalDeps): Pr
           }
           const outcome = await handler(ctx)
           if ('redirect' in outcome) return reply.redirect(outcome.redirect, 303)
+          if ('json' in outcome)
+            return reply
+              .code(outcome.status ?? 200)
+              .type('application/json; charset=utf-8')
+              .send(outcome.json)
           if ('download' in outcome) {
             return reply
               .type(outcome.contentType)

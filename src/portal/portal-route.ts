@@ -43,6 +43,8 @@ export interface PortalContext {
 export type PortalResult =
   | { readonly page: Html; readonly status?: number }
   | { readonly redirect: string }
+  /** A JSON answer for the page's own script (the Explore page), already serialised. */
+  | { readonly json: string; readonly status?: number }
   /** A file the browser saves (streamed; e.g. an activity-log export). */
   | { readonly download: Readable; readonly contentType: string; readonly fileName: string }
 

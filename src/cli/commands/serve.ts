@@ -18,7 +18,8 @@ export const serveCommand: Command = {
   usage: `provenant serve [--port N] [--host H] [--public-url URL] [--demo] [--data DIR] [--database-url URL]
 
   --demo   on first start, create a demo workspace with accounts, connections, warm queries
-           and synthetic data, and print how to sign in and mint a token`,
+           and synthetic data, and print how to sign in and mint a token; the sign-ins are
+           kept in DATA/demo-sign-ins.txt (0600), which every later --demo start names`,
   async run(argv) {
     const { values } = parse(
       argv,
@@ -40,7 +41,9 @@ export const serveCommand: Command = {
     })
     const runtime = await createRuntime(config)
     const cliArgs = `${values.data ? ` --data ${values.data}` : ''}${values['database-url'] ? ' --database-url "$DATABASE_URL"' : ''}`
-    const seeded = config.demo ? await seedDemo(runtime.services, { publicUrl: config.publicUrl, cliArgs }) : undefined
+    const seeded = config.demo
+      ? await seedDemo(runtime.services, { publicUrl: config.publicUrl, cliArgs, dataDir: config.dataDir })
+      : undefined
     const address = await runtime.app.listen({ port: config.port, host: config.host })
     const store = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`
     const lines = [

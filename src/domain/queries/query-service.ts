@@ -223,5 +223,20 @@ export function createQueryService(deps: QueryServiceDeps) {
     return outcome
   }
 
-  return { runWarm, runAdhoc, check, findWarmQuery }
+  /**
+   * The tables and typed columns the caller's own text may read (its scopes applied), for an
+   * editor's completion and schema panel: exactly what ad-hoc text compiles against, hidden columns
+   * left out (they are named explicitly only). Each table comes with its connection's lookup.
+   */
+  async function schemaFor(caller: Caller): Promise<{ table: string; connection: string; columns: readonly KqlColumn[] }[]> {
+    const current = await config.current(caller.workspaceId)
+    const schema = await callerSchema(caller, current)
+    return schema.schema.tables.map((t) => ({
+      table: t.name,
+      connection: schema.connectionOfTable.get(t.name) ?? '',
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type })),
+    }))
+  }
+
+  return { runWarm, runAdhoc, check, findWarmQuery, schemaFor }
 }

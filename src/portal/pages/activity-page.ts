@@ -117,9 +117,9 @@ function recordRow(view: LedgerRecordView, names: ReadonlyMap<string, string>, n
   <th scope="row" class="mono">${r.recordId}</th>
   <td><time datetime="${r.timestamp}">${r.timestamp.replace('T', ' ').replace('Z', '')}</time><div class="muted small">${relativeText(at, now)}</div></td>
   <td>${view.entityType ?? ''}<div class="muted small mono">${view.entityId ?? ''}</div></td>
-  <td class="nowrap">${view.actionType ?? ''}</td>
+  <td class="action">${view.actionType ?? ''}</td>
   <td>${whoOf(view, names)}</td>
-  <td><details><summary>${detailsSummary(view.details)}</summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
+  <td class="details"><details><summary>${detailsSummary(view.details)}</summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
 </tr>`
 }
 
@@ -255,7 +255,7 @@ ${
     ? html`<p class="muted">${total === 0 && !filter.entityType && !filter.actionType && !filter.userId && !filter.from && !filter.to ? 'This log has no records yet.' : 'No records match these filters.'}</p>`
     : html`
 <p class="muted">Records ${first}–${first + records.length - 1} of ${total}, newest first. Times are UTC.</p>
-<div class="table-wrap"><table aria-labelledby="records-title">
+<div class="table-wrap"><table class="activity-records" aria-labelledby="records-title">
 <thead><tr><th scope="col">RecordID</th><th scope="col">Time</th><th scope="col">Entity</th><th scope="col">Action</th><th scope="col">User</th><th scope="col">Details</th></tr></thead>
 <tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`
 }

@@ -38,7 +38,7 @@ function proposalCard(ctx: PortalContext, proposal: Proposal, canReview: boolean
   const own = proposal.author.id === session.account.id
   const csrf = session.csrfToken
   const id = proposal.id
-  return html`<article class="panel proposal" aria-labelledby="title-${id}" data-proposal-id="${id}">
+  return html`<article class="panel proposal" id="${id}" aria-labelledby="title-${id}" data-proposal-id="${id}">
   <h3 id="title-${id}">Proposal by ${proposal.author.name} <span class="muted mono small">${id}</span></h3>
   <p class="muted">Filed ${timeTag(proposal.createdAt, now)} through ${CHANNEL[proposal.via] ?? proposal.via}; ${proposal.changes.length} change${proposal.changes.length === 1 ? '' : 's'}.</p>
   <h4>Rationale</h4>
