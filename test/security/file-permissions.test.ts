@@ -7,38 +7,14 @@
  * run (docs/decisions.md).
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 import { sqliteFileOf } from '../../src/storage/open-stores.js'
 import { BACKENDS } from '../support/backends.js'
+import { runTypeScript } from '../support/cli.js'
 import { startTestServer } from '../support/test-server.js'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-function underUmask000(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // The shell sets the umask, then becomes node: the server process itself runs under umask 000.
-    const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$0" "$@"', process.execPath, '--import', 'tsx', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, PROVENANT_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => {
-      stdout += d
-    })
-    child.stderr.on('data', (d) => {
-      stderr += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
-  })
-}
 
 const parents: string[] = []
 after(() => {
@@ -51,7 +27,7 @@ for (const backend of BACKENDS) {
       const parent = mkdtempSync(join(tmpdir(), 'provenant-perm-'))
       parents.push(parent)
       const dataDir = join(parent, 'new', 'data')
-      const result = await underUmask000(['test/support/permissions-child.ts', dataDir, backend])
+      const result = await runTypeScript(['test/support/permissions-child.ts', dataDir, backend], { umask: '000' })
       assert.equal(result.code, 0, result.stderr)
       const { umask, modes } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { umask: string; modes: Record<string, string> }
       assert.equal(umask, '0', 'the child really ran under umask 000')

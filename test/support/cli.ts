@@ -15,8 +15,22 @@ export interface CliResult {
 }
 
 export function runCli(args: readonly string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  return runTypeScript(['src/cli/main.ts', ...args], options)
+}
+
+/**
+ * Runs a TypeScript file of this repository in a child node (tsx), with `umask` set for it when
+ * given (a shell sets it, then becomes node, so the process itself runs under that umask).
+ */
+export function runTypeScript(
+  args: readonly string[],
+  options: { stdin?: string; env?: Record<string, string>; umask?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const node = [process.execPath, '--import', 'tsx', ...args]
+    const [command, argv] =
+      options.umask === undefined ? [node[0]!, node.slice(1)] : ['/bin/sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, ...node]]
+    const child = spawn(command, argv, {
       cwd: ROOT,
       env: { ...process.env, PROVENANT_LOG_LEVEL: 'warn', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
