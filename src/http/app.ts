@@ -101,6 +101,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
+    // Node answers an HTTP/0.9 request line ("GET /") as if it were HTTP/1.1; it carries no headers,
+    // so no Host and no token: refused, whatever the path.
+    if (request.raw.httpVersionMajor < 1) return sendError(reply, 400, 'HTTP/0.9 requests are not served; send an HTTP/1.1 request')
     // Node decodes only the chunked framing; a body announced as gzip (or any other coding) would be
     // read as if it were plain. Refused rather than misread (RFC 9112 §6.1).
     const coding = request.headers['transfer-encoding']
