@@ -8,7 +8,7 @@
  * those change (delete $TMPDIR/provenant-bench-kql-* and the provenant_bench_kql_* databases to
  * rebuild).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -181,6 +181,12 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     const db = await ensurePgDatabase(`provenant_bench_kql_v${DATASET_VERSION}_${DATASET_ROWS}`)
     databaseUrl = db.url
     if (!db.existed) fresh = true
+  }
+  // A dataset cached by a version that created its database 0644 is made private, as an operator
+  // upgrading would (the server refuses a database others may read).
+  for (const suffix of ['', '-wal', '-shm']) {
+    const file = `${sqliteFileOf(join(dir, 'data'))}${suffix}`
+    if (existsSync(file)) chmodSync(file, 0o600)
   }
   const config = loadConfig({ data: join(dir, 'data'), port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
   const runtime = await createRuntime(config, { logger: quiet, scryptCost: { log2N: 10, r: 8, p: 1 } })
