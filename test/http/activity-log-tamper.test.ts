@@ -9,24 +9,15 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { containerIdForScope, recordDigest } from '../../src/domain/ledger/digest.js'
-import { createCompactRange } from '../../src/domain/ledger/merkle.js'
+import { containerIdForScope } from '../../src/domain/ledger/digest.js'
 import { BACKENDS } from '../support/backends.js'
+import { type LedgerRow, ledgerAttacker } from '../support/ledger-attacker.js'
 import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
 const R = (n: number): string => String(n).padStart(12, '0')
 
-interface Row {
-  id: number
-  seq: number
-  record_id: string
-  prev_digest: Buffer
-  ts: string
-  user_id: string
-  body: string
-  digest: Buffer
-}
+type Row = LedgerRow
 
 interface Expect {
   readonly ChainValid: boolean
@@ -65,6 +56,7 @@ for (const backend of BACKENDS) {
     /** The newest checkpoint of each container, kept outside the database before the tampering. */
     const kept = new Map<string, string>()
     const ws = () => server.workspace.id
+    const { rows, digestOf, fixHead, deleteAnchorsAbove } = ledgerAttacker(() => db, ws)
 
     before(async () => {
       server = await startTestServer(backend)
@@ -92,28 +84,10 @@ for (const backend of BACKENDS) {
       await server.stop()
     })
 
-    async function rows(scope: string): Promise<Row[]> {
-      const list = await db.all<Row>(
-        'SELECT id, seq, record_id, prev_digest, ts, user_id, body, digest FROM ledger_records WHERE workspace_id = ? AND container_id = ? ORDER BY seq, id',
-        [ws(), containerIdForScope(scope)],
-      )
-      return list.map((r) => ({ ...r, id: Number(r.id), seq: Number(r.seq) }))
-    }
     async function row(scope: string, seq: number): Promise<Row> {
       const r = (await rows(scope)).find((x) => x.seq === seq)
       assert.ok(r, `row ${seq} of ${scope}`)
       return r
-    }
-    function digestOf(scope: string, r: Pick<Row, 'record_id' | 'prev_digest' | 'ts' | 'user_id' | 'body'>): Buffer {
-      return recordDigest({
-        workspaceId: ws(),
-        containerId: containerIdForScope(scope),
-        recordId: r.record_id,
-        prevDigest: r.prev_digest,
-        timestamp: r.ts,
-        userId: r.user_id,
-        canonical: r.body,
-      })
     }
     async function setById(id: number, fields: Partial<Omit<Row, 'id'>>): Promise<void> {
       const keys = Object.keys(fields) as (keyof typeof fields)[]
@@ -126,29 +100,6 @@ for (const backend of BACKENDS) {
           containerIdForScope(scope),
           seq,
         ])
-    }
-    /** Points the head row at the highest stored record, with a matching compact range. */
-    async function fixHead(scope: string): Promise<void> {
-      const list = await rows(scope)
-      const range = createCompactRange()
-      for (const r of list) range.append(r.digest)
-      const last = list[list.length - 1]!
-      await db.run(
-        'UPDATE ledger_heads SET seq = ?, digest = ?, last_ts = ?, range_peaks = ?, checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?',
-        [last.seq, last.digest, last.ts, range.serialize(), last.seq, ws(), containerIdForScope(scope)],
-      )
-    }
-    /** Deletes the stored checkpoints and heads-log entries above `size` (a thorough attacker). */
-    async function deleteAnchorsAbove(scope: string, size: number): Promise<void> {
-      const container = containerIdForScope(scope)
-      await db.run('DELETE FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = ? AND size > ?', [ws(), container, size])
-      const heads = await db.all<{ id: number; body: string }>(
-        "SELECT id, body FROM ledger_records WHERE workspace_id = ? AND container_id = 'heads' AND entity_id = ?",
-        [ws(), container],
-      )
-      for (const h of heads)
-        if ((JSON.parse(h.body) as { details: { size: number } }).details.size > size)
-          await db.run('DELETE FROM ledger_records WHERE id = ?', [h.id])
     }
     async function verify(scope: string, extra: Record<string, unknown> = {}) {
       return server.api('POST', '/oi-api/provenance/events/verify', { token: auditor, body: { ScopeKey: scope, ...extra } })

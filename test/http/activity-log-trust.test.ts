@@ -7,26 +7,17 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { containerIdForScope, recordDigest } from '../../src/domain/ledger/digest.js'
+import { containerIdForScope } from '../../src/domain/ledger/digest.js'
 import { isExportValid, verifyExport } from '../../src/domain/ledger/export-format.js'
-import { createCompactRange } from '../../src/domain/ledger/merkle.js'
 import { type NoteVerifierKey, parseVerifierKey } from '../../src/domain/ledger/signed-note.js'
 import { BACKENDS } from '../support/backends.js'
+import { type LedgerRow, ledgerAttacker } from '../support/ledger-attacker.js'
 import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
 const R = (n: number): string => String(n).padStart(12, '0')
 
-interface Row {
-  id: number
-  seq: number
-  record_id: string
-  prev_digest: Buffer
-  ts: string
-  user_id: string
-  body: string
-  digest: Buffer
-}
+type Row = LedgerRow
 
 const SCOPES = ['forged-tip', 'rewrite', 'truncate', 'deleted', 'control'] as const
 const UNCOVERED_500 = /chain head .*is not covered by a signed checkpoint.*run .*verify/i
@@ -42,6 +33,7 @@ for (const backend of BACKENDS) {
     const kept = new Map<string, string>()
     let keptHeads = ''
     const ws = () => server.workspace.id
+    const { rows, digestOf, fixHead, deleteAnchorsAbove } = ledgerAttacker(() => db, ws)
 
     before(async () => {
       server = await startTestServer(backend)
@@ -74,47 +66,6 @@ for (const backend of BACKENDS) {
         token: editor,
         body: { ScopeKey: scope, entityType: 'batch', entityId: `B-${n}`, actionType: 'update', details: { n } },
       })
-    }
-    async function rows(scope: string): Promise<Row[]> {
-      const list = await db.all<Row>(
-        'SELECT id, seq, record_id, prev_digest, ts, user_id, body, digest FROM ledger_records WHERE workspace_id = ? AND container_id = ? ORDER BY seq, id',
-        [ws(), containerIdForScope(scope)],
-      )
-      return list.map((r) => ({ ...r, id: Number(r.id), seq: Number(r.seq) }))
-    }
-    function digestOf(scope: string, r: Pick<Row, 'record_id' | 'prev_digest' | 'ts' | 'user_id' | 'body'>): Buffer {
-      return recordDigest({
-        workspaceId: ws(),
-        containerId: containerIdForScope(scope),
-        recordId: r.record_id,
-        prevDigest: r.prev_digest,
-        timestamp: r.ts,
-        userId: r.user_id,
-        canonical: r.body,
-      })
-    }
-    /** Points the head row at the highest stored record, with a matching compact range. */
-    async function fixHead(scope: string): Promise<void> {
-      const list = await rows(scope)
-      const range = createCompactRange()
-      for (const r of list) range.append(r.digest)
-      const last = list[list.length - 1]!
-      await db.run(
-        'UPDATE ledger_heads SET seq = ?, digest = ?, last_ts = ?, range_peaks = ?, checkpoint_size = ? WHERE workspace_id = ? AND container_id = ?',
-        [last.seq, last.digest, last.ts, range.serialize(), last.seq, ws(), containerIdForScope(scope)],
-      )
-    }
-    /** Deletes the stored checkpoints and heads-log entries of a container above `size` (a thorough attacker). */
-    async function deleteAnchorsAbove(scope: string, size: number): Promise<void> {
-      const container = containerIdForScope(scope)
-      await db.run('DELETE FROM ledger_checkpoints WHERE workspace_id = ? AND container_id = ? AND size > ?', [ws(), container, size])
-      const heads = await db.all<{ id: number; body: string }>(
-        "SELECT id, body FROM ledger_records WHERE workspace_id = ? AND container_id = 'heads' AND entity_id = ?",
-        [ws(), container],
-      )
-      for (const h of heads)
-        if ((JSON.parse(h.body) as { details: { size: number } }).details.size > size)
-          await db.run('DELETE FROM ledger_records WHERE id = ?', [h.id])
     }
     async function verify(scope: string, extra: Record<string, unknown> = {}) {
       const r = await server.api('POST', '/oi-api/provenance/events/verify', { token: auditor, body: { ScopeKey: scope, ...extra } })
