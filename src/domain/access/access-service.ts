@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { TokenRecord } from './access-store.js'

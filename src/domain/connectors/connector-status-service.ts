@@ -5,7 +5,7 @@
  * its stored status. A connection that never ran shows `stopped` with empty counters.
  */
 import type { Stores } from '../stores.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
+import type { ConfigService } from '../workspace-config/index.js'
 import { type ConnectorStatus, PULL_KINDS, type PullKind } from './connector-status.js'
 
 export interface ConnectionStatusView extends Omit<ConnectorStatus, 'workspaceId' | 'updatedAt'> {

@@ -8,10 +8,10 @@
  */
 import type { Clock } from '../../shared/clock.js'
 import { registerSecret } from '../../shared/secret-scrubber.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import { LOOKUP_RE } from '../workspace-config/config-document.js'
+import { LOOKUP_RE } from '../workspace-config/index.js'
 import { type MasterKeyring, openValues, sealValues } from './credential-cipher.js'
 import type { StoredCredential } from './credential-store.js'
 

@@ -6,15 +6,12 @@
  * all-or-nothing; the CLI import and the pull connectors may keep the rows that fit.
  */
 import type { Clock } from '../../shared/clock.js'
-import type { Caller } from '../access/caller.js'
-import { inScope } from '../access/caller.js'
-import { type ActivityLog, type Actor, SYSTEM_ACTOR } from '../activity/activity-log.js'
+import { type Caller, inScope } from '../access/index.js'
+import { type ActivityLog, type Actor, SYSTEM_ACTOR } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { EventBus } from '../streams/event-bus.js'
-import type { ConnectionConfig } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { EventBus } from '../streams/index.js'
+import type { ConfigService, ConnectionConfig, ConnectionTable } from '../workspace-config/index.js'
 import { type RowProblem, type TypedRow, typeRows } from './row-validation.js'
 
 export interface IngestResult {

@@ -18,12 +18,10 @@
  */
 import { dateTimeFromEpochMs, type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
-import type { Caller } from '../access/caller.js'
-import { allowedConnections } from '../access/scope-rules.js'
+import { allowedConnections, type Caller } from '../access/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { WarmQueryConfig } from '../workspace-config/config-document.js'
-import type { ConfigService, CurrentConfig } from '../workspace-config/config-service.js'
+import type { ConfigService, CurrentConfig, WarmQueryConfig } from '../workspace-config/index.js'
 import {
   QueryCancelledError,
   QueryCapacityError,

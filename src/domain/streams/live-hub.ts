@@ -19,9 +19,7 @@
 import type { KqlValue } from '../../kql/index.js'
 import { InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConfigService, ConnectionTable, WorkspaceConfig } from '../workspace-config/index.js'
 import type { BusEvent, EventBus, RowsIngested } from './event-bus.js'
 
 export interface LiveRow {

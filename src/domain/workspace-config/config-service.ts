@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
-import { type Role, roleHas } from '../access/rights.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import { type Role, roleHas } from '../access/index.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import { type ConfigChange, describeChanges, diffConfig } from './config-diff.js'
