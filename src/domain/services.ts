@@ -3,19 +3,23 @@
  * The domain services the HTTP layer, the portal, MCP and the CLI are given (created in main.ts).
  */
 import type { Clock } from '../shared/clock.js'
-import type { AccessService, AdminService, StreamGuard } from './access/index.js'
-import type { ActivityLog } from './activity/index.js'
-import type { ConnectorStatusService } from './connectors/index.js'
+import type { AccessService } from './access/access-service.js'
+import type { AdminService } from './access/admin-service.js'
+import type { StreamGuard } from './access/stream-guard.js'
+import type { ActivityLog } from './activity/activity-log.js'
+import type { ConnectorStatusService } from './connectors/connector-status-service.js'
 import type { CorrectionsService } from './corrections/corrections-service.js'
-import type { CredentialsService } from './credentials/index.js'
-import type { ExportService } from './exports/index.js'
-import type { IngestService } from './ingest/index.js'
+import type { CredentialsService } from './credentials/credentials-service.js'
+import type { ExportService } from './exports/export-service.js'
+import type { IngestService } from './ingest/ingest-service.js'
 import type { LedgerService } from './ledger/ledger-service.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
-import type { QueryService } from './queries/index.js'
-import type { SessionService } from './sessions/index.js'
-import type { ChangeFeedService, EventBus, LiveHub } from './streams/index.js'
-import type { ConfigService } from './workspace-config/index.js'
+import type { QueryService } from './queries/query-service.js'
+import type { SessionService } from './sessions/session-service.js'
+import type { ChangeFeedService } from './streams/change-feed.js'
+import type { EventBus } from './streams/event-bus.js'
+import type { LiveHub } from './streams/live-hub.js'
+import type { ConfigService } from './workspace-config/config-service.js'
 
 /** Every domain service, as the composition root builds them; no edge receives raw storage. */
 export interface Services {

@@ -8,6 +8,7 @@ export {
   type PortalSession,
   type SessionService,
   type SessionServiceDeps,
+  type SignatureCheck,
   type SignInAttempt,
   type SignInOutcome,
 } from './session-service.js'
