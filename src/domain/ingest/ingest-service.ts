@@ -23,7 +23,8 @@ export interface IngestResult {
 }
 
 export interface IngestServiceDeps {
-  readonly stores: Stores
+  /** Connection tables (`config`) and their rows (`data`), each batch in one transaction. */
+  readonly stores: Pick<Stores, 'config' | 'data' | 'transaction'>
   readonly config: ConfigService
   readonly bus: EventBus
   readonly clock: Clock
@@ -49,9 +50,33 @@ export interface ImportOptions {
 /** Rows per push request, and per committed batch of the CLI import and connectors. */
 export const MAX_PUSH_ROWS = 50_000
 
-export type IngestService = ReturnType<typeof createIngestService>
+/** The declared contract of ingest (design §4); `createIngestService` is checked against it. */
+export interface IngestService {
+  /**
+   * Push ingest over HTTP: all rows or none. MUST refuse a connection outside the token's scopes
+   * (ForbiddenError), a connection that is not a push connection, an empty batch, more than
+   * MAX_PUSH_ROWS rows or any row that does not fit the columns (InvalidInputError naming the
+   * problems), and push ingest switched off (NotProvisionedError). The rows and their decision MUST
+   * commit together; the rows are announced on the bus after the commit. Throws NotFoundError for
+   * an unknown connection.
+   */
+  push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult>
+  /**
+   * Imports what fits and reports the rest (CLI import, pull connectors); `fromText` for CSV
+   * records. `inTransaction` runs in the rows' transaction (a connector's cursor commits with its
+   * rows). Returns the committed batch (undefined when no row fit) and the problems.
+   */
+  importRows(
+    workspaceId: string,
+    lookup: string,
+    inputs: readonly unknown[],
+    options?: ImportOptions,
+  ): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }>
+  /** The configured connection and its table; throws NotFoundError when either is missing. */
+  connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }>
+}
 
-export function createIngestService(deps: IngestServiceDeps) {
+export function createIngestService(deps: IngestServiceDeps): IngestService {
   const { stores, config, bus, clock, activity } = deps
 
   async function connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }> {
