@@ -14,11 +14,24 @@ export interface ConnectionStatusView extends Omit<ConnectorStatus, 'workspaceId
   readonly updatedAt: number | undefined
 }
 
-export type ConnectorStatusService = ReturnType<typeof createConnectorStatusService>
+/** The declared contract of the connectors' status view; `createConnectorStatusService` is checked against it. */
+export interface ConnectorStatusService {
+  /**
+   * One entry per pull connection (postgres, mqtt) of the configuration in force, in configuration
+   * order, with its stored status; a connection that never ran MUST show `stopped` with empty
+   * counters, and `enabled` false when the workspace settings switch its kind off.
+   */
+  status(workspaceId: string): Promise<ConnectionStatusView[]>
+}
 
-export function createConnectorStatusService(deps: { readonly stores: Stores; readonly config: ConfigService }) {
+export interface ConnectorStatusServiceDeps {
+  /** Only the connectors' stored status is read. */
+  readonly stores: Pick<Stores, 'connectors'>
+  readonly config: ConfigService
+}
+
+export function createConnectorStatusService(deps: ConnectorStatusServiceDeps): ConnectorStatusService {
   return {
-    /** One entry per pull connection, in configuration order. */
     async status(workspaceId: string): Promise<ConnectionStatusView[]> {
       const current = await deps.config.current(workspaceId)
       const stored = new Map((await deps.stores.connectors.list(workspaceId)).map((s) => [s.lookup, s]))

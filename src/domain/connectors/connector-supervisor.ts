@@ -78,7 +78,8 @@ export type ConnectorFactory = (context: ConnectorContext) => RunningConnector
 export class ConnectorSettingsError extends Error {}
 
 export interface SupervisorDeps {
-  readonly stores: Stores
+  /** Connector status and cursors (`connectors`), the configuration head (`config`), the workspaces (`access`). */
+  readonly stores: Pick<Stores, 'access' | 'config' | 'connectors'>
   readonly ingest: IngestService
   readonly bus: EventBus
   readonly activity: ActivityLog

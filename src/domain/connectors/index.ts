@@ -4,7 +4,12 @@
  * never from the files behind it.
  */
 export type { ConnectorStatus, ConnectorStatusStore } from './connector-status.js'
-export { type ConnectionStatusView, type ConnectorStatusService, createConnectorStatusService } from './connector-status-service.js'
+export {
+  type ConnectionStatusView,
+  type ConnectorStatusService,
+  type ConnectorStatusServiceDeps,
+  createConnectorStatusService,
+} from './connector-status-service.js'
 export {
   type ConnectorFactory,
   type ConnectorSupervisor,
