@@ -8,6 +8,8 @@
  *   <!-- readme-test: run /REGEX/ -->     run it; exit code 0 and its output (stdout and stderr) matches
  *   <!-- readme-test: stream /REGEX/ -->  a stream that never ends: run it until its output matches, then stop it
  *   <!-- readme-test: skip REASON -->     not run here, for the reason given (installs, other servers, tools)
+ * and a block of another language may carry
+ *   <!-- readme-test: file NAME -->       the text says "saved as NAME": the test saves it in the terminal's directory
  *
  * What is substituted, and only this: the demo's address `127.0.0.1:8080` becomes the test server's,
  * and `./bin/provenant.js` runs the same CLI from source (`node --import tsx src/cli/main.ts`: the
@@ -96,6 +98,7 @@ describe('the README and docs shell examples run against the demo server', () =>
     })
     mkdirSync(cwd)
     writeFileSync(state, '')
+    for (const file of saved) writeFileSync(join(cwd, file.name), `${file.code}\n`)
   })
 
   after(async () => {
@@ -158,7 +161,13 @@ describe('the README and docs shell examples run against the demo server', () =>
     })
   }
 
-  const blocks = documentationFiles().flatMap((file) => fencedBlocks(file).filter((b) => SHELL.has(b.language)))
+  const allBlocks = documentationFiles().flatMap((file) => fencedBlocks(file))
+  const blocks = allBlocks.filter((b) => SHELL.has(b.language))
+  /** Files the text asks the reader to save, written before the first block runs. */
+  const saved = allBlocks.flatMap((b) => {
+    const name = /^file\s+([\w.-]+)$/.exec(b.marker ?? '')?.[1]
+    return name ? [{ name, code: b.code }] : []
+  })
 
   it('finds the README examples, and every shell block says whether it runs', () => {
     assert.ok(blocks.filter((b) => b.file === 'README.md').length >= 10, `${blocks.length} shell blocks`)
