@@ -59,7 +59,8 @@ th, td { text-align: left; padding: .5rem .65rem; border-bottom: 1px solid var(-
 thead th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
 tbody th { font-weight: 600; }
 tbody tr:nth-child(even) { background: #fafbfc; }
-.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem; }
+/* position: relative keeps visually hidden text (absolute) inside the scroller: it pushed a phone's page sideways. */
+.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem; position: relative; }
 .table-wrap table { border: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .coltype { display: block; font-weight: 400; font-size: .75rem; color: var(--muted); }
@@ -102,6 +103,8 @@ button.small { padding: .2rem .7rem; font-size: .9rem; }
 .badge.expired { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
 .badge.revoked { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
 .chips { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .3rem 0 0; }
+/* API keys: "14 rights" and each right stay whole; the list wraps between rights only. */
+td.rights summary { white-space: nowrap; }
 .chips li { white-space: nowrap; background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 details summary { cursor: pointer; color: var(--brand); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
