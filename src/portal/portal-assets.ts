@@ -142,6 +142,9 @@ textarea { font: inherit; padding: .45rem .6rem; border: 1px solid #8a939e; bord
 select { font: inherit; padding: .4rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; background: #fff; color: var(--ink); }
 input[type="date"] { font: inherit; padding: .35rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; }
 .proposal, .correction { max-width: 60rem; }
+/* The proposal a link (the MCP reviewUrl) points at. */
+.proposal.focused { border: 2px solid var(--brand); box-shadow: 0 0 0 4px #dbe8f6; }
+.decision { margin: .3rem 0 .6rem; }
 .rationale { margin: 0; padding: .5rem .9rem; border-left: 4px solid #9fb3c8; background: #f6f8fb; white-space: pre-wrap; }
 pre.diff { background: #fbfcfd; }
 .diff-head { font-weight: 700; color: var(--ink); }

@@ -351,9 +351,13 @@ for (const [index, backend] of BACKENDS.entries()) {
           description: 'Readings per sensor, for the maintenance dashboard.',
         },
       ])
+      // The answer's link opens this proposal on the Proposals page, through the sign-in page too.
+      const href = (await link.getAttribute('href'))!
       const reviewer = await browser.newPage()
-      await signIn(reviewer, server, 'approver', '/portal/proposals')
+      await signIn(reviewer, server, 'approver', href)
+      assert.equal(new URL(reviewer.url()).searchParams.get('proposal'), id)
       const article = reviewer.locator(`article#${id}`)
+      assert.match((await article.getAttribute('class')) ?? '', /\bfocused\b/)
       assert.match(await article.innerText(), /readings-per-sensor/)
       assert.equal(await article.getByRole('button', { name: /Accept/ }).count(), 1)
       await reviewer.close()
