@@ -300,6 +300,13 @@ for (const [index, backend] of BACKENDS.entries()) {
         await card(byEditor).locator('.signature').innerText(),
         /^Signed electronically by approver@acme at .* UTC; meaning: approved\.$/,
       )
+      // The approver's comment is shown with the decision (issue 18 item 5), and the API returns it.
+      assert.equal(await card(byEditor).locator('dd.approval-comment').innerText(), 'Checked against the paper log.')
+      assert.match(await card(byEditor).innerText(), /Approver's comment\s+Checked against the paper log\./)
+      const overApi = await server.api('GET', `/oi-api/provenance/amendments/${byEditor}?scopeKey=plant-1`, {
+        token: await server.token('viewer'),
+      })
+      assert.equal(overApi.body?.approvalComment, 'Checked against the paper log.', overApi.text)
       await shoot(page, 'corrections-signed')
 
       // 3. The own correction, forged with the right password: refused by the two-person rule.
@@ -338,6 +345,7 @@ for (const [index, backend] of BACKENDS.entries()) {
         await card(byApprover).locator('.signature').innerText(),
         /^Signed electronically by admin@acme at .*; meaning: rejected\.$/,
       )
+      assert.match(await card(byApprover).innerText(), /Rejection reason\s+The paper log agrees with the entry\./)
 
       // The scope's log holds the refusal and both signatures (name, time, meaning).
       const { records } = await server.services.ledger.query(
