@@ -312,6 +312,8 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.getByRole('button', { name: 'Run' }).click()
       await page.locator('#run-status', { hasText: /Running… [1-9]/ }).waitFor({ timeout: 30_000 })
       if (backend === 'postgres') await eventually(activeStatements, (n) => n > 0, 'the statement runs in PostgreSQL', 30_000)
+      // the previous answer stays in view, marked as not this query's
+      assert.match((await page.locator('#result').getAttribute('class')) ?? '', /\bstale\b/)
       await shoot(page, 'explore-running')
       await page.getByRole('button', { name: 'Cancel' }).click()
       await page.locator('#run-status', { hasText: /^Cancelled after \d+\.\d s; the server stopped the query\.$/ }).waitFor()
@@ -337,6 +339,11 @@ for (const [index, backend] of BACKENDS.entries()) {
       const link = page.locator('#propose-status a')
       await link.waitFor()
       const id = /^Proposal (prop_\S+)$/.exec(await link.innerText())![1]!
+      // a short result takes only the room it needs (4 rows, no empty grid below them)
+      const gridHeight = await page.locator('#grid').evaluate((grid) => (grid as unknown as { clientHeight: number }).clientHeight)
+      assert.ok(gridHeight < 200, `the grid of 4 rows is ${gridHeight} px high`)
+      // the whole page from its top (the side panel is sticky: scrolled down, it follows the view)
+      await page.evaluate('window.scrollTo(0, 0)')
       await shoot(page, 'explore-proposed')
       const proposal = await server.services.proposals.get(server.workspace.id, id)
       assert.equal(proposal.status, 'open')
