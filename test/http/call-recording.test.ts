@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { z } from 'zod'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
 import { recordHijackedCall } from '../../src/http/plugins/record-call.js'
 import { defineRoute } from '../../src/http/route-registry.js'
@@ -299,8 +300,8 @@ for (const backend of BACKENDS) {
         },
       })
       const app = await buildApp({
-        services: server.services,
-        routes: [...apiRoutes(server.services), hijacking],
+        services: apiServicesOf(server.services),
+        routes: [...apiRoutes(apiServicesOf(server.services)), hijacking],
         version: 'test',
         publicUrl: 'http://127.0.0.1',
         logger: false,
