@@ -26,6 +26,7 @@ import { createProposalServices } from './domain/proposals/index.js'
 import { createQueryService } from './domain/queries/query-service.js'
 import { apiServicesOf, portalServicesOf, type Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import { createSignatureService } from './domain/signatures/index.js'
 import type { Stores } from './domain/stores.js'
 import { openChangeFeed } from './domain/streams/change-feed.js'
 import { changeViewFor } from './domain/streams/change-visibility.js'
@@ -143,6 +144,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
+    const sessions = createSessionService({ stores, clock, admin, activity })
     const services: Services = {
       clock,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
@@ -156,7 +158,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
-      sessions: createSessionService({ stores, clock, admin, activity }),
+      sessions,
+      signatures: createSignatureService({ sessions, activity, clock }),
       connectors: createConnectorStatusService({ stores, config: configService }),
       credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({

@@ -16,6 +16,7 @@ import type { EdgeLedger, LedgerCommands, LedgerService } from './ledger/index.j
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
+import type { SignatureService } from './signatures/index.js'
 import type { ChangeFeedService } from './streams/change-feed.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { LiveHub } from './streams/live-hub.js'
@@ -41,6 +42,8 @@ export interface Services {
   /** Accepting and rejecting proposals: given to the portal only, never to the API or MCP. */
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
+  /** Part 11 electronic signatures (password re-entry): the portal's; the API and MCP never sign. */
+  readonly signatures: SignatureService
   readonly exports: ExportService
   /** The change stream's feed of committed changes, replay included (spec 4.10). */
   readonly changeFeed: ChangeFeedService
@@ -56,10 +59,10 @@ export interface Services {
 
 /**
  * What the HTTP API and MCP are given. Accepting and rejecting proposals is absent by type (spec:
- * accepting happens only in the portal), and main.ts leaves it out of the object too. The activity
+ * accepting happens only in the portal), and left out of the object too; so are signatures. The activity
  * log is the caller's commands only (`ledger.verify(caller, …)`): no edge picks a container itself.
  */
-export type ApiServices = Omit<Services, 'proposalReview' | 'ledger' | 'ledgerCommands'> & { readonly ledger: EdgeLedger }
+export type ApiServices = Omit<Services, 'proposalReview' | 'signatures' | 'ledger' | 'ledgerCommands'> & { readonly ledger: EdgeLedger }
 
 /** What the portal is given: everything, the proposal review included; no raw storage; the activity log as the API's. */
 export type PortalServices = Omit<Services, 'ledger' | 'ledgerCommands'> & { readonly ledger: EdgeLedger }
@@ -79,7 +82,7 @@ export function portalServicesOf(services: Services): PortalServices {
 
 /** The API's and MCP's set: the portal's without the proposal review, left out of the object too. */
 export function apiServicesOf(services: Services): ApiServices {
-  const { proposalReview: _portalOnly, ...api } = portalServicesOf(services)
+  const { proposalReview: _portalOnly, signatures: _portalSigns, ...api } = portalServicesOf(services)
   return api
 }
 
