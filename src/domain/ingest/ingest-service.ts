@@ -74,6 +74,8 @@ export interface IngestService {
   ): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }>
   /** The configured connection and its table; throws NotFoundError when either is missing. */
   connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }>
+  /** Rows stored per push connection of the configuration in force (lookup → count), counted in the tables. */
+  pushedRowCounts(workspaceId: string): Promise<Map<string, number>>
 }
 
 export function createIngestService(deps: IngestServiceDeps): IngestService {
@@ -169,5 +171,16 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     return { result: undefined, problems }
   }
 
-  return { push, importRows, connectionOf }
+  /**
+   * Rows received by each push connection (the Connections page; pull connectors keep their own
+   * counters in their status). Counted in the tables: nothing on the ingest path has to keep a tally.
+   */
+  async function pushedRowCounts(workspaceId: string): Promise<Map<string, number>> {
+    const current = await config.current(workspaceId)
+    const push = new Set(current.document.connections.filter((c) => c.kind === 'push').map((c) => c.lookup))
+    const tables = (await stores.config.connectionTables(workspaceId)).filter((t) => push.has(t.lookup))
+    return new Map(await Promise.all(tables.map(async (t) => [t.lookup, await stores.data.rowCount(t)] as const)))
+  }
+
+  return { push, importRows, connectionOf, pushedRowCounts }
 }
