@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { type Config, loadConfig } from '../config/config.js'
 import { DomainError } from '../domain/errors.js'
 import type { CliServices } from '../domain/services.js'
-import type { Workspace } from '../domain/workspaces/workspace.js'
+import type { Workspace } from '../domain/workspaces/index.js'
 import { createServices } from '../main.js'
 
 /** A usage mistake: printed with the command's help, exit code 2. */

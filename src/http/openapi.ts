@@ -5,7 +5,7 @@
  * the same zod declarations that validate requests.
  */
 import { z } from 'zod'
-import type { Caller } from '../domain/access/caller.js'
+import type { Caller } from '../domain/access/index.js'
 import { type AnyRoute, missingRights } from './route-registry.js'
 
 type JsonSchema = Record<string, unknown>

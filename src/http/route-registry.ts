@@ -8,8 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import type { Caller } from '../domain/access/caller.js'
-import type { ApiRight } from '../domain/access/rights.js'
+import type { ApiRight, Caller } from '../domain/access/index.js'
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
 import { type CallRecord, recordHijackedCall } from './plugins/record-call.js'
 import { normaliseKeys } from './wire/case-insensitive.js'

@@ -5,10 +5,10 @@
  * not listed at all). Tools call domain services only; the transport lives in http/routes/mcp.ts.
  */
 import { McpServer } from '@modelcontextprotocol/server'
-import type { Caller } from '../domain/access/caller.js'
+import type { Caller } from '../domain/access/index.js'
 import type { ProposalService } from '../domain/proposals/index.js'
-import type { QueryService } from '../domain/queries/query-service.js'
-import type { ConfigService } from '../domain/workspace-config/config-service.js'
+import type { QueryService } from '../domain/queries/index.js'
+import type { ConfigService } from '../domain/workspace-config/index.js'
 import { VERSION } from '../version.js'
 import { registerProposalTools } from './proposal-tools.js'
 import { registerWarmQueryTools } from './warm-query-tools.js'

@@ -7,7 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import type { Caller } from '../domain/access/caller.js'
+import type { Caller } from '../domain/access/index.js'
 import {
   MAX_CHANGES,
   MAX_RATIONALE_LENGTH,

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { CallToolResult } from '@modelcontextprotocol/server'
-import type { ApiRight } from '../domain/access/rights.js'
+import type { ApiRight } from '../domain/access/index.js'
 import { DomainError, type ErrorKind } from '../domain/errors.js'
 import { scrub } from '../shared/secret-scrubber.js'
 

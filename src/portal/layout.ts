@@ -3,9 +3,8 @@
  * The portal's shell: top bar (workspace, account, role, sign-out), side navigation for every page
  * of issue 9 the role may open, and the main region. Pages render only their content.
  */
-import { type Right, roleHas } from '../domain/access/rights.js'
-import type { PortalSession } from '../domain/sessions/session-service.js'
-import type { WorkspaceMembership } from '../domain/sessions/session-store.js'
+import { type Right, roleHas } from '../domain/access/index.js'
+import type { PortalSession, WorkspaceMembership } from '../domain/sessions/index.js'
 import { type Html, html } from './html.js'
 import { PORTAL_CSS, PORTAL_JS } from './portal-assets.js'
 

@@ -8,9 +8,9 @@
 
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { roleHas } from '../domain/access/rights.js'
+import { roleHas } from '../domain/access/index.js'
 import { DomainError, HTTP_STATUS, InvalidInputError } from '../domain/errors.js'
-import type { PortalSession } from '../domain/sessions/session-service.js'
+import type { PortalSession } from '../domain/sessions/index.js'
 import { scrub } from '../shared/secret-scrubber.js'
 import { parseCookies, serializeCookie } from './cookies.js'
 import { exploreAssets } from './explore-bundle.js'

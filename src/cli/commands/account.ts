@@ -2,7 +2,7 @@
  * @module
  * `provenant account add|list|set-password|set-role|disable|enable`.
  */
-import { ROLES } from '../../domain/access/rights.js'
+import { ROLES } from '../../domain/access/index.js'
 import { type Command, configFrom, parse, readStdin, resolveWorkspace, table, UsageError, withServices } from '../cli-support.js'
 
 export const accountCommand: Command = {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parseDocument } from 'yaml'
 import { InvalidInputError } from '../../domain/errors.js'
-import { describeChanges } from '../../domain/workspace-config/config-diff.js'
+import { describeChanges } from '../../domain/workspace-config/index.js'
 import { type Command, configFrom, parse, resolveWorkspace, UsageError, withServices } from '../cli-support.js'
 
 /** Parses YAML or JSON text (JSON is YAML); duplicate keys and syntax errors name the line. */

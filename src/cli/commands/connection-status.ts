@@ -3,7 +3,7 @@
  * `provenant connection status [--workspace NAME] [--json]`: the pull connectors' state per
  * connection (issue 6, item 2), read from the database the servers write it to.
  */
-import type { ConnectionStatusView } from '../../domain/connectors/connector-status-service.js'
+import type { ConnectionStatusView } from '../../domain/connectors/index.js'
 import { configFrom, parse, resolveWorkspace, table, withServices } from '../cli-support.js'
 
 export const CONNECTION_STATUS_USAGE = `provenant connection status [--workspace NAME] [--json]

@@ -7,8 +7,8 @@
  * that looks like a value is refused without repeating it. Nothing here ever prints a value.
  */
 import { readFileSync } from 'node:fs'
-import type { Actor } from '../../domain/activity/activity-log.js'
-import type { CredentialStatus } from '../../domain/credentials/credentials-service.js'
+import type { Actor } from '../../domain/activity/index.js'
+import type { CredentialStatus } from '../../domain/credentials/index.js'
 import {
   type Command,
   configFrom,

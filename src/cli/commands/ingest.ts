@@ -8,7 +8,7 @@ import { createReadStream, statSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import cliProgress from 'cli-progress'
 import { parse as parseCsv } from 'csv-parse'
-import type { RowProblem } from '../../domain/ingest/row-validation.js'
+import type { RowProblem } from '../../domain/ingest/index.js'
 import { parseStrictJson } from '../../shared/strict-json.js'
 import { type Command, configFrom, parse, resolveWorkspace, UsageError, withServices } from '../cli-support.js'
 

@@ -3,8 +3,7 @@
  * `provenant token create|list|revoke`: the operator's way to mint and revoke tokens (the API has
  * no token endpoint; people use the portal's API Keys page).
  */
-import type { TokenScopes } from '../../domain/access/caller.js'
-import { API_RIGHTS } from '../../domain/access/rights.js'
+import { API_RIGHTS, type TokenScopes } from '../../domain/access/index.js'
 import { type Command, configFrom, parse, resolveWorkspace, table, UsageError, withServices } from '../cli-support.js'
 
 /** `scopeKeys=a,b;connections=c` → { scopeKeys: ['a','b'], connections: ['c'] } */

@@ -8,10 +8,8 @@
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { InvalidInputError } from '../../domain/errors.js'
 import { ExportFormatError, isExportValid, type VerifyExportResult, verifyExport } from '../../domain/ledger/export-format.js'
+import { type ContainerRef, NoteError, type NoteVerifierKey, parseVerifierKey, type VerifyResult } from '../../domain/ledger/index.js'
 import { headsContainer, platformContainer, scopeContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
-import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
-import { NoteError, type NoteVerifierKey, parseVerifierKey } from '../../domain/ledger/signed-note.js'
-import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
 
 function readOptionalFile(path: string | undefined, what: string): string | null {

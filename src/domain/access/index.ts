@@ -14,6 +14,7 @@ export {
 export type { AccessStore, Account, AuthRecord, Membership, TokenRecord } from './access-store.js'
 export { type AdminService, type AdminServiceDeps, createAdminService } from './admin-service.js'
 export { type Caller, hasRight, inScope, type TokenScopes } from './caller.js'
-export { type ApiRight, apiRightsOf, isApiRight, isRole, type Right, type Role, roleHas } from './rights.js'
+export { API_RIGHTS, type ApiRight, apiRightsOf, isApiRight, isRole, type Right, ROLES, type Role, roleHas } from './rights.js'
 export { allowedConnections, connectionAllowed, surfaceAllowed } from './scope-rules.js'
 export { createStreamGuard, type StreamGuard, type StreamGuardDeps } from './stream-guard.js'
+export { EXPIRY_CHOICES } from './token-expiry.js'

@@ -12,4 +12,4 @@ export {
   type SignInAttempt,
   type SignInOutcome,
 } from './session-service.js'
-export type { SessionStore } from './session-store.js'
+export type { SessionStore, WorkspaceMembership } from './session-store.js'

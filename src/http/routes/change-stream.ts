@@ -8,10 +8,10 @@
  */
 import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http'
 import { z } from 'zod'
-import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
+import type { WorkspaceChange } from '../../domain/changes/index.js'
 import { NotProvisionedError } from '../../domain/errors.js'
 import type { ApiServices } from '../../domain/services.js'
-import { parseLastEventId } from '../../domain/streams/change-feed.js'
+import { parseLastEventId } from '../../domain/streams/index.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
 export interface ChangeStreamOptions {

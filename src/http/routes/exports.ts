@@ -9,9 +9,16 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { DOWNLOAD_PATH_PREFIX } from '../../domain/exports/download-signature.js'
-import { EXPORT_FORMATS, EXPORT_ROW_CAP, PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX, parseIsoTime } from '../../domain/exports/export-request.js'
-import type { ExportService, ExportTarget } from '../../domain/exports/export-service.js'
+import {
+  DOWNLOAD_PATH_PREFIX,
+  EXPORT_FORMATS,
+  EXPORT_ROW_CAP,
+  type ExportService,
+  type ExportTarget,
+  PAGE_SIZE_DEFAULT,
+  PAGE_SIZE_MAX,
+  parseIsoTime,
+} from '../../domain/exports/index.js'
 import { sendError } from '../error-envelope.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { byteRange } from '../wire/byte-range.js'

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
-import type { IngestService } from '../../domain/ingest/ingest-service.js'
+import type { IngestService } from '../../domain/ingest/index.js'
 import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { refuseNulCharacters } from '../wire/json-body.js'

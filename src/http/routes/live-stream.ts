@@ -14,25 +14,22 @@
 import type { FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import { z } from 'zod'
-import type { Caller } from '../../domain/access/caller.js'
-import type { StreamGuard } from '../../domain/access/stream-guard.js'
+import type { Caller, StreamGuard } from '../../domain/access/index.js'
 import { InvalidInputError, NotProvisionedError } from '../../domain/errors.js'
 import type { ApiServices } from '../../domain/services.js'
 import {
+  checkLiveSelection,
   type LiveBatch,
   type LiveControl,
   type LiveHub,
+  type LiveSelection,
   type LiveSubscription,
   type LiveView,
-  parseSince,
-} from '../../domain/streams/live-hub.js'
-import {
-  checkLiveSelection,
-  type LiveSelection,
   liveConnections,
   liveSurfacesOf,
   parseNameList,
-} from '../../domain/streams/live-selection.js'
+  parseSince,
+} from '../../domain/streams/index.js'
 import { toWireValue } from '../../kql/index.js'
 import { stringifyExact } from '../../shared/exact-json.js'
 import { sendError } from '../error-envelope.js'

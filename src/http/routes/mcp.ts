@@ -21,7 +21,7 @@ import {
 } from '@modelcontextprotocol/server'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import type { Caller } from '../../domain/access/caller.js'
+import type { Caller } from '../../domain/access/index.js'
 import { ForbiddenError, NotProvisionedError } from '../../domain/errors.js'
 import type { ApiServices } from '../../domain/services.js'
 import { createMcpServer } from '../../mcp/mcp-server.js'

@@ -4,7 +4,7 @@
  * client that disconnects before the answer cancels its query on the server (issue 15).
  */
 import { z } from 'zod'
-import type { QueryService } from '../../domain/queries/query-service.js'
+import type { QueryService } from '../../domain/queries/index.js'
 import { abortOnDisconnect } from '../client-disconnect.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 

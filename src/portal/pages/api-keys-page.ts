@@ -7,11 +7,15 @@
  * the next API request in every process.
  */
 
-import type { TokenViewer } from '../../domain/access/access-service.js'
-import type { TokenRecord } from '../../domain/access/access-store.js'
-import type { TokenScopes } from '../../domain/access/caller.js'
-import { type ApiRight, apiRightsOf, roleHas } from '../../domain/access/rights.js'
-import { EXPIRY_CHOICES } from '../../domain/access/token-expiry.js'
+import {
+  type ApiRight,
+  apiRightsOf,
+  EXPIRY_CHOICES,
+  roleHas,
+  type TokenRecord,
+  type TokenScopes,
+  type TokenViewer,
+} from '../../domain/access/index.js'
 import { InvalidInputError } from '../../domain/errors.js'
 import { timeTag } from '../format.js'
 import { type Html, html } from '../html.js'

@@ -9,7 +9,7 @@
  * The protocol is the signatures service's (src/domain/signatures/); this page only asks for the
  * password and hands the confirmed signature to the decision.
  */
-import { roleHas } from '../../domain/access/rights.js'
+import { roleHas } from '../../domain/access/index.js'
 import type { Correction, CorrectionStatus } from '../../domain/corrections/corrections-service.js'
 import { DomainError, NotFoundError } from '../../domain/errors.js'
 import type { JsonValue } from '../../shared/strict-json.js'

@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyReply } from 'fastify'
 import { stringify } from 'lossless-json'
-import type { Caller } from '../../domain/access/caller.js'
+import type { Caller } from '../../domain/access/index.js'
 import { DomainError, HTTP_STATUS, InvalidInputError } from '../../domain/errors.js'
 import { aggregateNames, scalarNames } from '../../kql/index.js'
 import { proposalReviewPath } from '../../shared/portal-links.js'

@@ -2,7 +2,7 @@
  * @module
  * The portal's landing page: who you are, your role and its rights, and the pages you can open.
  */
-import { apiRightsOf } from '../../domain/access/rights.js'
+import { apiRightsOf } from '../../domain/access/index.js'
 import { timeTag } from '../format.js'
 import { html } from '../html.js'
 import { navFor } from '../layout.js'

@@ -6,7 +6,7 @@
  * rejects it with a reason. The author cannot accept their own proposal, and the page says why.
  * Accepting and rejecting exist only here: `services.proposalReview` is given to the portal alone.
  */
-import { roleHas } from '../../domain/access/rights.js'
+import { roleHas } from '../../domain/access/index.js'
 import { DomainError } from '../../domain/errors.js'
 import { MAX_REASON_LENGTH, type Proposal, type ProposalDiff } from '../../domain/proposals/index.js'
 import { timeTag } from '../format.js'

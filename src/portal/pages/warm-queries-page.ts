@@ -5,7 +5,7 @@
  * chart when the result has a `timestamp` and a numeric column.
  */
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import type { QueryResponse } from '../../domain/queries/query-service.js'
+import type { QueryResponse } from '../../domain/queries/index.js'
 import { timeTag } from '../format.js'
 import { type Html, html } from '../html.js'
 import { highlightKql } from '../kql-highlight.js'
