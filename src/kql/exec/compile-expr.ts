@@ -390,7 +390,9 @@ type Cmp = (a: KqlValue, b: KqlValue) => number | null
 function comparerFor(lt: KqlType, rtype: KqlType): Cmp {
   if (lt === 'dynamic' && rtype === 'dynamic') {
     return (a, b) => {
-      if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
+      // numbers, exact longs (bigints) among them, compare by value
+      if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint'))
+        return a < b ? -1 : a > b ? 1 : 0
       if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
       return dynamicEquals(a as DynamicValue, b as DynamicValue) ? 0 : null
     }

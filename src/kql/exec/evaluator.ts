@@ -684,10 +684,10 @@ class Executor {
       case 'int':
         return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
       case 'long':
-        return typeof el === 'number' && Number.isInteger(el) ? el : null
+        return (typeof el === 'number' && Number.isInteger(el)) || typeof el === 'bigint' ? el : null
       case 'real':
       case 'decimal':
-        return typeof el === 'number' ? el : null
+        return typeof el === 'number' ? el : typeof el === 'bigint' ? Number(el) : null
       default:
         return typeof el === 'string' ? convertValue(type, 'string', el) : null
     }

@@ -851,6 +851,7 @@ function primitiveName(v: DynamicValue): string {
   if (typeof v === 'string') return 'string'
   if (typeof v === 'boolean') return 'bool'
   if (typeof v === 'number') return Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? 'int' : 'long') : 'double'
+  if (typeof v === 'bigint') return 'long'
   return 'null'
 }
 

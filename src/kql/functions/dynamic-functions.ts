@@ -117,6 +117,7 @@ function toDyn(arg: ArgInfo): (v: KqlValue) => DynamicValue {
 export function canonicalJson(v: DynamicValue): string {
   if (v === null) return 'null'
   if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(formatReal(v))
+  if (typeof v === 'bigint') return v.toString()
   if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v)
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -228,7 +229,8 @@ function sortKey(v: DynamicValue): SortKey {
 /** Order within one group (same group): by kind, then by value. */
 function compareInGroup(a: SortKey, b: SortKey): number {
   if (a.kind !== b.kind) return a.kind - b.kind
-  if (typeof a.value === 'bigint' || typeof b.value === 'bigint') {
+  // numbers (kind 0) may be exact longs (bigints) beside doubles: compareDynamic orders them exactly
+  if (a.kind !== 0 && (typeof a.value === 'bigint' || typeof b.value === 'bigint')) {
     const x = typeof a.value === 'bigint' ? a.value : BigInt(a.value as number)
     const y = typeof b.value === 'bigint' ? b.value : BigInt(b.value as number)
     return x < y ? -1 : x > y ? 1 : 0

@@ -12,6 +12,7 @@
  * - Regex arguments go through `compileRegex` in ./regex.ts (RE2, linear time), which throws a
  *   KqlError('semantic') naming the function for an invalid pattern.
  */
+import { dynamicJsonText, parseDynamicJson } from '../dynamic-json.js'
 import { KqlError } from '../kql-error.js'
 import { canonLong, type Long, longFromDouble, longFromText, longToBigInt, longToNumber } from '../long.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
@@ -205,6 +206,7 @@ export function dynamicToText(value: DynamicValue): string {
   if (value === null || value === undefined) return ''
   if (typeof value === 'string') return value
   if (typeof value === 'number') return dynamicNumberToText(value)
+  if (typeof value === 'bigint') return value.toString()
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   return dynamicToJson(value)
 }
@@ -213,9 +215,9 @@ function dynamicNumberToText(n: number): string {
   return Number.isInteger(n) ? formatLong(n) : formatReal(n)
 }
 
-/** Compact JSON of a dynamic value (non-finite numbers as "NaN"/"Infinity" strings). */
+/** Compact JSON of a dynamic value (non-finite numbers as "NaN"/"Infinity" strings, longs with every digit). */
 export function dynamicToJson(value: DynamicValue): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? formatReal(v) : v)) ?? 'null'
+  return dynamicJsonText(value, formatReal)
 }
 
 /** A typed value as a dynamic value (datetimes and timespans become their text form). */
@@ -227,7 +229,8 @@ export function toDynamic(type: KqlType, value: KqlValue): DynamicValue {
     case 'timespan':
       return typeof value === 'bigint' ? formatTimespan(value) : (value as DynamicValue)
     default:
-      return typeof value === 'bigint' ? Number(value) : (value as DynamicValue)
+      // a long beyond 2^53 stays a canonical bigint inside dynamic (README "The value of a long")
+      return typeof value === 'bigint' && type !== 'long' && type !== 'dynamic' ? Number(value) : (value as DynamicValue)
   }
 }
 
@@ -237,12 +240,12 @@ export function toDynamic(type: KqlType, value: KqlValue): DynamicValue {
  */
 export function parseJsonText(text: string): DynamicValue | undefined {
   try {
-    return JSON.parse(text) as DynamicValue
+    return parseDynamicJson(text)
   } catch {
     const relaxed = relaxJson(text)
     if (relaxed === undefined) return undefined
     try {
-      return JSON.parse(relaxed, (_k, v: unknown) =>
+      return parseDynamicJson(relaxed, (_k, v: unknown) =>
         typeof v === 'string' && v.startsWith('\u0000num:') ? Number(v.slice(5)) : v,
       ) as DynamicValue
     } catch {
@@ -491,6 +494,7 @@ export function convertDynamic(to: KqlType, value: DynamicValue): KqlValue {
   if (to === 'string') return dynamicToText(value)
   if (typeof value === 'string') return convertValue(to, 'string', value)
   if (typeof value === 'number') return convertValue(to, Number.isInteger(value) ? 'long' : 'real', value)
+  if (typeof value === 'bigint') return convertValue(to, 'long', value)
   if (typeof value === 'boolean') return convertValue(to, 'bool', value)
   return null
 }
@@ -515,13 +519,15 @@ export function toNumber(type: KqlType, value: KqlValue): number | null {
     case 'dynamic':
       return typeof value === 'number'
         ? value
-        : typeof value === 'boolean'
-          ? value
-            ? 1
-            : 0
-          : typeof value === 'string'
-            ? parseNumberText(value)
-            : null
+        : typeof value === 'bigint'
+          ? Number(value)
+          : typeof value === 'boolean'
+            ? value
+              ? 1
+              : 0
+            : typeof value === 'string'
+              ? parseNumberText(value)
+              : null
     default:
       return null
   }
@@ -548,6 +554,7 @@ export function dynamicTypeName(value: DynamicValue): string {
     if (!Number.isInteger(value)) return 'real'
     return value >= INT32_MIN && value <= INT32_MAX ? 'int' : 'long'
   }
+  if (typeof value === 'bigint') return 'long'
   return Array.isArray(value) ? 'array' : 'dictionary'
 }
 

@@ -4,6 +4,7 @@
  * string" accept any type and go through `valueToString`; regular expressions are RE2 patterns
  * (./regex.ts: RE2, linear time) compiled once per call site when they are constant.
  */
+import { parseDynamicJson } from '../dynamic-json.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
   constantOf,
@@ -634,7 +635,7 @@ function extractJsonDef(name: string): ScalarFunction {
         const steps = fixed ?? parseJsonPath(pathRead(values))
         let doc: DynamicValue
         try {
-          doc = JSON.parse(source(values)) as DynamicValue
+          doc = parseDynamicJson(source(values))
         } catch {
           return target === 'string' ? '' : null
         }

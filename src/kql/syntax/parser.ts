@@ -5,6 +5,7 @@
  * what was found; operators Kusto has but this engine does not are KqlError('unsupported').
  */
 import { KqlError, positionAt } from '../kql-error.js'
+import { type Long, longNeg } from '../long.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../unsupported.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
@@ -910,9 +911,14 @@ class Parser {
       if (t.text === '-' || t.text === '+') {
         this.advance()
         const n = this.peek()
-        if (n.kind === 'long' || n.kind === 'real') {
+        if (n.kind === 'long') {
           this.advance()
-          // numbers inside dynamic values are doubles (README: the value of a long)
+          // an exact long, as everywhere (README "The value of a long")
+          const v = n.value as Long
+          return t.text === '-' ? longNeg(v) : v
+        }
+        if (n.kind === 'real') {
+          this.advance()
           const v = Number(n.value)
           return t.text === '-' ? -v : v
         }
@@ -932,7 +938,11 @@ class Parser {
       this.advance()
       return t.text
     }
-    if (t.kind === 'long' || t.kind === 'real') {
+    if (t.kind === 'long') {
+      this.advance()
+      return t.value as Long
+    }
+    if (t.kind === 'real') {
       this.advance()
       return Number(t.value)
     }
