@@ -5,7 +5,7 @@
  * what was found; operators Kusto has but this engine does not are KqlError('unsupported').
  */
 import { KqlError, positionAt } from '../kql-error.js'
-import { type Long, longNeg } from '../long.js'
+import { canonLong, type Long, longNeg } from '../long.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../unsupported.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
@@ -1782,11 +1782,12 @@ function sideOf(e: A.Expr): { side: '$left' | '$right'; name: string; start: num
   return undefined
 }
 
-function parseIntegerText(text: string): number | undefined {
+/** `long(...)`/`int(...)` text as an exact long (it was a double: `long(2^53 + 1)` rounded, `long(-2^63)` flipped sign). */
+function parseIntegerText(text: string): Long | undefined {
   const m = /^([+-]?)\s*(0[xX][0-9a-fA-F]+|\d+)$/.exec(text)
   if (!m) return undefined
-  const v = Number(BigInt.asIntN(64, BigInt(m[2]!)))
-  return m[1] === '-' ? -v : v
+  const v = BigInt.asIntN(64, BigInt(m[2]!))
+  return canonLong(m[1] === '-' ? -v : v)
 }
 
 function parseRealText(text: string): number | undefined {
@@ -1816,6 +1817,9 @@ function literalToDynamic(lit: A.LiteralExpr): DynamicValue {
       return formatDateTime(v as bigint)
     case 'timespan':
       return formatTimespan(v as bigint)
+    case 'long':
+      // an exact long (canonical form) inside dynamic, as the plain literal
+      return v as Long
     default:
       return typeof v === 'bigint' ? Number(v) : (v as DynamicValue)
   }
