@@ -3,9 +3,10 @@
  * Compiles plan expressions into closures over positional rows. Type dispatch happens once at
  * compile time, so the per-row work is the operation itself (design §12: execution speed).
  */
-import { convertValue, toDynamic, valueToString } from '../functions/function-helpers.js'
+
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
+import { convertValue, toDynamic, valueToString } from '../functions/value-conversions.js'
 import { KqlError } from '../kql-error.js'
 import { canonLong, isLongValue, type Long, longAdd, longDiv, longFromDouble, longMod, longMul, longNeg, longSub } from '../long.js'
 import type * as P from '../plan/plan.js'

@@ -6,9 +6,9 @@
  * may exceed MAX_INTERMEDIATE_ROWS.
  */
 import type { SqlSource } from '../engine-types.js'
-import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
+import { convertValue, toDynamic } from '../functions/value-conversions.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'

@@ -4,8 +4,8 @@
  * (Kusto's `has` family), and type conversion entry points.
  */
 import { dynamicJsonText } from '../dynamic-json.js'
-import { compareValues, hasTerm } from '../functions/function-helpers.js'
 import { compileRegex, type KqlRegex, quoteRegex } from '../functions/regex.js'
+import { compareValues, hasTerm } from '../functions/value-conversions.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 
 /**

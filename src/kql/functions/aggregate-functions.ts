@@ -20,9 +20,10 @@
 
 import { type Long, longAdd } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, FUNCTION_RESULT_NAMES, functionError, typeLiteralArg } from './function-helpers.js'
+import { checkArity, functionError, typeLiteralArg } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
+import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
 type Bag = { [key: string]: DynamicValue }
 type Options = Parameters<AggregateFunction['bind']>[1]

@@ -8,7 +8,7 @@ import { dynamicJsonText } from '../dynamic-json.js'
 import { canonLong, longFromDouble } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
-import { checkArity, functionError } from './function-helpers.js'
+import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './function-types.js'
 
 /**

@@ -8,21 +8,17 @@ import { parseDynamicJson } from '../dynamic-json.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
   constantOf,
-  convertValue,
   defineScalar,
   dynamicReader,
-  dynamicToJson,
-  dynamicToText,
   functionError,
-  hasTerm,
   integerReader,
   numberReader,
   textReader,
   typeLiteralArg,
-  valueToString,
-} from './function-helpers.js'
+} from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { compileRegex, type KqlRegex, type RegexMatch } from './regex.js'
+import { convertValue, dynamicToJson, dynamicToText, hasTerm, valueToString } from './value-conversions.js'
 
 /** Compiles a regex argument once when it is constant, else per distinct value (cached). */
 function regexArg(name: string, args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => KqlRegex {
