@@ -17,10 +17,9 @@ import { join } from 'node:path'
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
-import { decodeValue } from '../column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql-db.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
-import { appendRows, type ColumnarRow, duckdbColumnDefs } from './duckdb-values.js'
+import { appendStoredRows, duckdbColumnDefs } from './duckdb-values.js'
 
 export interface Segment {
   readonly id: string
@@ -78,6 +77,9 @@ export interface ColumnarStore {
 
 type Row = Record<string, unknown>
 
+/** Rows per read of the row store (keyset pages). */
+const PAGE_ROWS = 50_000
+
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 const tempName = (id: string): string => `.${id}.parquet.tmp`
 
@@ -117,38 +119,72 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     return r ? toNumber(r['last_rowid']) : 0
   }
 
-  /** Row-store rows as the columnar tier moves them (64-bit values exact). */
-  async function readRows(table: ConnectionTable, where: string, params: readonly unknown[]): Promise<ColumnarRow[]> {
-    const list = ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))].join(', ')
-    const rows = await db.all<Row>(`SELECT ${list} FROM ${quoteIdent(table.sqlName)} WHERE ${where}`, params, { exactIntegers: true })
-    return rows.map((r) => ({
-      rowId: BigInt(r['_rowid'] as number | bigint),
-      ingestedAt: r['_ingested_at'] === null || r['_ingested_at'] === undefined ? null : BigInt(r['_ingested_at'] as number | bigint),
-      values: table.columns.map((c) => decodeValue(c.type, r[c.name])),
-    }))
-  }
-
-  async function stage(connection: DuckDBConnection, name: string, columns: readonly KqlColumn[], rows: readonly ColumnarRow[]) {
+  /**
+   * Copies row-store rows into a DuckDB temp table (created here) in keyset pages of arrays: no
+   * per-row object or KQL value on the way, numeric columns moved as whole vectors. Pages keep
+   * each read short (a SQLite read blocks the event loop) and memory bounded. `extra` rows (the
+   * corrected ones, few) are read first in one statement.
+   */
+  async function copyRows(
+    connection: DuckDBConnection,
+    name: string,
+    table: ConnectionTable,
+    after: number,
+    limit: number,
+    extra?: { where: string; params: readonly unknown[] },
+  ): Promise<{ count: number; first: number | undefined; last: number }> {
+    const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
     await connection.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdent(name)} (${duckdbColumnDefs(columns)})`)
-    await appendRows(connection, name, columns, rows)
+    const list = ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))].join(', ')
+    const from = `SELECT ${list} FROM ${quoteIdent(table.sqlName)}`
+    const read = (where: string, params: readonly unknown[]) =>
+      db.all<unknown[]>(`${from} WHERE ${where}`, params, { exactIntegers: true, arrays: true })
+    const appender = await connection.createAppender(name)
+    let count = 0
+    let first: number | undefined
+    let cursor = after
+    try {
+      if (extra) {
+        const rows = await read(extra.where, extra.params)
+        appendStoredRows(appender, columns, rows)
+        count += rows.length
+      }
+      while (count < limit) {
+        const want = Math.min(PAGE_ROWS, limit - count)
+        const rows = await read('_rowid > ? ORDER BY _rowid LIMIT ?', [cursor, want])
+        if (rows.length === 0) break
+        appendStoredRows(appender, columns, rows)
+        first ??= Number(rows[0]![0])
+        cursor = Number(rows[rows.length - 1]![0])
+        count += rows.length
+        if (rows.length < want) break
+      }
+      appender.flushSync()
+    } finally {
+      appender.closeSync()
+    }
+    return { count, first, last: cursor }
   }
 
   async function compact(table: ConnectionTable): Promise<CompactionResult | undefined> {
     const from = await watermark(table.sqlName)
-    const rows = await readRows(table, '_rowid > ? ORDER BY _rowid LIMIT ?', [from, segmentRows])
-    if (rows.length === 0) return undefined
     const id = randomUUID()
     const dir = tableDir(table.sqlName)
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
     const temp = join(dir, tempName(id))
     const fileName = `${id}.parquet`
     const hasTimestamp = table.columns.some((c) => c.name === 'timestamp' && c.type === 'datetime')
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const connection = await duck.connect()
     let stats: { min: bigint | null; max: bigint | null } = { min: null, max: null }
+    let copied: { count: number; first: number | undefined; last: number }
     try {
       const staging = `compact_${id.replace(/-/g, '')}`
-      await stage(connection, staging, columns, rows)
+      copied = await copyRows(connection, staging, table, from, segmentRows)
+      if (copied.count === 0) {
+        await connection.run(`DROP TABLE ${quoteIdent(staging)}`)
+        return undefined
+      }
+      mkdirSync(dir, { recursive: true, mode: 0o700 })
       const order = hasTimestamp ? '"timestamp", "_rowid"' : '"_rowid"'
       await connection.run(
         `COPY (SELECT * FROM ${quoteIdent(staging)} ORDER BY ${order}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
@@ -170,9 +206,9 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
       workspaceId: table.workspaceId,
       sqlName: table.sqlName,
       fileName,
-      rowCount: rows.length,
-      minRowId: Number(rows[0]!.rowId),
-      maxRowId: Number(rows[rows.length - 1]!.rowId),
+      rowCount: copied.count,
+      minRowId: copied.first!,
+      maxRowId: copied.last,
       minTimestamp: stats.min,
       maxTimestamp: stats.max,
       columns,
@@ -324,12 +360,16 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const tail = `${table.sqlName}__tail`
     const corrected = overlay.filter((id) => id <= mark)
-    const rows = await readRows(
+    await copyRows(
+      connection,
+      tail,
       table,
-      corrected.length > 0 ? `_rowid > ? OR _rowid IN (SELECT rowid FROM columnar_overlay WHERE sql_name = ?)` : '_rowid > ?',
-      corrected.length > 0 ? [mark, table.sqlName] : [mark],
+      mark,
+      Number.POSITIVE_INFINITY,
+      corrected.length > 0
+        ? { where: '_rowid <= ? AND _rowid IN (SELECT rowid FROM columnar_overlay WHERE sql_name = ?)', params: [mark, table.sqlName] }
+        : undefined,
     )
-    await stage(connection, tail, columns, rows)
     // a column no segment has (added after they were written) is NULL there
     const inSegments = new Set(list.flatMap((s) => s.columns.map((c) => c.name)))
     const select = (source: string, where: string, fromSegments: boolean): string =>
