@@ -45,7 +45,7 @@ export interface ColumnarService {
   readonly store: ColumnarStore
   /** A DuckDB source whose views of these tables read segments + tail (one per running query). */
   openSource(tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]): Promise<ColumnarQuerySource>
-  /** Compacts every table until no rows are left above the watermarks; returns rows compacted. */
+  /** Compacts every table until no rows are left above the watermarks, then merges small segments; returns rows compacted. */
   compactAll(): Promise<number>
   progress(): Promise<TableProgress[]>
   /** Starts the background compactor (only the lease holder compacts). */
@@ -95,6 +95,17 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings)
             ms: Date.now() - started,
           },
           'columnar: segment written',
+        )
+      }
+      // small segments (frequent passes under light ingest) merged into larger ones
+      for (;;) {
+        if (closed) return total
+        const started = Date.now()
+        const merged = await store.merge(table)
+        if (!merged) break
+        log?.info(
+          { table: table.sqlName, rows: merged.segment.rowCount, segments: merged.replaced.length, ms: Date.now() - started },
+          'columnar: segments merged',
         )
       }
     }

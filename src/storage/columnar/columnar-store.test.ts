@@ -96,7 +96,7 @@ for (const backend of BACKENDS) {
         `CREATE TABLE ${quoteIdent(table.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
       duck = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB' })
-      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300 })
+      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0 })
     })
 
     after(async () => {
@@ -198,6 +198,32 @@ for (const backend of BACKENDS) {
       } finally {
         columnar.close()
       }
+    })
+
+    it('small adjacent segments merge into one with the same answers; the replaced files go', async () => {
+      const first = (await store.segments(table.sqlName)).length
+      const last = await store.watermark(table.sqlName)
+      for (let batch = 0; batch < 3; batch++) {
+        await insert(db, table, last + 1 + batch * 20, 20)
+        await store.compact(table)
+      }
+      const before = await store.segments(table.sqlName)
+      assert.equal(before.length, first + 3)
+      await assertSameAnswers('three small segments')
+      const merged = await store.merge(table)
+      assert.deepEqual(
+        merged?.replaced.map((s) => s.id),
+        before.slice(-3).map((s) => s.id),
+      )
+      assert.deepEqual([merged?.segment.rowCount, merged?.segment.minRowId, merged?.segment.maxRowId], [60, last + 1, last + 60])
+      const after = await store.segments(table.sqlName)
+      assert.deepEqual(
+        after.map((s) => s.id),
+        [...before.slice(0, -3).map((s) => s.id), merged!.segment.id],
+      )
+      await assertSameAnswers('after the merge')
+      assert.equal(await store.merge(table), undefined, 'no two adjacent small segments are left')
+      assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] }, 'the replaced files were deleted')
     })
 
     it('every KQL type moves into a segment exactly (64-bit edges, NaN, ±Infinity, null, dynamic text, guid)', async () => {
