@@ -3,7 +3,8 @@
 // list is built here and passed explicitly (design §3). Optional arguments filter the files by
 // substring: `node scripts/run-tests.mjs kql ledger`.
 import { spawnSync } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 const root = new URL('..', import.meta.url).pathname
@@ -32,13 +33,33 @@ if (files.length === 0) {
 // the CPU, so two in parallel halve the wall time on a 2-core machine without starving either.
 // PROVENANT_TEST_CONCURRENCY=1 runs them one by one (e.g. to read a failing file's output in order).
 const concurrency = process.env['PROVENANT_TEST_CONCURRENCY'] ?? '2'
+// Every temporary file the tests make goes under one directory of this run, so what a test forgets
+// to clean up is found and named (tests clean up after themselves; the list below says who did not).
+const runTmp = mkdtempSync(join(tmpdir(), 'provenant-test-run-'))
+// tsx keeps its transform cache (and its IPC pipes) in the temporary directory: link the usual one
+// in, so a run keeps the warm cache of the last and the leftovers below are only the tests' own.
+const tsxCache = `tsx-${process.getuid?.() ?? 0}`
+mkdirSync(join(tmpdir(), tsxCache), { recursive: true, mode: 0o700 })
+symlinkSync(join(tmpdir(), tsxCache), join(runTmp, tsxCache))
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-reporter=${join(root, 'scripts/test-reporter.mjs')}`,
+    ...files,
+  ],
   {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'test' },
+    env: { ...process.env, NODE_ENV: 'test', TMPDIR: runTmp },
   },
 )
+const leftovers = readdirSync(runTmp).filter((name) => name !== tsxCache)
+if (leftovers.length > 0) {
+  console.log(`# ${leftovers.length} temporary entries left behind by tests (removed now): ${leftovers.slice(0, 20).join(', ')}`)
+}
+rmSync(runTmp, { recursive: true, force: true })
 process.exit(result.status ?? 1)

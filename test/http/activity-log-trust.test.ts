@@ -11,13 +11,11 @@ import { containerIdForScope } from '../../src/domain/ledger/digest.js'
 import { isExportValid, verifyExport } from '../../src/domain/ledger/export-format.js'
 import { type NoteVerifierKey, parseVerifierKey } from '../../src/domain/ledger/signed-note.js'
 import { BACKENDS } from '../support/backends.js'
-import { type LedgerRow, ledgerAttacker } from '../support/ledger-attacker.js'
+import { ledgerAttacker } from '../support/ledger-attacker.js'
 import { openRawDatabase, type RawDatabase } from '../support/raw-database.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
 const R = (n: number): string => String(n).padStart(12, '0')
-
-type Row = LedgerRow
 
 const SCOPES = ['forged-tip', 'rewrite', 'truncate', 'deleted', 'control'] as const
 const UNCOVERED_500 = /chain head .*is not covered by a signed checkpoint.*run .*verify/i
