@@ -134,7 +134,8 @@ export const kqlScale: Scenario = {
           const liteTimes: number[] = []
           for (let i = 0; i < ROW_STORE_RUNS; i++) liteTimes.push(await time(() => lite.execute(rowStore, { now, rowCap: 10_000_000 })))
           const rowStoreMs = liteTimes.length > 0 ? median(liteTimes) : undefined
-          const vsRowStore = rowStoreMs === undefined ? '' : `; row store (SQLite) ${ms(rowStoreMs)}, ${(rowStoreMs / e).toFixed(0)}× slower`
+          const vsRowStore =
+            rowStoreMs === undefined ? '' : `; row store (SQLite) ${ms(rowStoreMs)}, ${(rowStoreMs / e).toFixed(0)}× slower`
           // progress: a 10M-row run takes long on a shared machine
           console.log(`  ${q.id}: KQL on DuckDB ${ms(e)}, hand-written ${ms(h)}${vsRowStore}`)
           rows.push({
