@@ -74,7 +74,11 @@ export interface IngestService {
   ): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }>
   /** The configured connection and its table; throws NotFoundError when either is missing. */
   connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }>
-  /** Rows stored per push connection of the configuration in force (lookup → count), counted in the tables. */
+  /**
+   * Rows received by each push connection of the workspace, by lookup (the Connections page).
+   * Counted in the connection tables, so the figure is exact; pull connectors report theirs in
+   * their status.
+   */
   pushedRowCounts(workspaceId: string): Promise<Map<string, number>>
 }
 
