@@ -5,7 +5,7 @@
 import type { AccessStore } from './access/index.js'
 import type { ChangeStore } from './changes/index.js'
 import type { ConnectorStatusStore } from './connectors/index.js'
-import type { CorrectionStore } from './corrections/correction.js'
+import type { CorrectionStore } from './corrections/index.js'
 import type { CredentialStore } from './credentials/index.js'
 import type { ExportStore } from './exports/index.js'
 import type { ConnectionDataStore } from './ingest/index.js'

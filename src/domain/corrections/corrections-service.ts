@@ -15,17 +15,13 @@ import type { Clock } from '../../shared/clock.js'
 import { deepEqual } from '../../shared/deep-equal.js'
 import { newId } from '../../shared/ids.js'
 import type { JsonValue } from '../../shared/strict-json.js'
-import type { Caller } from '../access/caller.js'
-import { inScope } from '../access/caller.js'
-import { allowedConnections, connectionAllowed } from '../access/scope-rules.js'
-import type { ActivityLog } from '../activity/activity-log.js'
+import { allowedConnections, type Caller, connectionAllowed, inScope } from '../access/index.js'
+import type { ActivityLog } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
-import { toColumnValue } from '../ingest/row-validation.js'
+import { toColumnValue } from '../ingest/index.js'
 import { acceptSignature, type ConfirmedSignature, type SignatureMeaning } from '../signatures/index.js'
 import type { Stores } from '../stores.js'
-import type { WorkspaceConfig, WorkspaceSettings } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConfigService, ConnectionTable, WorkspaceConfig, WorkspaceSettings } from '../workspace-config/index.js'
 import type { Correction, CorrectionFilter, CorrectionStatus, CorrectionStoreFilter } from './correction.js'
 
 export interface CreateCorrectionInput {
@@ -40,7 +36,8 @@ export interface CreateCorrectionInput {
 }
 
 export interface CorrectionsServiceDeps {
-  readonly stores: Stores
+  /** Corrections (`corrections`) and connection tables (`config`); the rows they change are written through `tx`. */
+  readonly stores: Pick<Stores, 'config' | 'corrections' | 'transaction'>
   readonly config: ConfigService
   readonly activity: ActivityLog
   readonly clock: Clock

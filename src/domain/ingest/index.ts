@@ -13,4 +13,4 @@ export {
   type InTransactionHook,
   MAX_PUSH_ROWS,
 } from './ingest-service.js'
-export { type RowProblem, type TypedRow, typeRow, typeRows } from './row-validation.js'
+export { type RowProblem, type TypedRow, toColumnValue, typeRow, typeRows } from './row-validation.js'
