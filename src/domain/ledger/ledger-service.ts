@@ -69,7 +69,8 @@ export interface LedgerSigning {
 }
 
 export interface LedgerServiceDeps {
-  readonly stores: Stores
+  /** The records, heads, nodes and checkpoints (`ledger`), appended in a transaction. */
+  readonly stores: Pick<Stores, 'ledger' | 'transaction'>
   readonly signing: LedgerSigning
   readonly clock: Clock
   /** Records per group-commit flush at most (default 2,000). */
