@@ -6,11 +6,10 @@
  */
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import type { Caller } from '../domain/access/caller.js'
+import type { Caller } from '../domain/access/index.js'
 import { ForbiddenError, NotFoundError } from '../domain/errors.js'
-import type { QueryResponse, QueryService } from '../domain/queries/query-service.js'
-import type { WarmQueryConfig } from '../domain/workspace-config/config-document.js'
-import type { ConfigService } from '../domain/workspace-config/config-service.js'
+import type { QueryResponse, QueryService } from '../domain/queries/index.js'
+import type { ConfigService, WarmQueryConfig } from '../domain/workspace-config/index.js'
 import { textTable } from './text-table.js'
 import { missingRightResult, runTool, structuredResult } from './tool-result.js'
 

@@ -7,11 +7,9 @@
  */
 import type { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Caller } from '../domain/access/caller.js'
-import type { Right } from '../domain/access/rights.js'
+import type { Caller, Right } from '../domain/access/index.js'
 import type { PortalServices } from '../domain/services.js'
-import type { PortalSession } from '../domain/sessions/session-service.js'
-import type { WorkspaceMembership } from '../domain/sessions/session-store.js'
+import type { PortalSession, WorkspaceMembership } from '../domain/sessions/index.js'
 import type { Html } from './html.js'
 
 export interface PortalDeps {

@@ -4,7 +4,7 @@
  * `ScopeKey` in bodies), required everywhere but on reason-categories.
  */
 import { z } from 'zod'
-import type { CorrectionsService } from '../../domain/corrections/corrections-service.js'
+import type { CorrectionsService } from '../../domain/corrections/index.js'
 import type { ApiServices } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {

@@ -4,8 +4,7 @@
  * `entityType`, `reasonCategory`, `amendedBy`, `status`), the rest camelCase; times ISO 8601.
  */
 import { z } from 'zod'
-import type { Correction } from '../../domain/corrections/correction.js'
-import { CORRECTION_STATUSES } from '../../domain/corrections/correction.js'
+import { CORRECTION_STATUSES, type Correction } from '../../domain/corrections/index.js'
 import { InvalidInputError } from '../../domain/errors.js'
 import { scopeKeySchema } from './activity-records.js'
 

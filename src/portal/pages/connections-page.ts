@@ -7,7 +7,7 @@
  * a value (the credentials service has no way to return one: only the connector vault decrypts).
  * With the columnar tier on, the compactor's progress and lag per connection (issue 16).
  */
-import type { CredentialStatus } from '../../domain/credentials/credentials-service.js'
+import type { CredentialStatus } from '../../domain/credentials/index.js'
 import { DomainError } from '../../domain/errors.js'
 import { timeTag } from '../format.js'
 import { type Html, html } from '../html.js'

@@ -10,7 +10,7 @@
  * password and hands the confirmed signature to the decision.
  */
 import { roleHas } from '../../domain/access/index.js'
-import type { Correction, CorrectionStatus } from '../../domain/corrections/corrections-service.js'
+import type { Correction, CorrectionStatus } from '../../domain/corrections/index.js'
 import { DomainError, NotFoundError } from '../../domain/errors.js'
 import type { JsonValue } from '../../shared/strict-json.js'
 import { timeTag, utcText } from '../format.js'
