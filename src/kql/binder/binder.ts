@@ -12,7 +12,7 @@ import { arraySortOutputs } from '../functions/dynamic-functions.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { multiColumnOutputs } from '../functions/series-functions.js'
-import { convertValue, valueToString } from '../functions/value-conversions.js'
+import { convertValue } from '../functions/value-conversions.js'
 import { KqlError, type KqlErrorKind, positionAt } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import { STRING_OPS } from '../plan/plan.js'
@@ -20,10 +20,12 @@ import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { type DynamicValue, isNumericType, type KqlType, type KqlValue } from '../types.js'
-import { notSupported, UNSUPPORTED_FUNCTIONS, UNSUPPORTED_PLUGIN_REASON, unsupportedGeoReason } from '../unsupported.js'
+import { notSupported, UNSUPPORTED_FUNCTIONS, unsupportedGeoReason } from '../unsupported.js'
+import { type AggCollector, type DiscoveredSchema, literal, type PendingDiscovery, type RowCtx, ref } from './bind-context.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
+import { bindEvaluate } from './plugins.js'
 import { type Binding, Scope, type TabularValue } from './scope.js'
 import { arithmeticType, equatable, orderable } from './typing.js'
 
@@ -41,16 +43,6 @@ export interface BoundQuery {
   readonly pending: readonly PendingDiscovery[]
 }
 
-/** What a data-dependent plugin turned out to produce, keyed by the plugin call's offset. */
-export type DiscoveredSchema =
-  | { readonly kind: 'bag'; readonly slots: readonly P.PlanColumn[] }
-  | { readonly kind: 'pivot'; readonly values: readonly KqlValue[] }
-
-/** A plugin waiting for its input to be run: `input` produces the rows to look at. */
-export type PendingDiscovery =
-  | { readonly kind: 'bag'; readonly key: number; readonly input: P.PlanNode; readonly bag: P.Expr; readonly ignored: readonly string[] }
-  | { readonly kind: 'pivot'; readonly key: number; readonly input: P.PlanNode; readonly pivot: P.Expr }
-
 /** Binds a parsed script. MUST throw only KqlError. */
 export function bindScript(
   script: A.Script,
@@ -60,25 +52,6 @@ export function bindScript(
   discovered: ReadonlyMap<number, DiscoveredSchema> = new Map(),
 ): BoundQuery {
   return new Binder(text, schema, library, discovered).bindScript(script)
-}
-
-interface RowCtx {
-  readonly columns: readonly P.PlanColumn[]
-  readonly scope: Scope
-  /** Set while binding summarize/make-series aggregate expressions. */
-  readonly agg?: AggCollector
-  /** scan: step name → offset of that step's state in the combined row. */
-  readonly steps?: ReadonlyMap<string, number>
-  /** scan: the columns of one step's state (input columns, then declared columns). */
-  readonly stepColumns?: readonly P.PlanColumn[]
-}
-
-interface AggCollector {
-  readonly input: RowCtx
-  /** Output position of the first aggregate (after the group keys). */
-  readonly base: number
-  readonly calls: P.AggregateCall[]
-  width: number
 }
 
 type AnyValue = { readonly kind: 'scalar'; readonly expr: P.Expr } | { readonly kind: 'tabular'; readonly value: TabularValue }
@@ -130,14 +103,6 @@ const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
   timespan: 'System.TimeSpan',
   guid: 'System.Guid',
   dynamic: 'System.Object',
-}
-
-function ref(index: number, column: P.PlanColumn): P.ColumnRef {
-  return { kind: 'ColumnRef', index, name: column.name, type: column.type }
-}
-
-function literal(type: KqlType, value: KqlValue): P.Literal {
-  return { kind: 'Literal', type, value }
 }
 
 function visible(columns: readonly P.PlanColumn[]): P.PlanColumn[] {
@@ -212,13 +177,13 @@ class Binder {
   /** `set query_bin_auto_size=...` / `set query_bin_auto_at=...`: what bin_auto() reads. */
   private readonly binAuto: { size?: A.Expr; at?: A.Expr } = {}
 
-  private readonly pending: PendingDiscovery[] = []
+  readonly pending: PendingDiscovery[] = []
 
   constructor(
     private readonly text: string,
     schema: KqlSchema,
-    private readonly lib: FunctionLibrary,
-    private readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
+    readonly lib: FunctionLibrary,
+    readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
   ) {
     this.tables = new Map(schema.tables.map((t) => [t.name, t]))
   }
@@ -227,7 +192,7 @@ class Binder {
   // Errors
   // -------------------------------------------------------------------------------------------
 
-  private err(offset: number, detail: string, kind: KqlErrorKind = 'semantic'): KqlError {
+  err(offset: number, detail: string, kind: KqlErrorKind = 'semantic'): KqlError {
     return new KqlError(kind, detail, positionAt(this.text, offset))
   }
 
@@ -1037,7 +1002,7 @@ class Binder {
       case 'Scan':
         return keep(this.bindScan(plan, op, ctx))
       case 'Evaluate':
-        return keep(this.bindEvaluate(plan, op, ctx))
+        return keep(bindEvaluate(this, plan, op, ctx)) // plugins.ts
       case 'Invoke': {
         const b = scope.get(op.call.name)
         if (b?.kind !== 'function') {
@@ -1156,7 +1121,7 @@ class Binder {
   }
 
   /** The column name an unnamed expression gets (a column keeps its name), or undefined. */
-  private nameOf(e: A.Expr, _ctx: RowCtx): string | undefined {
+  nameOf(e: A.Expr, _ctx: RowCtx): string | undefined {
     return resultName(e)
   }
 
@@ -2420,225 +2385,8 @@ class Binder {
   }
 
   // -------------------------------------------------------------------------------------------
-  // evaluate / render
+  // render (evaluate plugins: plugins.ts)
   // -------------------------------------------------------------------------------------------
-
-  private bindEvaluate(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.PlanNode {
-    const call = op.call
-    switch (call.name) {
-      case 'bag_unpack':
-        return this.bindBagUnpack(plan, op, ctx)
-      case 'pivot':
-        return this.bindPivot(plan, op, ctx)
-      case 'narrow':
-        return this.bindNarrow(plan)
-      default:
-        throw this.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, UNSUPPORTED_PLUGIN_REASON), 'unsupported')
-    }
-  }
-
-  private constantArg(e: A.Expr | undefined, scope: Scope, what: string): KqlValue | undefined {
-    if (!e) return undefined
-    const v = this.bindScalar(e, { columns: [], scope })
-    if (v.kind !== 'Literal') throw this.err(e.start, `${what} must be a constant`)
-    return v.value
-  }
-
-  /**
-   * bag_unpack(column [, prefix [, columnsConflict [, ignoredProperties]]]) [: (schema)]. Without a
-   * schema the properties come from the data: the query is bound again once they are known.
-   */
-  private bindBagUnpack(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.BagUnpack {
-    // positional arguments, or named ones (columnsConflict='keep_source')
-    const names = ['column', 'outputcolumnprefix', 'columnsconflict', 'ignoredproperties']
-    const positional: (A.Expr | undefined)[] = []
-    for (const a of op.call.args) {
-      if (a.kind !== 'NamedArg') {
-        positional.push(a)
-        continue
-      }
-      const at = names.indexOf(a.name.toLowerCase())
-      if (at < 0) throw this.err(a.start, `bag_unpack() has no parameter '${a.name}'`)
-      positional[at] = a.value
-    }
-    const call = { ...op.call, args: positional as A.Expr[] }
-    const arg = call.args[0]
-    if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
-    const bag = this.bindScalar(arg, ctx)
-    if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
-    const prefix = this.constantArg(call.args[1], ctx.scope, 'bag_unpack(): the prefix') ?? ''
-    if (typeof prefix !== 'string') throw this.err(call.args[1]!.start, 'bag_unpack(): the prefix must be a string')
-    const conflict = this.constantArg(call.args[2], ctx.scope, 'bag_unpack(): columnsConflict') ?? 'error'
-    if (conflict !== 'error' && conflict !== 'replace_source' && conflict !== 'keep_source') {
-      throw this.err(call.args[2]!.start, "bag_unpack(): columnsConflict must be 'error', 'replace_source' or 'keep_source'")
-    }
-    const ignoredValue = this.constantArg(call.args[3], ctx.scope, 'bag_unpack(): ignoredProperties')
-    const ignored = Array.isArray(ignoredValue) ? ignoredValue.filter((x): x is string => typeof x === 'string') : []
-    const kept = plan.columns.map((c, i) => ({ c, i })).filter(({ c, i }) => !c.hidden && i !== bag.index)
-    const columns: P.PlanColumn[] = []
-    const sources: P.BagUnpack['sources'][number][] = []
-    if (op.schema) {
-      if (op.schemaStar) {
-        for (const { c, i } of kept) {
-          columns.push(c)
-          sources.push({ column: i })
-        }
-      }
-      for (const decl of op.schema) {
-        const existing = kept.find(({ c }) => c.name === decl.name)
-        if (existing && !op.schemaStar) {
-          columns.push({ name: decl.name, type: existing.c.type })
-          sources.push({ column: existing.i })
-          continue
-        }
-        if (existing) continue
-        columns.push({ name: decl.name, type: decl.type })
-        sources.push({ property: decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name })
-      }
-      return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
-    }
-    const found = this.discovered.get(op.start)
-    if (!found) this.pending.push({ kind: 'bag', key: op.start, input: plan, bag, ignored })
-    const slots = found?.kind === 'bag' ? found.slots : []
-    const keptNames = new Set(kept.map(({ c }) => c.name))
-    const replaced = new Set<string>()
-    const slotColumns: P.PlanColumn[] = []
-    const slotSources: { property: string }[] = []
-    for (const slot of slots) {
-      const name = prefix + slot.name
-      if (keptNames.has(name)) {
-        if (conflict === 'error') {
-          throw this.err(
-            call.start,
-            `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`,
-          )
-        }
-        if (conflict === 'keep_source') continue
-        replaced.add(name)
-      }
-      slotColumns.push({ name, type: slot.type })
-      slotSources.push({ property: slot.name })
-    }
-    for (const { c, i } of kept) {
-      if (replaced.has(c.name)) continue
-      columns.push(c)
-      sources.push({ column: i })
-    }
-    columns.push(...slotColumns)
-    sources.push(...slotSources)
-    return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
-  }
-
-  /** pivot(column [, aggregation [, keys...]]): one column per distinct value of `column`. */
-  private bindPivot(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.Pivot {
-    const call = op.call
-    const [pivotArg, second, ...rest] = call.args
-    if (!pivotArg) throw this.err(call.start, 'pivot() expects the column to pivot')
-    const pivot = this.bindScalar(pivotArg, ctx)
-    let aggAst: A.CallExpr | undefined
-    let keyArgs: A.Expr[] = rest
-    if (second) {
-      if (second.kind === 'Call' && this.lib.lookupAggregate(second.name)) aggAst = second
-      else keyArgs = [second, ...rest]
-    }
-    const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
-    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, {
-      ...ctx,
-      agg,
-    })
-    const aggregate = agg.calls[0]!
-    const referenced = new Set<string>()
-    const collect = (e: A.Expr): void => {
-      if (e.kind === 'Name') referenced.add(e.name)
-      else if (e.kind === 'Call') e.args.forEach(collect)
-      else if (e.kind === 'Binary') {
-        collect(e.left)
-        collect(e.right)
-      } else if (e.kind === 'Paren') collect(e.expr)
-      else if (e.kind === 'Member' || e.kind === 'Index') collect(e.target)
-    }
-    if (aggAst) aggAst.args.forEach(collect)
-    const pivotName = pivot.kind === 'ColumnRef' ? pivot.name : undefined
-    const keys: P.Expr[] = []
-    const columns: P.PlanColumn[] = []
-    if (keyArgs.length > 0) {
-      for (const k of keyArgs) {
-        const e = this.bindScalar(k, ctx)
-        keys.push(e)
-        columns.push({ name: this.nameOf(k, ctx) ?? `Column${columns.length + 1}`, type: e.type })
-      }
-    } else {
-      plan.columns.forEach((c, i) => {
-        if (c.hidden || c.name === pivotName || referenced.has(c.name)) return
-        keys.push(ref(i, c))
-        columns.push(c)
-      })
-    }
-    const found = this.discovered.get(op.start)
-    if (!found) this.pending.push({ kind: 'pivot', key: op.start, input: plan, pivot })
-    const values = found?.kind === 'pivot' ? found.values : []
-    const taken = new Set(columns.map((c) => c.name))
-    const outType = aggregate.outputs[0]!.type
-    for (const v of values) {
-      const name = uniqueName(v === null || v === undefined ? '' : valueToString(pivot.type, v), taken)
-      taken.add(name)
-      columns.push({ name, type: outType })
-    }
-    return { kind: 'Pivot', columns, input: plan, keys, pivot, aggregate, values }
-  }
-
-  /** evaluate narrow(): one row per (row, column) with the value as text: Row, Column, Value. */
-  private bindNarrow(plan: P.PlanNode): P.PlanNode {
-    const cols = plan.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden)
-    const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
-    const numbered: P.Project = {
-      kind: 'Project',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Pairs', type: 'dynamic' },
-      ],
-      input: serialized,
-      exprs: [
-        { kind: 'Window', fn: 'row_number', args: [literal('long', 0)], type: 'long' },
-        {
-          kind: 'Pack',
-          type: 'dynamic',
-          skipNullAndEmpty: false,
-          entries: cols.map(({ c, i }) => ({ key: c.name, value: { kind: 'Convert', type: 'string', operand: ref(i, c) } as P.Expr })),
-        },
-      ],
-    }
-    const expanded: P.MvExpand = {
-      kind: 'MvExpand',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Pairs', type: 'dynamic' },
-      ],
-      input: numbered,
-      items: [{ expr: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, output: 1, type: 'dynamic' }],
-      bagExpansion: 'array',
-    }
-    const pair = (i: number): P.Expr => ({
-      kind: 'Convert',
-      type: 'string',
-      operand: {
-        kind: 'Member',
-        type: 'dynamic',
-        target: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' },
-        key: literal('long', i),
-      },
-    })
-    return {
-      kind: 'Project',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Column', type: 'string' },
-        { name: 'Value', type: 'string' },
-      ],
-      input: expanded,
-      exprs: [{ kind: 'ColumnRef', index: 0, name: 'Row', type: 'long' }, pair(0), pair(1)],
-    }
-  }
 
   private bindRender(op: A.RenderOp, scope: Scope): Visualization {
     const properties: Record<string, unknown> = {}
