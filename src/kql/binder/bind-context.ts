@@ -6,10 +6,11 @@
  */
 import type { KqlError, KqlErrorKind } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
+import type { KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import type { KqlType, KqlValue } from '../types.js'
 import type { FunctionLibrary } from './function-library.js'
-import type { Scope } from './scope.js'
+import type { Binding, Scope, TabularValue } from './scope.js'
 
 /** What a data-dependent plugin turned out to produce, keyed by the plugin call's offset. */
 export type DiscoveredSchema =
@@ -52,6 +53,36 @@ export interface BindContext {
   readonly discovered: ReadonlyMap<number, DiscoveredSchema>
   /** Plugins whose output schema needs their input run first. */
   readonly pending: PendingDiscovery[]
+  /** Workspace tables by name. */
+  readonly tables: ReadonlyMap<string, KqlTable>
+  /** `set query_bin_auto_size=...` / `set query_bin_auto_at=...`: what bin_auto() reads. */
+  readonly binAuto: { size?: A.Expr; at?: A.Expr }
+  /** Re-throws a library error that has no position with the call site's position. */
+  rethrowAt(error: unknown, offset: number): never
+  /** The query text of a node. */
+  src(node: A.Span): string
+  classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar'
+  bindTabular(e: A.Expr, scope: Scope): TabularValue
+  /** A call of a user-defined function (let f = (...) {...}). */
+  invoke(
+    fn: Extract<Binding, { kind: 'function' }>,
+    args: readonly CallArg[],
+    callSite: A.Span,
+    caller: RowCtx | undefined,
+    callerScope: Scope,
+  ): AnyValue
+  convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr
+}
+
+/** What a name or a user function call binds to. */
+export type AnyValue = { readonly kind: 'scalar'; readonly expr: P.Expr } | { readonly kind: 'tabular'; readonly value: TabularValue }
+
+/** An argument of a user function call: an expression, or a table already bound (`T | invoke f()`). */
+export type CallArg = A.Expr | { readonly kind: 'BoundTable'; readonly value: TabularValue; readonly start: number; readonly end: number }
+
+/** The columns a query shows (hidden ones, `_rowid` and `_ingested_at`, left out). */
+export function visible(columns: readonly P.PlanColumn[]): P.PlanColumn[] {
+  return columns.filter((c) => !c.hidden)
 }
 
 export function ref(index: number, column: P.PlanColumn): P.ColumnRef {
