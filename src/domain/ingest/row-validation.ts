@@ -6,7 +6,7 @@
  */
 import type { KqlType, KqlValue } from '../../kql/index.js'
 import { longFrom, longFromText, parseDateTime, parseDynamicJson, parseTimespan } from '../../kql/index.js'
-import type { ColumnConfig } from '../workspace-config/config-document.js'
+import type { ColumnConfig } from '../workspace-config/index.js'
 
 export type TypedRow = KqlValue[]
 
