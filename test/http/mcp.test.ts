@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { ResourceNotFoundError } from '@modelcontextprotocol/server'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { UnauthenticatedError } from '../../src/domain/errors.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { registerErrorEnvelope } from '../../src/http/error-envelope.js'
 import type { CallRecord } from '../../src/http/plugins/record-call.js'
 import { registerRoutes } from '../../src/http/route-registry.js'
@@ -454,7 +455,7 @@ for (const backend of BACKENDS) {
         })
         registerRoutes(
           app,
-          mcpRoutes(server.services, {
+          mcpRoutes(apiServicesOf(server.services), {
             publicUrl: 'https://provenant.example.com',
             allowedOrigins: ['https://portal.example.com', 'not a url'],
           }),

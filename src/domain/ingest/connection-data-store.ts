@@ -3,7 +3,7 @@
  * What ingest, the live stream's replay and corrections need from the connection tables.
  */
 import type { KqlValue } from '../../kql/index.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConnectionTable } from '../workspace-config/index.js'
 import type { TypedRow } from './row-validation.js'
 
 export interface StoredRow {

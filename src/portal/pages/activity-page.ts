@@ -6,11 +6,9 @@
  * verdict fields in words; download the container as the API exports it (JSON or CSV, with its
  * signed checkpoint), streamed. Verifying and exporting are recorded as decisions.
  */
-import { InvalidInputError } from '../../domain/errors.js'
-import { type LedgerRecordView, platformContainer, scopeContainer } from '../../domain/ledger/ledger-service.js'
-import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
+import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
+import type { VerifyAnswer } from '../../domain/ledger/index.js'
+import type { LedgerRecordView } from '../../domain/ledger/ledger-service.js'
 import { relativeText } from '../format.js'
 import { type Html, html } from '../html.js'
 import { definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'
@@ -30,7 +28,8 @@ interface Filter {
 }
 
 interface VerifyView {
-  readonly result: VerifyResult
+  /** The verdict, or why verify could not give one (a RecordID past the end of the chain). */
+  readonly result: ({ readonly kind: 'verdict' } & VerifyAnswer) | { readonly kind: 'record-not-found'; readonly message: string }
   readonly recordId: string
 }
 
@@ -68,10 +67,6 @@ function rangeOf(filter: Filter): { from?: string; to?: string } {
   if (from !== undefined && to !== undefined && from >= to)
     throw new InvalidInputError(`the from date (${filter.from}) is after the to date (${filter.to})`)
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) }
-}
-
-function containerOf(ctx: PortalContext, scope: string | undefined): ContainerRef {
-  return scope === undefined ? platformContainer(ctx.session.workspace.id) : scopeContainer(ctx.session.workspace.id, scope)
 }
 
 function linkOf(filter: Filter, overrides: Partial<Filter> = {}, path = '/portal/activity'): string {
@@ -166,7 +161,7 @@ export function verdictInWords(view: VerifyView): Html {
       v.Empty
         ? 'Nothing to contradict: the log was never written.'
         : v.ChainValid
-          ? html`Yes: every digest and link from the first record to the last (${result.facts.recordsRead} records) recomputes and agrees with the signed checkpoints.`
+          ? html`Yes: every digest and link from the first record to the last (${result.recordsRead} records) recomputes and agrees with the signed checkpoints.`
           : 'No: the chain does not hold (see where it breaks).',
     ],
     [
@@ -215,16 +210,16 @@ async function render(ctx: PortalContext, extra: { verify?: VerifyView; error?: 
   let total = 0
   let error = extra.error
   try {
-    const found = await services.ledger.query(
-      containerOf(ctx, filter.scope),
-      {
+    const found = await services.ledger.query(ctx.caller, {
+      scopeKey: filter.scope ?? null,
+      filter: {
         ...(filter.entityType ? { entityType: filter.entityType } : {}),
         ...(filter.actionType ? { actionType: filter.actionType } : {}),
         ...(filter.userId ? { userId: filter.userId } : {}),
         ...rangeOf(filter),
       },
-      { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' },
-    )
+      page: { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' },
+    })
     records = found.records
     total = found.total
   } catch (e) {
@@ -325,20 +320,27 @@ export function activityRoutes(): PortalRoute[] {
       rights: ['provenance:verify'],
       handler: async (ctx) => {
         const filter = filterOf(ctx.form)
-        const raw = (ctx.form.get('RecordID') ?? '').trim()
-        let recordSeq: number | null = null
-        if (raw !== '') {
-          const parsed = parseRecordId(raw)
-          if (!parsed.ok) return render(ctx, { error: `Nothing was verified: ${parsed.reason}.` }, 400)
-          recordSeq = parsed.seq
+        // An empty field asks for no single record; anything else goes to the ledger as typed (no
+        // trimming: " 000000000001 " is refused here exactly as by the API and the CLI).
+        const raw = ctx.form.get('RecordID') ?? ''
+        let result: VerifyView['result']
+        try {
+          const answer = await ctx.deps.services.ledger.verify(ctx.caller, {
+            scopeKey: filter.scope ?? null,
+            recordId: raw === '' ? null : raw,
+          })
+          result = { kind: 'verdict', ...answer }
+        } catch (error) {
+          if (error instanceof InvalidInputError) return render(ctx, { error: `Nothing was verified: ${error.message}.` }, 400)
+          if (!(error instanceof NotFoundError)) throw error
+          result = { kind: 'record-not-found', message: error.message }
         }
-        const result = await ctx.deps.services.ledger.verify({ container: containerOf(ctx, filter.scope), recordSeq })
         await recordAction(
           ctx,
           'verified',
           filter.scope,
           result.kind === 'verdict'
-            ? { ...result.verdict, recordsRead: result.facts.recordsRead, ...(raw ? { RecordID: raw } : {}) }
+            ? { ...result.verdict, recordsRead: result.recordsRead, ...(raw ? { RecordID: raw } : {}) }
             : { outcome: result.kind, message: result.message },
         )
         return render(ctx, { verify: { result, recordId: raw } }, result.kind === 'record-not-found' ? 404 : 200)
@@ -368,8 +370,7 @@ export function activityRoutes(): PortalRoute[] {
           ...(filter.from ? { from: filter.from } : {}),
           ...(filter.to ? { to: filter.to } : {}),
         })
-        const { contentType, stream } = await ctx.deps.services.ledger.exportLog({
-          container: containerOf(ctx, filter.scope),
+        const { contentType, stream } = await ctx.deps.services.ledger.exportLog(ctx.caller, {
           scopeKey: filter.scope ?? null,
           format,
           ...range,
