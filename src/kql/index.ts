@@ -10,6 +10,7 @@
 export { type CompiledPlanQuery, compileQuery } from './compile-query.js'
 export { DUCKDB_REFUSAL, DUCKDB_TYPES } from './dialect/duckdb/duckdb-dialect.js'
 export { SQLITE_FUNCTIONS } from './dialect/sqlite/sqlite-functions.js'
+export { dynamicJsonText, parseDynamicJson } from './dynamic-json.js'
 export type {
   CompiledQuery,
   CompileOptions,

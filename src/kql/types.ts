@@ -20,12 +20,14 @@
  *
  * Inside dynamic values datetimes and timespans are kept as their text form (ISO 8601 and
  * `[d.]hh:mm:ss[.fffffff]`), exactly as Kusto serialises them; NaN/±Infinity stay JS numbers.
+ * An integer beyond ±(2^53 − 1) inside a dynamic value is a canonical long (a bigint, long.ts), so
+ * longs keep every digit through parse_json, bags, arrays and storage (dynamic-json.ts).
  */
 
 export const KQL_TYPES = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic'] as const
 export type KqlType = (typeof KQL_TYPES)[number]
 
-export type DynamicValue = null | boolean | number | string | DynamicValue[] | { [key: string]: DynamicValue }
+export type DynamicValue = null | boolean | number | bigint | string | DynamicValue[] | { [key: string]: DynamicValue }
 
 /** A value of any KQL type (see the table above). */
 export type KqlValue = null | boolean | number | string | bigint | DynamicValue

@@ -59,7 +59,7 @@ export const UNSUPPORTED_OPERATORS: ReadonlyMap<string, string> = new Map([
   ['facet', 'one query yields one result table here (no multiple result sets)'],
   [
     'reduce',
-    "Kusto's pattern-mining algorithm is not published and the documented examples do not pin it down (the threshold examples contradict the description); the engine would return different groups",
+    "Kusto's pattern-mining algorithm is not published and its documented examples contradict each other and the cited SLCT algorithm (threshold=0.9 prints nine groups sharing one wildcard pattern); the engine would return different groups",
   ],
   ['find', 'its output schema (pack of columns per table, $table) is not implemented; use search or union'],
   ['make-graph', GRAPH],

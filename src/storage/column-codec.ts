@@ -4,7 +4,7 @@
  * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
-import { type KqlType, type KqlValue, longFrom } from '../kql/index.js'
+import { type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../kql/index.js'
 import { stringifyExact } from '../shared/exact-json.js'
 import type { Dialect } from './sql-db.js'
 
@@ -52,7 +52,8 @@ export function decodeValue(type: KqlType, raw: unknown): KqlValue {
     case 'timespan':
       return typeof raw === 'bigint' ? raw : BigInt(raw as number | string)
     case 'dynamic':
-      return JSON.parse(String(raw)) as KqlValue
+      // integers beyond 2^53 in the stored text come back exact (kql/dynamic-json.ts)
+      return parseDynamicJson(String(raw))
     default:
       return String(raw)
   }

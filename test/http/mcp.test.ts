@@ -266,8 +266,8 @@ for (const backend of BACKENDS) {
             /is open\. It is not applied: a person with review rights .* must accept it in the portal/,
           )
           // the review link points at this proposal on the Proposals page (issue 18 item 5)
-          assert.ok((result.structuredContent!['reviewUrl'] as string).endsWith(`/portal/proposals#${proposalId}`))
-          assert.ok((result.structuredContent!['message'] as string).includes(`/portal/proposals#${proposalId}`))
+          assert.ok((result.structuredContent!['reviewUrl'] as string).endsWith(`/portal/proposals?proposal=${proposalId}#${proposalId}`))
+          assert.ok((result.structuredContent!['message'] as string).includes(`/portal/proposals?proposal=${proposalId}#${proposalId}`))
           const stored = await server.services.proposals.get(server.workspace.id, proposalId)
           assert.equal(stored.status, 'open')
           assert.equal(stored.via, 'mcp')

@@ -77,14 +77,17 @@ provenant token revoke ID [--workspace W]
       } else if (action === 'list') {
         const accountId = values.account ? (await services.admin.accountByName(values.account)).id : undefined
         const tokens = await services.access.listTokens(workspace.id, accountId)
+        // Tokens hold the account id; operators know accounts by name (the id stays for scripts).
+        const names = new Map((await services.admin.listMembers(workspace.id)).map((m) => [m.account.id, m.account.name]))
         const now = services.clock.now()
         const status = (t: (typeof tokens)[number]) => (t.revokedAt !== undefined ? 'revoked' : t.expiresAt <= now ? 'expired' : 'active')
         console.log(
           table(
-            ['ID', 'NAME', 'ACCOUNT', 'STATUS', 'EXPIRES', 'LAST USED', 'RIGHTS'],
+            ['ID', 'NAME', 'ACCOUNT', 'ACCOUNT ID', 'STATUS', 'EXPIRES', 'LAST USED', 'RIGHTS'],
             tokens.map((t) => [
               t.id,
               t.name,
+              names.get(t.accountId) ?? '(not a member)',
               t.accountId,
               status(t),
               new Date(t.expiresAt).toISOString(),

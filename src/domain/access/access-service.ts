@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnauthenticatedError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { TokenRecord } from './access-store.js'
@@ -16,7 +16,8 @@ import { type Keyring, signToken, type TokenClaims, verifyToken } from './token-
 import { tokenLifetime } from './token-expiry.js'
 
 export interface AccessServiceDeps {
-  readonly stores: Stores
+  /** Accounts, memberships and token rows (`access`); token changes commit with their change row. */
+  readonly stores: Pick<Stores, 'access' | 'transaction'>
   readonly keyring: Keyring
   /** The `aud` every token of this server carries (`urn:provenant:<server id>`). */
   readonly audience: string
@@ -47,7 +48,39 @@ export interface CreatedToken {
 /** How often `last used` is written per token (it is a hint, not an audit record). */
 const TOUCH_INTERVAL_MS = 60_000
 
-export type AccessService = ReturnType<typeof createAccessService>
+/** The declared contract of authentication and tokens (spec 5); `createAccessService` is checked against it. */
+export interface AccessService {
+  /**
+   * Verifies a bearer token (spec 5.1-5.2) and returns the caller with its effective rights: the
+   * token's rights narrowed to the owner's current role, never widened (spec 5.4). The token row
+   * MUST be read on every call, so a revocation holds at once in every process (spec 5.8). Throws
+   * UnauthenticatedError for every reason a token is not valid (spec 5.5).
+   */
+  authenticate(authorizationHeader: string | undefined): Promise<Caller>
+  /**
+   * Creates a token for a member of the workspace, with an expiry choice of spec 5.3. Its rights
+   * MUST be a subset of the owner's (all of them when omitted). The creation is recorded as a
+   * decision with its change row. Returns the JWT (shown once, never stored) and the record; throws
+   * InvalidInputError for a bad name, expiry, right or scope, a disabled account or a non-member,
+   * NotFoundError for an unknown account.
+   */
+  createToken(input: CreateTokenInput): Promise<CreatedToken>
+  /**
+   * A token of this workspace as `viewer` may see it: its own tokens, or every token when the viewer
+   * may manage accounts (the rule `revokeToken` applies); undefined otherwise.
+   */
+  visibleToken(workspaceId: string, tokenId: string, viewer: TokenViewer): Promise<TokenRecord | undefined>
+  /**
+   * Revokes a token at once (spec 5.8), recorded as a decision with its change row; revoking a
+   * revoked token returns it unchanged. Owners revoke their own; another account's token MUST need
+   * `canRevokeOthers` (ForbiddenError). Throws NotFoundError for a token not in this workspace.
+   */
+  revokeToken(workspaceId: string, tokenId: string, by: TokenViewer & { name: string; via?: Actor['via'] }): Promise<TokenRecord>
+  /** The workspace's tokens, only `accountId`'s when given. */
+  listTokens(workspaceId: string, accountId?: string): Promise<TokenRecord[]>
+  /** Reads the store once, so a health check fails while the database is unreachable. */
+  ping(): Promise<void>
+}
 
 /** Who looks at or revokes a token: its owner sees their own; `canRevokeOthers` (accounts:manage) sees all. */
 export interface TokenViewer {
@@ -55,7 +88,7 @@ export interface TokenViewer {
   readonly canRevokeOthers: boolean
 }
 
-export function createAccessService(deps: AccessServiceDeps) {
+export function createAccessService(deps: AccessServiceDeps): AccessService {
   const { stores, keyring, audience, clock, activity } = deps
   /** How an account acted when the caller did not say: the CLI acts as the account `cli`. */
   const viaOf = (by: { id: string; via?: Actor['via'] }): Actor['via'] => by.via ?? (by.id === 'cli' ? 'cli' : 'portal')
@@ -214,10 +247,6 @@ export function createAccessService(deps: AccessServiceDeps) {
     return { token, record }
   }
 
-  /**
-   * Revokes a token at once (spec 5.8). Owners revoke their own tokens; revoking another
-   * account's token needs `accounts:manage`.
-   */
   /**
    * A token of this workspace as `viewer` may see it: its own tokens, or every token when the
    * viewer may manage accounts (the rule revokeToken applies); undefined otherwise.

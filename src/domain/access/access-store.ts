@@ -3,7 +3,7 @@
  * What access control needs from persistence. Implemented once over the SQL port in
  * storage/sql-stores (portable SQL for both backends).
  */
-import type { Workspace } from '../workspaces/workspace.js'
+import type { Workspace } from '../workspaces/index.js'
 import type { TokenScopes } from './caller.js'
 import type { ApiRight, Role } from './rights.js'
 

@@ -7,7 +7,7 @@ import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import { WORKSPACE_NAME_RE, type Workspace } from '../workspaces/workspace.js'
+import { WORKSPACE_NAME_RE, type Workspace } from '../workspaces/index.js'
 import type { Account, Membership } from './access-store.js'
 import { hashPassword, type ScryptCost, verifyPassword } from './passwords.js'
 import { isRole, ROLES, type Role } from './rights.js'
@@ -16,14 +16,46 @@ import { isRole, ROLES, type Role } from './rights.js'
 export const ACCOUNT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/
 
 export interface AdminServiceDeps {
-  readonly stores: Stores
+  /** Workspaces, accounts, memberships and password hashes (`access`). */
+  readonly stores: Pick<Stores, 'access' | 'transaction'>
   readonly clock: Clock
   readonly scryptCost?: ScryptCost
 }
 
-export type AdminService = ReturnType<typeof createAdminService>
+/** The declared contract of workspace and account administration; `createAdminService` is checked against it. */
+export interface AdminService {
+  /** Creates a workspace; throws InvalidInputError for a name outside WORKSPACE_NAME_RE or one already taken. */
+  createWorkspace(name: string): Promise<Workspace>
+  /** The workspace with this name; throws NotFoundError. */
+  workspaceByName(name: string): Promise<Workspace>
+  listWorkspaces(): Promise<Workspace[]>
+  /**
+   * Creates an account, its membership of `workspaceId` with `role`, and its password hash (when
+   * given) in one transaction. Throws InvalidInputError for a bad or taken name, an unknown role
+   * or a weak password.
+   */
+  addAccount(input: { name: string; displayName?: string; workspaceId: string; role: string; password?: string }): Promise<Account>
+  /** The account with this name; throws NotFoundError. */
+  accountByName(name: string): Promise<Account>
+  /** Sets the account's role in the workspace; throws NotFoundError (account) or InvalidInputError (role). */
+  setRole(workspaceId: string, accountName: string, role: string): Promise<Membership>
+  /** Disables or re-enables an account; throws NotFoundError. */
+  setDisabled(accountName: string, disabled: boolean): Promise<void>
+  /** Replaces the password hash; throws InvalidInputError for a weak password. */
+  setPassword(accountName: string, password: string): Promise<void>
+  /**
+   * The account when `password` is its password; undefined for a wrong password, an unknown or
+   * disabled account, or one without a password. MUST take the same time for an unknown name as for
+   * a real check, so names cannot be told apart by timing.
+   */
+  checkPassword(accountName: string, password: string): Promise<Account | undefined>
+  /** The workspace's members with their roles. */
+  listMembers(workspaceId: string): Promise<{ account: Account; role: Role }[]>
+  /** An account's membership of a workspace (its role there), or undefined. */
+  membership(workspaceId: string, accountId: string): Promise<Membership | undefined>
+}
 
-export function createAdminService(deps: AdminServiceDeps) {
+export function createAdminService(deps: AdminServiceDeps): AdminService {
   const { stores, clock } = deps
 
   async function createWorkspace(name: string): Promise<Workspace> {
@@ -129,7 +161,6 @@ export function createAdminService(deps: AdminServiceDeps) {
     setPassword,
     checkPassword,
     listMembers,
-    /** An account's membership of a workspace (its role there), or undefined. */
     membership: (workspaceId: string, accountId: string): Promise<Membership | undefined> =>
       stores.access.membership(workspaceId, accountId),
   }

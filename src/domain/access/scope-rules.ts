@@ -4,7 +4,7 @@
  * the surfaces it is limited to) and the surfaces it may use. Exports, queries and the live stream
  * all ask here, so the rules are the same everywhere.
  */
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
+import type { WorkspaceConfig } from '../workspace-config/index.js'
 import type { TokenScopes } from './caller.js'
 
 /** The connection lookups the scopes allow; undefined means every connection. */

@@ -1,6 +1,6 @@
 /**
  * @module
- * The activity feature's public surface for other features (style notes §6.1; architecture rule
- * 10): recording decisions. Grows as other features move their imports here.
+ * The activity log's decisions and API calls (spec 1, 2.6; design §8). Other features import from
+ * here, never from the files behind it.
  */
-export type { ActivityLog, Actor, DecisionInput } from './activity-log.js'
+export { type ActivityLog, type Actor, type ApiCall, createActivityLog, type DecisionInput, SYSTEM_ACTOR } from './activity-log.js'

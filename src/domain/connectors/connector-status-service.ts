@@ -5,7 +5,7 @@
  * its stored status. A connection that never ran shows `stopped` with empty counters.
  */
 import type { Stores } from '../stores.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
+import type { ConfigService } from '../workspace-config/index.js'
 import { type ConnectorStatus, PULL_KINDS, type PullKind } from './connector-status.js'
 
 export interface ConnectionStatusView extends Omit<ConnectorStatus, 'workspaceId' | 'updatedAt'> {
@@ -14,11 +14,24 @@ export interface ConnectionStatusView extends Omit<ConnectorStatus, 'workspaceId
   readonly updatedAt: number | undefined
 }
 
-export type ConnectorStatusService = ReturnType<typeof createConnectorStatusService>
+/** The declared contract of the connectors' status view; `createConnectorStatusService` is checked against it. */
+export interface ConnectorStatusService {
+  /**
+   * One entry per pull connection (postgres, mqtt) of the configuration in force, in configuration
+   * order, with its stored status; a connection that never ran MUST show `stopped` with empty
+   * counters, and `enabled` false when the workspace settings switch its kind off.
+   */
+  status(workspaceId: string): Promise<ConnectionStatusView[]>
+}
 
-export function createConnectorStatusService(deps: { readonly stores: Stores; readonly config: ConfigService }) {
+export interface ConnectorStatusServiceDeps {
+  /** Only the connectors' stored status is read. */
+  readonly stores: Pick<Stores, 'connectors'>
+  readonly config: ConfigService
+}
+
+export function createConnectorStatusService(deps: ConnectorStatusServiceDeps): ConnectorStatusService {
   return {
-    /** One entry per pull connection, in configuration order. */
     async status(workspaceId: string): Promise<ConnectionStatusView[]> {
       const current = await deps.config.current(workspaceId)
       const stored = new Map((await deps.stores.connectors.list(workspaceId)).map((s) => [s.lookup, s]))

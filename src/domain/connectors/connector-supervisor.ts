@@ -10,11 +10,11 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
-import type { IngestService } from '../ingest/ingest-service.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
+import type { IngestService } from '../ingest/index.js'
 import type { Stores } from '../stores.js'
-import type { EventBus } from '../streams/event-bus.js'
-import type { ConnectionConfig, WorkspaceConfig } from '../workspace-config/config-document.js'
+import type { EventBus } from '../streams/index.js'
+import type { ConnectionConfig, WorkspaceConfig } from '../workspace-config/index.js'
 import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from './backoff.js'
 import { LAST_ERROR_MAX, PULL_KINDS, type PullKind, type StatusPatch } from './connector-status.js'
 
@@ -78,7 +78,8 @@ export type ConnectorFactory = (context: ConnectorContext) => RunningConnector
 export class ConnectorSettingsError extends Error {}
 
 export interface SupervisorDeps {
-  readonly stores: Stores
+  /** Connector status and cursors (`connectors`), the configuration head (`config`), the workspaces (`access`). */
+  readonly stores: Pick<Stores, 'access' | 'config' | 'connectors'>
   readonly ingest: IngestService
   readonly bus: EventBus
   readonly activity: ActivityLog

@@ -347,7 +347,15 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       ) {
         throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
       }
-      const decided: Correction = { ...correction, status: 'applied', decidedAt: at, decidedBy: by, decidedVia: channel }
+      const comment = options.comment?.trim() || undefined
+      const decided: Correction = {
+        ...correction,
+        status: 'applied',
+        decidedAt: at,
+        decidedBy: by,
+        decidedVia: channel,
+        approvalComment: comment,
+      }
       await record(
         tx,
         caller,

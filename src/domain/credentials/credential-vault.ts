@@ -19,7 +19,8 @@ export interface CredentialVault {
 }
 
 export function createCredentialVault(deps: {
-  readonly stores: Stores
+  /** Only the sealed credentials are read. */
+  readonly stores: Pick<Stores, 'credentials'>
   readonly keyring: MasterKeyring
   readonly onReveal?: (value: string) => void
 }): CredentialVault {

@@ -8,10 +8,10 @@
  */
 import type { Clock } from '../../shared/clock.js'
 import { registerSecret } from '../../shared/secret-scrubber.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import { LOOKUP_RE } from '../workspace-config/config-document.js'
+import { LOOKUP_RE } from '../workspace-config/index.js'
 import { type MasterKeyring, openValues, sealValues } from './credential-cipher.js'
 import type { StoredCredential } from './credential-store.js'
 
@@ -47,13 +47,43 @@ export interface RotationResult {
 }
 
 export interface CredentialsServiceDeps {
-  readonly stores: Stores
+  /** Sealed credentials, and the configuration head to check a connection exists. */
+  readonly stores: Pick<Stores, 'config' | 'credentials' | 'transaction'>
   readonly clock: Clock
   readonly activity: ActivityLog
   readonly keyring: MasterKeyring
 }
 
-export type CredentialsService = ReturnType<typeof createCredentialsService>
+/**
+ * The declared contract of connection credentials (design §11); `createCredentialsService` is
+ * checked against it. No method returns, logs or records a credential value: statuses and decisions
+ * carry key names only.
+ */
+export interface CredentialsService {
+  /**
+   * Seals `values` under the keyring's current key and stores them for a configured connection,
+   * replacing earlier ones; the change, its decision and its `credentials` workspace change MUST
+   * commit together. Returns the new status; throws InvalidInputError for a bad lookup, key name,
+   * too many keys or an oversized value, NotFoundError when the connection is not configured.
+   */
+  set(actor: Actor, workspaceId: string, lookup: string, values: Readonly<Record<string, string>>): Promise<CredentialStatus>
+  /** Removes a connection's credentials (also of a connection no longer configured), recorded as `set`. False when there were none. */
+  clear(actor: Actor, workspaceId: string, lookup: string): Promise<boolean>
+  /** Whether the connection's credentials are set, their key names and who set them when; throws InvalidInputError for a bad lookup. */
+  status(workspaceId: string, lookup: string): Promise<CredentialStatus>
+  /**
+   * Every configured connection with its status, in configuration order, then any lookup that
+   * still holds credentials but is no longer configured (`configured: false`).
+   */
+  list(workspaceId: string): Promise<CredentialStatus[]>
+  /**
+   * Re-seals every stored credential under the current key, one transaction per workspace, each
+   * with a `master-key`/`rotated` decision (key ids and counts, never key material); workspaces in
+   * `alsoRecordIn` get the decision even without credentials. Credentials under a key this process
+   * does not hold MUST be left as they are and reported as `unreadable`.
+   */
+  resealAll(actor: Actor, alsoRecordIn?: readonly string[]): Promise<RotationResult>
+}
 
 /** Checks a record of values; messages name keys, never values. */
 export function validateCredentialValues(values: unknown): Record<string, string> {
@@ -98,7 +128,7 @@ function checkLookup(lookup: string): void {
     )
 }
 
-export function createCredentialsService(deps: CredentialsServiceDeps) {
+export function createCredentialsService(deps: CredentialsServiceDeps): CredentialsService {
   const { stores, clock, activity, keyring } = deps
 
   async function requireConnection(tx: Stores, workspaceId: string, lookup: string): Promise<void> {

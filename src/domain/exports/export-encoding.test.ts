@@ -39,6 +39,14 @@ describe('CSV encoding (RFC 4180)', () => {
     )
   })
 
+  it('writes longs inside dynamic values with every digit (issue 17 item 1)', () => {
+    const columns: ExportColumn[] = [{ name: 'tags', type: 'dynamic' }]
+    const value = { a: [9007199254740993n, -9223372036854775808n], b: 1.5 }
+    assert.equal(csvOf(columns, [[value]]), 'tags\r\n"{""a"":[9007199254740993,-9223372036854775808],""b"":1.5}"\r\n')
+    const jsonl = createRowEncoder('jsonl', columns)
+    assert.equal(jsonl.encode([value] as never), '{"tags":{"a":[9007199254740993,-9223372036854775808],"b":1.5}}\n')
+  })
+
   it('quotes commas, quotes, CR and LF, and nothing else', () => {
     assert.equal(csvField('a,b'), '"a,b"')
     assert.equal(csvField('say "hi"'), '"say ""hi"""')

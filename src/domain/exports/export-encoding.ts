@@ -87,7 +87,8 @@ export function csvText(type: KqlType, value: KqlValue | undefined): string {
     case 'decimal':
       return typeof value === 'number' && !Number.isFinite(value) ? nonFinite(value) : String(value)
     case 'dynamic':
-      return JSON.stringify(toWireValue('dynamic', value))
+      // exact longs inside the value keep every digit
+      return stringifyExact(toWireValue('dynamic', value))
     default:
       return String(value)
   }

@@ -10,14 +10,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises'
 import { formatDateTime } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import type { Caller } from '../access/caller.js'
-import { connectionAllowed, surfaceAllowed } from '../access/scope-rules.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import { type Caller, connectionAllowed, surfaceAllowed } from '../access/index.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { ForbiddenError, NotFoundError, NotProvisionedError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConfigService, ConnectionTable, WorkspaceConfig } from '../workspace-config/index.js'
 import type { DownloadSigner } from './download-signature.js'
 import { createRowEncoder, type ExportColumn, type RowEncoder } from './export-encoding.js'
 import type { ExportFileStorage, ExportFileWriter, OpenedFile } from './export-file-storage.js'
@@ -67,7 +64,8 @@ export const SWEEP_GRACE_MS = 60_000
 export const STRAY_AGE_MS = 60 * 60_000
 
 export interface ExportServiceDeps {
-  readonly stores: Stores
+  /** Connection tables (`config`) and the export windows and file records (`exports`). */
+  readonly stores: Pick<Stores, 'config' | 'exports' | 'transaction'>
   readonly config: ConfigService
   readonly files: ExportFileStorage
   readonly activity: ActivityLog
@@ -109,9 +107,36 @@ function compactTime(ticks: bigint): string {
   return formatDateTime(ticks).replace(/[-:]/g, '')
 }
 
-export type ExportService = ReturnType<typeof createExportService>
+/** The declared contract of cold exports (spec 2.4, 2.5, 4.2, 8); `createExportService` is checked against it. */
+export interface ExportService {
+  /**
+   * Writes page `request.page` of the window `[from, to)` of a connection, a surface or one
+   * connection of a surface, ordered by timestamp then row id and capped at EXPORT_ROW_CAP
+   * (`truncated` when the window held more), into a new file, and returns its download URL, which
+   * MUST expire DOWNLOAD_URL_LIFETIME_MS after issue (spec 2.5). The export MUST be recorded as a
+   * decision. Throws NotProvisionedError (503) when exports are switched off, ForbiddenError outside
+   * the token's scopes, NotFoundError for an unknown connection or surface, or a connection that is
+   * not part of the surface.
+   */
+  create(caller: Caller, target: ExportTarget, request: ExportRequest): Promise<ExportResult>
+  /**
+   * Authorises a download through our own signed URL and opens the file. MUST refuse an altered or
+   * expired URL with ForbiddenError (checked when the download starts); NotFoundError when the file
+   * is gone; NotProvisionedError when exports are switched off.
+   */
+  openDownload(fileId: string, expires: unknown, signature: unknown): Promise<Download>
+  /**
+   * Deletes files whose links expired more than SWEEP_GRACE_MS ago, and files without a record
+   * older than STRAY_AGE_MS. Returns how many files were deleted.
+   */
+  sweep(): Promise<number>
+  /** Sweeps now and then every `intervalMs` (60 s by default) until stopSweeper(). */
+  startSweeper(intervalMs?: number): void
+  /** Stops the timer and waits for a sweep in progress. */
+  stopSweeper(): Promise<void>
+}
 
-export function createExportService(deps: ExportServiceDeps) {
+export function createExportService(deps: ExportServiceDeps): ExportService {
   const { stores, config, files, activity, clock, signer } = deps
   const chunkRows = deps.chunkRows ?? 2500
 
@@ -416,14 +441,12 @@ export function createExportService(deps: ExportServiceDeps) {
     create,
     openDownload,
     sweep,
-    /** Sweeps now and then every `intervalMs` until stopSweeper(). */
     startSweeper(intervalMs = 60_000) {
       if (timer) return
       runSweep()
       timer = setInterval(runSweep, intervalMs)
       timer.unref()
     },
-    /** Stops the timer and waits for a sweep in progress. */
     async stopSweeper() {
       if (timer) clearInterval(timer)
       timer = undefined

@@ -4,7 +4,7 @@
  * order (timestamp, then row id) in bounded chunks, and the records of the files written.
  */
 import type { KqlValue } from '../../kql/index.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConnectionTable } from '../workspace-config/index.js'
 import type { ExportFormat } from './export-request.js'
 
 /** A row's place in the export order. */

@@ -6,15 +6,12 @@
  * all-or-nothing; the CLI import and the pull connectors may keep the rows that fit.
  */
 import type { Clock } from '../../shared/clock.js'
-import type { Caller } from '../access/caller.js'
-import { inScope } from '../access/caller.js'
-import { type ActivityLog, type Actor, SYSTEM_ACTOR } from '../activity/activity-log.js'
+import { type Caller, inScope } from '../access/index.js'
+import { type ActivityLog, type Actor, SYSTEM_ACTOR } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { EventBus } from '../streams/event-bus.js'
-import type { ConnectionConfig } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { EventBus } from '../streams/index.js'
+import type { ConfigService, ConnectionConfig, ConnectionTable } from '../workspace-config/index.js'
 import { type RowProblem, type TypedRow, typeRows } from './row-validation.js'
 
 export interface IngestResult {
@@ -26,7 +23,8 @@ export interface IngestResult {
 }
 
 export interface IngestServiceDeps {
-  readonly stores: Stores
+  /** Connection tables (`config`) and their rows (`data`), each batch in one transaction. */
+  readonly stores: Pick<Stores, 'config' | 'data' | 'transaction'>
   readonly config: ConfigService
   readonly bus: EventBus
   readonly clock: Clock
@@ -52,9 +50,39 @@ export interface ImportOptions {
 /** Rows per push request, and per committed batch of the CLI import and connectors. */
 export const MAX_PUSH_ROWS = 50_000
 
-export type IngestService = ReturnType<typeof createIngestService>
+/** The declared contract of ingest (design §4); `createIngestService` is checked against it. */
+export interface IngestService {
+  /**
+   * Push ingest over HTTP: all rows or none. MUST refuse a connection outside the token's scopes
+   * (ForbiddenError), a connection that is not a push connection, an empty batch, more than
+   * MAX_PUSH_ROWS rows or any row that does not fit the columns (InvalidInputError naming the
+   * problems), and push ingest switched off (NotProvisionedError). The rows and their decision MUST
+   * commit together; the rows are announced on the bus after the commit. Throws NotFoundError for
+   * an unknown connection.
+   */
+  push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult>
+  /**
+   * Imports what fits and reports the rest (CLI import, pull connectors); `fromText` for CSV
+   * records. `inTransaction` runs in the rows' transaction (a connector's cursor commits with its
+   * rows). Returns the committed batch (undefined when no row fit) and the problems.
+   */
+  importRows(
+    workspaceId: string,
+    lookup: string,
+    inputs: readonly unknown[],
+    options?: ImportOptions,
+  ): Promise<{ result: IngestResult | undefined; problems: RowProblem[] }>
+  /** The configured connection and its table; throws NotFoundError when either is missing. */
+  connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }>
+  /**
+   * Rows received by each push connection of the workspace, by lookup (the Connections page).
+   * Counted in the connection tables, so the figure is exact; pull connectors report theirs in
+   * their status.
+   */
+  pushedRowCounts(workspaceId: string): Promise<Map<string, number>>
+}
 
-export function createIngestService(deps: IngestServiceDeps) {
+export function createIngestService(deps: IngestServiceDeps): IngestService {
   const { stores, config, bus, clock, activity } = deps
 
   async function connectionOf(workspaceId: string, lookup: string): Promise<{ connection: ConnectionConfig; table: ConnectionTable }> {
@@ -147,5 +175,16 @@ export function createIngestService(deps: IngestServiceDeps) {
     return { result: undefined, problems }
   }
 
-  return { push, importRows, connectionOf }
+  /**
+   * Rows received by each push connection (the Connections page; pull connectors keep their own
+   * counters in their status). Counted in the tables: nothing on the ingest path has to keep a tally.
+   */
+  async function pushedRowCounts(workspaceId: string): Promise<Map<string, number>> {
+    const current = await config.current(workspaceId)
+    const push = new Set(current.document.connections.filter((c) => c.kind === 'push').map((c) => c.lookup))
+    const tables = (await stores.config.connectionTables(workspaceId)).filter((t) => push.has(t.lookup))
+    return new Map(await Promise.all(tables.map(async (t) => [t.lookup, await stores.data.rowCount(t)] as const)))
+  }
+
+  return { push, importRows, connectionOf, pushedRowCounts }
 }

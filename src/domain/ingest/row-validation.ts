@@ -5,8 +5,8 @@
  * not fit. Pure; used by push ingest, the CLI import and the pull connectors alike.
  */
 import type { KqlType, KqlValue } from '../../kql/index.js'
-import { longFrom, longFromText, parseDateTime, parseTimespan } from '../../kql/index.js'
-import type { ColumnConfig } from '../workspace-config/config-document.js'
+import { longFrom, longFromText, parseDateTime, parseDynamicJson, parseTimespan } from '../../kql/index.js'
+import type { ColumnConfig } from '../workspace-config/index.js'
 
 export type TypedRow = KqlValue[]
 
@@ -98,7 +98,8 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
     case 'dynamic':
       if (fromText && typeof value === 'string') {
         try {
-          return JSON.parse(value) as KqlValue
+          // an integer beyond 2^53 in the text stays an exact long
+          return parseDynamicJson(value)
         } catch {
           return value
         }

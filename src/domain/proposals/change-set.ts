@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { deepEqual } from '../../shared/deep-equal.js'
-import { API_PATH_RE, LOOKUP_RE, type WarmQueryConfig, type WorkspaceConfig } from '../workspace-config/config-document.js'
+import { API_PATH_RE, LOOKUP_RE, type WarmQueryConfig, type WorkspaceConfig } from '../workspace-config/index.js'
 
 export const PROPOSAL_ENTITIES = ['warmQuery'] as const
 export type ProposalEntity = (typeof PROPOSAL_ENTITIES)[number]

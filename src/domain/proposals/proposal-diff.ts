@@ -6,7 +6,7 @@
  * whether the configuration moved underneath the proposal.
  */
 import { deepEqual } from '../../shared/deep-equal.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
+import type { WorkspaceConfig } from '../workspace-config/index.js'
 import { type ProposalEntity, type ProposedChange, readEntity } from './change-set.js'
 
 export interface ProposalDiffEntry {

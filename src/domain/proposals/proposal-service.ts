@@ -14,16 +14,12 @@
 import { z } from 'zod'
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import type { Caller } from '../access/caller.js'
-import { roleHas } from '../access/rights.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import { type Caller, roleHas } from '../access/index.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { DomainError, ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '../errors.js'
-import type { QueryService } from '../queries/query-service.js'
+import type { QueryService } from '../queries/index.js'
 import type { Stores } from '../stores.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
-import type { ConfigActor, ConfigService } from '../workspace-config/config-service.js'
-import type { ConfigCommit } from '../workspace-config/config-store.js'
-import { validateConfig } from '../workspace-config/validate-config.js'
+import { type ConfigActor, type ConfigCommit, type ConfigService, validateConfig, type WorkspaceConfig } from '../workspace-config/index.js'
 import { applyChangeSet, conflicts, MAX_CHANGES, type ProposedChange, proposedChangeSchema } from './change-set.js'
 import { diffChangeSet, summariseDiff } from './proposal-diff.js'
 import type { Person, Proposal, ProposalChannel, ProposalStatus } from './proposal-store.js'
@@ -56,11 +52,50 @@ export interface ReviewOutcome {
 }
 
 export interface ProposalServiceDeps {
-  readonly stores: Stores
+  /** Proposals (`proposals`) and the configuration head (`config`), each step in one transaction. */
+  readonly stores: Pick<Stores, 'config' | 'proposals' | 'transaction'>
   readonly clock: Clock
   readonly config: ConfigService
   readonly queries: Pick<QueryService, 'check'>
   readonly activity: ActivityLog
+}
+
+/**
+ * Filing and reading proposals (MCP, the portal); `createProposalServices` is checked against it.
+ * Reads MUST first mark open proposals the configuration moved away from as `superseded`.
+ */
+export interface ProposalService {
+  /**
+   * Files a proposal against the configuration in force. MUST refuse a caller without
+   * `proposals:create` (ForbiddenError), and a change set that does not parse, does not apply, leaves
+   * an invalid configuration or changes nothing (InvalidInputError); the KQL of every created or
+   * updated warm query MUST compile within the caller's scopes. Recorded as a decision with its
+   * change row.
+   */
+  create(caller: Caller, input: unknown, via: ProposalChannel): Promise<Proposal>
+  /** The proposal, or NotFoundError. */
+  get(workspaceId: string, id: string): Promise<Proposal>
+  /** The proposal, or undefined. */
+  find(workspaceId: string, id: string): Promise<Proposal | undefined>
+  /** The workspace's proposals matching `filter`, at most `limit` (100 by default, 1..500). */
+  list(workspaceId: string, filter?: { status?: ProposalStatus; authorId?: string; limit?: number }): Promise<Proposal[]>
+}
+
+/**
+ * Accepting and rejecting proposals: the portal's alone (spec 1), so this half MUST NOT reach the
+ * HTTP API or MCP (`ApiServices` leaves it out by type).
+ */
+export interface ProposalReview {
+  /**
+   * Accepts an open proposal. The reviewer MUST hold `proposals:review` (and `warm-queries:approve`
+   * when the change set touches warm queries, as it becomes their approver) and MUST NOT be the
+   * author. When the configuration moved, the change set is rebased if every entity it touches is
+   * unchanged and the result is valid; otherwise the proposal becomes `superseded` and nothing is
+   * committed.
+   */
+  accept(reviewer: Reviewer, workspaceId: string, id: string): Promise<ReviewOutcome>
+  /** Rejects an open proposal; the reviewer MUST hold `proposals:review`; the reason is non-empty, at most MAX_REASON_LENGTH characters. */
+  reject(reviewer: Reviewer, workspaceId: string, id: string, reason: string): Promise<Proposal>
 }
 
 const SYSTEM: Person = { id: 'system', name: 'system' }
@@ -80,7 +115,7 @@ function formatIssues(error: z.ZodError): string {
     .join('; ')
 }
 
-export function createProposalServices(deps: ProposalServiceDeps) {
+export function createProposalServices(deps: ProposalServiceDeps): { proposals: ProposalService; proposalReview: ProposalReview } {
   const { stores, clock, config, queries, activity } = deps
 
   function actorOf(person: Person, via: Actor['via']): Actor {
@@ -401,7 +436,3 @@ export function createProposalServices(deps: ProposalServiceDeps) {
     proposalReview: { accept, reject },
   }
 }
-
-type ProposalServices = ReturnType<typeof createProposalServices>
-export type ProposalService = ProposalServices['proposals']
-export type ProposalReview = ProposalServices['proposalReview']

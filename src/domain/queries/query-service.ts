@@ -18,12 +18,10 @@
  */
 import { dateTimeFromEpochMs, type KqlColumn, KqlError, type SqlDialectName } from '../../kql/index.js'
 import type { Clock } from '../../shared/clock.js'
-import type { Caller } from '../access/caller.js'
-import { allowedConnections } from '../access/scope-rules.js'
+import { allowedConnections, type Caller } from '../access/index.js'
 import { ForbiddenError, InvalidInputError, NotFoundError, UnavailableError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { WarmQueryConfig } from '../workspace-config/config-document.js'
-import type { ConfigService, CurrentConfig } from '../workspace-config/config-service.js'
+import type { ConfigService, CurrentConfig, WarmQueryConfig } from '../workspace-config/index.js'
 import {
   QueryCancelledError,
   QueryCapacityError,
@@ -45,7 +43,8 @@ export interface QueryResponse extends QueryOutcome {
 }
 
 export interface QueryServiceDeps {
-  readonly stores: Stores
+  /** Only the connection tables are read (the schema a query compiles against). */
+  readonly stores: Pick<Stores, 'config'>
   readonly config: ConfigService
   readonly executor: QueryExecutor
   readonly clock: Clock
@@ -60,9 +59,44 @@ export interface QueryCallOptions {
 /** Longest query text accepted (ad hoc and saved). */
 export const MAX_QUERY_LENGTH = 100_000
 
-export type QueryService = ReturnType<typeof createQueryService>
+/** The declared contract of warm and ad-hoc queries; `createQueryService` is checked against it. */
+export interface QueryService {
+  /**
+   * Runs a saved warm query found by its lookup, else by its API path (slashes at either end
+   * ignored), against the caller's workspace (spec 4.1). MUST refuse a query without saved text
+   * with InvalidInputError (spec 2.1) and one reading outside the caller's scopes with
+   * ForbiddenError naming no table. Returns the rows with the approver and ISO approval time;
+   * throws NotFoundError for an unknown address, InvalidInputError for KQL, time-cap, memory and
+   * cancellation failures, UnavailableError when the workers are saturated.
+   */
+  runWarm(caller: Caller, address: string, options?: QueryCallOptions): Promise<QueryResponse>
+  /**
+   * Runs ad-hoc KQL (spec 2.3) that MUST compile against only the tables the caller's scopes allow
+   * (other tables do not exist for it). Returns the rows approved by the caller at run time; throws
+   * InvalidInputError for text over MAX_QUERY_LENGTH or bad KQL, as `runWarm` otherwise.
+   */
+  runAdhoc(caller: Caller, text: string, options?: QueryCallOptions): Promise<QueryResponse>
+  /**
+   * Compiles without running (portal preview, MCP, proposal validation). The caller's own text MUST
+   * see only its scoped tables; a saved query's text (`savedAs` its lookup) sees the whole schema
+   * and MUST be refused with ForbiddenError when it reads outside the scopes. Returns the tables
+   * read and the result columns; throws InvalidInputError for bad KQL.
+   */
+  check(
+    caller: Caller,
+    text: string,
+    options?: QueryCallOptions & { readonly savedAs?: string },
+  ): Promise<{ tables: readonly string[]; columns: readonly KqlColumn[] }>
+  /** The warm query with this lookup, else this API path, in `current`; throws NotFoundError. Pure. */
+  findWarmQuery(current: CurrentConfig, address: string): WarmQueryConfig
+  /**
+   * The tables and typed columns the caller's own text may read, exactly what ad-hoc text compiles
+   * against (scopes applied, hidden columns left out), each with its connection's lookup.
+   */
+  schemaFor(caller: Caller): Promise<{ table: string; connection: string; columns: readonly KqlColumn[] }[]>
+}
 
-export function createQueryService(deps: QueryServiceDeps) {
+export function createQueryService(deps: QueryServiceDeps): QueryService {
   const { stores, config, executor, clock } = deps
   const schemas = new Map<string, { key: string; value: WorkspaceSchema }>()
   const scoped = new Map<string, WorkspaceSchema>()

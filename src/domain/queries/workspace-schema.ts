@@ -4,8 +4,7 @@
  * declared columns, plus the hidden `_rowid` and `_ingested_at` columns (named explicitly only).
  */
 import type { KqlSchema, KqlTable } from '../../kql/index.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConnectionTable, WorkspaceConfig } from '../workspace-config/index.js'
 
 export interface WorkspaceSchema {
   readonly schema: KqlSchema

@@ -1,7 +1,15 @@
 /**
  * @module
- * The sessions feature's public surface for other features (style notes §6.1; architecture rule
- * 10): a signed-in person's session and the password re-entry check. Grows as other features move
- * their imports here.
+ * Portal sign-in sessions and their throttling. Other features import from here, never from the
+ * files behind it.
  */
-export type { PortalSession, SessionService, SignatureCheck } from './session-service.js'
+export {
+  createSessionService,
+  type PortalSession,
+  type SessionService,
+  type SessionServiceDeps,
+  type SignatureCheck,
+  type SignInAttempt,
+  type SignInOutcome,
+} from './session-service.js'
+export type { SessionStore } from './session-store.js'

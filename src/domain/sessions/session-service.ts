@@ -8,14 +8,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
-import type { Account } from '../access/access-store.js'
-import type { AdminService } from '../access/admin-service.js'
-import type { Caller } from '../access/caller.js'
-import { apiRightsOf, type Right, type Role, roleHas } from '../access/rights.js'
-import type { ActivityLog, DecisionInput } from '../activity/activity-log.js'
+import { type Account, type AdminService, apiRightsOf, type Caller, type Right, type Role, roleHas } from '../access/index.js'
+import type { ActivityLog, DecisionInput } from '../activity/index.js'
 import { NotFoundError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { Workspace } from '../workspaces/workspace.js'
+import type { Workspace } from '../workspaces/index.js'
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits, throttleKeys, throttleVerdict } from './login-throttle.js'
 import type { SessionRecord, WorkspaceMembership } from './session-store.js'
 
@@ -32,7 +29,8 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = { absoluteMs: 12 * 3_600_00
 const TOUCH_INTERVAL_MS = 60_000
 
 export interface SessionServiceDeps {
-  readonly stores: Stores
+  /** Sessions and sign-in failures (`sessions`); accounts, password hashes and workspaces (`access`). */
+  readonly stores: Pick<Stores, 'access' | 'sessions' | 'transaction'>
   readonly admin: AdminService
   readonly activity: ActivityLog
   readonly clock: Clock
@@ -72,7 +70,40 @@ export type SignatureCheck =
   | { readonly outcome: 'refused' }
   | { readonly outcome: 'throttled'; readonly limitedBy: 'account' | 'address'; readonly retryAfterMs: number }
 
-export type SessionService = ReturnType<typeof createSessionService>
+/** The declared contract of portal sign-in and sessions (issue 9); `createSessionService` is checked against it. */
+export interface SessionService {
+  /**
+   * Checks the account's password under the sign-in throttle (per account name and per client
+   * address) and opens a session with a new secret (no fixation), ending the one it replaces. While
+   * the throttle holds the password MUST NOT be checked. Every sign-in, refusal and throttling is
+   * recorded in the activity log. Returns the outcome; never throws for bad credentials.
+   */
+  signIn(typed: SignInAttempt): Promise<SignInOutcome>
+  /**
+   * The live session for a cookie secret, or undefined when it is unknown, expired, idle too long,
+   * its account is disabled or no longer a member, or the password changed since sign-in. The role
+   * MUST be read now, so a role change holds at once.
+   */
+  resolve(secret: string | undefined): Promise<PortalSession | undefined>
+  /** Ends the session (sign-out), recorded; `everywhere` ends every session of the account. */
+  signOut(secret: string, session: PortalSession, options: { everywhere?: boolean; clientAddress: string }): Promise<void>
+  /** Moves the session to another workspace the account belongs to; throws NotFoundError otherwise. */
+  switchWorkspace(secret: string, session: PortalSession, workspaceName: string): Promise<void>
+  /** The workspaces the account belongs to, with its role in each. */
+  membershipsOf(accountId: string): Promise<WorkspaceMembership[]>
+  /** True when `token` is this session's CSRF token, compared in constant time. */
+  csrfMatches(session: PortalSession, token: string | undefined): boolean
+  /** The caller a session acts as: the API rights of the account's current role, no scopes. */
+  callerOf(session: PortalSession): Caller
+  /** Whether the session's current role has `right`. */
+  can(session: PortalSession, right: Right): boolean
+  /**
+   * Checks the password a signed-in person re-enters to sign (21 CFR Part 11). A wrong password
+   * MUST count toward the sign-in throttle exactly as a failed sign-in does, and while the throttle
+   * holds the password is not checked. The caller records a refusal with what was being signed.
+   */
+  confirmPassword(session: PortalSession, password: string, clientAddress: string): Promise<SignatureCheck>
+}
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex')
@@ -87,7 +118,7 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
-export function createSessionService(deps: SessionServiceDeps) {
+export function createSessionService(deps: SessionServiceDeps): SessionService {
   // admin and activity are read at call time (main.ts passes them as getters).
   const { stores, clock } = deps
   const loginLimits = deps.loginLimits ?? DEFAULT_LOGIN_LIMITS

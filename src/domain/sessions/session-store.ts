@@ -4,9 +4,8 @@
  * SQL port (storage/sql/sql-session-store.ts) for both backends, so sessions are shared by every
  * process using the database.
  */
-import type { Account } from '../access/access-store.js'
-import type { Role } from '../access/rights.js'
-import type { Workspace } from '../workspaces/workspace.js'
+import type { Account, Role } from '../access/index.js'
+import type { Workspace } from '../workspaces/index.js'
 
 export interface SessionRecord {
   /** SHA-256 (hex) of the cookie secret; the secret itself is never stored. */

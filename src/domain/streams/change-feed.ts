@@ -10,7 +10,7 @@
  * and duplicates, tolerates notifications that arrive out of order from other processes, and
  * recovers changes whose notification was lost (poll()).
  */
-import type { WorkspaceChange } from '../changes/workspace-change.js'
+import type { WorkspaceChange } from '../changes/index.js'
 import { InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import type { ChangeView, Viewer } from './change-visibility.js'

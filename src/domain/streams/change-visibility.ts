@@ -14,13 +14,10 @@
  * Tokens, accounts and proposals (which only touch warm queries) are workspace-level and reach
  * every token with `streams:changes`. An unscoped token sees every change unchanged, with no read.
  */
-import type { Caller } from '../access/caller.js'
-import { inScope } from '../access/caller.js'
-import { connectionAllowed, surfaceAllowed } from '../access/scope-rules.js'
-import type { WorkspaceChange } from '../changes/workspace-change.js'
+import { type Caller, connectionAllowed, inScope, surfaceAllowed } from '../access/index.js'
+import type { WorkspaceChange } from '../changes/index.js'
 import type { Stores } from '../stores.js'
-import { describeChanges } from '../workspace-config/config-diff.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
+import { type ConfigService, describeChanges } from '../workspace-config/index.js'
 
 const ROW_PREFIX = 'row:'
 

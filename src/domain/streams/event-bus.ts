@@ -5,7 +5,7 @@
  * process hears every event (design §2, §9).
  */
 import type { KqlValue } from '../../kql/index.js'
-import type { WorkspaceChange } from '../changes/workspace-change.js'
+import type { WorkspaceChange } from '../changes/index.js'
 
 /** Rows committed to a connection table: ids are workspace-wide and increase in commit order. */
 export interface RowsIngested {

@@ -19,9 +19,7 @@
 import type { KqlValue } from '../../kql/index.js'
 import { InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
-import type { ConfigService } from '../workspace-config/config-service.js'
-import type { ConnectionTable } from '../workspace-config/config-store.js'
+import type { ConfigService, ConnectionTable, WorkspaceConfig } from '../workspace-config/index.js'
 import type { BusEvent, EventBus, RowsIngested } from './event-bus.js'
 
 export interface LiveRow {
@@ -68,7 +66,8 @@ export interface LiveSubscription {
 }
 
 export interface LiveHubDeps {
-  readonly stores: Stores
+  /** Connection tables (`config`) and their rows (`data`), read for replay and catch-up only. */
+  readonly stores: Pick<Stores, 'config' | 'data'>
   readonly config: Pick<ConfigService, 'currentIn'>
   readonly bus: EventBus
   readonly onError?: (error: unknown, what: string) => void
@@ -85,7 +84,24 @@ export interface LiveHubOptions {
   readonly replayBufferRows?: number
 }
 
-export type LiveHub = ReturnType<typeof createLiveHub>
+/** The declared contract of the live event stream's fan-out (spec 4.3, 6; design §9); `createLiveHub` is checked against it. */
+export interface LiveHub {
+  /** The workspace as the hub sees it now (for checking a new stream's filters). */
+  view(workspaceId: string): Promise<LiveView>
+  /**
+   * Checks `since` before a stream is accepted: it MUST NOT be beyond the last row id handed out
+   * (an id this server never issued; resuming there would silently skip rows): InvalidInputError.
+   */
+  checkSince(workspaceId: string, since: number | undefined): Promise<void>
+  /**
+   * Joins a stream: with `since`, every row after it that the sink wants is replayed from storage
+   * first, then live rows follow, and MUST do so without gap or duplicate. A member whose held rows
+   * exceed the replay buffer is told it overflowed.
+   */
+  subscribe(workspaceId: string, since: number | undefined, sink: LiveSink): LiveSubscription
+  /** Stops listening to the bus and every channel's timers. */
+  close(): Promise<void>
+}
 
 interface Member {
   readonly sink: LiveSink
@@ -120,7 +136,7 @@ export function parseSince(value: string | undefined): number | undefined {
   return Number(text)
 }
 
-export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}) {
+export function createLiveHub(deps: LiveHubDeps, options: LiveHubOptions = {}): LiveHub {
   const { stores, bus } = deps
   const gapWaitMs = options.gapWaitMs ?? 25
   const pollMs = options.pollMs ?? 5_000

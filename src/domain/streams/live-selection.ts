@@ -6,10 +6,9 @@
  * changes, so a stream without filters picks up a connection added later.
  */
 
-import type { TokenScopes } from '../access/caller.js'
-import { allowedConnections, surfaceAllowed } from '../access/scope-rules.js'
+import { allowedConnections, surfaceAllowed, type TokenScopes } from '../access/index.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
-import type { WorkspaceConfig } from '../workspace-config/config-document.js'
+import type { WorkspaceConfig } from '../workspace-config/index.js'
 
 /** The filters a client asked for (undefined = no filter in that dimension). */
 export interface LiveSelection {

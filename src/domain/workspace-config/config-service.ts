@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
-import { type Role, roleHas } from '../access/rights.js'
-import type { ActivityLog, Actor } from '../activity/activity-log.js'
+import { type Role, roleHas } from '../access/index.js'
+import type { ActivityLog, Actor } from '../activity/index.js'
 import { ForbiddenError, InvalidInputError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import { type ConfigChange, describeChanges, diffConfig } from './config-diff.js'
@@ -36,7 +36,8 @@ export interface ApplyResult {
 }
 
 export interface ConfigServiceDeps {
-  readonly stores: Stores
+  /** Commits and tables (`config`), in one transaction with the change row it appends. */
+  readonly stores: Pick<Stores, 'config' | 'transaction'>
   readonly clock: Clock
   /** Applying configuration is a decision: recorded with the commit (spec 1). */
   readonly activity: ActivityLog
@@ -49,14 +50,54 @@ export function connectionTableName(workspaceId: string, lookup: string): string
   return `data_${createHash('sha256').update(`${workspaceId}\n${lookup}`).digest('hex').slice(0, 20)}`
 }
 
-export type ConfigService = ReturnType<typeof createConfigService>
+/** The declared contract of configuration as code (design §4); `createConfigService` is checked against it. */
+export interface ConfigService {
+  /**
+   * The configuration in force (the head commit, or an empty document with `seq` 0 before the first
+   * apply). MAY be served from a cache for at most `cacheMs`; local applies invalidate it at once.
+   */
+  current(workspaceId: string): Promise<CurrentConfig>
+  /** Drops this process's cached configuration of the workspace. */
+  invalidate(workspaceId: string): void
+  /**
+   * Validates `document` whole and commits it with its physical table changes in one transaction.
+   * MUST refuse an actor whose role cannot apply configuration (ForbiddenError), a bad document with
+   * every problem and its path, a document for another workspace, or a change that would lose
+   * stored rows (InvalidInputError), and MUST write nothing unless everything succeeds. The actor
+   * becomes the approver of every warm query the commit adds or changes (ForbiddenError when it may
+   * not approve them). Returns the changes and the commit (undefined for a dry run or no change).
+   */
+  apply(
+    workspaceId: string,
+    actor: ConfigActor,
+    document: unknown,
+    options?: { message?: string; dryRun?: boolean; workspaceName?: string; via?: Actor['via'] },
+  ): Promise<ApplyResult>
+  /**
+   * As `apply`, inside the caller's transaction `tx` (an accepted proposal commits with its status
+   * change and change row); the caller has already authorised the actor.
+   */
+  commitInTransaction(
+    tx: Stores,
+    workspaceId: string,
+    actor: ConfigActor,
+    document: unknown,
+    options: { message: string; via?: Actor['via'] },
+  ): Promise<ApplyResult>
+  /** The configuration in force as `tx` sees it (uncached), for decisions taken in a transaction. */
+  currentIn(tx: Pick<Stores, 'config'>, workspaceId: string): Promise<CurrentConfig>
+  /** The configuration in force read now, bypassing this process's cache (another process may just have applied one). */
+  fresh(workspaceId: string): Promise<CurrentConfig>
+  /** The workspace's configuration commits, at most `limit` (50 by default). */
+  history(workspaceId: string, limit?: number): Promise<ConfigCommit[]>
+}
 
-export function createConfigService(deps: ConfigServiceDeps) {
+export function createConfigService(deps: ConfigServiceDeps): ConfigService {
   const { stores, clock, activity } = deps
   const cacheMs = deps.cacheMs ?? 1000
   const cache = new Map<string, { value: CurrentConfig; readAt: number }>()
 
-  async function readCurrent(workspaceId: string, from: Stores = stores): Promise<CurrentConfig> {
+  async function readCurrent(workspaceId: string, from: Pick<Stores, 'config'> = stores): Promise<CurrentConfig> {
     const head = await from.config.head(workspaceId)
     return head
       ? { seq: head.seq, commitId: head.id, document: head.document, approvals: head.approvals }
@@ -261,9 +302,7 @@ export function createConfigService(deps: ConfigServiceDeps) {
     invalidate,
     apply,
     commitInTransaction,
-    /** The configuration in force as `tx` sees it (uncached), for decisions taken in a transaction. */
-    currentIn: (tx: Stores, workspaceId: string) => readCurrent(workspaceId, tx),
-    /** The configuration in force read now, bypassing this process's cache (another process may just have applied one). */
+    currentIn: (tx: Pick<Stores, 'config'>, workspaceId: string) => readCurrent(workspaceId, tx),
     fresh: (workspaceId: string) => readCurrent(workspaceId),
     history: (workspaceId: string, limit = 50) => stores.config.listCommits(workspaceId, limit),
   }

@@ -14,13 +14,14 @@ import {
   listQuery,
   listResponse,
   refuseServerSetFields,
+  scopeKeyQuery,
   toWireCorrection,
 } from '../wire/corrections-wire.js'
 
 const reasonCategory = z.object({ id: z.string(), description: z.string().optional() })
 export const reasonCategoriesResponse = z.object({ reasonCategories: z.array(reasonCategory) })
 
-const scopeQuery = z.object({ scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required') })
+const scopeQuery = z.object({ scopeKey: scopeKeyQuery })
 const idParams = z.object({ id: z.string().min(1).max(100) })
 const approveBody = z
   .strictObject(
@@ -141,7 +142,7 @@ export function correctionRoutes(services: ApiServices): AnyRoute[] {
       operationId: 'approveCorrection',
       summary: 'Approve a pending correction (it is applied)',
       description:
-        'Moves a pending correction to `applied`. With two-person approval on, the approver must be a different person than the author (403 otherwise). A correction that is not pending is a 400; an id of another scope is a 404.',
+        'Moves a pending correction to `applied`. `scopeKey` goes on the query string (`…/approve?scopeKey=…`), not in the body. With two-person approval on, the approver must be a different person than the author (403 otherwise). A correction that is not pending is a 400; an id of another scope is a 404.',
       tag: 'Corrections',
       rights: ['amendments:approve'],
       params: idParams,
@@ -156,7 +157,8 @@ export function correctionRoutes(services: ApiServices): AnyRoute[] {
       path: '/provenance/amendments/:id/reject',
       operationId: 'rejectCorrection',
       summary: 'Reject a pending correction with a reason',
-      description: 'Moves a pending correction to `rejected`; the body must give a `reason`. The entity keeps its values.',
+      description:
+        'Moves a pending correction to `rejected`; `scopeKey` goes on the query string (`…/reject?scopeKey=…`) and the body must give a `reason`. The entity keeps its values.',
       tag: 'Corrections',
       rights: ['amendments:approve'],
       params: idParams,

@@ -30,6 +30,7 @@ export const correctionSchema = z.object({
   approvedBy: z.string().optional(),
   rejectedBy: z.string().optional(),
   rejectionReason: z.string().optional(),
+  approvalComment: z.string().optional().describe("The approver's comment, when the approval gave one."),
   decidedVia: z.enum(['api', 'portal']).optional().describe('`portal` decisions are electronic signatures (password re-entered).'),
 })
 
@@ -57,6 +58,7 @@ export function toWireCorrection(c: Correction): WireCorrection {
     ...(c.status === 'applied' && c.decidedBy ? { approvedBy: c.decidedBy.name } : {}),
     ...(c.status === 'rejected' && c.decidedBy ? { rejectedBy: c.decidedBy.name } : {}),
     ...(c.rejectionReason ? { rejectionReason: c.rejectionReason } : {}),
+    ...(c.approvalComment ? { approvalComment: c.approvalComment } : {}),
     ...(c.decidedVia ? { decidedVia: c.decidedVia } : {}),
   }
 }
@@ -123,8 +125,18 @@ export const createCorrectionBody = z.strictObject(
   },
 )
 
+/**
+ * The 400 when a corrections call leaves `scopeKey` off (spec 4.6: required on every corrections
+ * endpoint but reason-categories). It names the query string because approve and reject take a body
+ * too, and callers who send `ScopeKey` there, as creating a correction does, must learn where it goes.
+ */
+export const SCOPE_KEY_REQUIRED = 'scopeKey is required on the query string (…?scopeKey=…): corrections are read and decided per scope'
+
+/** `scopeKey` on a corrections query string: present and not empty. */
+export const scopeKeyQuery = z.string({ error: SCOPE_KEY_REQUIRED }).min(1, SCOPE_KEY_REQUIRED)
+
 export const listQuery = z.object({
-  scopeKey: z.string({ error: 'scopeKey is required' }).min(1, 'scopeKey is required'),
+  scopeKey: scopeKeyQuery,
   entityId: z.string().optional(),
   entityType: z.string().optional(),
   reasonCategory: z.string().optional(),

@@ -3,7 +3,7 @@
  * Column naming as Kusto does it (default names of unnamed expressions, unique suffixes) and the
  * "did you mean" suggestions of unknown-name errors.
  */
-import { FUNCTION_RESULT_NAMES } from '../functions/function-helpers.js'
+import { FUNCTION_RESULT_NAMES } from '../functions/result-names.js'
 import type * as A from '../syntax/ast.js'
 
 /**

@@ -3,9 +3,10 @@
  * Compiles plan expressions into closures over positional rows. Type dispatch happens once at
  * compile time, so the per-row work is the operation itself (design §12: execution speed).
  */
-import { convertValue, toDynamic, valueToString } from '../functions/function-helpers.js'
+
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
+import { convertValue, toDynamic, valueToString } from '../functions/value-conversions.js'
 import { KqlError } from '../kql-error.js'
 import { canonLong, isLongValue, type Long, longAdd, longDiv, longFromDouble, longMod, longMul, longNeg, longSub } from '../long.js'
 import type * as P from '../plan/plan.js'
@@ -390,7 +391,9 @@ type Cmp = (a: KqlValue, b: KqlValue) => number | null
 function comparerFor(lt: KqlType, rtype: KqlType): Cmp {
   if (lt === 'dynamic' && rtype === 'dynamic') {
     return (a, b) => {
-      if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
+      // numbers, exact longs (bigints) among them, compare by value
+      if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint'))
+        return a < b ? -1 : a > b ? 1 : 0
       if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
       return dynamicEquals(a as DynamicValue, b as DynamicValue) ? 0 : null
     }

@@ -6,9 +6,9 @@
  * may exceed MAX_INTERMEDIATE_ROWS.
  */
 import type { SqlSource } from '../engine-types.js'
-import { convertValue, toDynamic } from '../functions/function-helpers.js'
 import type { EvalContext } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
+import { convertValue, toDynamic } from '../functions/value-conversions.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
@@ -684,10 +684,10 @@ class Executor {
       case 'int':
         return typeof el === 'number' && Number.isInteger(el) && el >= -2147483648 && el <= 2147483647 ? el : null
       case 'long':
-        return typeof el === 'number' && Number.isInteger(el) ? el : null
+        return (typeof el === 'number' && Number.isInteger(el)) || typeof el === 'bigint' ? el : null
       case 'real':
       case 'decimal':
-        return typeof el === 'number' ? el : null
+        return typeof el === 'number' ? el : typeof el === 'bigint' ? Number(el) : null
       default:
         return typeof el === 'string' ? convertValue(type, 'string', el) : null
     }

@@ -3,8 +3,9 @@
  * Value-level operations the operators share: grouping keys, ordering, equality, string matching
  * (Kusto's `has` family), and type conversion entry points.
  */
-import { compareValues, hasTerm } from '../functions/function-helpers.js'
+import { dynamicJsonText } from '../dynamic-json.js'
 import { compileRegex, type KqlRegex, quoteRegex } from '../functions/regex.js'
+import { compareValues, hasTerm } from '../functions/value-conversions.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 
 /**
@@ -34,7 +35,7 @@ export function compositeKey(values: readonly KqlValue[]): string {
 
 /** JSON with object keys in insertion order (Kusto bags keep their order). */
 export function stableJson(v: DynamicValue): string {
-  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x))
+  return dynamicJsonText(v, String)
 }
 
 /**

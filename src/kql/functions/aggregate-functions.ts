@@ -20,9 +20,10 @@
 
 import { type Long, longAdd } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, FUNCTION_RESULT_NAMES, functionError, typeLiteralArg } from './function-helpers.js'
+import { checkArity, functionError, typeLiteralArg } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
+import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
 type Bag = { [key: string]: DynamicValue }
 type Options = Parameters<AggregateFunction['bind']>[1]
@@ -851,6 +852,7 @@ function primitiveName(v: DynamicValue): string {
   if (typeof v === 'string') return 'string'
   if (typeof v === 'boolean') return 'bool'
   if (typeof v === 'number') return Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? 'int' : 'long') : 'double'
+  if (typeof v === 'bigint') return 'long'
   return 'null'
 }
 

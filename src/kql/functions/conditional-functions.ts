@@ -10,15 +10,15 @@ import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
   boolReader,
   commonType,
-  compareValues,
   defineScalar,
   expectKind,
   functionError,
   ORDERABLE_TYPES,
   textReader,
   toCommon,
-} from './function-helpers.js'
+} from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { compareValues } from './value-conversions.js'
 
 /** Reads a predicate: true only for a true bool (null and false both choose the other branch). */
 function predicate(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => boolean {

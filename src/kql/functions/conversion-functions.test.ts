@@ -4,9 +4,9 @@ import fc from 'fast-check'
 import { KqlError } from '../kql-error.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { parseDateTime } from '../values.js'
-import { formatReal, valueToString } from './function-helpers.js'
 import type { EvalContext } from './function-types.js'
 import { lookupScalar } from './registry.js'
+import { formatReal, valueToString } from './value-conversions.js'
 
 const ctx: EvalContext = { now: 0n, random: () => 0.25 }
 

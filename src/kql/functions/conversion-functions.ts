@@ -2,13 +2,14 @@
  * @module
  * KQL conversion functions (see ./README.md): tostring, toint, tolong, todouble/toreal, tobool,
  * todecimal, toguid, tohex, parse_json/todynamic, parse_xml, gettype and new_guid. The conversion
- * rules themselves live in `convertValue` (function-helpers.ts) because the binder and other
+ * rules themselves live in `convertValue` (value-conversions.ts) because the binder and other
  * families need them too. (todatetime and totimespan belong to datetime-functions.ts.)
  */
 import type { Long } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { convertValue, defineScalar, dynamicTypeName, integerReader, parseJsonText, textReader } from './function-helpers.js'
+import { defineScalar, integerReader, textReader } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
+import { convertValue, dynamicTypeName, parseJsonText } from './value-conversions.js'
 
 function converter(name: string, to: KqlType, aliases?: readonly string[]): ScalarFunction {
   return defineScalar({

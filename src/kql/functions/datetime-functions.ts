@@ -25,7 +25,7 @@ import {
   TICKS_PER_MINUTE,
   TICKS_PER_SECOND,
 } from '../values.js'
-import { checkArity, functionError } from './function-helpers.js'
+import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
 import { checkKind, coercer, constantOf, defineScalar, widest } from './numeric-helpers.js'
 

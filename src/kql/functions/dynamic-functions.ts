@@ -10,9 +10,10 @@
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName, sketchFunctions } from './aggregate-functions.js'
-import { checkArity, formatReal, functionError, valueToString } from './function-helpers.js'
+import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
+import { formatReal, valueToString } from './value-conversions.js'
 
 type Bag = { [key: string]: DynamicValue }
 
@@ -117,6 +118,7 @@ function toDyn(arg: ArgInfo): (v: KqlValue) => DynamicValue {
 export function canonicalJson(v: DynamicValue): string {
   if (v === null) return 'null'
   if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(formatReal(v))
+  if (typeof v === 'bigint') return v.toString()
   if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v)
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   const keys = Object.keys(v).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -228,7 +230,8 @@ function sortKey(v: DynamicValue): SortKey {
 /** Order within one group (same group): by kind, then by value. */
 function compareInGroup(a: SortKey, b: SortKey): number {
   if (a.kind !== b.kind) return a.kind - b.kind
-  if (typeof a.value === 'bigint' || typeof b.value === 'bigint') {
+  // numbers (kind 0) may be exact longs (bigints) beside doubles: compareDynamic orders them exactly
+  if (a.kind !== 0 && (typeof a.value === 'bigint' || typeof b.value === 'bigint')) {
     const x = typeof a.value === 'bigint' ? a.value : BigInt(a.value as number)
     const y = typeof b.value === 'bigint' ? b.value : BigInt(b.value as number)
     return x < y ? -1 : x > y ? 1 : 0

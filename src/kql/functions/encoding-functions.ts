@@ -8,9 +8,10 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { DynamicValue } from '../types.js'
-import { defineScalar, dynamicReader, functionError, guidToBytes, textReader } from './function-helpers.js'
+import { defineScalar, dynamicReader, functionError, textReader } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
 import { crc32 } from './hash-functions.js'
+import { guidToBytes } from './value-conversions.js'
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
 

@@ -7,7 +7,7 @@
  * not listed here fail with an 'unsupported' error naming them (binder).
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import { defineScalar, dynamicReader, integerReader, numberReader, textReader } from './function-helpers.js'
+import { defineScalar, dynamicReader, integerReader, numberReader, textReader } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
 
 /** Earth's radius as the S2 library (and so Kusto) uses it; pinned by the documented Seattle–LA distance. */

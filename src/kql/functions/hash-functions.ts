@@ -12,8 +12,9 @@ import { createHash } from 'node:crypto'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { MIN_DATETIME_TICKS } from '../values.js'
-import { defineScalar, guidToBytes, integerReader, valueToString } from './function-helpers.js'
+import { defineScalar, integerReader } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { guidToBytes, valueToString } from './value-conversions.js'
 
 const MASK64 = (1n << 64n) - 1n
 const P1 = 11400714785074694791n

@@ -6,8 +6,9 @@
  * (also `::a.b.c.d/N`) counts IPv4 bits, i.e. N + 96 IPv6 bits.
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import { defineScalar, dynamicToText, functionError, integerReader, textReader, toNumber } from './function-helpers.js'
+import { defineScalar, functionError, integerReader, textReader } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { dynamicToText, toNumber } from './value-conversions.js'
 
 export interface Ipv4 {
   /** The address as an unsigned 32-bit number. */

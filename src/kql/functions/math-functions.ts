@@ -9,7 +9,7 @@
  */
 import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
-import { checkArity, functionError } from './function-helpers.js'
+import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { checkKind, coercer, defineScalar } from './numeric-helpers.js'
 

@@ -4,10 +4,11 @@
  * signatures with Kusto's implicit widening, run-time conversion of dynamic arguments, and the
  * ordering and equality of values that sorting, sets and min/max need.
  */
-import { longFromDouble } from '../long.js'
+import { dynamicJsonText } from '../dynamic-json.js'
+import { canonLong, longFromDouble } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
-import { checkArity, functionError } from './function-helpers.js'
+import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './function-types.js'
 
 /**
@@ -64,6 +65,7 @@ export function coercer(kind: ParamKind, from: KqlType): Coerce {
   switch (kind) {
     case 'long':
       return (v) => {
+        if (typeof v === 'bigint') return v
         const n = dynToNumber(v as DynamicValue)
         return n === null ? null : longFromDouble(n)
       }
@@ -78,9 +80,10 @@ export function coercer(kind: ParamKind, from: KqlType): Coerce {
     case 'datetime':
       return (v) => (typeof v === 'string' ? parseDateTime(v) : null)
     case 'timespan':
-      return (v) => (typeof v === 'string' ? parseTimespan(v) : typeof v === 'number' ? BigInt(Math.trunc(v)) : null)
+      return (v) =>
+        typeof v === 'string' ? parseTimespan(v) : typeof v === 'number' ? BigInt(Math.trunc(v)) : typeof v === 'bigint' ? v : null
     case 'string':
-      return (v) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v))
+      return (v) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : jsonOf(v as DynamicValue))
     case 'bool':
       return (v) => (typeof v === 'boolean' ? v : typeof v === 'number' ? v !== 0 : typeof v === 'string' ? parseBool(v) : null)
     default:
@@ -96,8 +99,14 @@ function parseBool(s: string): boolean | null {
 /** A number held in a dynamic value (numbers, numeric strings are not numbers in Kusto's dynamic), else null. */
 export function dynToNumber(v: DynamicValue | undefined): number | null {
   if (typeof v === 'number') return v
+  if (typeof v === 'bigint') return Number(v)
   if (typeof v === 'boolean') return v ? 1 : 0
   return null
+}
+
+/** JSON text of a dynamic value for keys and orders (non-finite numbers as their names, exact longs). */
+function jsonOf(v: DynamicValue): string {
+  return dynamicJsonText(v, String)
 }
 
 /** The static type of a numeric result over arguments of the given types (int < long < real/decimal). */
@@ -179,7 +188,8 @@ export function asDynamic(type: KqlType, value: KqlValue): DynamicValue {
   if (value === null || value === undefined) return null
   if (type === 'datetime' && typeof value === 'bigint') return formatDateTime(value)
   if (type === 'timespan' && typeof value === 'bigint') return formatTimespan(value)
-  if (typeof value === 'bigint') return Number(value)
+  // a long beyond 2^53 stays a canonical bigint (README "The value of a long"); no other type is a bigint here
+  if (typeof value === 'bigint') return type === 'long' || type === 'dynamic' ? canonLong(value) : Number(value)
   return value as DynamicValue
 }
 
@@ -192,17 +202,17 @@ export function fromDynamic(type: KqlType, v: DynamicValue | undefined): KqlValu
     case 'timespan':
       return typeof v === 'string' ? parseTimespan(v) : null
     case 'int':
-      return typeof v === 'number' ? Math.trunc(v) : null
+      return typeof v === 'number' ? Math.trunc(v) : typeof v === 'bigint' ? Number(BigInt.asIntN(32, v)) : null
     case 'long':
-      return typeof v === 'number' ? longFromDouble(v) : null
+      return typeof v === 'number' ? longFromDouble(v) : typeof v === 'bigint' ? v : null
     case 'real':
     case 'decimal':
-      return typeof v === 'number' ? v : null
+      return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null
     case 'bool':
       return typeof v === 'boolean' ? v : null
     case 'string':
     case 'guid':
-      return typeof v === 'string' ? v : JSON.stringify(v)
+      return typeof v === 'string' ? v : jsonOf(v)
     case 'dynamic':
       return v
   }
@@ -221,7 +231,7 @@ export function asBag(v: KqlValue | undefined): { [key: string]: DynamicValue } 
 /** Rank of a dynamic value's kind when values of different kinds are ordered (nulls handled by callers). */
 function kindRank(v: DynamicValue): number {
   if (typeof v === 'boolean') return 0
-  if (typeof v === 'number') return 1
+  if (typeof v === 'number' || typeof v === 'bigint') return 1
   if (typeof v === 'string') return 2
   if (Array.isArray(v)) return 3
   return 4
@@ -235,15 +245,16 @@ export function compareDynamic(a: DynamicValue, b: DynamicValue): number {
   const ka = kindRank(a)
   const kb = kindRank(b)
   if (ka !== kb) return ka - kb
-  if (typeof a === 'number' && typeof b === 'number') {
+  if ((typeof a === 'number' || typeof a === 'bigint') && (typeof b === 'number' || typeof b === 'bigint')) {
+    // a long beyond 2^53 (bigint) compares exactly with numbers
     if (Number.isNaN(a)) return Number.isNaN(b) ? 0 : 1
     if (Number.isNaN(b)) return -1
     return a < b ? -1 : a > b ? 1 : 0
   }
   if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b)
-  const ja = JSON.stringify(a)
-  const jb = JSON.stringify(b)
+  const ja = jsonOf(a)
+  const jb = jsonOf(b)
   return ja < jb ? -1 : ja > jb ? 1 : 0
 }
 
@@ -268,10 +279,11 @@ export function compareScalar(a: KqlValue, b: KqlValue): number {
 /** A canonical key for equality of dynamic values (sets, distinct counts): type-tagged JSON. */
 export function dynamicKey(v: DynamicValue | undefined): string {
   if (v === undefined || v === null) return 'null'
-  if (typeof v === 'number') return Number.isNaN(v) ? 'n:NaN' : `n:${v}`
+  // canonical longs: a bigint is never a safe integer, so `n:` keys cannot collide across forms
+  if (typeof v === 'number' || typeof v === 'bigint') return Number.isNaN(v) ? 'n:NaN' : `n:${v}`
   if (typeof v === 'string') return `s:${v}`
   if (typeof v === 'boolean') return `b:${v}`
-  return `j:${JSON.stringify(v)}`
+  return `j:${jsonOf(v)}`
 }
 
 /** A canonical key for equality of a typed scalar value. */

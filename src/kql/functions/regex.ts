@@ -21,7 +21,7 @@
  * match right after the previous match is skipped.
  */
 import { RE2JS } from 're2js'
-import { functionError } from './function-helpers.js'
+import { functionError } from './function-definitions.js'
 
 /** One match: `[0]` the whole match, `[n]` group n (undefined when the group did not take part). */
 export interface RegexMatch extends ReadonlyArray<string | undefined> {

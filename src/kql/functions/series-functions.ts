@@ -12,7 +12,7 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { inferName } from './aggregate-functions.js'
-import { checkArity } from './function-helpers.js'
+import { checkArity } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, checkKind, coercer, defineScalar } from './numeric-helpers.js'
 

@@ -4,24 +4,21 @@
  * string" accept any type and go through `valueToString`; regular expressions are RE2 patterns
  * (./regex.ts: RE2, linear time) compiled once per call site when they are constant.
  */
+import { parseDynamicJson } from '../dynamic-json.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
   constantOf,
-  convertValue,
   defineScalar,
   dynamicReader,
-  dynamicToJson,
-  dynamicToText,
   functionError,
-  hasTerm,
   integerReader,
   numberReader,
   textReader,
   typeLiteralArg,
-  valueToString,
-} from './function-helpers.js'
+} from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { compileRegex, type KqlRegex, type RegexMatch } from './regex.js'
+import { convertValue, dynamicToJson, dynamicToText, hasTerm, valueToString } from './value-conversions.js'
 
 /** Compiles a regex argument once when it is constant, else per distinct value (cached). */
 function regexArg(name: string, args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => KqlRegex {
@@ -634,7 +631,7 @@ function extractJsonDef(name: string): ScalarFunction {
         const steps = fixed ?? parseJsonPath(pathRead(values))
         let doc: DynamicValue
         try {
-          doc = JSON.parse(source(values)) as DynamicValue
+          doc = parseDynamicJson(source(values))
         } catch {
           return target === 'string' ? '' : null
         }

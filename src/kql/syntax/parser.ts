@@ -5,6 +5,7 @@
  * what was found; operators Kusto has but this engine does not are KqlError('unsupported').
  */
 import { KqlError, positionAt } from '../kql-error.js'
+import { canonLong, type Long, longNeg } from '../long.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
 import { notSupported, UNSUPPORTED_OPERATORS, UNSUPPORTED_SOURCES } from '../unsupported.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
@@ -910,9 +911,14 @@ class Parser {
       if (t.text === '-' || t.text === '+') {
         this.advance()
         const n = this.peek()
-        if (n.kind === 'long' || n.kind === 'real') {
+        if (n.kind === 'long') {
           this.advance()
-          // numbers inside dynamic values are doubles (README: the value of a long)
+          // an exact long, as everywhere (README "The value of a long")
+          const v = n.value as Long
+          return t.text === '-' ? longNeg(v) : v
+        }
+        if (n.kind === 'real') {
+          this.advance()
           const v = Number(n.value)
           return t.text === '-' ? -v : v
         }
@@ -932,7 +938,11 @@ class Parser {
       this.advance()
       return t.text
     }
-    if (t.kind === 'long' || t.kind === 'real') {
+    if (t.kind === 'long') {
+      this.advance()
+      return t.value as Long
+    }
+    if (t.kind === 'real') {
       this.advance()
       return Number(t.value)
     }
@@ -1772,11 +1782,12 @@ function sideOf(e: A.Expr): { side: '$left' | '$right'; name: string; start: num
   return undefined
 }
 
-function parseIntegerText(text: string): number | undefined {
+/** `long(...)`/`int(...)` text as an exact long (it was a double: `long(2^53 + 1)` rounded, `long(-2^63)` flipped sign). */
+function parseIntegerText(text: string): Long | undefined {
   const m = /^([+-]?)\s*(0[xX][0-9a-fA-F]+|\d+)$/.exec(text)
   if (!m) return undefined
-  const v = Number(BigInt.asIntN(64, BigInt(m[2]!)))
-  return m[1] === '-' ? -v : v
+  const v = BigInt.asIntN(64, BigInt(m[2]!))
+  return canonLong(m[1] === '-' ? -v : v)
 }
 
 function parseRealText(text: string): number | undefined {
@@ -1806,6 +1817,9 @@ function literalToDynamic(lit: A.LiteralExpr): DynamicValue {
       return formatDateTime(v as bigint)
     case 'timespan':
       return formatTimespan(v as bigint)
+    case 'long':
+      // an exact long (canonical form) inside dynamic, as the plain literal
+      return v as Long
     default:
       return typeof v === 'bigint' ? Number(v) : (v as DynamicValue)
   }

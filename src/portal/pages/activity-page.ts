@@ -98,23 +98,51 @@ function whoOf(view: LedgerRecordView, names: ReadonlyMap<string, string>): stri
   return name ?? view.record.userId
 }
 
-function detailsSummary(details: unknown): string {
-  if (details === null || typeof details !== 'object') return JSON.stringify(details) ?? ''
-  const { actor: _actor, ...rest } = details as Record<string, unknown>
-  const compact = JSON.stringify(rest)
-  return compact.length > 90 ? `${compact.slice(0, 90)}…` : compact
+/** Fields an `api-call` record's Entity, Action and User cells already show. */
+const SHOWN_ELSEWHERE: Readonly<Record<string, readonly string[]>> = { 'api-call': ['method', 'route', 'requestId', 'accountName'] }
+
+/**
+ * One readable line of the details for the closed row: `key: value` pairs separated by ` · `, so
+ * it wraps at spaces (raw JSON has none and broke mid-word), nested values as `{…}` / `[n]`.
+ */
+export function detailsSummary(details: unknown, entityType: string | null | undefined): string {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return JSON.stringify(details) ?? ''
+  const skip = new Set(['actor', ...(SHOWN_ELSEWHERE[entityType ?? ''] ?? [])])
+  const parts: string[] = []
+  // The outcome first (a call's status), then the stored (alphabetical) order.
+  const entries = Object.entries(details as Record<string, unknown>).sort(([a], [b]) => Number(b === 'status') - Number(a === 'status'))
+  for (const [key, value] of entries) {
+    if (skip.has(key)) continue
+    const shown = value === null || typeof value !== 'object' ? String(value) : Array.isArray(value) ? `[${value.length}]` : '{…}'
+    parts.push(`${key}: ${shown}`)
+  }
+  const line = parts.join(' · ')
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line || 'no details'
+}
+
+/** A route-like action ("GET /oi-api/audit-logs/:lookup/events/export") may wrap after each slash. */
+function actionText(action: string): Html {
+  const parts = action.split('/')
+  return html`${parts.map((part, i) => (i === 0 ? part : html`/<wbr>${part}`))}`
+}
+
+/** An account name like `analyst@acme` wraps before its `@`, not mid-word. */
+function breakBeforeAt(name: string): Html {
+  const at = name.indexOf('@')
+  return at > 0 ? html`${name.slice(0, at)}<wbr>${name.slice(at)}` : html`${name}`
 }
 
 function recordRow(view: LedgerRecordView, names: ReadonlyMap<string, string>, now: number, brokenAt: string | null): Html {
   const r = view.record
   const at = Date.parse(r.timestamp)
+  const [day, time] = r.timestamp.replace('Z', '').split('T')
   return html`<tr${r.recordId === brokenAt ? html` class="broken" title="The chain breaks here"` : ''}>
-  <th scope="row" class="mono">${r.recordId}</th>
-  <td><time datetime="${r.timestamp}">${r.timestamp.replace('T', ' ').replace('Z', '')}</time><div class="muted small">${relativeText(at, now)}</div></td>
-  <td>${view.entityType ?? ''}<div class="muted small mono">${view.entityId ?? ''}</div></td>
-  <td class="action">${view.actionType ?? ''}</td>
-  <td>${whoOf(view, names)}</td>
-  <td class="details"><details><summary>${detailsSummary(view.details)}</summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
+  <th scope="row" class="mono record-id">${r.recordId}</th>
+  <td class="time" data-label="Time"><time datetime="${r.timestamp}"><span class="day">${day}</span> <span class="clock">${time}</span></time><div class="muted small">${relativeText(at, now)}</div></td>
+  <td class="entity" data-label="Entity">${view.entityType ?? ''}<div class="muted small mono entity-id">${view.entityId ?? ''}</div></td>
+  <td class="action" data-label="Action">${actionText(view.actionType ?? '')}</td>
+  <td class="user" data-label="User">${breakBeforeAt(whoOf(view, names))}</td>
+  <td class="details" data-label="Details"><details><summary><span class="details-line">${detailsSummary(view.details, view.entityType)}</span></summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono digest">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
 </tr>`
 }
 
@@ -251,6 +279,7 @@ ${
     : html`
 <p class="muted">Records ${first}–${first + records.length - 1} of ${total}, newest first. Times are UTC.</p>
 <div class="table-wrap"><table class="activity-records" aria-labelledby="records-title">
+<colgroup><col class="c-id"><col class="c-time"><col class="c-entity"><col class="c-action"><col class="c-user"><col class="c-details"></colgroup>
 <thead><tr><th scope="col">RecordID</th><th scope="col">Time</th><th scope="col">Entity</th><th scope="col">Action</th><th scope="col">User</th><th scope="col">Details</th></tr></thead>
 <tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`
 }

@@ -94,6 +94,7 @@ function correctionCard(ctx: PortalContext, c: Correction, canApprove: boolean, 
     ${c.effectiveAt ? html`<dt>Refers to</dt><dd>${c.effectiveAt}</dd>` : ''}
     <dt>Chain</dt><dd>correction ${c.chainIndex} of this entity <span class="muted mono small">${c.id}</span></dd>
     ${c.rejectionReason ? html`<dt>Rejection reason</dt><dd>${c.rejectionReason}</dd>` : ''}
+    ${c.approvalComment ? html`<dt>Approver's comment</dt><dd class="approval-comment">${c.approvalComment}</dd>` : ''}
   </dl>
   ${beforeAfter(c.before, c.after, `Before and after of correction ${c.id}`)}
   ${signatureText(c)}

@@ -6,6 +6,7 @@
  */
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api'
 import { DUCKDB_TYPES, type KqlColumn, type KqlType, type KqlValue } from '../../kql/index.js'
+import { stringifyExact } from '../../shared/exact-json.js'
 
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
@@ -45,7 +46,8 @@ export function appendValue(appender: DuckDBAppender, type: KqlType, value: KqlV
       appender.appendDouble(Number(value))
       return
     case 'dynamic':
-      appender.appendVarchar(JSON.stringify(value))
+      // a long beyond 2^53 inside the value keeps every digit (decodeValue reads it back exact)
+      appender.appendVarchar(stringifyExact(value))
       return
     default:
       appender.appendVarchar(String(value))

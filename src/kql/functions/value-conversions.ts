@@ -1,133 +1,14 @@
 /**
  * @module
- * Helpers shared by the function families (owned by the "text" part; the other families only
- * read it): arity and type checks, errors that name the function, Kusto's text form of every
- * value (`tostring`), conversions between KQL types (`tolong`, `todouble`, ...; also what
- * `extract(..., typeof(T))` and `parse ... with x:T` need), Kusto's `has` term match and value
- * ordering.
- *
- * Conventions for callers (kql-core):
- * - A `typeof(T)` argument is passed as `{ type: 'string', constant: { value: 'T' }, text: 'typeof(T)' }`
- *   (T any spelling `parseTypeName` accepts); `typeLiteralArg` reads it.
- * - Regex arguments go through `compileRegex` in ./regex.ts (RE2, linear time), which throws a
- *   KqlError('semantic') naming the function for an invalid pattern.
+ * Values between KQL types, shared by every function family: Kusto's text form of every value
+ * (`tostring`), conversions (`tolong`, `todouble`, ...; also what `extract(..., typeof(T))` and
+ * `parse ... with x:T` need), value ordering and Kusto's `has` term match. Split out of
+ * function-helpers.ts (issue 19 item 6).
  */
-import { KqlError } from '../kql-error.js'
+import { dynamicJsonText, parseDynamicJson } from '../dynamic-json.js'
 import { canonLong, type Long, longFromDouble, longFromText, longToBigInt, longToNumber } from '../long.js'
-import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
+import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { dateTimeParts, formatDateTime, formatTimespan, MIN_DATETIME_TICKS, parseDateTime, parseTimespan } from '../values.js'
-import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
-
-// ---------------------------------------------------------------------------------------------
-// Errors, arity, argument types
-
-/** A semantic error that names the function, e.g. "strlen(): expects 1 argument, got 2". */
-export function functionError(name: string, detail: string): KqlError {
-  return new KqlError('semantic', `${name}(): ${detail}`)
-}
-
-/** Throws unless `min <= args.length <= max`. */
-export function checkArity(name: string, args: readonly ArgInfo[], min: number, max: number = min): void {
-  if (args.length >= min && args.length <= max) return
-  const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
-  throw functionError(name, `expects ${expected} argument${expected === '1' ? '' : 's'}, got ${args.length}`)
-}
-
-/** Throws unless the argument's type is one of `allowed`. */
-export function checkType(name: string, args: readonly ArgInfo[], index: number, allowed: readonly KqlType[]): void {
-  const arg = args[index]
-  if (arg && !allowed.includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${allowed.join(' or ')}, got ${arg.type}`)
-  }
-}
-
-export const ALL_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic']
-/** Kusto's "scalar" parameter kind: any type (values are converted as the function documents). */
-export const SCALAR_TYPES = ALL_TYPES
-export const INTEGER_TYPES: readonly KqlType[] = ['int', 'long']
-export const NUMERIC_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-/** Types whose values order (min_of, max_of, comparisons). */
-export const ORDERABLE_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid']
-
-/**
- * Parameter kinds the families check. `dynamic` values are accepted wherever a scalar is expected
- * and converted at run time (Kusto does the same for values taken out of a property bag).
- */
-export type ParamKind = 'scalar' | 'string' | 'integer' | 'number' | 'bool' | 'dynamic' | 'datetime' | 'timespan' | 'guid' | 'notDynamic'
-
-const KIND_TYPES: Readonly<Record<ParamKind, readonly KqlType[]>> = {
-  scalar: ALL_TYPES,
-  string: ['string', 'dynamic'],
-  integer: ['int', 'long', 'dynamic'],
-  number: ['int', 'long', 'real', 'decimal', 'dynamic'],
-  bool: ['bool', 'dynamic'],
-  dynamic: ['dynamic'],
-  datetime: ['datetime', 'dynamic'],
-  timespan: ['timespan', 'dynamic'],
-  guid: ['guid', 'string', 'dynamic'],
-  notDynamic: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid'],
-}
-
-const KIND_LABEL: Readonly<Record<ParamKind, string>> = {
-  scalar: 'a scalar',
-  string: 'a string',
-  integer: 'an integer (int or long)',
-  number: 'a number',
-  bool: 'a bool',
-  dynamic: 'dynamic',
-  datetime: 'a datetime',
-  timespan: 'a timespan',
-  guid: 'a guid',
-  notDynamic: 'a non-dynamic scalar',
-}
-
-/** Throws unless argument `index` (when present) fits `kind`. */
-export function expectKind(name: string, args: readonly ArgInfo[], index: number, kind: ParamKind): void {
-  const arg = args[index]
-  if (arg && !KIND_TYPES[kind].includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${KIND_LABEL[kind]}, got ${arg.type}`)
-  }
-}
-
-/** Checks arity and every argument against `kinds` (the last kind repeats for variadic tails). */
-export function expectArgs(
-  name: string,
-  args: readonly ArgInfo[],
-  kinds: readonly ParamKind[],
-  min: number = kinds.length,
-  max: number = kinds.length,
-): void {
-  checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kinds[Math.min(i, kinds.length - 1)]!)
-}
-
-/** A constant argument's value, or undefined when the argument is not constant. */
-export function constantOf(arg: ArgInfo | undefined): KqlValue | undefined {
-  return arg?.constant === undefined ? undefined : arg.constant.value
-}
-
-/** The text of a constant string argument, or throws naming the function. */
-export function constantString(name: string, args: readonly ArgInfo[], index: number, what: string): string {
-  const arg = args[index]
-  const value = constantOf(arg)
-  if (arg === undefined || value === undefined) throw functionError(name, `${what} (argument #${index + 1}) must be a constant`)
-  return valueToString(arg.type, value)
-}
-
-/** Reads a `typeof(T)` argument (see the module comment), or throws naming the function. */
-export function typeLiteralArg(name: string, arg: ArgInfo | undefined): KqlType {
-  const value = constantOf(arg)
-  // the constant carries the type name; the source text `typeof(T)` works as a fallback
-  const source = typeof value === 'string' ? value : /^\s*typeof\s*\(/i.test(arg?.text ?? '') ? arg!.text : undefined
-  const text = source?.replace(/^\s*typeof\s*\(\s*|\s*\)\s*$/gi, '')
-  const type = text === undefined ? undefined : parseTypeName(text)
-  if (type === undefined) throw functionError(name, `expects a type literal such as typeof(long), got ${arg?.text ?? 'nothing'}`)
-  return type
-}
-
-export function isNull(value: KqlValue): boolean {
-  return value === null || value === undefined
-}
 
 // ---------------------------------------------------------------------------------------------
 // Text form of values (tostring)
@@ -205,6 +86,7 @@ export function dynamicToText(value: DynamicValue): string {
   if (value === null || value === undefined) return ''
   if (typeof value === 'string') return value
   if (typeof value === 'number') return dynamicNumberToText(value)
+  if (typeof value === 'bigint') return value.toString()
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   return dynamicToJson(value)
 }
@@ -213,9 +95,9 @@ function dynamicNumberToText(n: number): string {
   return Number.isInteger(n) ? formatLong(n) : formatReal(n)
 }
 
-/** Compact JSON of a dynamic value (non-finite numbers as "NaN"/"Infinity" strings). */
+/** Compact JSON of a dynamic value (non-finite numbers as "NaN"/"Infinity" strings, longs with every digit). */
 export function dynamicToJson(value: DynamicValue): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? formatReal(v) : v)) ?? 'null'
+  return dynamicJsonText(value, formatReal)
 }
 
 /** A typed value as a dynamic value (datetimes and timespans become their text form). */
@@ -227,7 +109,8 @@ export function toDynamic(type: KqlType, value: KqlValue): DynamicValue {
     case 'timespan':
       return typeof value === 'bigint' ? formatTimespan(value) : (value as DynamicValue)
     default:
-      return typeof value === 'bigint' ? Number(value) : (value as DynamicValue)
+      // a long beyond 2^53 stays a canonical bigint inside dynamic (README "The value of a long")
+      return typeof value === 'bigint' && type !== 'long' && type !== 'dynamic' ? Number(value) : (value as DynamicValue)
   }
 }
 
@@ -237,12 +120,12 @@ export function toDynamic(type: KqlType, value: KqlValue): DynamicValue {
  */
 export function parseJsonText(text: string): DynamicValue | undefined {
   try {
-    return JSON.parse(text) as DynamicValue
+    return parseDynamicJson(text)
   } catch {
     const relaxed = relaxJson(text)
     if (relaxed === undefined) return undefined
     try {
-      return JSON.parse(relaxed, (_k, v: unknown) =>
+      return parseDynamicJson(relaxed, (_k, v: unknown) =>
         typeof v === 'string' && v.startsWith('\u0000num:') ? Number(v.slice(5)) : v,
       ) as DynamicValue
     } catch {
@@ -491,6 +374,7 @@ export function convertDynamic(to: KqlType, value: DynamicValue): KqlValue {
   if (to === 'string') return dynamicToText(value)
   if (typeof value === 'string') return convertValue(to, 'string', value)
   if (typeof value === 'number') return convertValue(to, Number.isInteger(value) ? 'long' : 'real', value)
+  if (typeof value === 'bigint') return convertValue(to, 'long', value)
   if (typeof value === 'boolean') return convertValue(to, 'bool', value)
   return null
 }
@@ -515,13 +399,15 @@ export function toNumber(type: KqlType, value: KqlValue): number | null {
     case 'dynamic':
       return typeof value === 'number'
         ? value
-        : typeof value === 'boolean'
-          ? value
-            ? 1
-            : 0
-          : typeof value === 'string'
-            ? parseNumberText(value)
-            : null
+        : typeof value === 'bigint'
+          ? Number(value)
+          : typeof value === 'boolean'
+            ? value
+              ? 1
+              : 0
+            : typeof value === 'string'
+              ? parseNumberText(value)
+              : null
     default:
       return null
   }
@@ -548,6 +434,7 @@ export function dynamicTypeName(value: DynamicValue): string {
     if (!Number.isInteger(value)) return 'real'
     return value >= INT32_MIN && value <= INT32_MAX ? 'int' : 'long'
   }
+  if (typeof value === 'bigint') return 'long'
   return Array.isArray(value) ? 'array' : 'dictionary'
 }
 
@@ -611,211 +498,4 @@ export function hasTerm(text: string, term: string): boolean {
     if (okStart && okEnd) return true
     from = at + 1
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Defining simple scalar functions
-
-/** What `defineScalar` needs: parameter kinds (the last one repeats up to `max`), result type, implementation. */
-export interface ScalarSpec {
-  readonly name: string
-  readonly aliases?: readonly string[]
-  readonly params: readonly ParamKind[]
-  /** Minimum argument count; defaults to params.length. */
-  readonly min?: number
-  /** Maximum argument count; defaults to params.length (Infinity for open-ended lists). */
-  readonly max?: number
-  readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
-  readonly deterministic?: boolean
-  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
-  readonly bind: (args: readonly ArgInfo[]) => (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
-}
-
-/** Builds a ScalarFunction from a spec: arity and kinds are checked before `spec.bind` runs. */
-export function defineScalar(spec: ScalarSpec): ScalarFunction {
-  const fn: ScalarFunction = {
-    name: spec.name,
-    ...(spec.aliases ? { aliases: spec.aliases } : {}),
-    ...(spec.deterministic === false ? { deterministic: false } : {}),
-    bind: (args) => {
-      expectArgs(spec.name, args, spec.params, spec.min ?? spec.params.length, spec.max ?? spec.params.length)
-      const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
-      return { type, evaluate: spec.bind(args) }
-    },
-  }
-  return fn
-}
-
-/** Reads argument `i` of a row as text (tostring semantics; a missing argument reads as ""). */
-export function textReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => string {
-  const type = args[i]?.type ?? 'string'
-  if (type === 'string') return (values) => (values[i] as string | null | undefined) ?? ''
-  return (values) => valueToString(type, values[i] ?? null)
-}
-
-/** Reads argument `i` of a row as an integer (truncated), or null; `fallback` when the argument is absent. */
-export function integerReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: number | null = null,
-): (values: readonly KqlValue[]) => number | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toInteger(arg.type, values[i] ?? null)
-}
-
-/** Reads argument `i` of a row as a number, or null. */
-export function numberReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: number | null = null,
-): (values: readonly KqlValue[]) => number | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toNumber(arg.type, values[i] ?? null)
-}
-
-/** Reads argument `i` of a row as a bool, or null. */
-export function boolReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: boolean | null = null,
-): (values: readonly KqlValue[]) => boolean | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toBool(arg.type, values[i] ?? null)
-}
-
-/** Reads argument `i` of a row as a dynamic value. */
-export function dynamicReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => DynamicValue {
-  const type = args[i]?.type ?? 'dynamic'
-  return (values) => (type === 'dynamic' ? ((values[i] ?? null) as DynamicValue) : toDynamic(type, values[i] ?? null))
-}
-
-/**
- * Kusto's "common type" of several arguments (iff, case, coalesce, max_of, ...): all the same
- * type, or numbers widened int → long → decimal → real. Throws naming the function otherwise.
- * With `allowDynamic`, a dynamic argument makes the result dynamic.
- */
-export function commonType(name: string, args: readonly ArgInfo[], indices: readonly number[], allowDynamic = true): KqlType {
-  const types = indices.map((i) => args[i]!.type)
-  if (types.length === 0) throw functionError(name, 'expects at least one value argument')
-  if (allowDynamic && types.includes('dynamic')) return 'dynamic'
-  const first = types[0]!
-  if (types.every((t) => t === first)) return first
-  if (types.every((t) => NUMERIC_TYPES.includes(t))) {
-    return types.includes('real') ? 'real' : types.includes('decimal') ? 'decimal' : types.includes('long') ? 'long' : 'int'
-  }
-  const list = indices.map((i) => `${args[i]!.text} (${args[i]!.type})`).join(', ')
-  throw functionError(name, `arguments must have the same type, got ${list}`)
-}
-
-/** Converts a value from an argument's type to the common type chosen by `commonType`. */
-export function toCommon(target: KqlType, from: KqlType, value: KqlValue): KqlValue {
-  if (value === null || value === undefined) return target === 'string' ? '' : null
-  if (target === from) return value
-  if (target === 'dynamic') return toDynamic(from, value)
-  return value
-}
-
-// ---------------------------------------------------------------------------------------------
-// Default column names of function calls
-
-/**
- * How Kusto names the column of an unnamed call (`T | extend tostring(Name)` → `Name`), taken
- * from Kusto.Language's function table: `firstArgument` → the first argument's own result name
- * (a column name, recursively through such calls); `nameAndFirstArgument` → `<function>_<first>`;
- * `prefixAndFirstArgument` → `<prefix>_<first>`; `onlyArgument` → the argument's name when there
- * is exactly one; `prefixOnly` → `<prefix>`. Functions not listed give no name (the operator's
- * own default such as `Column1` / `print_0` applies). The binder (kql-core) applies these.
- */
-export type ResultNameRule =
-  | { readonly kind: 'firstArgument' }
-  | { readonly kind: 'nameAndFirstArgument' }
-  | { readonly kind: 'onlyArgument' }
-  | { readonly kind: 'prefixAndFirstArgument'; readonly prefix: string }
-  | { readonly kind: 'prefixOnly'; readonly prefix: string }
-
-const FIRST: ResultNameRule = { kind: 'firstArgument' }
-const NAME_FIRST: ResultNameRule = { kind: 'nameAndFirstArgument' }
-const ONLY: ResultNameRule = { kind: 'onlyArgument' }
-
-export const FUNCTION_RESULT_NAMES: Readonly<Record<string, ResultNameRule>> = {
-  tostring: FIRST,
-  tohex: FIRST,
-  todynamic: FIRST,
-  toobject: FIRST,
-  tolong: FIRST,
-  toint: FIRST,
-  toreal: FIRST,
-  todouble: FIRST,
-  todatetime: FIRST,
-  totimespan: FIRST,
-  totime: FIRST,
-  tobool: FIRST,
-  toboolean: FIRST,
-  todecimal: FIRST,
-  toguid: FIRST,
-  split: FIRST,
-  parse_csv: FIRST,
-  parse_json: FIRST,
-  parsejson: FIRST,
-  parse_xml: FIRST,
-  format_datetime: FIRST,
-  format_timespan: FIRST,
-  format_bytes: FIRST,
-  startofday: FIRST,
-  bin: FIRST,
-  floor: FIRST,
-  bin_at: FIRST,
-  bin_auto: FIRST,
-  binary_and: FIRST,
-  binary_or: FIRST,
-  binary_xor: FIRST,
-  binary_not: FIRST,
-  binary_shift_left: FIRST,
-  binary_shift_right: FIRST,
-  bitset_count_ones: FIRST,
-  series_fir: FIRST,
-  series_iir: FIRST,
-  series_outliers: FIRST,
-  series_fill_backward: FIRST,
-  series_fill_forward: FIRST,
-  series_fill_const: FIRST,
-  series_fill_linear: FIRST,
-  round: FIRST,
-  ceiling: FIRST,
-  pow: FIRST,
-  sqrt: FIRST,
-  log: FIRST,
-  log2: FIRST,
-  log10: FIRST,
-  exp: FIRST,
-  exp2: FIRST,
-  exp10: FIRST,
-  cos: FIRST,
-  sin: FIRST,
-  tan: FIRST,
-  acos: FIRST,
-  asin: FIRST,
-  atan: FIRST,
-  atan2: FIRST,
-  abs: FIRST,
-  rand: FIRST,
-  gamma: FIRST,
-  loggamma: FIRST,
-  strlen: NAME_FIRST,
-  string_size: NAME_FIRST,
-  dcount_hll: NAME_FIRST,
-  percentile_tdigest: NAME_FIRST,
-  make_datetime: ONLY,
-  make_timespan: ONLY,
-  gettype: { kind: 'prefixAndFirstArgument', prefix: 'type' },
-  treepath: { kind: 'prefixAndFirstArgument', prefix: 'tree' },
-  repeat: { kind: 'prefixAndFirstArgument', prefix: 'repeat' },
-  percentiles_array_tdigest: { kind: 'prefixAndFirstArgument', prefix: 'percentile_tdigest' },
-  tdigest_merge: { kind: 'prefixOnly', prefix: 'tdigests_merge_result' },
-  merge_tdigest: { kind: 'prefixOnly', prefix: 'tdigests_merge_result' },
-  hll_merge: { kind: 'prefixOnly', prefix: 'hll_merged_result' },
-  ingestion_time: { kind: 'prefixOnly', prefix: '$IngestionTime' },
 }

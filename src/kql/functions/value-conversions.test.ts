@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { KqlError } from '../kql-error.js'
 import { parseDateTime } from '../values.js'
-import { commonType, compareValues, convertValue, hasTerm, parseJsonText, typeLiteralArg, valueToString } from './function-helpers.js'
+import { commonType, typeLiteralArg } from './function-definitions.js'
 import type { ArgInfo } from './function-types.js'
+import { compareValues, convertValue, hasTerm, parseJsonText, valueToString } from './value-conversions.js'
 
 describe('valueToString', () => {
   it('prints values as Kusto does', () => {

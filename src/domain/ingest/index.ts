@@ -1,0 +1,16 @@
+/**
+ * @module
+ * Ingest: typed rows into connection tables (spec 1; design §4). Other features import from here,
+ * never from the files behind it.
+ */
+export type { ConnectionDataStore, StoredRow } from './connection-data-store.js'
+export {
+  createIngestService,
+  type ImportOptions,
+  type IngestResult,
+  type IngestService,
+  type IngestServiceDeps,
+  type InTransactionHook,
+  MAX_PUSH_ROWS,
+} from './ingest-service.js'
+export { type RowProblem, type TypedRow, typeRow, typeRows } from './row-validation.js'

@@ -1,0 +1,232 @@
+/**
+ * @module
+ * How a scalar function is defined and checked (issue 19 item 6, split out of function-helpers.ts):
+ * errors that name the function, arity and argument-kind checks, constant and `typeof(T)`
+ * arguments, `defineScalar` and the typed argument readers.
+ *
+ * Conventions for callers (kql-core):
+ * - A `typeof(T)` argument is passed as `{ type: 'string', constant: { value: 'T' }, text: 'typeof(T)' }`
+ *   (T any spelling `parseTypeName` accepts); `typeLiteralArg` reads it.
+ * - Regex arguments go through `compileRegex` in ./regex.ts (RE2, linear time), which throws a
+ *   KqlError('semantic') naming the function for an invalid pattern.
+ */
+import { KqlError } from '../kql-error.js'
+import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
+import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
+import { toBool, toDynamic, toInteger, toNumber, valueToString } from './value-conversions.js'
+
+// ---------------------------------------------------------------------------------------------
+// Errors, arity, argument types
+
+/** A semantic error that names the function, e.g. "strlen(): expects 1 argument, got 2". */
+export function functionError(name: string, detail: string): KqlError {
+  return new KqlError('semantic', `${name}(): ${detail}`)
+}
+
+/** Throws unless `min <= args.length <= max`. */
+export function checkArity(name: string, args: readonly ArgInfo[], min: number, max: number = min): void {
+  if (args.length >= min && args.length <= max) return
+  const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
+  throw functionError(name, `expects ${expected} argument${expected === '1' ? '' : 's'}, got ${args.length}`)
+}
+
+/** Throws unless the argument's type is one of `allowed`. */
+export function checkType(name: string, args: readonly ArgInfo[], index: number, allowed: readonly KqlType[]): void {
+  const arg = args[index]
+  if (arg && !allowed.includes(arg.type)) {
+    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${allowed.join(' or ')}, got ${arg.type}`)
+  }
+}
+
+export const ALL_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic']
+/** Kusto's "scalar" parameter kind: any type (values are converted as the function documents). */
+export const SCALAR_TYPES = ALL_TYPES
+export const INTEGER_TYPES: readonly KqlType[] = ['int', 'long']
+export const NUMERIC_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
+/** Types whose values order (min_of, max_of, comparisons). */
+export const ORDERABLE_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid']
+
+/**
+ * Parameter kinds the families check. `dynamic` values are accepted wherever a scalar is expected
+ * and converted at run time (Kusto does the same for values taken out of a property bag).
+ */
+export type ParamKind = 'scalar' | 'string' | 'integer' | 'number' | 'bool' | 'dynamic' | 'datetime' | 'timespan' | 'guid' | 'notDynamic'
+
+const KIND_TYPES: Readonly<Record<ParamKind, readonly KqlType[]>> = {
+  scalar: ALL_TYPES,
+  string: ['string', 'dynamic'],
+  integer: ['int', 'long', 'dynamic'],
+  number: ['int', 'long', 'real', 'decimal', 'dynamic'],
+  bool: ['bool', 'dynamic'],
+  dynamic: ['dynamic'],
+  datetime: ['datetime', 'dynamic'],
+  timespan: ['timespan', 'dynamic'],
+  guid: ['guid', 'string', 'dynamic'],
+  notDynamic: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid'],
+}
+
+const KIND_LABEL: Readonly<Record<ParamKind, string>> = {
+  scalar: 'a scalar',
+  string: 'a string',
+  integer: 'an integer (int or long)',
+  number: 'a number',
+  bool: 'a bool',
+  dynamic: 'dynamic',
+  datetime: 'a datetime',
+  timespan: 'a timespan',
+  guid: 'a guid',
+  notDynamic: 'a non-dynamic scalar',
+}
+
+/** Throws unless argument `index` (when present) fits `kind`. */
+export function expectKind(name: string, args: readonly ArgInfo[], index: number, kind: ParamKind): void {
+  const arg = args[index]
+  if (arg && !KIND_TYPES[kind].includes(arg.type)) {
+    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${KIND_LABEL[kind]}, got ${arg.type}`)
+  }
+}
+
+/** Checks arity and every argument against `kinds` (the last kind repeats for variadic tails). */
+export function expectArgs(
+  name: string,
+  args: readonly ArgInfo[],
+  kinds: readonly ParamKind[],
+  min: number = kinds.length,
+  max: number = kinds.length,
+): void {
+  checkArity(name, args, min, max)
+  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kinds[Math.min(i, kinds.length - 1)]!)
+}
+
+/** A constant argument's value, or undefined when the argument is not constant. */
+export function constantOf(arg: ArgInfo | undefined): KqlValue | undefined {
+  return arg?.constant === undefined ? undefined : arg.constant.value
+}
+
+/** The text of a constant string argument, or throws naming the function. */
+export function constantString(name: string, args: readonly ArgInfo[], index: number, what: string): string {
+  const arg = args[index]
+  const value = constantOf(arg)
+  if (arg === undefined || value === undefined) throw functionError(name, `${what} (argument #${index + 1}) must be a constant`)
+  return valueToString(arg.type, value)
+}
+
+/** Reads a `typeof(T)` argument (see the module comment), or throws naming the function. */
+export function typeLiteralArg(name: string, arg: ArgInfo | undefined): KqlType {
+  const value = constantOf(arg)
+  // the constant carries the type name; the source text `typeof(T)` works as a fallback
+  const source = typeof value === 'string' ? value : /^\s*typeof\s*\(/i.test(arg?.text ?? '') ? arg!.text : undefined
+  const text = source?.replace(/^\s*typeof\s*\(\s*|\s*\)\s*$/gi, '')
+  const type = text === undefined ? undefined : parseTypeName(text)
+  if (type === undefined) throw functionError(name, `expects a type literal such as typeof(long), got ${arg?.text ?? 'nothing'}`)
+  return type
+}
+
+export function isNull(value: KqlValue): boolean {
+  return value === null || value === undefined
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defining simple scalar functions
+
+/** What `defineScalar` needs: parameter kinds (the last one repeats up to `max`), result type, implementation. */
+export interface ScalarSpec {
+  readonly name: string
+  readonly aliases?: readonly string[]
+  readonly params: readonly ParamKind[]
+  /** Minimum argument count; defaults to params.length. */
+  readonly min?: number
+  /** Maximum argument count; defaults to params.length (Infinity for open-ended lists). */
+  readonly max?: number
+  readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
+  readonly deterministic?: boolean
+  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
+  readonly bind: (args: readonly ArgInfo[]) => (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
+}
+
+/** Builds a ScalarFunction from a spec: arity and kinds are checked before `spec.bind` runs. */
+export function defineScalar(spec: ScalarSpec): ScalarFunction {
+  const fn: ScalarFunction = {
+    name: spec.name,
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    ...(spec.deterministic === false ? { deterministic: false } : {}),
+    bind: (args) => {
+      expectArgs(spec.name, args, spec.params, spec.min ?? spec.params.length, spec.max ?? spec.params.length)
+      const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
+      return { type, evaluate: spec.bind(args) }
+    },
+  }
+  return fn
+}
+
+/** Reads argument `i` of a row as text (tostring semantics; a missing argument reads as ""). */
+export function textReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => string {
+  const type = args[i]?.type ?? 'string'
+  if (type === 'string') return (values) => (values[i] as string | null | undefined) ?? ''
+  return (values) => valueToString(type, values[i] ?? null)
+}
+
+/** Reads argument `i` of a row as an integer (truncated), or null; `fallback` when the argument is absent. */
+export function integerReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: number | null = null,
+): (values: readonly KqlValue[]) => number | null {
+  const arg = args[i]
+  if (arg === undefined) return () => fallback
+  return (values) => toInteger(arg.type, values[i] ?? null)
+}
+
+/** Reads argument `i` of a row as a number, or null. */
+export function numberReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: number | null = null,
+): (values: readonly KqlValue[]) => number | null {
+  const arg = args[i]
+  if (arg === undefined) return () => fallback
+  return (values) => toNumber(arg.type, values[i] ?? null)
+}
+
+/** Reads argument `i` of a row as a bool, or null. */
+export function boolReader(
+  args: readonly ArgInfo[],
+  i: number,
+  fallback: boolean | null = null,
+): (values: readonly KqlValue[]) => boolean | null {
+  const arg = args[i]
+  if (arg === undefined) return () => fallback
+  return (values) => toBool(arg.type, values[i] ?? null)
+}
+
+/** Reads argument `i` of a row as a dynamic value. */
+export function dynamicReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => DynamicValue {
+  const type = args[i]?.type ?? 'dynamic'
+  return (values) => (type === 'dynamic' ? ((values[i] ?? null) as DynamicValue) : toDynamic(type, values[i] ?? null))
+}
+
+/**
+ * Kusto's "common type" of several arguments (iff, case, coalesce, max_of, ...): all the same
+ * type, or numbers widened int → long → decimal → real. Throws naming the function otherwise.
+ * With `allowDynamic`, a dynamic argument makes the result dynamic.
+ */
+export function commonType(name: string, args: readonly ArgInfo[], indices: readonly number[], allowDynamic = true): KqlType {
+  const types = indices.map((i) => args[i]!.type)
+  if (types.length === 0) throw functionError(name, 'expects at least one value argument')
+  if (allowDynamic && types.includes('dynamic')) return 'dynamic'
+  const first = types[0]!
+  if (types.every((t) => t === first)) return first
+  if (types.every((t) => NUMERIC_TYPES.includes(t))) {
+    return types.includes('real') ? 'real' : types.includes('decimal') ? 'decimal' : types.includes('long') ? 'long' : 'int'
+  }
+  const list = indices.map((i) => `${args[i]!.text} (${args[i]!.type})`).join(', ')
+  throw functionError(name, `arguments must have the same type, got ${list}`)
+}
+
+/** Converts a value from an argument's type to the common type chosen by `commonType`. */
+export function toCommon(target: KqlType, from: KqlType, value: KqlValue): KqlValue {
+  if (value === null || value === undefined) return target === 'string' ? '' : null
+  if (target === from) return value
+  if (target === 'dynamic') return toDynamic(from, value)
+  return value
+}
