@@ -228,7 +228,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     logger,
     extend: async (instance) => {
-      await registerPortal(instance, { services: portalServices, publicUrl: config.publicUrl, version: VERSION })
+      const columnar = handle.columnar
+      await registerPortal(instance, {
+        services: portalServices,
+        publicUrl: config.publicUrl,
+        version: VERSION,
+        ...(columnar ? { columnarProgress: (workspaceId: string) => columnar.progress(workspaceId) } : {}),
+      })
     },
   })
   registerDownloadRoute(app, services.exports)

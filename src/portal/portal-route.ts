@@ -19,6 +19,18 @@ export interface PortalDeps {
   /** The public base URL (cookies are Secure when it is https; links in pages). */
   readonly publicUrl: string
   readonly version: string
+  /** The columnar tier's progress per connection of a workspace; absent when the tier is off. */
+  readonly columnarProgress?: (workspaceId: string) => Promise<readonly ColumnarProgressView[]>
+}
+
+/** What the Connections page shows of the columnar compactor for one connection. */
+export interface ColumnarProgressView {
+  readonly lookup: string
+  readonly segments: number
+  readonly compactedRows: number
+  /** Rows not compacted yet (every query reads them from the row store): the compactor's lag. */
+  readonly tailRows: number
+  readonly lastCompactedAt: number | undefined
 }
 
 export interface PortalContext {

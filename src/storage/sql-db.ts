@@ -7,14 +7,20 @@
 
 export type Dialect = 'sqlite' | 'postgres'
 
+export interface AllOptions {
+  readonly exactIntegers?: boolean
+  readonly arrays?: boolean
+}
+
 export interface SqlDb {
   readonly dialect: Dialect
   /**
    * All rows. PostgreSQL int8 values come back as numbers when exact, else as bigint. SQLite
    * integers are numbers unless `exactIntegers` is set, which returns every integer as bigint
-   * (needed for datetime ticks).
+   * (needed for datetime ticks). `arrays` returns each row as an array of its values in select-list
+   * order (no per-row object: the columnar compactor reads millions of rows this way).
    */
-  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: { exactIntegers?: boolean }): Promise<T[]>
+  all<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: AllOptions): Promise<T[]>
   get<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T | undefined>
   run(sql: string, params?: readonly unknown[]): Promise<{ changes: number }>
   /** Several statements without parameters (DDL). */

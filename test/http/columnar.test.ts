@@ -2,13 +2,15 @@
  * The columnar tier through the server (issue 16; docs/design/columnar.md), per backend, with
  * PROVENANT_COLUMNAR on: queries run as DuckDB SQL over Parquet segments plus the row-store tail
  * and answer exactly as before compaction; rows acknowledged after a compaction are visible at
- * once; an applied row correction changes the answer at once while the original stays in the chain.
+ * once; an applied row correction changes the answer at once while the original stays in the chain;
+ * the portal's Connections page shows the compactor's progress and lag.
  */
 import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { signedIn } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -71,6 +73,24 @@ for (const backend of BACKENDS) {
       await pushRows(server, 'sensors', sensorRows(5, Date.parse('2026-02-01T00:00:00Z')))
       const counted = await run('Sensors | count')
       assert.deepEqual(counted.results, [{ Count: 2505 }], 'the tail is read from the row store')
+    })
+
+    it("the portal's Connections page shows the compactor's progress and lag per connection", async () => {
+      const admin = await signedIn(server, 'admin')
+      const page = await admin.get('/portal/connections')
+      assert.equal(page.status, 200)
+      const row = (lookup: string): string[] => {
+        const match = new RegExp(`<tr data-columnar="${lookup}">([\\s\\S]*?)</tr>`).exec(page.text)
+        assert.ok(match, `a columnar row for ${lookup}`)
+        return [...match[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, '').trim())
+      }
+      // sensors: 3 segments, 2,500 rows compacted, the 5 rows pushed after compaction are the tail
+      const sensors = row('sensors')
+      assert.deepEqual(sensors.slice(0, 4), ['sensors', '3', '2500', '5'])
+      assert.notEqual(sensors[4], 'not yet', 'the last compaction time is shown')
+      assert.deepEqual(row('meters').slice(0, 4), ['meters', '1', '1', '0'])
+      const analystPage = await (await signedIn(server, 'analyst')).get('/portal/connections')
+      assert.notEqual(analystPage.status, 200, 'only those who manage connections see the page')
     })
 
     it('an applied row correction changes the columnar answer at once; the original stays in the chain', async () => {

@@ -3,7 +3,8 @@
  * compactor process is killed with SIGKILL mid-segment (file written, not renamed or recorded) and
  * mid-manifest (inside the manifest transaction, before commit), on each backend. After the kills
  * the manifest and watermark are unchanged, the leftover files are found as orphans and removed,
- * and once compaction completes every row is counted exactly once.
+ * and once compaction completes every row is counted exactly once. The same for a merge of small
+ * segments killed while writing the merged file, inside the manifest swap and after it.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -36,14 +37,31 @@ const TABLE: ConnectionTable = {
   ] as ConnectionTable['columns'],
 }
 
-function runChild(target: string, dir: string, failpoint?: string): Promise<{ signal: NodeJS.Signals | null; code: number | null }> {
+function runChild(
+  target: string,
+  dir: string,
+  failpoint?: string,
+  mode?: 'merge',
+): Promise<{ signal: NodeJS.Signals | null; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, target, dir, JSON.stringify(TABLE)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, target, dir, JSON.stringify(TABLE), ...(mode ? [mode] : [])], {
       env: { ...process.env, ...(failpoint ? { PROVENANT_FAILPOINT: failpoint } : {}) },
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     child.on('error', reject)
     child.on('exit', (code, signal) => resolve({ code, signal }))
+  })
+}
+
+async function insertRows(db: SqlDb, from: number, count: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    for (let i = from; i < from + count; i++)
+      await tx.run(`INSERT INTO ${quoteIdent(TABLE.sqlName)} VALUES (?, ?, ?, ?)`, [
+        i,
+        1,
+        17_000_000_000_000_000 + ((i * 37) % ROWS) * 10_000_000,
+        `s${i % 7}`,
+      ])
   })
 }
 
@@ -70,15 +88,120 @@ for (const backend of BACKENDS) {
       await db.exec(
         `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
-      await db.transaction(async (tx) => {
-        for (let i = 1; i <= ROWS; i++)
-          await tx.run(`INSERT INTO ${quoteIdent(TABLE.sqlName)} VALUES (?, ?, ?, ?)`, [
-            i,
-            1,
-            17_000_000_000_000_000 + ((i * 37) % ROWS) * 10_000_000,
-            `s${i % 7}`,
-          ])
-      })
+      await insertRows(db, 1, ROWS)
+      duck = await DuckDBInstance.create(':memory:', { threads: '1' })
+    })
+
+    after(async () => {
+      duck.closeSync()
+      await db.close()
+      await database?.drop()
+      rmSync(dir, { recursive: true, force: true })
+    })
+
+    it('a kill mid-segment or mid-manifest records nothing; orphans are removed; every row is then counted once', async () => {
+      const segmentsDir = join(dir, 'segments')
+      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200 })
+      for (const failpoint of ['columnar-mid-segment', 'columnar-mid-manifest']) {
+        const exit = await runChild(target, segmentsDir, failpoint)
+        assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the compactor was killed (exit ${exit.code})`)
+        assert.equal(await store.watermark(TABLE.sqlName), 0, `${failpoint}: the watermark did not move`)
+        assert.deepEqual(await store.segments(), [], `${failpoint}: no manifest row`)
+      }
+      const tableDir = join(segmentsDir, TABLE.sqlName)
+      assert.equal(readdirSync(tableDir).length, 2, 'a temporary file (mid-segment) and an unrecorded segment (mid-manifest) were left')
+      const report = await store.check()
+      assert.equal(report.orphans.length, 2)
+      const removed = await store.removeOrphans()
+      assert.ok(removed.every((f) => !existsSync(f)))
+
+      // a complete compaction by a process that is not killed, then the rest in-process
+      const exit = await runChild(target, segmentsDir)
+      assert.equal(exit.code, 0)
+      while (await store.compact(TABLE)) {}
+      assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
+      assert.equal(await store.watermark(TABLE.sqlName), ROWS)
+
+      await assertCountedOnce(store, ROWS)
+    })
+
+    it('a kill mid-merge (file, manifest swap, after the swap) loses and duplicates nothing; orphans are removed', async () => {
+      const segmentsDir = join(dir, 'segments')
+      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200, retireDelayMs: 0 })
+      // three small segments (< 200 / 4 rows each) to merge
+      for (let batch = 0; batch < 3; batch++) {
+        await insertRows(db, ROWS + batch * 20 + 1, 20)
+        assert.equal((await store.compact(TABLE))?.segment.rowCount, 20)
+      }
+      const total = ROWS + 60
+      const before = await store.segments(TABLE.sqlName)
+      for (const failpoint of ['columnar-mid-merge-file', 'columnar-mid-merge']) {
+        const exit = await runChild(target, segmentsDir, failpoint, 'merge')
+        assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the merger was killed (exit ${exit.code})`)
+        assert.deepEqual(await store.segments(TABLE.sqlName), before, `${failpoint}: the manifest is unchanged`)
+        await assertCountedOnce(store, total)
+      }
+      const exit = await runChild(target, segmentsDir, 'columnar-merge-committed', 'merge')
+      assert.equal(exit.signal, 'SIGKILL')
+      const after = await store.segments(TABLE.sqlName)
+      assert.equal(after.length, before.length - 2, 'three small segments became one')
+      assert.deepEqual(after.at(-1)?.rowCount, 60)
+      await assertCountedOnce(store, total)
+      // left behind: the temp file, the unrecorded merged file, the three replaced files
+      const report = await store.check()
+      assert.equal(report.orphans.length, 5)
+      assert.deepEqual([report.missing, report.mismatched], [[], []])
+      await store.removeOrphans()
+      assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
+      assert.equal(await store.merge(TABLE), undefined, 'nothing left to merge')
+      await assertCountedOnce(store, total)
+    })
+
+    async function assertCountedOnce(store: ReturnType<typeof createColumnarStore>, rows: number): Promise<void> {
+      const source = await store.openQuerySource([TABLE])
+      try {
+        const schema = {
+          tables: [
+            { name: 'T', columns: TABLE.columns, hiddenColumns: [{ name: '_rowid', type: 'long' as const }], sqlName: TABLE.sqlName },
+          ],
+        }
+        const r = toWireRows(
+          await compileQuery('T | summarize n = count(), d = dcount(_rowid), lo = min(_rowid), hi = max(_rowid)', schema, {
+            dialect: 'duckdb',
+          }).execute(source, { now: 0n, rowCap: 10 }),
+        )
+        assert.deepEqual(r.results, [{ n: rows, d: rows, lo: 1, hi: rows }])
+      } finally {
+        source.close()
+      }
+    }
+  })
+}
+
+for (const backend of BACKENDS) {
+  describe(`columnar compactor killed with SIGKILL on ${backend}`, () => {
+    let dir: string
+    let db: SqlDb
+    let target: string
+    let database: TestDatabase | undefined
+    let duck: DuckDBInstance
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'provenant-columnar-crash-'))
+      if (backend === 'sqlite') {
+        target = join(dir, 'provenant.db')
+        db = createSqliteDb(openSqliteDatabase(target))
+      } else {
+        database = await createTestDatabase()
+        target = database.url
+        db = createPostgresDb(createPgPool(target))
+      }
+      await migrate(db, MIGRATIONS)
+      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      await db.exec(
+        `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
+      )
+      await insertRows(db, 1, ROWS)
       duck = await DuckDBInstance.create(':memory:', { threads: '1' })
     })
 

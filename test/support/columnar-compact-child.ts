@@ -1,8 +1,9 @@
 /**
  * @module
  * A compactor process for the columnar crash test: `node --import tsx columnar-compact-child.ts
- * <sqlite file | postgres url> <segments dir> <table json>` compacts the table once (with
- * PROVENANT_FAILPOINT set, it is killed with SIGKILL at that point of compaction).
+ * <sqlite file | postgres url> <segments dir> <table json> [merge]` compacts the table once, or
+ * with `merge` merges its small segments once (with PROVENANT_FAILPOINT set, it is killed with
+ * SIGKILL at that point).
  */
 import { DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
@@ -10,11 +11,12 @@ import { createColumnarStore } from '../../src/storage/columnar/columnar-store.j
 import { createPgPool, createPostgresDb } from '../../src/storage/postgres/postgres-db.js'
 import { createSqliteDb, openSqliteDatabase } from '../../src/storage/sqlite/sqlite-db.js'
 
-const [target, dir, tableJson] = process.argv.slice(2) as [string, string, string]
+const [target, dir, tableJson, mode] = process.argv.slice(2) as [string, string, string, string | undefined]
 const db = target.startsWith('postgres') ? createPostgresDb(createPgPool(target)) : createSqliteDb(openSqliteDatabase(target))
 const duck = await DuckDBInstance.create(':memory:', { threads: '1' })
-const store = createColumnarStore(db, duck, { dir, segmentRows: 200 })
-const result = await store.compact(JSON.parse(tableJson) as ConnectionTable)
+const store = createColumnarStore(db, duck, { dir, segmentRows: 200, retireDelayMs: 0 })
+const table = JSON.parse(tableJson) as ConnectionTable
+const result = mode === 'merge' ? await store.merge(table) : await store.compact(table)
 process.stdout.write(JSON.stringify({ rows: result?.segment.rowCount ?? 0 }))
 duck.closeSync()
 await db.close()

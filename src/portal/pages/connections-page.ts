@@ -5,12 +5,13 @@
  * stored scrubbed of secrets — rows ingested and rejected), and a write-only credentials form per
  * connection. The page shows whether credentials are set, their key names, when and by whom; never
  * a value (the credentials service has no way to return one: only the connector vault decrypts).
+ * With the columnar tier on, the compactor's progress and lag per connection (issue 16).
  */
 import type { CredentialStatus } from '../../domain/credentials/credentials-service.js'
 import { DomainError } from '../../domain/errors.js'
 import { timeTag } from '../format.js'
 import { type Html, html } from '../html.js'
-import { definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'
+import { type ColumnarProgressView, definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'
 import { pageOf } from './page.js'
 
 /** Key/value rows the credentials form offers. */
@@ -83,6 +84,21 @@ function credentialsForm(
 </section>`
 }
 
+/** The columnar tier's compactor per connection (docs/design/columnar.md), when the tier is on. */
+function columnarSection(progress: readonly ColumnarProgressView[], now: number): Html {
+  return html`<h2 id="columnar-title">Columnar tier</h2>
+<p class="muted">Rows are compacted from the row store into Parquet segments in the background. Tail rows are not compacted yet:
+every query reads them from the row store, so a growing tail means compaction is falling behind ingest.</p>
+<div class="table-wrap"><table aria-labelledby="columnar-title">
+<thead><tr><th scope="col">Connection</th><th scope="col">Segments</th><th scope="col">Compacted rows</th><th scope="col">Tail rows</th><th scope="col">Last compaction</th></tr></thead>
+<tbody>${progress.map(
+    (
+      p,
+    ) => html`<tr data-columnar="${p.lookup}"><th scope="row">${p.lookup}</th><td class="num">${p.segments}</td><td class="num">${p.compactedRows}</td>
+<td class="num">${p.tailRows}</td><td>${p.lastCompactedAt === undefined ? html`<span class="muted">not yet</span>` : timeTag(p.lastCompactedAt, now)}</td></tr>`,
+  )}</tbody></table></div>`
+}
+
 async function render(ctx: PortalContext, notice?: Notice, status = 200): Promise<PortalResult> {
   const { session, deps, now } = ctx
   const services = deps.services
@@ -97,6 +113,7 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const connections = current.document.connections
   // A push connection receives rows through the API and reads no credentials.
   const withForms = connections.filter((c) => c.kind !== 'push' || credentials.get(c.lookup)?.set)
+  const columnar = deps.columnarProgress ? await deps.columnarProgress(workspaceId) : undefined
   return pageOf(
     ctx,
     'Connections',
@@ -127,6 +144,7 @@ ${
   <td>${credentialsCell(credentials.get(c.lookup), now)}</td>
 </tr>`
       })}</tbody></table></div>
+${columnar ? columnarSection(columnar, now) : ''}
 <h2>Credentials</h2>
 <p class="muted">For the connections whose connector pulls from a source (push connections need none; one that still holds credentials is listed so they can be cleared).</p>
 <div class="credential-forms">${withForms.map((c) => credentialsForm(ctx, c.lookup, c.kind, credentials.get(c.lookup), notice))}</div>`

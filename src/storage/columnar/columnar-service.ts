@@ -34,6 +34,8 @@ export interface TableProgress {
   /** Rows not compacted yet (read from the row store by every query). */
   readonly tailRows: number
   readonly watermark: number
+  /** When the watermark last moved (ms since the epoch); undefined before the first segment. */
+  readonly lastCompactedAt: number | undefined
 }
 
 export interface ColumnarLog {
@@ -45,9 +47,10 @@ export interface ColumnarService {
   readonly store: ColumnarStore
   /** A DuckDB source whose views of these tables read segments + tail (one per running query). */
   openSource(tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]): Promise<ColumnarQuerySource>
-  /** Compacts every table until no rows are left above the watermarks; returns rows compacted. */
+  /** Compacts every table until no rows are left above the watermarks, then merges small segments; returns rows compacted. */
   compactAll(): Promise<number>
-  progress(): Promise<TableProgress[]>
+  /** Per connection table (of one workspace, when given). */
+  progress(workspaceId?: string): Promise<TableProgress[]>
   /** Starts the background compactor (only the lease holder compacts). */
   start(leases: ConnectorLeases, log?: ColumnarLog): void
   close(): Promise<void>
@@ -97,6 +100,17 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings)
           'columnar: segment written',
         )
       }
+      // small segments (frequent passes under light ingest) merged into larger ones
+      for (;;) {
+        if (closed) return total
+        const started = Date.now()
+        const merged = await store.merge(table)
+        if (!merged) break
+        log?.info(
+          { table: table.sqlName, rows: merged.segment.rowCount, segments: merged.replaced.length, ms: Date.now() - started },
+          'columnar: segments merged',
+        )
+      }
     }
     return total
   }
@@ -122,11 +136,13 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings)
       return store.openQuerySource(list.map((t) => ({ workspaceId: '', lookup: '', sqlName: t.sqlName, columns: t.columns as never })))
     },
     compactAll: () => compactAll(),
-    async progress() {
+    async progress(workspaceId) {
       const out: TableProgress[] = []
       for (const table of await tables()) {
+        if (workspaceId !== undefined && table.workspaceId !== workspaceId) continue
         const segments = await store.segments(table.sqlName)
-        const watermark = await store.watermark(table.sqlName)
+        const mark = await db.get<Row>('SELECT last_rowid, updated_at FROM columnar_watermarks WHERE sql_name = ?', [table.sqlName])
+        const watermark = mark ? toNumber(mark['last_rowid']) : 0
         const tail = await db.get<Row>(`SELECT COUNT(*) AS n FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ?`, [watermark])
         out.push({
           workspaceId: table.workspaceId,
@@ -136,6 +152,7 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings)
           compactedRows: segments.reduce((n, s) => n + s.rowCount, 0),
           tailRows: toNumber(tail?.['n'] ?? 0),
           watermark,
+          lastCompactedAt: mark ? toNumber(mark['updated_at']) : undefined,
         })
       }
       return out

@@ -4,7 +4,7 @@
  * exact and as bigint otherwise (datetime ticks exceed 2^53).
  */
 import pg from 'pg'
-import type { SqlDb } from '../sql-db.js'
+import type { AllOptions, SqlDb } from '../sql-db.js'
 
 const INT8_OID = 20
 
@@ -67,15 +67,21 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
     return promise
   }
   function handle(client: Queryable, inTransaction: boolean): SqlDb {
-    const query = <T>(sql: string, params: readonly unknown[]) => {
-      const run = async () => (await client.query(numberPlaceholders(sql), normalise(params))) as unknown as pg.QueryResult & { rows: T[] }
+    const query = <T>(sql: string, params: readonly unknown[], arrays = false) => {
+      const text = numberPlaceholders(sql)
+      const values = normalise(params)
+      const run = async () =>
+        (await (arrays ? client.query({ text, values, rowMode: 'array' }) : client.query(text, values))) as unknown as pg.QueryResult & {
+          rows: T[]
+        }
       // Statements of an open transaction are covered by the transaction's own tracking.
       return inTransaction ? run() : tracked(run)
     }
     const self: SqlDb = {
       dialect: 'postgres',
       inTransaction,
-      all: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows,
+      all: async <T>(sql: string, params: readonly unknown[] = [], options?: AllOptions) =>
+        (await query<T>(sql, params, options?.arrays === true)).rows,
       get: async <T>(sql: string, params: readonly unknown[] = []) => (await query<T>(sql, params)).rows[0],
       run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
       exec: async (sql) => {

@@ -9,7 +9,7 @@
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import type { SqlDb } from '../sql-db.js'
+import type { AllOptions, SqlDb } from '../sql-db.js'
 import { createWalSync, type WalSync } from './wal-sync.js'
 
 export interface OpenSqliteOptions {
@@ -108,15 +108,18 @@ export function createSqliteDb(db: Database.Database): SqlDb {
     const self: SqlDb = {
       dialect: 'sqlite',
       inTransaction,
-      all: <T>(sql: string, params: readonly unknown[] = [], options?: { exactIntegers?: boolean }) =>
+      all: <T>(sql: string, params: readonly unknown[] = [], options?: AllOptions) =>
         guarded(() => {
           const statement = prepare(sql)
-          if (!options?.exactIntegers) return statement.all(...normalise(params)) as T[]
-          statement.safeIntegers(true)
+          if (!options?.exactIntegers && !options?.arrays) return statement.all(...normalise(params)) as T[]
+          // the statement is cached: its modes are set for this call only
+          if (options.exactIntegers) statement.safeIntegers(true)
+          if (options.arrays) statement.raw(true)
           try {
             return statement.all(...normalise(params)) as T[]
           } finally {
-            statement.safeIntegers(false)
+            if (options.exactIntegers) statement.safeIntegers(false)
+            if (options.arrays) statement.raw(false)
           }
         }),
       get: <T>(sql: string, params: readonly unknown[] = []) => guarded(() => prepare(sql).get(...normalise(params)) as T | undefined),
