@@ -6,7 +6,7 @@
  * the portal's Connections page shows the compactor's progress and lag.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -40,8 +40,8 @@ for (const backend of BACKENDS) {
       return { columns: response.body.columns, results: response.body.results, truncated: response.body.truncated }
     }
 
+    const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-columnar-'))
     before(async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'provenant-test-columnar-'))
       server = await startTestServer(backend, {
         dataDir,
         // the background pass waits an hour: the test compacts when it wants to
@@ -55,7 +55,10 @@ for (const backend of BACKENDS) {
       editor = await server.token('editor')
       approver = await server.token('approver')
     })
-    after(() => server.stop())
+    after(async () => {
+      await server.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    })
 
     it('compaction changes no answer; rows acknowledged afterwards show at once', async () => {
       const columnar = server.runtime.columnar

@@ -58,7 +58,10 @@ export async function openBrowser(): Promise<Browser> {
 }
 
 const DOCS_SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-const screenshotDir = process.env['PROVENANT_SCREENSHOTS'] === '1' ? DOCS_SCREENSHOTS : mkdtempSync(join(tmpdir(), 'provenant-screens-'))
+const keepScreenshots = process.env['PROVENANT_SCREENSHOTS'] === '1'
+const screenshotDir = keepScreenshots ? DOCS_SCREENSHOTS : mkdtempSync(join(tmpdir(), 'provenant-screens-'))
+// a test run's screenshots are only for that run (PROVENANT_SCREENSHOTS=1 writes docs/screenshots/)
+if (!keepScreenshots) process.once('exit', () => rmSync(screenshotDir, { recursive: true, force: true }))
 
 /** Saves a full-page screenshot named `<name>.png`; returns its path. */
 export async function screenshot(page: Page, name: string): Promise<string> {

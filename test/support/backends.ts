@@ -16,16 +16,20 @@ export type PerBackend<T> = Record<Backend, T>
 export const PG_ADMIN_URL = process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 
 async function postgresReachable(): Promise<boolean> {
-  // generous: on a loaded machine the first connection can take seconds (a refused one still fails at once)
-  const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 15_000 })
-  try {
-    await client.connect()
-    await client.query('SELECT 1')
-    return true
-  } catch {
-    return false
-  } finally {
-    await client.end().catch(() => {})
+  // generous: on a loaded machine the first connection can take seconds, and a burst of other
+  // suites can briefly hold every connection slot; a refused connection (no server) fails at once
+  for (let attempt = 1; ; attempt++) {
+    const client = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 15_000 })
+    try {
+      await client.connect()
+      await client.query('SELECT 1')
+      return true
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ECONNREFUSED' || attempt === 3) return false
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+    } finally {
+      await client.end().catch(() => {})
+    }
   }
 }
 

@@ -164,7 +164,15 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
     if (opts.rawBody !== undefined) body = opts.rawBody
     else if (opts.body !== undefined) body = JSON.stringify(opts.body)
     if (body !== undefined) headers['content-type'] ??= 'application/json'
-    const response = await fetch(`${address}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const request = () => fetch(`${address}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const response = await request().catch((error: unknown) => {
+      // A kept-alive connection the server closed for idleness (72 s) just as the client reused it
+      // is reset; HTTP lets a client repeat an idempotent request then (RFC 9110 §9.2.2), as
+      // browsers do. Seen between suites that leave the server idle for minutes on a loaded machine.
+      const code = (error as { cause?: { code?: string } }).cause?.code
+      if ((method === 'GET' || method === 'HEAD') && code === 'ECONNRESET') return request()
+      throw error
+    })
     const text = await response.text()
     let parsed: unknown
     try {

@@ -466,15 +466,20 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
    * the tail from the row store. Columns a segment lacks (added later) read as NULL, or "" for strings.
    */
   async function defineView(connection: DuckDBConnection, table: ConnectionTable): Promise<void> {
-    // one consistent picture: the watermark, the manifest and the overlay in one read transaction
-    const { mark, list, overlay } = await db.transaction(async (tx) => {
-      const w = await tx.get<Row>('SELECT last_rowid FROM columnar_watermarks WHERE sql_name = ?', [table.sqlName])
+    // The rows the segments hold end at the highest max_rowid the manifest lists (a segment and the
+    // watermark move in one transaction; a merge keeps the range), so the tail starts there: taken
+    // from the same statement as the list, it cannot disagree with it. (Reading the watermark in a
+    // statement of its own let a compaction commit in between on PostgreSQL, where each statement
+    // of a READ COMMITTED transaction sees its own snapshot: the new segment's rows were then read
+    // twice, from the segment and from the tail.)
+    const { list, overlay } = await db.transaction(async (tx) => {
       const l = await tx.all<Row>('SELECT * FROM columnar_segments WHERE sql_name = ? ORDER BY min_rowid', [table.sqlName], {
         exactIntegers: true,
       })
       const o = await tx.all<Row>('SELECT rowid FROM columnar_overlay WHERE sql_name = ?', [table.sqlName])
-      return { mark: w ? toNumber(w['last_rowid']) : 0, list: l.map(segmentOf), overlay: o.map((r) => toNumber(r['rowid'])) }
+      return { list: l.map(segmentOf), overlay: o.map((r) => toNumber(r['rowid'])) }
     })
+    const mark = list.reduce((m, s) => Math.max(m, s.maxRowId), 0)
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const tail = `${table.sqlName}__tail`
     const corrected = overlay.filter((id) => id <= mark)
