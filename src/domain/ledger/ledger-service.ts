@@ -4,7 +4,9 @@
  * with a signed checkpoint per batch and a heads-log entry per checkpoint, appends inside a caller's
  * transaction (decisions that commit with their change), queries, whole-chain verify on one read
  * snapshot, streamed exports with the latest checkpoint, and RFC 9162 inclusion and consistency
- * proofs. The HTTP routes, the activity log of decisions and calls, and the CLI all go through here.
+ * proofs, by container. The activity log of decisions and calls and the CLI use it directly; the
+ * API and the portal go through the caller's commands (ledger-commands.ts), which pick and check
+ * the container and parse the RecordID.
  */
 
 import type { KeyObject } from 'node:crypto'

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { formatRecordId, MAX_RECORD_SEQ, parseRecordId } from './record-id.js'
+import { InvalidInputError } from '../errors.js'
+import { formatRecordId, MAX_RECORD_SEQ, parseRecordId, recordSeqOf } from './record-id.js'
 
 function reason(raw: unknown): string {
   const r = parseRecordId(raw)
@@ -69,5 +70,20 @@ describe('formatRecordId', () => {
     for (const bad of [0, -1, 1.5, NaN, MAX_RECORD_SEQ + 1, Number.MAX_SAFE_INTEGER]) {
       assert.throws(() => formatRecordId(bad), RangeError)
     }
+  })
+})
+
+describe('recordSeqOf (what every ledger command applies to a RecordID as sent)', () => {
+  it('is null for none given, the sequence for a good one, and a 400 with the parser reason otherwise', () => {
+    assert.equal(recordSeqOf(null), null)
+    assert.equal(recordSeqOf(undefined), null)
+    assert.equal(recordSeqOf('000000000042'), 42)
+    for (const bad of [' 000000000001 ', '1', 1, '', '000000000000']) {
+      assert.throws(
+        () => recordSeqOf(bad),
+        (e: unknown) => e instanceof InvalidInputError && e.message === reason(bad),
+      )
+    }
+    assert.throws(() => recordSeqOf(undefined, { required: true }), InvalidInputError)
   })
 })

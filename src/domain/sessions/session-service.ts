@@ -335,8 +335,8 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
    * Checks the password a signed-in person re-enters to sign (approve or reject in the portal).
    * A wrong password counts toward the sign-in throttle of the account and the address, exactly as
    * a failed sign-in does, so the signature form cannot be used to guess passwords; while the
-   * throttle holds, the password is not checked at all. The caller records the refusal with what
-   * was being signed.
+   * throttle holds, the password is not checked at all. The signatures service (the only caller,
+   * src/domain/signatures/) records the refusal with what was being signed.
    */
   async function confirmPassword(session: PortalSession, password: string, clientAddress: string): Promise<SignatureCheck> {
     const now = clock.now()

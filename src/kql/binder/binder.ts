@@ -7,25 +7,33 @@
  * lacks are KqlError('unsupported') naming the feature. Every error carries line and column.
  */
 import type { Visualization } from '../engine-types.js'
-import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
 import { arraySortOutputs } from '../functions/dynamic-functions.js'
-import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { multiColumnOutputs } from '../functions/series-functions.js'
-import { convertValue, valueToString } from '../functions/value-conversions.js'
+import { convertValue } from '../functions/value-conversions.js'
 import { KqlError, type KqlErrorKind, positionAt } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
-import { STRING_OPS } from '../plan/plan.js'
 import { tablesRead } from '../plan/plan-walk.js'
 import type { KqlSchema, KqlTable } from '../schema.js'
 import type * as A from '../syntax/ast.js'
 import { type DynamicValue, isNumericType, type KqlType, type KqlValue } from '../types.js'
-import { notSupported, UNSUPPORTED_FUNCTIONS, UNSUPPORTED_PLUGIN_REASON, unsupportedGeoReason } from '../unsupported.js'
+import {
+  type AggCollector,
+  type AnyValue,
+  type CallArg,
+  type DiscoveredSchema,
+  literal,
+  type PendingDiscovery,
+  type RowCtx,
+  ref,
+  visible,
+} from './bind-context.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
+import { bindEvaluate } from './plugins.js'
+import { argInfo, bindScalar, convert, fold, refuseIfUnsupported, toText } from './scalar-expressions.js'
 import { type Binding, Scope, type TabularValue } from './scope.js'
-import { arithmeticType, equatable, orderable } from './typing.js'
 
 export interface BoundQuery {
   /** The result plan (hidden columns already removed). */
@@ -41,16 +49,6 @@ export interface BoundQuery {
   readonly pending: readonly PendingDiscovery[]
 }
 
-/** What a data-dependent plugin turned out to produce, keyed by the plugin call's offset. */
-export type DiscoveredSchema =
-  | { readonly kind: 'bag'; readonly slots: readonly P.PlanColumn[] }
-  | { readonly kind: 'pivot'; readonly values: readonly KqlValue[] }
-
-/** A plugin waiting for its input to be run: `input` produces the rows to look at. */
-export type PendingDiscovery =
-  | { readonly kind: 'bag'; readonly key: number; readonly input: P.PlanNode; readonly bag: P.Expr; readonly ignored: readonly string[] }
-  | { readonly kind: 'pivot'; readonly key: number; readonly input: P.PlanNode; readonly pivot: P.Expr }
-
 /** Binds a parsed script. MUST throw only KqlError. */
 export function bindScript(
   script: A.Script,
@@ -62,35 +60,7 @@ export function bindScript(
   return new Binder(text, schema, library, discovered).bindScript(script)
 }
 
-interface RowCtx {
-  readonly columns: readonly P.PlanColumn[]
-  readonly scope: Scope
-  /** Set while binding summarize/make-series aggregate expressions. */
-  readonly agg?: AggCollector
-  /** scan: step name → offset of that step's state in the combined row. */
-  readonly steps?: ReadonlyMap<string, number>
-  /** scan: the columns of one step's state (input columns, then declared columns). */
-  readonly stepColumns?: readonly P.PlanColumn[]
-}
-
-interface AggCollector {
-  readonly input: RowCtx
-  /** Output position of the first aggregate (after the group keys). */
-  readonly base: number
-  readonly calls: P.AggregateCall[]
-  width: number
-}
-
-type AnyValue = { readonly kind: 'scalar'; readonly expr: P.Expr } | { readonly kind: 'tabular'; readonly value: TabularValue }
-
 /** A function argument already bound (invoke passes the piped table). */
-type CallArg = A.Expr | { readonly kind: 'BoundTable'; readonly value: TabularValue; readonly start: number; readonly end: number }
-
-const FOLD_RUNTIME: ExprRuntime = {
-  ctx: { now: 0n, random: () => 0.5 },
-  subqueries: new Map(),
-}
-
 const JOIN_KINDS = new Set<P.JoinKind>([
   'innerunique',
   'inner',
@@ -109,16 +79,6 @@ const JOIN_ALIASES: Readonly<Record<string, P.JoinKind>> = {
   semi: 'leftsemi',
 }
 
-const WINDOW_FUNCTIONS = new Set<P.WindowFn>([
-  'prev',
-  'next',
-  'row_number',
-  'row_cumsum',
-  'row_rank_min',
-  'row_rank_dense',
-  'row_window_session',
-])
-
 const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
   bool: 'System.SByte',
   int: 'System.Int32',
@@ -130,18 +90,6 @@ const GETSCHEMA_TYPES: Readonly<Record<KqlType, string>> = {
   timespan: 'System.TimeSpan',
   guid: 'System.Guid',
   dynamic: 'System.Object',
-}
-
-function ref(index: number, column: P.PlanColumn): P.ColumnRef {
-  return { kind: 'ColumnRef', index, name: column.name, type: column.type }
-}
-
-function literal(type: KqlType, value: KqlValue): P.Literal {
-  return { kind: 'Literal', type, value }
-}
-
-function visible(columns: readonly P.PlanColumn[]): P.PlanColumn[] {
-  return columns.filter((c) => !c.hidden)
 }
 
 function unhide(c: P.PlanColumn): P.PlanColumn {
@@ -176,49 +124,21 @@ function containsColumnRef(e: P.Expr): boolean {
   }
 }
 
-/** Whether an expression can be evaluated once at bind time (no rows, no clock, no randomness). */
-function isFoldable(e: P.Expr): boolean {
-  switch (e.kind) {
-    case 'Literal':
-      return true
-    case 'ColumnRef':
-    case 'Window':
-    case 'ScalarSubquery':
-    case 'InSubquery':
-      return false
-    case 'Call':
-      return e.deterministic && e.args.every(isFoldable)
-    case 'Binary':
-      return isFoldable(e.left) && isFoldable(e.right)
-    case 'Unary':
-    case 'Convert':
-      return isFoldable(e.operand)
-    case 'InList':
-      return isFoldable(e.operand) && e.items.every(isFoldable)
-    case 'Between':
-      return isFoldable(e.operand) && isFoldable(e.low) && isFoldable(e.high)
-    case 'Member':
-      return isFoldable(e.target) && isFoldable(e.key)
-    case 'Pack':
-      return e.entries.every((x) => isFoldable(x.value))
-  }
-}
-
 class Binder {
-  private readonly tables: ReadonlyMap<string, KqlTable>
+  readonly tables: ReadonlyMap<string, KqlTable>
   private visualization: Visualization | undefined
   private readonly activeFunctions = new Set<A.Lambda>()
   private materializeIds = 0
   /** `set query_bin_auto_size=...` / `set query_bin_auto_at=...`: what bin_auto() reads. */
-  private readonly binAuto: { size?: A.Expr; at?: A.Expr } = {}
+  readonly binAuto: { size?: A.Expr; at?: A.Expr } = {}
 
-  private readonly pending: PendingDiscovery[] = []
+  readonly pending: PendingDiscovery[] = []
 
   constructor(
     private readonly text: string,
     schema: KqlSchema,
-    private readonly lib: FunctionLibrary,
-    private readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
+    readonly lib: FunctionLibrary,
+    readonly discovered: ReadonlyMap<number, DiscoveredSchema>,
   ) {
     this.tables = new Map(schema.tables.map((t) => [t.name, t]))
   }
@@ -227,12 +147,12 @@ class Binder {
   // Errors
   // -------------------------------------------------------------------------------------------
 
-  private err(offset: number, detail: string, kind: KqlErrorKind = 'semantic'): KqlError {
+  err(offset: number, detail: string, kind: KqlErrorKind = 'semantic'): KqlError {
     return new KqlError(kind, detail, positionAt(this.text, offset))
   }
 
   /** Re-throws a library error that has no position with the call site's position. */
-  private rethrowAt(error: unknown, offset: number): never {
+  rethrowAt(error: unknown, offset: number): never {
     if (error instanceof KqlError) {
       if (error.position) throw error
       throw new KqlError(error.kind, error.message, positionAt(this.text, offset))
@@ -241,7 +161,7 @@ class Binder {
     throw new KqlError('semantic', message, positionAt(this.text, offset))
   }
 
-  private src(node: A.Span): string {
+  src(node: A.Span): string {
     return this.text.slice(node.start, node.end)
   }
 
@@ -269,7 +189,7 @@ class Binder {
             if (p.type.kind === 'tabular') throw this.err(p.start, 'tabular query parameters are not supported', 'unsupported')
             if (p.defaultValue) {
               const e = this.bindScalar(p.defaultValue, { columns: [], scope })
-              scope.set(p.name, { kind: 'scalar', expr: this.convert(e, p.type.type, p.defaultValue.start) })
+              scope.set(p.name, { kind: 'scalar', expr: convert(e, p.type.type, p.defaultValue.start) })
             } else {
               scope.set(p.name, { kind: 'unset-parameter', type: p.type.type })
             }
@@ -365,7 +285,7 @@ class Binder {
   }
 
   /** Whether an expression denotes a table or a scalar (KQL's grammar does not say). */
-  private classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
+  classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar' {
     if (this.patternInvocation(e, scope)) return 'tabular'
     switch (e.kind) {
       case 'Pipe':
@@ -472,7 +392,7 @@ class Binder {
     return assigned
   }
 
-  private invoke(
+  invoke(
     fn: Extract<Binding, { kind: 'function' }>,
     args: readonly CallArg[],
     callSite: A.Span,
@@ -541,7 +461,7 @@ class Binder {
   }
 
   /** Argument conversion for declared parameter types (numeric widening, dynamic to anything). */
-  private convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr {
+  convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr {
     if (e.type === to) return e
     const ok =
       (isNumericType(e.type) && isNumericType(to)) ||
@@ -551,14 +471,14 @@ class Binder {
       (to === 'string' && e.type === 'guid') ||
       (to === 'guid' && e.type === 'string')
     if (!ok) throw this.err(offset, `${what} must be ${to}, got ${e.type}`)
-    return this.convert(e, to, offset)
+    return convert(e, to, offset)
   }
 
   // -------------------------------------------------------------------------------------------
   // Tabular expressions
   // -------------------------------------------------------------------------------------------
 
-  private bindTabular(e: A.Expr, scope: Scope): TabularValue {
+  bindTabular(e: A.Expr, scope: Scope): TabularValue {
     const pattern = this.patternInvocation(e, scope)
     if (pattern) return this.bindPattern(pattern, scope)
     switch (e.kind) {
@@ -600,7 +520,7 @@ class Binder {
           return this.bindTableName(name, arg!.start, scope)
         }
         if (e.name === 'view') throw this.err(e.start, "'view' can only define a function in a let statement")
-        this.refuseIfUnsupported(e)
+        refuseIfUnsupported(this, e)
         throw this.err(e.start, `expected a tabular expression, found a call to the scalar function ${e.name}()`)
       }
       default:
@@ -737,7 +657,7 @@ class Binder {
     } else {
       throw this.err(e.start, `range needs numeric, datetime or timespan bounds, got ${from.type}, ${to.type} and ${step.type}`)
     }
-    const conv = (x: P.Expr): P.Expr => (type === 'real' || type === 'long' ? this.convert(x, type, e.start) : x)
+    const conv = (x: P.Expr): P.Expr => (type === 'real' || type === 'long' ? convert(x, type, e.start) : x)
     return {
       kind: 'Range',
       columns: [{ name: e.column, type }],
@@ -1037,7 +957,7 @@ class Binder {
       case 'Scan':
         return keep(this.bindScan(plan, op, ctx))
       case 'Evaluate':
-        return keep(this.bindEvaluate(plan, op, ctx))
+        return keep(bindEvaluate(this, plan, op, ctx)) // plugins.ts
       case 'Invoke': {
         const b = scope.get(op.call.name)
         if (b?.kind !== 'function') {
@@ -1143,7 +1063,7 @@ class Binder {
   private bindPredicate(e: A.Expr, ctx: RowCtx, what: string): P.Expr {
     const p = this.bindScalar(e, ctx)
     if (p.type === 'bool') return p
-    if (p.type === 'dynamic') return this.convert(p, 'bool', e.start)
+    if (p.type === 'dynamic') return convert(p, 'bool', e.start)
     throw this.err(e.start, `${what} needs a bool predicate, but '${this.src(e).slice(0, 40)}' is ${p.type}`)
   }
 
@@ -1156,7 +1076,7 @@ class Binder {
   }
 
   /** The column name an unnamed expression gets (a column keeps its name), or undefined. */
-  private nameOf(e: A.Expr, _ctx: RowCtx): string | undefined {
+  nameOf(e: A.Expr, _ctx: RowCtx): string | undefined {
     return resultName(e)
   }
 
@@ -1178,7 +1098,7 @@ class Binder {
     if (isSort && e.args.length < 2) return undefined
     const call = this.bindScalar(e, ctx)
     // the arguments' own types: a call of constants is folded into a literal, which keeps none
-    const infos = e.args.map((a) => this.argInfo(a, this.bindScalar(a, ctx)))
+    const infos = e.args.map((a) => argInfo(this, a, this.bindScalar(a, ctx)))
     const outputs = isSort ? arraySortOutputs(infos) : multiColumnOutputs(e.name, infos[0])!
     if (isSort && outputs.length < 2) return undefined
     if (item.names.length > outputs.length)
@@ -1194,7 +1114,7 @@ class Binder {
       return {
         name: item.names[i] ?? o.name,
         type: o.type,
-        expr: this.fold(this.convert(member, o.type, e.start)),
+        expr: fold(convert(member, o.type, e.start)),
         declared: i < item.names.length,
       }
     })
@@ -1205,7 +1125,7 @@ class Binder {
       )
       parts.forEach((p, i) => {
         const member: P.Expr = { kind: 'Member', type: 'dynamic', target: shared, key: literal('string', suffixes[i]!) }
-        p.expr = this.fold(this.convert(member, p.type, e.start))
+        p.expr = fold(convert(member, p.type, e.start))
       })
     }
     return print && item.names.length > 0 ? parts.filter((p) => p.declared) : parts
@@ -1432,506 +1352,9 @@ class Binder {
     return calls.map((c) => ({ ...c, outputs: c.outputs.map(() => names[k++]!) }))
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Scalar expressions
-  // -------------------------------------------------------------------------------------------
-
-  private convert(e: P.Expr, to: KqlType, _offset: number): P.Expr {
-    if (e.type === to) return e
-    if (e.kind === 'Literal') return literal(to, convertValue(to, e.type, e.value))
-    return { kind: 'Convert', type: to, operand: e }
-  }
-
-  /** Evaluates an all-constant expression now; keeps the expression if evaluation fails. */
-  private fold(e: P.Expr): P.Expr {
-    if (e.kind === 'Literal' || !isFoldable(e)) return e
-    try {
-      const value = compileExpr(e, FOLD_RUNTIME)([], 0, [])
-      return literal(e.type, value === undefined ? null : value)
-    } catch {
-      return e
-    }
-  }
-
+  /** Scalar expressions are bound by scalar-expressions.ts; the binder's parts call back through here. */
   bindScalar(e: A.Expr, ctx: RowCtx): P.Expr {
-    switch (e.kind) {
-      case 'Literal':
-        return literal(e.type, e.value)
-      case 'Name':
-        return this.bindName(e, ctx)
-      case 'Paren':
-        if (this.classify(e.expr, ctx.scope, ctx) === 'tabular' && e.expr.kind !== 'Name') {
-          throw this.err(e.start, 'a tabular expression cannot be used as a scalar; wrap it in toscalar()')
-        }
-        return this.bindScalar(e.expr, ctx)
-      case 'Unary': {
-        const operand = this.bindScalar(e.operand, ctx)
-        if (e.op === '+') return operand
-        if (!isNumericType(operand.type) && operand.type !== 'timespan' && operand.type !== 'dynamic') {
-          throw this.err(e.start, `unary '-' needs a number or a timespan, got ${operand.type}`)
-        }
-        return this.fold({ kind: 'Unary', op: 'negate', operand, type: operand.type })
-      }
-      case 'Binary':
-        return this.bindBinary(e, ctx)
-      case 'In':
-        return this.bindIn(e, ctx)
-      case 'Between': {
-        const operand = this.bindScalar(e.left, ctx)
-        const low = this.bindScalar(e.low, ctx)
-        let high = this.bindScalar(e.high, ctx)
-        if (operand.type === 'datetime' && low.type === 'datetime' && high.type === 'timespan') {
-          high = this.fold({ kind: 'Binary', op: '+', left: low, right: high, type: 'datetime' })
-        }
-        if (!orderable(operand.type, low.type) || !orderable(operand.type, high.type)) {
-          throw this.err(e.start, `between cannot compare ${operand.type} with ${low.type} .. ${high.type}`)
-        }
-        return this.fold({ kind: 'Between', type: 'bool', negated: e.negated, operand, low, high })
-      }
-      case 'Member':
-        return this.bindMember(e, ctx)
-      case 'Index': {
-        const target = this.bindScalar(e.target, ctx)
-        if (target.type !== 'dynamic')
-          throw this.err(e.start, `'${this.src(e.target).slice(0, 40)}' is ${target.type}; indexing needs a dynamic value`)
-        let key = this.bindScalar(e.index, ctx)
-        if (key.type === 'int') key = this.convert(key, 'long', e.index.start)
-        if (key.type !== 'string' && key.type !== 'long')
-          throw this.err(e.index.start, `an index must be a string or an integer, got ${key.type}`)
-        return this.fold({ kind: 'Member', type: 'dynamic', target, key })
-      }
-      case 'Call':
-        return this.bindCall(e, ctx)
-      case 'Star':
-        throw this.err(e.start, "'*' is not allowed here")
-      case 'NamedArg':
-        throw this.err(e.start, `named argument '${e.name}' is only allowed in calls of user-defined functions`)
-      case 'Pipe':
-      case 'Datatable':
-      case 'Print':
-      case 'Range':
-      case 'Union':
-        throw this.err(e.start, 'a tabular expression cannot be used as a scalar; wrap it in toscalar()')
-    }
-  }
-
-  private bindName(e: A.NameExpr, ctx: RowCtx): P.Expr {
-    const name = e.name
-    const idx = ctx.columns.findIndex((c) => c.name === name)
-    if (idx >= 0) {
-      if (ctx.agg) throw this.err(e.start, `'${name}' must be used inside an aggregation (summarize aggregates see groups, not rows)`)
-      return ref(idx, ctx.columns[idx]!)
-    }
-    if (ctx.steps?.has(name)) throw this.err(e.start, `'${name}' is a scan step; use ${name}.Column`)
-    const b = ctx.scope.get(name)
-    if (b) {
-      switch (b.kind) {
-        case 'scalar':
-          if (b.rowColumns && b.rowColumns !== ctx.columns && b.rowColumns !== ctx.agg?.input.columns) {
-            throw this.err(e.start, `'${name}' depends on the row of its caller and cannot be used in this subquery`, 'unsupported')
-          }
-          return b.expr
-        case 'tabular':
-          throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
-        case 'function': {
-          if (b.lambda.params.every((p) => p.defaultValue)) {
-            const v = this.invoke(b, [], e, ctx, ctx.scope)
-            if (v.kind === 'scalar') return v.expr
-          }
-          throw this.err(e.start, `'${name}' is a function; call it as ${name}(...)`)
-        }
-        case 'unset-parameter':
-          throw this.err(
-            e.start,
-            `query parameter '${name}' has no value (declare query_parameters without a default); give it a default value`,
-          )
-      }
-    }
-    if (name === '$left' || name === '$right') throw this.err(e.start, `${name} can only be used in a join condition`)
-    if (this.tables.has(name))
-      throw this.err(e.start, `'${name}' is a table; a scalar is expected here (use toscalar(${name}) for its first value)`)
-    const candidates = [...ctx.columns.filter((c) => !c.hidden).map((c) => c.name), ...ctx.scope.names()]
-    const what = ctx.columns.length > 0 ? 'column or variable' : 'name'
-    throw this.err(e.start, `unknown ${what} '${name}'${didYouMean(name, candidates)}`)
-  }
-
-  private bindMember(e: A.MemberExpr, ctx: RowCtx): P.Expr {
-    if (e.target.kind === 'Name' && ctx.steps?.has(e.target.name)) {
-      const offset = ctx.steps.get(e.target.name)!
-      const cols = ctx.stepColumns!
-      const i = cols.findIndex((c) => c.name === e.name)
-      if (i < 0)
-        throw this.err(
-          e.start,
-          `scan step '${e.target.name}' has no column '${e.name}'${didYouMean(
-            e.name,
-            cols.map((c) => c.name),
-          )}`,
-        )
-      return { kind: 'ColumnRef', index: offset + i, name: `${e.target.name}.${e.name}`, type: cols[i]!.type }
-    }
-    const target = this.bindScalar(e.target, ctx)
-    if (target.type !== 'dynamic') {
-      throw this.err(
-        e.start,
-        `'${this.src(e.target).slice(0, 40)}' is ${target.type}; '.${e.name}' needs a dynamic value (use parse_json() or todynamic())`,
-      )
-    }
-    return this.fold({ kind: 'Member', type: 'dynamic', target, key: literal('string', e.name) })
-  }
-
-  private bindBinary(e: A.BinaryExpr, ctx: RowCtx): P.Expr {
-    if (e.left.kind === 'Star') return this.bindStarPredicate(e, ctx)
-    const op = e.op
-    const left = this.bindScalar(e.left, ctx)
-    const right = this.bindScalar(e.right, ctx)
-    const lt = left.type
-    const rt = right.type
-    if (op === 'and' || op === 'or') {
-      const l = lt === 'dynamic' ? this.convert(left, 'bool', e.left.start) : left
-      const r = rt === 'dynamic' ? this.convert(right, 'bool', e.right.start) : right
-      if (l.type !== 'bool' || r.type !== 'bool') {
-        throw this.err(e.opStart, `'${op}' needs bool operands, got ${lt} and ${rt}`)
-      }
-      if (l.kind === 'Literal' && r.kind === 'Literal') return this.fold({ kind: 'Binary', op, left: l, right: r, type: 'bool' })
-      return { kind: 'Binary', op, left: l, right: r, type: 'bool' }
-    }
-    if (op === '+' || op === '-' || op === '*' || op === '/' || op === '%') {
-      const type = arithmeticType(op, lt, rt)
-      if (!type) throw this.err(e.opStart, `the operator '${op}' cannot be applied to ${lt} and ${rt}`)
-      let l = left
-      let r = right
-      if (type !== 'dynamic') {
-        if (lt === 'dynamic') l = this.convert(left, numericOperandType(type, rt), e.left.start)
-        if (rt === 'dynamic') r = this.convert(right, numericOperandType(type, lt), e.right.start)
-      }
-      return this.fold({ kind: 'Binary', op, left: l, right: r, type })
-    }
-    if (op === '==' || op === '!=' || op === '<' || op === '<=' || op === '>' || op === '>=') {
-      const ok = op === '==' || op === '!=' ? equatable(lt, rt) : orderable(lt, rt) || (lt === 'string' && rt === 'string')
-      if (!ok) throw this.err(e.opStart, `cannot compare ${lt} with ${rt} using '${op}'`)
-      return this.fold({ kind: 'Binary', op, left, right, type: 'bool' })
-    }
-    if (op === '=~' || op === '!~') {
-      return this.fold({
-        kind: 'Binary',
-        op,
-        left: this.toText(left, e.left.start),
-        right: this.toText(right, e.right.start),
-        type: 'bool',
-      })
-    }
-    if ((STRING_OPS as readonly string[]).includes(op)) {
-      const l = this.toText(left, e.left.start)
-      const r = this.toText(right, e.right.start)
-      if (op === 'matches regex' && r.kind === 'Literal') {
-        try {
-          compileRegex((r.value ?? '') as string, '', 'matches regex')
-        } catch (error) {
-          this.rethrowAt(error, e.right.start)
-        }
-      }
-      return this.fold({ kind: 'Binary', op: op as P.StringOp, left: l, right: r, type: 'bool' })
-    }
-    throw this.err(e.opStart, `unknown operator '${op}'`)
-  }
-
-  /** `* has "x"` and friends: true when any column matches. */
-  private bindStarPredicate(e: A.BinaryExpr, ctx: RowCtx): P.Expr {
-    const right = this.toText(this.bindScalar(e.right, ctx), e.right.start)
-    if (!(STRING_OPS as readonly string[]).includes(e.op) && e.op !== '==' && e.op !== '=~') {
-      throw this.err(e.start, `'*' can only be used with string operators such as has or contains`)
-    }
-    const negated = e.op.startsWith('!')
-    const positive = (negated ? e.op.slice(1) : e.op) as P.BinaryOp
-    let result: P.Expr | undefined
-    ctx.columns.forEach((c, i) => {
-      if (c.hidden) return
-      const test: P.Expr = { kind: 'Binary', op: positive, left: this.toText(ref(i, c), e.start), right, type: 'bool' }
-      result = result ? { kind: 'Binary', op: 'or', left: result, right: test, type: 'bool' } : test
-    })
-    const any: P.Expr = result ?? literal('bool', false)
-    return negated ? { kind: 'Unary', op: 'not', operand: any, type: 'bool' } : any
-  }
-
-  private toText(e: P.Expr, offset: number): P.Expr {
-    return e.type === 'string' ? e : this.convert(e, 'string', offset)
-  }
-
-  private bindIn(e: A.InExpr, ctx: RowCtx): P.Expr {
-    let operand = this.bindScalar(e.left, ctx)
-    const textual = e.op === 'has_any' || e.op === 'has_all' || e.op === 'in~' || e.op === '!in~'
-    if (e.items.length === 1 && this.classify(e.items[0]!, ctx.scope, ctx) === 'tabular') {
-      const sub = this.bindTabular(e.items[0]!, ctx.scope)
-      const first = visible(sub.plan.columns)[0]
-      if (!first) throw this.err(e.items[0]!.start, `the table after '${e.op}' has no columns`)
-      if (textual) operand = this.toText(operand, e.left.start)
-      return { kind: 'InSubquery', type: 'bool', op: e.op, operand, subquery: sub.plan }
-    }
-    const items = e.items.map((it) => this.bindScalar(it, ctx))
-    if (textual) {
-      operand = this.toText(operand, e.left.start)
-    } else if (operand.type === 'dynamic') {
-      const scalarItem = items.find((it) => it.type !== 'dynamic')
-      if (scalarItem) operand = this.convert(operand, scalarItem.type, e.left.start)
-    }
-    return this.fold({ kind: 'InList', type: 'bool', op: e.op, operand, items })
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Calls
-  // -------------------------------------------------------------------------------------------
-
-  private argInfo(ast: A.Expr, bound: P.Expr): ArgInfo {
-    const columnName = resultName(ast)
-    return {
-      type: bound.type,
-      text: this.src(ast),
-      ...(bound.kind === 'Literal' ? { constant: { value: bound.value } } : {}),
-      ...(columnName !== undefined ? { columnName } : {}),
-    }
-  }
-
-  /**
-   * bin_auto(x) with `set query_bin_auto_size=s` and `set query_bin_auto_at=a` (default 0) is
-   * bin(x - a, s) + a: the nearest multiple of s below x, shifted so that a bins to itself.
-   */
-  private binAutoExpr(e: A.CallExpr): A.Expr {
-    if (e.args.length !== 1) throw this.err(e.start, 'bin_auto() expects one argument')
-    const size = this.binAuto.size
-    if (!size) throw this.err(e.start, 'bin_auto() needs the bin size: add `set query_bin_auto_size=<size>;` before the query')
-    const x = e.args[0]!
-    const span = { start: e.start, end: e.end }
-    const at = this.binAuto.at
-    const bin = (v: A.Expr): A.Expr => ({ kind: 'Call', name: 'bin', nameEnd: e.nameEnd, args: [v, size], ...span })
-    if (!at) return bin(x)
-    const shifted: A.Expr = { kind: 'Binary', op: '-', opStart: e.start, left: x, right: at, ...span }
-    return { kind: 'Binary', op: '+', opStart: e.start, left: bin(shifted), right: at, ...span }
-  }
-
-  /** A documented function the engine refuses (unsupported.ts): named, with the reason. */
-  private refuseIfUnsupported(e: A.CallExpr): void {
-    const reason = UNSUPPORTED_FUNCTIONS.get(e.name) ?? unsupportedGeoReason(e.name)
-    if (reason !== undefined) throw this.err(e.start, notSupported(`${e.name}()`, reason), 'unsupported')
-  }
-
-  private bindCall(e: A.CallExpr, ctx: RowCtx): P.Expr {
-    const name = e.name
-    const b = ctx.scope.get(name)
-    if (b) {
-      if (b.kind === 'function') {
-        const v = this.invoke(b, e.args, e, ctx, ctx.scope)
-        if (v.kind !== 'scalar') throw this.err(e.start, `${name}() returns a table; a scalar is expected here (use toscalar())`)
-        return v.expr
-      }
-      throw this.err(e.start, `'${name}' is not a function`)
-    }
-    for (const a of e.args) {
-      if (a.kind === 'NamedArg') throw this.err(a.start, `named arguments are only supported for user-defined functions, not ${name}()`)
-    }
-    switch (name) {
-      case 'not': {
-        if (e.args.length !== 1) throw this.err(e.start, 'not() expects one argument')
-        let operand = this.bindScalar(e.args[0]!, ctx)
-        if (operand.type === 'dynamic') operand = this.convert(operand, 'bool', e.args[0]!.start)
-        if (operand.type !== 'bool') throw this.err(e.args[0]!.start, `not() needs a bool, got ${operand.type}`)
-        return this.fold({ kind: 'Unary', op: 'not', operand, type: 'bool' })
-      }
-      case 'toscalar': {
-        if (e.args.length !== 1) throw this.err(e.start, 'toscalar() expects one argument')
-        const arg = e.args[0]!
-        if (this.classify(arg, ctx.scope, ctx) !== 'tabular') return this.bindScalar(arg, ctx)
-        const sub = this.bindTabular(arg, ctx.scope)
-        const first = visible(sub.plan.columns)[0]
-        if (!first) throw this.err(arg.start, 'toscalar() needs a table with at least one column')
-        return { kind: 'ScalarSubquery', type: first.type, plan: sub.plan }
-      }
-      case 'pack_all': {
-        let skip = false
-        if (e.args.length > 1) throw this.err(e.start, 'pack_all() expects at most one argument')
-        if (e.args.length === 1) {
-          const a = this.bindScalar(e.args[0]!, { columns: [], scope: ctx.scope })
-          if (a.kind !== 'Literal' || typeof a.value !== 'boolean') throw this.err(e.args[0]!.start, 'pack_all() expects a constant bool')
-          skip = a.value
-        }
-        if (ctx.agg) throw this.err(e.start, 'pack_all() must be used inside an aggregation here')
-        const entries = ctx.columns
-          .map((c, i) => ({ c, i }))
-          .filter(({ c }) => !c.hidden)
-          .map(({ c, i }) => ({ key: c.name, value: ref(i, c) as P.Expr }))
-        return { kind: 'Pack', type: 'dynamic', entries, skipNullAndEmpty: skip }
-      }
-      case 'bag_pack_columns': {
-        const entries = e.args.map((a) => {
-          const v = this.bindScalar(a, ctx)
-          if (v.kind !== 'ColumnRef') throw this.err(a.start, 'bag_pack_columns() expects column names')
-          return { key: v.name, value: v as P.Expr }
-        })
-        return { kind: 'Pack', type: 'dynamic', entries, skipNullAndEmpty: false }
-      }
-      case 'column_ifexists': {
-        if (e.args.length !== 2) throw this.err(e.start, 'column_ifexists() expects a column name and a default value')
-        const nameValue = this.bindScalar(e.args[0]!, { columns: [], scope: ctx.scope })
-        if (nameValue.kind !== 'Literal' || typeof nameValue.value !== 'string')
-          throw this.err(e.args[0]!.start, 'column_ifexists() expects the column name as a string constant')
-        const idx = ctx.columns.findIndex((c) => c.name === nameValue.value)
-        if (idx >= 0) return ref(idx, ctx.columns[idx]!)
-        return this.bindScalar(e.args[1]!, ctx)
-      }
-      case 'column_names_of': {
-        const t = e.args[0]
-        if (!t || e.args.length !== 1) throw this.err(e.start, 'column_names_of() expects one table')
-        const v = this.bindTabular(t, ctx.scope)
-        return literal(
-          'dynamic',
-          visible(v.plan.columns).map((c) => c.name),
-        )
-      }
-      case 'bin_auto':
-        return this.bindScalar(this.binAutoExpr(e), ctx)
-      case 'materialize':
-      case 'table':
-      case 'view':
-        throw this.err(e.start, `${name}() returns a table; a scalar is expected here`)
-      default:
-        break
-    }
-    if (WINDOW_FUNCTIONS.has(name as P.WindowFn)) return this.bindWindow(name as P.WindowFn, e, ctx)
-    if (name === 'ingestion_time') {
-      if (e.args.length > 0) throw this.err(e.start, 'ingestion_time() takes no arguments')
-      // the documented way to read the hidden _ingested_at: the row's ingestion time while the row
-      // comes from a stored table, else null (as Kusto, where a table records no ingestion time)
-      const at = ctx.columns.findIndex((c) => c.name === '_ingested_at' && c.hidden === true && c.type === 'datetime')
-      return at >= 0 ? ref(at, ctx.columns[at]!) : { kind: 'Literal', type: 'datetime', value: null }
-    }
-    const aggregate = this.lib.lookupAggregate(name)
-    const scalar = this.lib.lookupScalar(name)
-    if (aggregate && (ctx.agg || !scalar)) {
-      if (!ctx.agg) {
-        throw this.err(e.start, `${name}() is an aggregation: use it in summarize, make-series or top-nested`)
-      }
-      return this.bindAggregate(e, aggregate, ctx.agg)
-    }
-    if (!scalar) {
-      this.refuseIfUnsupported(e)
-      const candidates = [
-        ...this.lib.scalarNames(),
-        ...(ctx.agg ? this.lib.aggregateNames() : []),
-        ...ctx.scope.names(),
-        'not',
-        'toscalar',
-        'pack_all',
-        'column_ifexists',
-        ...WINDOW_FUNCTIONS,
-      ]
-      throw this.err(e.start, `unknown function '${name}'${didYouMean(name, candidates)}`)
-    }
-    const args: P.Expr[] = []
-    const infos: ArgInfo[] = []
-    for (const a of e.args) {
-      if (a.kind === 'Star') throw this.err(a.start, `'*' is not a valid argument of ${name}()`)
-      if (this.classify(a, ctx.scope, ctx) === 'tabular' && a.kind !== 'Name') {
-        throw this.err(a.start, `${name}() expects scalar arguments; wrap the table in toscalar()`)
-      }
-      const bound = this.bindScalar(a, ctx)
-      args.push(bound)
-      infos.push(this.argInfo(a, bound))
-    }
-    let impl: P.Call['impl']
-    try {
-      impl = scalar.bind(infos)
-    } catch (error) {
-      this.rethrowAt(error, e.start)
-    }
-    const call: P.Call = { kind: 'Call', type: impl.type, name, args, impl, deterministic: scalar.deterministic !== false }
-    return this.fold(call)
-  }
-
-  private bindAggregate(e: A.CallExpr, fn: AggregateFunction, agg: AggCollector): P.Expr {
-    let star = false
-    const args: P.Expr[] = []
-    const infos: ArgInfo[] = []
-    for (const a of e.args) {
-      if (a.kind === 'Star') {
-        star = true
-        continue
-      }
-      const bound = this.bindScalar(a, agg.input)
-      args.push(bound)
-      infos.push(this.argInfo(a, bound))
-    }
-    let impl: P.AggregateCall['impl']
-    const inputColumns = visible(agg.input.columns)
-    try {
-      impl = fn.bind(infos, { star, inputColumns: inputColumns.map((c) => ({ name: c.name, type: c.type })) })
-    } catch (error) {
-      this.rethrowAt(error, e.start)
-    }
-    // `*`: the accumulator receives every input column's value after the explicit arguments
-    if (star) for (const c of inputColumns) args.push(ref(agg.input.columns.indexOf(c), c))
-    if (impl.outputs.length === 0) throw this.err(e.start, `${e.name}() produced no columns`)
-    const outputs = impl.outputs.map((o) => ({ name: o.name, type: o.type }))
-    const index = agg.base + agg.width
-    agg.calls.push({ name: e.name, args, star, impl, outputs })
-    agg.width += outputs.length
-    return { kind: 'ColumnRef', index, name: outputs[0]!.name, type: outputs[0]!.type }
-  }
-
-  private bindWindow(fn: P.WindowFn, e: A.CallExpr, ctx: RowCtx): P.Expr {
-    const args = e.args.map((a) => this.bindScalar(a, ctx))
-    const arity = (min: number, max: number): void => {
-      if (args.length < min || args.length > max) {
-        throw this.err(
-          e.start,
-          `${fn}() expects ${min === max ? min : `${min} to ${max}`} argument${max === 1 ? '' : 's'}, got ${args.length}`,
-        )
-      }
-    }
-    const boolArg = (i: number): void => {
-      const a = args[i]
-      if (a && a.type !== 'bool') throw this.err(e.args[i]!.start, `${fn}(): argument ${i + 1} must be bool, got ${a.type}`)
-    }
-    switch (fn) {
-      case 'prev':
-      case 'next': {
-        arity(1, 3)
-        const value = args[0]!
-        if (args[1]) {
-          if (args[1].kind !== 'Literal' || typeof args[1].value !== 'number' || args[1].value < 0) {
-            throw this.err(e.args[1]!.start, `${fn}(): the offset must be a constant non-negative integer`)
-          }
-        }
-        const out = [...args]
-        if (out[2]) out[2] = this.convertArgument(out[2], value.type, e.args[2]!.start, `${fn}(): the default`)
-        return { kind: 'Window', fn, args: out, type: value.type }
-      }
-      case 'row_number': {
-        arity(0, 2)
-        if (args[0] && !isNumericType(args[0].type)) throw this.err(e.args[0]!.start, 'row_number(): the start must be a number')
-        boolArg(1)
-        return { kind: 'Window', fn, args, type: 'long' }
-      }
-      case 'row_cumsum': {
-        arity(1, 2)
-        boolArg(1)
-        const t = args[0]!.type
-        if (!isNumericType(t) && t !== 'timespan') throw this.err(e.args[0]!.start, `row_cumsum() needs a number or a timespan, got ${t}`)
-        return { kind: 'Window', fn, args, type: t === 'decimal' ? 'real' : t }
-      }
-      case 'row_rank_min':
-      case 'row_rank_dense':
-        arity(1, 2)
-        boolArg(1)
-        return { kind: 'Window', fn, args, type: 'long' }
-      case 'row_window_session': {
-        arity(3, 4)
-        boolArg(3)
-        if (args[0]!.type !== 'datetime') throw this.err(e.args[0]!.start, `row_window_session() needs a datetime, got ${args[0]!.type}`)
-        if (args[1]!.type !== 'timespan' || args[2]!.type !== 'timespan')
-          throw this.err(e.start, 'row_window_session(): the distances must be timespans')
-        return { kind: 'Window', fn, args, type: 'datetime' }
-      }
-    }
+    return bindScalar(this, e, ctx)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -2145,7 +1568,7 @@ class Binder {
         }
       }
     }
-    const source = this.toText(this.bindScalar(op.source, ctx), op.source.start)
+    const source = toText(this.bindScalar(op.source, ctx), op.source.start)
     const columns: P.PlanColumn[] = [...plan.columns]
     const types: KqlType[] = []
     const outputs: number[] = []
@@ -2183,7 +1606,7 @@ class Binder {
   }
 
   private bindParseKv(plan: P.PlanNode, op: A.ParseKvOp, ctx: RowCtx): P.ParseKv {
-    const source = this.toText(this.bindScalar(op.source, ctx), op.source.start)
+    const source = toText(this.bindScalar(op.source, ctx), op.source.start)
     const columns: P.PlanColumn[] = [...plan.columns]
     const keys = op.keys.map((k) => {
       let output = columns.findIndex((c) => c.name === k.name)
@@ -2420,225 +1843,8 @@ class Binder {
   }
 
   // -------------------------------------------------------------------------------------------
-  // evaluate / render
+  // render (evaluate plugins: plugins.ts)
   // -------------------------------------------------------------------------------------------
-
-  private bindEvaluate(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.PlanNode {
-    const call = op.call
-    switch (call.name) {
-      case 'bag_unpack':
-        return this.bindBagUnpack(plan, op, ctx)
-      case 'pivot':
-        return this.bindPivot(plan, op, ctx)
-      case 'narrow':
-        return this.bindNarrow(plan)
-      default:
-        throw this.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, UNSUPPORTED_PLUGIN_REASON), 'unsupported')
-    }
-  }
-
-  private constantArg(e: A.Expr | undefined, scope: Scope, what: string): KqlValue | undefined {
-    if (!e) return undefined
-    const v = this.bindScalar(e, { columns: [], scope })
-    if (v.kind !== 'Literal') throw this.err(e.start, `${what} must be a constant`)
-    return v.value
-  }
-
-  /**
-   * bag_unpack(column [, prefix [, columnsConflict [, ignoredProperties]]]) [: (schema)]. Without a
-   * schema the properties come from the data: the query is bound again once they are known.
-   */
-  private bindBagUnpack(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.BagUnpack {
-    // positional arguments, or named ones (columnsConflict='keep_source')
-    const names = ['column', 'outputcolumnprefix', 'columnsconflict', 'ignoredproperties']
-    const positional: (A.Expr | undefined)[] = []
-    for (const a of op.call.args) {
-      if (a.kind !== 'NamedArg') {
-        positional.push(a)
-        continue
-      }
-      const at = names.indexOf(a.name.toLowerCase())
-      if (at < 0) throw this.err(a.start, `bag_unpack() has no parameter '${a.name}'`)
-      positional[at] = a.value
-    }
-    const call = { ...op.call, args: positional as A.Expr[] }
-    const arg = call.args[0]
-    if (!arg) throw this.err(call.start, 'bag_unpack() expects the dynamic column to unpack')
-    const bag = this.bindScalar(arg, ctx)
-    if (bag.kind !== 'ColumnRef' || bag.type !== 'dynamic') throw this.err(arg.start, 'bag_unpack() expects a dynamic column')
-    const prefix = this.constantArg(call.args[1], ctx.scope, 'bag_unpack(): the prefix') ?? ''
-    if (typeof prefix !== 'string') throw this.err(call.args[1]!.start, 'bag_unpack(): the prefix must be a string')
-    const conflict = this.constantArg(call.args[2], ctx.scope, 'bag_unpack(): columnsConflict') ?? 'error'
-    if (conflict !== 'error' && conflict !== 'replace_source' && conflict !== 'keep_source') {
-      throw this.err(call.args[2]!.start, "bag_unpack(): columnsConflict must be 'error', 'replace_source' or 'keep_source'")
-    }
-    const ignoredValue = this.constantArg(call.args[3], ctx.scope, 'bag_unpack(): ignoredProperties')
-    const ignored = Array.isArray(ignoredValue) ? ignoredValue.filter((x): x is string => typeof x === 'string') : []
-    const kept = plan.columns.map((c, i) => ({ c, i })).filter(({ c, i }) => !c.hidden && i !== bag.index)
-    const columns: P.PlanColumn[] = []
-    const sources: P.BagUnpack['sources'][number][] = []
-    if (op.schema) {
-      if (op.schemaStar) {
-        for (const { c, i } of kept) {
-          columns.push(c)
-          sources.push({ column: i })
-        }
-      }
-      for (const decl of op.schema) {
-        const existing = kept.find(({ c }) => c.name === decl.name)
-        if (existing && !op.schemaStar) {
-          columns.push({ name: decl.name, type: existing.c.type })
-          sources.push({ column: existing.i })
-          continue
-        }
-        if (existing) continue
-        columns.push({ name: decl.name, type: decl.type })
-        sources.push({ property: decl.name.startsWith(prefix) ? decl.name.slice(prefix.length) : decl.name })
-      }
-      return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
-    }
-    const found = this.discovered.get(op.start)
-    if (!found) this.pending.push({ kind: 'bag', key: op.start, input: plan, bag, ignored })
-    const slots = found?.kind === 'bag' ? found.slots : []
-    const keptNames = new Set(kept.map(({ c }) => c.name))
-    const replaced = new Set<string>()
-    const slotColumns: P.PlanColumn[] = []
-    const slotSources: { property: string }[] = []
-    for (const slot of slots) {
-      const name = prefix + slot.name
-      if (keptNames.has(name)) {
-        if (conflict === 'error') {
-          throw this.err(
-            call.start,
-            `bag_unpack(): the property '${slot.name}' would become a column '${name}', which already exists (use columnsConflict)`,
-          )
-        }
-        if (conflict === 'keep_source') continue
-        replaced.add(name)
-      }
-      slotColumns.push({ name, type: slot.type })
-      slotSources.push({ property: slot.name })
-    }
-    for (const { c, i } of kept) {
-      if (replaced.has(c.name)) continue
-      columns.push(c)
-      sources.push({ column: i })
-    }
-    columns.push(...slotColumns)
-    sources.push(...slotSources)
-    return { kind: 'BagUnpack', columns, input: plan, bagColumn: bag.index, sources }
-  }
-
-  /** pivot(column [, aggregation [, keys...]]): one column per distinct value of `column`. */
-  private bindPivot(plan: P.PlanNode, op: A.EvaluateOp, ctx: RowCtx): P.Pivot {
-    const call = op.call
-    const [pivotArg, second, ...rest] = call.args
-    if (!pivotArg) throw this.err(call.start, 'pivot() expects the column to pivot')
-    const pivot = this.bindScalar(pivotArg, ctx)
-    let aggAst: A.CallExpr | undefined
-    let keyArgs: A.Expr[] = rest
-    if (second) {
-      if (second.kind === 'Call' && this.lib.lookupAggregate(second.name)) aggAst = second
-      else keyArgs = [second, ...rest]
-    }
-    const agg: AggCollector = { input: ctx, base: 0, calls: [], width: 0 }
-    this.bindScalar(aggAst ?? { kind: 'Call', name: 'count', nameEnd: call.start, args: [], start: call.start, end: call.start }, {
-      ...ctx,
-      agg,
-    })
-    const aggregate = agg.calls[0]!
-    const referenced = new Set<string>()
-    const collect = (e: A.Expr): void => {
-      if (e.kind === 'Name') referenced.add(e.name)
-      else if (e.kind === 'Call') e.args.forEach(collect)
-      else if (e.kind === 'Binary') {
-        collect(e.left)
-        collect(e.right)
-      } else if (e.kind === 'Paren') collect(e.expr)
-      else if (e.kind === 'Member' || e.kind === 'Index') collect(e.target)
-    }
-    if (aggAst) aggAst.args.forEach(collect)
-    const pivotName = pivot.kind === 'ColumnRef' ? pivot.name : undefined
-    const keys: P.Expr[] = []
-    const columns: P.PlanColumn[] = []
-    if (keyArgs.length > 0) {
-      for (const k of keyArgs) {
-        const e = this.bindScalar(k, ctx)
-        keys.push(e)
-        columns.push({ name: this.nameOf(k, ctx) ?? `Column${columns.length + 1}`, type: e.type })
-      }
-    } else {
-      plan.columns.forEach((c, i) => {
-        if (c.hidden || c.name === pivotName || referenced.has(c.name)) return
-        keys.push(ref(i, c))
-        columns.push(c)
-      })
-    }
-    const found = this.discovered.get(op.start)
-    if (!found) this.pending.push({ kind: 'pivot', key: op.start, input: plan, pivot })
-    const values = found?.kind === 'pivot' ? found.values : []
-    const taken = new Set(columns.map((c) => c.name))
-    const outType = aggregate.outputs[0]!.type
-    for (const v of values) {
-      const name = uniqueName(v === null || v === undefined ? '' : valueToString(pivot.type, v), taken)
-      taken.add(name)
-      columns.push({ name, type: outType })
-    }
-    return { kind: 'Pivot', columns, input: plan, keys, pivot, aggregate, values }
-  }
-
-  /** evaluate narrow(): one row per (row, column) with the value as text: Row, Column, Value. */
-  private bindNarrow(plan: P.PlanNode): P.PlanNode {
-    const cols = plan.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden)
-    const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
-    const numbered: P.Project = {
-      kind: 'Project',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Pairs', type: 'dynamic' },
-      ],
-      input: serialized,
-      exprs: [
-        { kind: 'Window', fn: 'row_number', args: [literal('long', 0)], type: 'long' },
-        {
-          kind: 'Pack',
-          type: 'dynamic',
-          skipNullAndEmpty: false,
-          entries: cols.map(({ c, i }) => ({ key: c.name, value: { kind: 'Convert', type: 'string', operand: ref(i, c) } as P.Expr })),
-        },
-      ],
-    }
-    const expanded: P.MvExpand = {
-      kind: 'MvExpand',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Pairs', type: 'dynamic' },
-      ],
-      input: numbered,
-      items: [{ expr: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, output: 1, type: 'dynamic' }],
-      bagExpansion: 'array',
-    }
-    const pair = (i: number): P.Expr => ({
-      kind: 'Convert',
-      type: 'string',
-      operand: {
-        kind: 'Member',
-        type: 'dynamic',
-        target: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' },
-        key: literal('long', i),
-      },
-    })
-    return {
-      kind: 'Project',
-      columns: [
-        { name: 'Row', type: 'long' },
-        { name: 'Column', type: 'string' },
-        { name: 'Value', type: 'string' },
-      ],
-      input: expanded,
-      exprs: [{ kind: 'ColumnRef', index: 0, name: 'Row', type: 'long' }, pair(0), pair(1)],
-    }
-  }
 
   private bindRender(op: A.RenderOp, scope: Scope): Visualization {
     const properties: Record<string, unknown> = {}
@@ -2654,13 +1860,6 @@ class Binder {
     }
     return { kind: op.chart, properties }
   }
-}
-
-/** Which type a dynamic operand converts to so the operation yields `result`. */
-function numericOperandType(result: KqlType, other: KqlType): KqlType {
-  if (result === 'datetime' && other === 'datetime') return 'timespan'
-  if (result === 'datetime' || result === 'timespan') return other === 'timespan' || other === 'datetime' ? 'timespan' : result
-  return result
 }
 
 /** Natural ("granny") order: digit runs compare as numbers, case-insensitively. */
