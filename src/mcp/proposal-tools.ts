@@ -16,7 +16,7 @@ import {
   type ProposalService,
   proposedChangeSchema,
 } from '../domain/proposals/index.js'
-import { proposalReviewPath } from '../shared/portal-links.js'
+import { proposalPageAddress } from '../shared/portal-links.js'
 import { missingRightResult, runTool, structuredResult } from './tool-result.js'
 
 export interface ProposalToolDeps {
@@ -47,7 +47,7 @@ export function registerProposalTools(server: McpServer, caller: Caller, deps: P
   const { proposals, publicUrl, onUnexpected } = deps
   if (!caller.rights.has('proposals:create')) return
   // the Proposals page opened at this proposal (it survives the sign-in page; src/shared/portal-links.ts)
-  const reviewUrlOf = (p: Proposal) => `${publicUrl}${proposalReviewPath(p.id)}`
+  const reviewUrlOf = (p: Proposal) => `${publicUrl}${proposalPageAddress(p.id)}`
 
   const viewOf = (p: Proposal): z.output<typeof proposalView> => ({
     proposalId: p.id,

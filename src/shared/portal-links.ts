@@ -6,6 +6,6 @@
  */
 
 /** The Proposals page opened at one proposal (`?proposal=` shows it first; `#id` scrolls to it). */
-export function proposalReviewPath(proposalId: string): string {
+export function proposalPageAddress(proposalId: string): string {
   return `/portal/proposals?proposal=${encodeURIComponent(proposalId)}#${encodeURIComponent(proposalId)}`
 }

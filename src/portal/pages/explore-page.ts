@@ -23,7 +23,7 @@ import { stringify } from 'lossless-json'
 import type { Caller } from '../../domain/access/index.js'
 import { DomainError, HTTP_STATUS, InvalidInputError } from '../../domain/errors.js'
 import { aggregateNames, scalarNames } from '../../kql/index.js'
-import { proposalReviewPath } from '../../shared/portal-links.js'
+import { proposalPageAddress } from '../../shared/portal-links.js'
 import { exploreAssets } from '../explore-bundle.js'
 import { type Html, html } from '../html.js'
 import { KEYWORDS } from '../kql-highlight.js'
@@ -246,7 +246,7 @@ export function exploreRoutes(): PortalRoute[] {
             },
             'portal',
           )
-          return json({ id: proposal.id, status: proposal.status, reviewUrl: proposalReviewPath(proposal.id) }, 201)
+          return json({ id: proposal.id, status: proposal.status, reviewUrl: proposalPageAddress(proposal.id) }, 201)
         } catch (error) {
           return errorJson(error)
         }
