@@ -3,7 +3,7 @@
 // list is built here and passed explicitly (design §3). Optional arguments filter the files by
 // substring: `node scripts/run-tests.mjs kql ledger`.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
@@ -54,6 +54,9 @@ const concurrency = process.env['PROVENANT_TEST_CONCURRENCY'] ?? '2'
 // Every temporary file the tests make goes under one directory of this run, so what a test forgets
 // to clean up is found and named (tests clean up after themselves; the list below says who did not).
 const runTmp = mkdtempSync(join(tmpdir(), 'provenant-test-run-'))
+// others may pass through (not list): the MQTT suite's broker drops root for its own user and must
+// reach the password file in its (private) directory below this one
+chmodSync(runTmp, 0o711)
 // tsx keeps its transform cache (and its IPC pipes) in the temporary directory: link the usual one
 // in, so a run keeps the warm cache of the last and the leftovers below are only the tests' own.
 const tsxCache = `tsx-${process.getuid?.() ?? 0}`

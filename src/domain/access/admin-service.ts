@@ -3,6 +3,8 @@
  * Workspaces and accounts: what operators manage with the CLI (`workspace create`, `account add`)
  * and administrators in the portal.
  */
+
+import { randomBytes } from 'node:crypto'
 import type { Clock } from '../../shared/clock.js'
 import { newId } from '../../shared/ids.js'
 import { InvalidInputError, NotFoundError } from '../errors.js'
@@ -129,13 +131,21 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     await stores.access.setPasswordHash(account.id, await hashPassword(password, deps.scryptCost))
   }
 
+  // A hash of a random password at this deployment's cost (made once): checking it costs what
+  // checking a real account's password costs, whatever cost the deployment configured.
+  let dummy: Promise<string> | undefined
+  const dummyHash = (): Promise<string> => {
+    dummy ??= hashPassword(randomBytes(18).toString('base64'), deps.scryptCost)
+    return dummy
+  }
+
   /** Checks a password; false for unknown accounts, disabled accounts and accounts without one. */
   async function checkPassword(accountName: string, password: string): Promise<Account | undefined> {
     const account = await stores.access.accountByName(accountName)
     const hash = account && !account.disabled ? await stores.access.passwordHash(account.id) : undefined
     if (!account || !hash) {
       // Spend the same time as a real check so unknown names cannot be told apart by timing.
-      await verifyPassword(password, DUMMY_HASH)
+      await verifyPassword(password, await dummyHash())
       return undefined
     }
     return (await verifyPassword(password, hash)) ? account : undefined
@@ -165,9 +175,6 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       stores.access.membership(workspaceId, accountId),
   }
 }
-
-// A syntactically valid hash of a random password at the default cost (used only for timing).
-const DUMMY_HASH = 'scrypt$17$8$1$c2FsdHNhbHRzYWx0c2FsdA==$9J6bq2w3x5gM9wq6b1m2nQh8m2m4o1o7d2c5f3b1a0A='
 
 export function checkPasswordStrength(password: string): void {
   if (password.length < 12) throw new InvalidInputError('a password needs at least 12 characters')
