@@ -1,7 +1,6 @@
 // The project's test reporter (issue 18 item 4): node's own counts and exit code, told honestly.
 //
-// - Each file's results are printed together when the file ends (two files run at once, so a
-//   streaming reporter interleaves them), with the file's duration.
+// - Each file's results are printed under its name; the slowest files are listed at the end.
 // - A test skipped because a prerequisite is missing is counted as skipped, and its reason is
 //   printed once in the summary with how many tests it skipped, not once per test.
 // - A known `todo` that fails is listed as a todo, not as a red failure block: node counts it under
@@ -34,16 +33,19 @@ function describeError(error) {
 }
 
 export default async function* report(source) {
-  const linesByFile = new Map()
   const fileDurations = []
   const failures = []
   const todos = []
   const skipReasons = new Map()
   const totals = {}
+  let currentFile
 
-  const bufferFor = (file) => {
-    if (!linesByFile.has(file)) linesByFile.set(file, [])
-    return linesByFile.get(file)
+  // node reports each file's tests in order, a file at a time (only `test:complete` arrives as
+  // things finish), so results print as they come under a header naming the file
+  const header = (file) => {
+    if (file === currentFile || file === undefined) return ''
+    currentFile = file
+    return `${shortPath(file)}\n`
   }
 
   for await (const event of source) {
@@ -55,53 +57,45 @@ export default async function* report(source) {
         if (isFileItself && event.type === 'test:pass') break
         const indent = '  '.repeat(data.nesting + 1)
         const took = grey(`(${ms(data.details?.duration_ms ?? 0)})`)
-        const lines = bufferFor(data.file)
+        let line
         if (data.skip !== undefined) {
           const reason = reasonOf(data.skip)
           skipReasons.set(reason, (skipReasons.get(reason) ?? 0) + 1)
-          lines.push(`${indent}${grey('-')} ${data.name} ${grey(`# skipped: ${reason}`)}`)
+          line = `${indent}${grey('-')} ${data.name} ${grey(`# skipped: ${reason}`)}`
         } else if (data.todo !== undefined) {
           const outcome = event.type === 'test:fail' ? 'still fails' : 'passes now'
           todos.push({ file: data.file, name: data.name, reason: reasonOf(data.todo), outcome })
-          lines.push(`${indent}${yellow('~')} ${data.name} ${yellow(`# todo (${outcome}): ${reasonOf(data.todo)}`)}`)
+          line = `${indent}${yellow('~')} ${data.name} ${yellow(`# todo (${outcome}): ${reasonOf(data.todo)}`)}`
         } else if (event.type === 'test:fail') {
           const isSuite = data.details?.type === 'suite'
           // a suite fails because a test in it failed: only its own error (a hook, say) is news
           const ownError = !isSuite || data.details?.error?.failureType !== 'subtestsFailed'
           if (ownError) failures.push({ file: data.file, name: data.name, error: data.details?.error })
-          lines.push(`${indent}${red('✖')} ${data.name} ${took}`)
+          line = `${indent}${red('✖')} ${data.name} ${took}`
         } else {
-          lines.push(`${indent}${green('✔')} ${data.name} ${took}`)
+          line = `${indent}${green('✔')} ${data.name} ${took}`
         }
+        yield `${header(data.file)}${line}\n`
         break
       }
-      case 'test:complete': {
-        if (data.nesting !== 0 || data.name !== data.file) break
-        const duration = data.details?.duration_ms ?? 0
-        fileDurations.push({ file: data.file, duration })
-        const lines = linesByFile.get(data.file) ?? []
-        linesByFile.delete(data.file)
-        yield `${shortPath(data.file)} ${grey(`(${ms(duration)})`)}\n${lines.join('\n')}${lines.length ? '\n' : ''}`
+      case 'test:complete':
+        if (data.nesting === 0 && data.name === data.file) fileDurations.push({ file: data.file, duration: data.details?.duration_ms ?? 0 })
         break
-      }
       case 'test:stdout':
       case 'test:stderr':
-        // a test file's own output goes with its results, so it stays readable under concurrency
-        bufferFor(data.file).push(data.message.replace(/\n$/, ''))
+        yield `${header(data.file)}${data.message}`
         break
       case 'test:diagnostic':
         if (data.file === undefined && data.nesting === 0) {
           const [key, value] = data.message.split(' ')
           if (value !== undefined && /^[\d.]+$/.test(value)) totals[key] = Number(value)
           else yield `${grey(`# ${data.message}`)}\n`
-        } else bufferFor(data.file).push(`${'  '.repeat(data.nesting + 1)}${grey(`# ${data.message}`)}`)
+        } else yield `${header(data.file)}${'  '.repeat(data.nesting + 1)}${grey(`# ${data.message}`)}\n`
         break
       default:
         break
     }
   }
-
-  for (const [file, lines] of linesByFile) if (lines.length) yield `${shortPath(file)}\n${lines.join('\n')}\n`
 
   let out = '\n'
   if (failures.length > 0) {

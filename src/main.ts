@@ -20,11 +20,13 @@ import { type CredentialVault, createCredentialVault } from './domain/credential
 import { createCredentialsService } from './domain/credentials/credentials-service.js'
 import { createExportService } from './domain/exports/export-service.js'
 import { createIngestService } from './domain/ingest/ingest-service.js'
+import { createLedgerCommands } from './domain/ledger/ledger-commands.js'
 import { createLedgerService } from './domain/ledger/ledger-service.js'
 import { createProposalServices } from './domain/proposals/index.js'
 import { createQueryService } from './domain/queries/query-service.js'
-import type { Services } from './domain/services.js'
+import { apiServicesOf, portalServicesOf, type Services } from './domain/services.js'
 import { createSessionService } from './domain/sessions/session-service.js'
+import { createSignatureService } from './domain/signatures/index.js'
 import type { Stores } from './domain/stores.js'
 import { openChangeFeed } from './domain/streams/change-feed.js'
 import { changeViewFor } from './domain/streams/change-visibility.js'
@@ -142,6 +144,7 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     )
     const queries = createQueryService({ stores, config: configService, executor, clock, dialect })
     const admin = createAdminService({ stores, clock, ...(options.scryptCost ? { scryptCost: options.scryptCost } : {}) })
+    const sessions = createSessionService({ stores, clock, admin, activity })
     const services: Services = {
       clock,
       access: createAccessService({ stores, keyring, audience: `urn:provenant:${id}`, clock, activity }),
@@ -150,11 +153,13 @@ export async function createServices(config: Config, options: RuntimeOptions = {
       bus,
       activity,
       ledger,
+      ledgerCommands: createLedgerCommands(ledger),
       ingest: createIngestService({ stores, config: configService, bus, clock, activity }),
       queries,
       corrections: createCorrectionsService({ stores, config: configService, activity, clock }),
       ...createProposalServices({ stores, clock, config: configService, queries, activity }),
-      sessions: createSessionService({ stores, clock, admin, activity }),
+      sessions,
+      signatures: createSignatureService({ sessions, activity, clock }),
       connectors: createConnectorStatusService({ stores, config: configService }),
       credentials: createCredentialsService({ stores, clock, activity, keyring: masterKeys }),
       exports: createExportService({
@@ -213,7 +218,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const { services, serverId: id } = handle
   const logger = options.logger ?? createLogger(config.logLevel)
   // The API and MCP get every service but the proposal review (accepting happens only in the portal).
-  const { proposalReview: _portalOnly, ...apiServices } = services
+  // Both edges get the activity log as the caller's commands only (issue 19 item 1).
+  const apiServices = apiServicesOf(services)
+  const portalServices = portalServicesOf(services)
   const app = await buildApp({
     services: apiServices,
     routes: apiRoutes(apiServices, { publicUrl: config.publicUrl, allowedOrigins: config.allowedOrigins }),
@@ -221,7 +228,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     publicUrl: config.publicUrl,
     logger,
     extend: async (instance) => {
-      await registerPortal(instance, { services, publicUrl: config.publicUrl, version: VERSION })
+      await registerPortal(instance, { services: portalServices, publicUrl: config.publicUrl, version: VERSION })
     },
   })
   registerDownloadRoute(app, services.exports)

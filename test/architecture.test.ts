@@ -75,6 +75,16 @@ const RULES: readonly Rule[] = [
   },
   {
     files: 'src/',
+    why: 'a RecordID is parsed in one place: edges hand it as sent to a ledger command (src/domain/ledger/ledger-commands.ts), never to src/domain/ledger/record-id.ts',
+    forbids: (to, from) => /^src\/(http|portal|mcp|cli)\//.test(from) && to === 'src/domain/ledger/record-id.ts',
+  },
+  {
+    files: 'src/',
+    why: 'only the signatures feature makes a ConfirmedSignature: everyone else imports src/domain/signatures/index.ts, which does not export the minting',
+    forbids: (to, from) => to === 'src/domain/signatures/confirmed-signature.ts' && !from.startsWith('src/domain/signatures/'),
+  },
+  {
+    files: 'src/',
     why: 'the KQL engine is used only through its public surface, src/kql/index.ts',
     forbids: (to, from) => !from.startsWith('src/kql/') && to.startsWith('src/kql/') && to !== 'src/kql/index.ts',
   },
@@ -283,6 +293,12 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
         '',
       ].join('\n'),
     )
+    mkdirSync(join(project, 'src/portal'), { recursive: true })
+    mkdirSync(join(project, 'src/domain/signatures'), { recursive: true })
+    writeFileSync(
+      join(project, 'src/portal/page.ts'),
+      "import { parseRecordId } from '../domain/ledger/record-id.js'\nimport { mintSignature } from '../domain/signatures/confirmed-signature.js'\nexport { parseRecordId, mintSignature }\n",
+    )
     const { offences } = violations(readImportGraph(project, governed).edges)
     assert.deepEqual(offences, [
       "src/domain/ledger/sneaky.ts:3 imports '../../storage/open-stores.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
@@ -292,6 +308,8 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
       "src/domain/ledger/sneaky.ts:14 imports 'pg': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:17 imports '../../kql/sql/sql-compiler.js': the KQL engine is used only through its public surface, src/kql/index.ts",
       "src/domain/ledger/sneaky.ts:16 imports '<computed>': an import whose module is computed at run time cannot be checked",
+      "src/portal/page.ts:1 imports '../domain/ledger/record-id.js': a RecordID is parsed in one place: edges hand it as sent to a ledger command (src/domain/ledger/ledger-commands.ts), never to src/domain/ledger/record-id.ts",
+      "src/portal/page.ts:2 imports '../domain/signatures/confirmed-signature.js': only the signatures feature makes a ConfirmedSignature: everyone else imports src/domain/signatures/index.ts, which does not export the minting",
     ])
   })
 })

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import Fastify from 'fastify'
 import { z } from 'zod'
 import { loadConfig } from '../../src/config/config.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
 import { defineRoute } from '../../src/http/route-registry.js'
 import { createServices } from '../../src/main.js'
@@ -43,7 +44,13 @@ export const authOverhead: Scenario = {
       responses: { 200: { description: 'ok', schema: z.object({ ok: z.boolean() }) } },
       handler: async () => ({ ok: true }),
     })
-    const app = await buildApp({ services, routes: [noop], version: 'bench', publicUrl: 'http://127.0.0.1', logger: false })
+    const app = await buildApp({
+      services: apiServicesOf(services),
+      routes: [noop],
+      version: 'bench',
+      publicUrl: 'http://127.0.0.1',
+      logger: false,
+    })
     const bare = Fastify({ logger: false })
     bare.get('/bench/noop', async () => ({ ok: true }))
     try {

@@ -4,6 +4,7 @@
  * record committed before each reply, and with recording replaced by a no-op, in the same process
  * and run (two apps over the same services).
  */
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
 import { apiRoutes } from '../../src/http/routes/index.js'
 import { formatRate, type Scenario } from '../harness.js'
@@ -16,7 +17,7 @@ export const callRecording: Scenario = {
   async run() {
     const bench = await startBenchRuntime('sqlite', 'analyst')
     const services = bench.runtime.services
-    const unrecorded = { ...services, activity: { ...services.activity, recordCall: async () => {} } }
+    const unrecorded = apiServicesOf({ ...services, activity: { ...services.activity, recordCall: async () => {} } })
     const bare = await buildApp({
       services: unrecorded,
       routes: apiRoutes(unrecorded),

@@ -12,10 +12,11 @@ import type { CorrectionsService } from './corrections/corrections-service.js'
 import type { CredentialsService } from './credentials/credentials-service.js'
 import type { ExportService } from './exports/export-service.js'
 import type { IngestService } from './ingest/ingest-service.js'
-import type { LedgerService } from './ledger/ledger-service.js'
+import type { EdgeLedger, LedgerCommands, LedgerService } from './ledger/index.js'
 import type { ProposalReview, ProposalService } from './proposals/index.js'
 import type { QueryService } from './queries/query-service.js'
 import type { SessionService } from './sessions/session-service.js'
+import type { SignatureService } from './signatures/index.js'
 import type { ChangeFeedService } from './streams/change-feed.js'
 import type { EventBus } from './streams/event-bus.js'
 import type { LiveHub } from './streams/live-hub.js'
@@ -29,8 +30,10 @@ export interface Services {
   readonly config: ConfigService
   readonly bus: EventBus
   readonly activity: ActivityLog
-  /** The activity log's records: append, query, verify, export, proofs (spec 4.5, 4.7). */
+  /** The activity log's records by container: append, query, verify, export, proofs (spec 4.5, 4.7). */
   readonly ledger: LedgerService
+  /** The same for a caller, from the spec's raw inputs: authorises and parses itself (issue 19 item 1). */
+  readonly ledgerCommands: LedgerCommands
   readonly ingest: IngestService
   readonly queries: QueryService
   readonly corrections: CorrectionsService
@@ -39,6 +42,8 @@ export interface Services {
   /** Accepting and rejecting proposals: given to the portal only, never to the API or MCP. */
   readonly proposalReview: ProposalReview
   readonly sessions: SessionService
+  /** Part 11 electronic signatures (password re-entry): the portal's; the API and MCP never sign. */
+  readonly signatures: SignatureService
   readonly exports: ExportService
   /** The change stream's feed of committed changes, replay included (spec 4.10). */
   readonly changeFeed: ChangeFeedService
@@ -54,12 +59,32 @@ export interface Services {
 
 /**
  * What the HTTP API and MCP are given. Accepting and rejecting proposals is absent by type (spec:
- * accepting happens only in the portal), and main.ts leaves it out of the object too.
+ * accepting happens only in the portal), and left out of the object too; so are signatures. The activity
+ * log is the caller's commands only (`ledger.verify(caller, …)`): no edge picks a container itself.
  */
-export type ApiServices = Omit<Services, 'proposalReview'>
+export type ApiServices = Omit<Services, 'proposalReview' | 'signatures' | 'ledger' | 'ledgerCommands'> & { readonly ledger: EdgeLedger }
 
-/** What the portal is given: everything, the proposal review included; no raw storage. */
-export type PortalServices = Services
+/** What the portal is given: everything, the proposal review included; no raw storage; the activity log as the API's. */
+export type PortalServices = Omit<Services, 'ledger' | 'ledgerCommands'> & { readonly ledger: EdgeLedger }
+
+/** The edges' view of the activity log, from the composition root's. */
+function edgeLedger(services: Pick<Services, 'ledger' | 'ledgerCommands'>): EdgeLedger {
+  const { verifyContainer: _operatorOnly, ...commands } = services.ledgerCommands
+  const { ledger } = services
+  return { ...commands, publicKey: ledger.publicKey, trustedKeys: ledger.trustedKeys, containers: ledger.containers }
+}
+
+/** The portal's set, from every service (main.ts; tests that build the edge themselves). */
+export function portalServicesOf(services: Services): PortalServices {
+  const { ledger: _byContainer, ledgerCommands: _commands, ...rest } = services
+  return { ...rest, ledger: edgeLedger(services) }
+}
+
+/** The API's and MCP's set: the portal's without the proposal review, left out of the object too. */
+export function apiServicesOf(services: Services): ApiServices {
+  const { proposalReview: _portalOnly, signatures: _portalSigns, ...api } = portalServicesOf(services)
+  return api
+}
 
 /** What the CLI's commands are given (operators on the server's own machine). */
 export type CliServices = Services

@@ -3,13 +3,15 @@
  * One registry of /oi-api operations. Each route declares method, path, required rights, request
  * and response schemas (zod 4) and a summary; the same declaration drives request validation, the
  * right check and the OpenAPI 3.1 description (spec 4.4), so the document can never drift from
- * what the server does.
+ * what the server does. Routes that answer on the raw socket declare `hijacks: true` and hijack
+ * through the context, which records their call (spec 1: every call is recorded).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { Caller } from '../domain/access/caller.js'
 import type { ApiRight } from '../domain/access/rights.js'
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
+import { type CallRecord, recordHijackedCall } from './plugins/record-call.js'
 import { normaliseKeys } from './wire/case-insensitive.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -28,6 +30,13 @@ export interface RouteContext<P, Q, B> {
   readonly body: B
   readonly request: FastifyRequest
   readonly reply: FastifyReply
+  /**
+   * For a route declared with `hijacks: true` (SSE, WebSocket, MCP): records the call with the
+   * status the raw reply will have (Fastify's onSend, which records every other call, never runs
+   * for a hijacked reply), then hijacks the reply. Rejects, with nothing hijacked, when the call
+   * cannot be recorded. A route without the flag that calls it is a bug (it throws).
+   */
+  readonly hijack: (status: number, via?: CallRecord['via']) => Promise<void>
 }
 
 export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
@@ -58,6 +67,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    * exact KQL longs); other routes keep refusing numbers JavaScript would round.
    */
   readonly exactIntegers?: boolean
+  /** The handler answers on the raw socket (ctx.hijack): the registry records the call for it. */
+  readonly hijacks?: true
   readonly responses: Readonly<Record<number, ResponseSpec>>
   /** Returns the JSON body of a 200 (or sends the reply itself and returns the reply). */
   readonly handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>
@@ -140,7 +151,15 @@ export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]
         const params = validate('path', route.params, request.params)
         const query = validate('query', route.query, request.query)
         const body = validate('body', route.body, request.body)
-        const result = await route.handler({ caller, params, query, body, request, reply })
+        const hijack = async (status: number, via?: CallRecord['via']): Promise<void> => {
+          if (route.hijacks !== true)
+            throw new Error(
+              `${route.method} ${route.path} hijacks its reply without declaring hijacks: true, so its call would go unrecorded`,
+            )
+          await recordHijackedCall(request, reply, status, via)
+          reply.hijack()
+        }
+        const result = await route.handler({ caller, params, query, body, request, reply, hijack })
         if (result === reply || reply.sent) return reply
         return result
       },

@@ -16,6 +16,7 @@ import {
   type ProposalService,
   proposedChangeSchema,
 } from '../domain/proposals/index.js'
+import { proposalReviewPath } from '../shared/portal-links.js'
 import { missingRightResult, runTool, structuredResult } from './tool-result.js'
 
 export interface ProposalToolDeps {
@@ -45,8 +46,8 @@ const proposalView = z.object({
 export function registerProposalTools(server: McpServer, caller: Caller, deps: ProposalToolDeps): void {
   const { proposals, publicUrl, onUnexpected } = deps
   if (!caller.rights.has('proposals:create')) return
-  // the Proposals page, at this proposal (each proposal's element carries its id)
-  const reviewUrlOf = (p: Proposal) => `${publicUrl}/portal/proposals#${p.id}`
+  // the Proposals page opened at this proposal (it survives the sign-in page; src/shared/portal-links.ts)
+  const reviewUrlOf = (p: Proposal) => `${publicUrl}${proposalReviewPath(p.id)}`
 
   const viewOf = (p: Proposal): z.output<typeof proposalView> => ({
     proposalId: p.id,

@@ -59,7 +59,8 @@ th, td { text-align: left; padding: .5rem .65rem; border-bottom: 1px solid var(-
 thead th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
 tbody th { font-weight: 600; }
 tbody tr:nth-child(even) { background: #fafbfc; }
-.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem; }
+/* position: relative keeps visually hidden text (absolute) inside the scroller: it pushed a phone's page sideways. */
+.table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: .5rem; position: relative; }
 .table-wrap table { border: 0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .coltype { display: block; font-weight: 400; font-size: .75rem; color: var(--muted); }
@@ -102,6 +103,8 @@ button.small { padding: .2rem .7rem; font-size: .9rem; }
 .badge.expired { color: var(--muted); border-color: #8a939e; background: #f0f1f3; }
 .badge.revoked { color: var(--danger); border-color: var(--danger); background: #fdeceb; }
 .chips { display: flex; flex-wrap: wrap; gap: .25rem; list-style: none; padding: 0; margin: .3rem 0 0; }
+/* API keys: "14 rights" and each right stay whole; the list wraps between rights only. */
+td.rights summary { white-space: nowrap; }
 .chips li { white-space: nowrap; background: #eef1f5; border-radius: .25rem; padding: 0 .4rem; font-size: .8rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 details summary { cursor: pointer; color: var(--brand); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1.25rem; margin: 0; }
@@ -139,6 +142,9 @@ textarea { font: inherit; padding: .45rem .6rem; border: 1px solid #8a939e; bord
 select { font: inherit; padding: .4rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; background: #fff; color: var(--ink); }
 input[type="date"] { font: inherit; padding: .35rem .5rem; border: 1px solid #8a939e; border-radius: .35rem; }
 .proposal, .correction { max-width: 60rem; }
+/* The proposal a link (the MCP reviewUrl) points at. */
+.proposal.focused { border: 2px solid var(--brand); box-shadow: 0 0 0 4px #dbe8f6; }
+.decision { margin: .3rem 0 .6rem; }
 .rationale { margin: 0; padding: .5rem .9rem; border-left: 4px solid #9fb3c8; background: #f6f8fb; white-space: pre-wrap; }
 pre.diff { background: #fbfcfd; }
 .diff-head { font-weight: 700; color: var(--ink); }
@@ -189,12 +195,53 @@ a.secondary-link { background: #fff; color: var(--brand); }
 a.secondary-link:hover { background: #eef3f9; color: var(--brand-dark); }
 .verdict dl.facts { margin: .5rem 0; }
 .verdict-fields dt { white-space: nowrap; }
-pre.details-json { margin: .4rem 0; font-size: .8rem; max-width: 40rem; white-space: pre-wrap; word-break: break-word; }
-td details summary { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .8rem; color: var(--ink); word-break: break-all; }
-/* Activity log: the Action column wraps (long action names of API calls), Details keeps room to read */
-table.activity-records td.action { overflow-wrap: break-word; min-width: 6rem; max-width: 12rem; }
-table.activity-records td.details { min-width: 16rem; width: 40%; }
-table.activity-records th.mono { font-size: .8rem; }
+/*
+ * Activity log (issue 18): fixed column widths so no column starves another. The Action cell
+ * wraps after each slash of a route, and anywhere as a last resort; Details takes the rest of the
+ * width, shows one readable line (two at most) and opens in place. The page may use the whole
+ * width of a wide screen. On a phone each record is a card (no sideways scrolling).
+ */
+main:has(table.activity-records) { max-width: 120rem; }
+table.activity-records { table-layout: fixed; font-size: .9rem; }
+table.activity-records th, table.activity-records td { padding: .4rem .5rem; overflow-wrap: anywhere; }
+table.activity-records col.c-id { width: 7rem; }
+table.activity-records col.c-time { width: 6.75rem; }
+table.activity-records col.c-entity { width: 7.75rem; }
+table.activity-records col.c-action { width: 10.25rem; }
+table.activity-records col.c-user { width: 8.5rem; }
+table.activity-records th.record-id { font-size: .8rem; font-weight: 600; }
+table.activity-records .entity-id { font-size: .75rem; line-height: 1.3; }
+table.activity-records time { display: block; line-height: 1.3; }
+table.activity-records .clock { white-space: nowrap; }
+td.details details summary { list-style: none; display: flex; gap: .35rem; align-items: baseline; color: var(--ink); font-size: .85rem; }
+td.details details summary::-webkit-details-marker { display: none; }
+td.details details summary::before { content: "▸"; color: var(--brand); flex: none; }
+td.details details[open] summary::before { content: "▾"; }
+.details-line { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }
+td.details details[open] .details-line { -webkit-line-clamp: unset; }
+pre.details-json { margin: .4rem 0; font-size: .8rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+td.details .digest { margin: 0; overflow-wrap: anywhere; }
+@media (min-width: 1500px) {
+  table.activity-records col.c-time { width: 13.5rem; }
+  table.activity-records col.c-entity { width: 12rem; }
+  table.activity-records col.c-action { width: 16rem; }
+  table.activity-records col.c-user { width: 9rem; }
+}
+@media (max-width: 640px) {
+  table.activity-records, table.activity-records tbody, table.activity-records th, table.activity-records td { display: block; }
+  table.activity-records thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.activity-records tr { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0 .75rem; padding: .45rem .5rem; border-bottom: 1px solid var(--line); }
+  table.activity-records th, table.activity-records td { border: 0; padding: .1rem 0; }
+  table.activity-records td.time { flex: 1 1 10rem; font-size: .8rem; }
+  table.activity-records td.time time, table.activity-records td.time div { display: inline; }
+  table.activity-records td.time div::before { content: " · "; }
+  table.activity-records td.action { order: 1; font-weight: 600; }
+  table.activity-records td.user { order: 2; flex: 1 1 auto; }
+  table.activity-records td.user::before { content: "by "; color: var(--muted); }
+  table.activity-records td.entity { order: 3; flex: 1 1 100%; font-size: .8rem; color: var(--muted); }
+  table.activity-records td.entity .entity-id { display: inline; margin-left: .3rem; }
+  table.activity-records td.details { order: 4; flex: 1 1 100%; }
+}
 .pager { display: flex; gap: 1.5rem; align-items: center; margin: 1rem 0; }
 .api-help { max-width: 60rem; margin-top: 2rem; }
 .api-help p { margin: .4rem 0; }

@@ -1,14 +1,16 @@
 /**
  * The `provenant` command line (issue: foundation, item 8): help for every command, errors in
  * words with a non-zero exit, tokens printed alone on stdout, and configuration applied as commits.
+ * A few cases start the real process (exit codes, stdin, stdout holding only the token); the rest
+ * run the same command in this process, since each start of the CLI through tsx costs seconds.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { BACKENDS } from '../support/backends.js'
-import { runCli } from '../support/cli.js'
+import { runCliInProcess as cli, runCli } from '../support/cli.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
 describe('provenant CLI: help and usage', () => {
@@ -17,7 +19,7 @@ describe('provenant CLI: help and usage', () => {
     assert.equal(top.code, 0)
     for (const command of ['serve', 'workspace', 'account', 'token', 'apply']) {
       assert.match(top.stdout, new RegExp(`\\n  ${command} `))
-      const help = await runCli([command, '--help'])
+      const help = await cli([command, '--help'])
       assert.equal(help.code, 0, help.stderr)
       assert.match(help.stdout, new RegExp(`usage: provenant ${command}`))
     }
@@ -35,6 +37,7 @@ for (const backend of BACKENDS) {
     let server: TestServer
     let store: string[]
     const dir = mkdtempSync(join(tmpdir(), 'provenant-cli-'))
+    after(() => rmSync(dir, { recursive: true, force: true }))
     before(async () => {
       server = await startTestServer(backend)
       store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
@@ -62,7 +65,7 @@ for (const backend of BACKENDS) {
     })
 
     it('token create refuses a bad expiry and rights beyond the owner, in words', async () => {
-      const expiry = await runCli([
+      const expiry = await cli([
         'token',
         'create',
         '--account',
@@ -76,7 +79,7 @@ for (const backend of BACKENDS) {
       assert.equal(expiry.code, 1)
       assert.match(expiry.stderr, /between 15 minutes and 30 days/)
       assert.equal(expiry.stdout, '')
-      const rights = await runCli([
+      const rights = await cli([
         'token',
         'create',
         '--account',
@@ -91,7 +94,7 @@ for (const backend of BACKENDS) {
       ])
       assert.equal(rights.code, 1)
       assert.match(rights.stderr, /cannot exceed its owner's rights/)
-      const usage = await runCli(['token', 'create', '--workspace', 'acme', ...store])
+      const usage = await cli(['token', 'create', '--workspace', 'acme', ...store])
       assert.equal(usage.code, 2)
       assert.match(usage.stderr, /needs --account NAME/)
     })
@@ -113,12 +116,12 @@ warmQueries:
     query: Meters | summarize sum(kwh) by bin(timestamp, 1d)
 `,
       )
-      const dry = await runCli(['apply', good, '--account', server.accounts.admin.name, '--dry-run', '--workspace', 'acme', ...store])
+      const dry = await cli(['apply', good, '--account', server.accounts.admin.name, '--dry-run', '--workspace', 'acme', ...store])
       assert.equal(dry.code, 0, dry.stderr)
       assert.match(dry.stdout, /\+ connection meters[\s\S]*\+ warmQuery daily-kwh[\s\S]*dry run: nothing committed/)
       assert.equal((await server.services.config.history(server.workspace.id)).length, 0)
 
-      const applied = await runCli([
+      const applied = await cli([
         'apply',
         good,
         '--account',
@@ -137,23 +140,23 @@ warmQueries:
 
       const bad = join(dir, `bad-${backend}.yaml`)
       writeFileSync(bad, 'connections:\n  - lookup: meters\n    kind: kafka\n    table: Meters\n    columns: []\n')
-      const refused = await runCli(['apply', bad, '--account', server.accounts.admin.name, '--workspace', 'acme', ...store])
+      const refused = await cli(['apply', bad, '--account', server.accounts.admin.name, '--workspace', 'acme', ...store])
       assert.equal(refused.code, 1)
       assert.match(refused.stderr, /connections\[0\]\.kind: /)
       assert.match(refused.stderr, /connections\[0\]\.columns: /)
       const syntax = join(dir, `syntax-${backend}.yaml`)
       writeFileSync(syntax, 'connections:\n  - lookup: a\n    lookup: b\n')
-      const duplicate = await runCli(['apply', syntax, '--account', server.accounts.admin.name, '--workspace', 'acme', ...store])
+      const duplicate = await cli(['apply', syntax, '--account', server.accounts.admin.name, '--workspace', 'acme', ...store])
       assert.equal(duplicate.code, 1)
       assert.match(duplicate.stderr, /not valid YAML\/JSON[\s\S]*unique/i)
       assert.equal((await server.services.config.history(server.workspace.id)).length, 1, 'nothing half-applied')
 
-      const again = await runCli(['apply', good, '--account', server.accounts.approver.name, '--workspace', 'acme', ...store])
+      const again = await cli(['apply', good, '--account', server.accounts.approver.name, '--workspace', 'acme', ...store])
       assert.match(again.stdout, /no changes/)
     })
 
     it('account and workspace commands list what exists', async () => {
-      const accounts = await runCli(['account', 'list', '--workspace', 'acme', ...store])
+      const accounts = await cli(['account', 'list', '--workspace', 'acme', ...store])
       assert.equal(accounts.code, 0, accounts.stderr)
       for (const role of ['viewer', 'analyst', 'editor', 'approver', 'admin'])
         assert.match(accounts.stdout, new RegExp(`${role}@acme\\s+${role}`))
@@ -163,7 +166,7 @@ warmQueries:
       )
       assert.equal(added.code, 0, added.stderr)
       assert.ok(await server.services.admin.checkPassword(`cli-user-${backend}`, 'a-long-enough-password'))
-      const badRole = await runCli(['account', 'add', 'x', '--role', 'superuser', '--workspace', 'acme', ...store])
+      const badRole = await cli(['account', 'add', 'x', '--role', 'superuser', '--workspace', 'acme', ...store])
       assert.equal(badRole.code, 1)
       assert.match(badRole.stderr, /unknown role "superuser"; roles are viewer, analyst, editor, approver, admin/)
     })

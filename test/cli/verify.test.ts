@@ -1,10 +1,11 @@
 /**
  * `provenant verify` against the store and `provenant verify-export` on an exported file with no
  * server (issue 4, item 7): the same verdict fields as the API, exit 0 when valid and 1 when not;
- * the export verifies offline and fails offline after any edit.
+ * the export verifies offline and fails offline after any edit. Exit codes and the offline tool
+ * are checked on the real process; the other cases run the same commands in this process.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -12,7 +13,7 @@ import { containerIdForScope } from '../../src/domain/ledger/digest.js'
 import { isExportValid, verifyExport } from '../../src/domain/ledger/export-format.js'
 import { parseVerifierKey } from '../../src/domain/ledger/signed-note.js'
 import { BACKENDS } from '../support/backends.js'
-import { runCli } from '../support/cli.js'
+import { runCliInProcess as cli, runCli } from '../support/cli.js'
 import { testKey } from '../support/ledger-fixture.js'
 import { openRawDatabase } from '../support/raw-database.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
@@ -28,7 +29,7 @@ const lines = (stdout: string) =>
 describe('provenant verify / verify-export: help and usage', () => {
   it('prints help; a missing file is a usage error (exit 2)', async () => {
     for (const command of ['verify', 'verify-export']) {
-      const help = await runCli([command, '--help'])
+      const help = await cli([command, '--help'])
       assert.equal(help.code, 0, help.stderr)
       assert.match(help.stdout, new RegExp(`usage: provenant ${command}`))
     }
@@ -46,6 +47,7 @@ for (const backend of BACKENDS) {
     let store: string[]
     let editor: string
     const dir = mkdtempSync(join(tmpdir(), 'provenant-verify-'))
+    after(() => rmSync(dir, { recursive: true, force: true }))
     before(async () => {
       server = await startTestServer(backend)
       store = ['--data', server.config.dataDir, ...(server.config.databaseUrl ? ['--database-url', server.config.databaseUrl] : [])]
@@ -93,7 +95,7 @@ for (const backend of BACKENDS) {
     })
 
     it('verify --scope K --record ID: one verdict; a tampered store exits 1 with BrokenAt', async () => {
-      const one = await runCli(['verify', '--scope', 'beta', '--record', R(3), ...store])
+      const one = await cli(['verify', '--scope', 'beta', '--record', R(3), ...store])
       assert.equal(one.code, 0, one.stderr)
       assert.deepEqual(
         lines(one.stdout).map((v) => [v['ScopeKey'], v['Valid'], v['ChainValid']]),
@@ -108,16 +110,16 @@ for (const backend of BACKENDS) {
       } finally {
         await db.close()
       }
-      const tampered = await runCli(['verify', '--scope', 'beta', ...store])
+      const tampered = await cli(['verify', '--scope', 'beta', ...store])
       assert.equal(tampered.code, 1)
       assert.deepEqual(
         lines(tampered.stdout).map((v) => [v['ChainValid'], v['BrokenAt'], String(v['Reason']).split(':')[0]]),
         [[false, R(4), 'DIGEST_MISMATCH']],
       )
       assert.match(tampered.stderr, /1 NOT valid/)
-      const all = await runCli(['verify', ...store])
+      const all = await cli(['verify', ...store])
       assert.equal(all.code, 1)
-      const bad = await runCli(['verify', '--record', '4', '--scope', 'beta', ...store])
+      const bad = await cli(['verify', '--record', '4', '--scope', 'beta', ...store])
       assert.equal(bad.code, 2)
       assert.match(bad.stderr, /RecordID must be exactly 12 digits/)
     })
@@ -143,17 +145,17 @@ for (const backend of BACKENDS) {
           // The other ways of giving the key (CLI start-up is slow on a busy machine: once is enough).
           const keyFile = join(dir, 'key.txt')
           writeFileSync(keyFile, `${vkey}\n`)
-          assert.equal((await runCli(['verify-export', file, '--public-key', keyFile])).code, 0)
-          const noKey = await runCli(['verify-export', file])
+          assert.equal((await cli(['verify-export', file, '--public-key', keyFile])).code, 0)
+          const noKey = await cli(['verify-export', file])
           assert.equal(noKey.code, 0)
           assert.match(noKey.stderr, /warning: no --public-key given/)
-          const otherKey = await runCli(['verify-export', file, '--public-key', testKey('someone else').signer.vkey])
+          const otherKey = await cli(['verify-export', file, '--public-key', testKey('someone else').signer.vkey])
           assert.equal(otherKey.code, 1, 'a file not signed by the key the auditor trusts is not valid')
         }
         // One edited record: exit 1 with the record as BrokenAt.
         const edited = join(dir, `alpha-edited-${backend}.${format}`)
         writeFileSync(edited, exported.text.replace('B-4', 'B-X'))
-        const bad = await runCli(['verify-export', edited, '--public-key', vkey])
+        const bad = await cli(['verify-export', edited, '--public-key', vkey])
         assert.equal(bad.code, 1)
         const [b] = lines(bad.stdout)
         assert.deepEqual([b!['ChainValid'], b!['BrokenAt']], [false, R(4)])

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { z } from 'zod'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
-import { recordHijackedCall } from '../../src/http/plugins/record-call.js'
 import { defineRoute } from '../../src/http/route-registry.js'
 import { apiRoutes } from '../../src/http/routes/index.js'
 import { BACKENDS, type PerBackend } from '../support/backends.js'
@@ -281,7 +281,7 @@ for (const backend of BACKENDS) {
       assert.equal(again.status, 200, 'recording works again once the store accepts records')
     })
 
-    it('routes that hijack their reply record the call themselves before hijacking (recordHijackedCall)', async () => {
+    it('routes declared hijacks: true are recorded by the registry when they hijack; an undeclared hijack is refused', async () => {
       const hijacking = defineRoute({
         method: 'GET',
         path: '/test/hijack',
@@ -289,18 +289,32 @@ for (const backend of BACKENDS) {
         summary: 'hijacks',
         tag: 'Test',
         rights: [],
+        hijacks: true,
         responses: { 200: { description: 'raw' } },
-        handler: async ({ request, reply }) => {
-          await recordHijackedCall(request, reply, 200, { kind: 'mcp', tool: 'list-warm-queries' })
-          reply.hijack()
+        handler: async ({ reply, hijack }) => {
+          await hijack(200, { kind: 'mcp', tool: 'list-warm-queries' })
           reply.raw.writeHead(200, { 'content-type': 'text/plain' })
           reply.raw.end('raw reply')
           return reply
         },
       })
+      const undeclared = defineRoute({
+        method: 'GET',
+        path: '/test/undeclared-hijack',
+        operationId: 'testUndeclaredHijack',
+        summary: 'hijacks without saying so',
+        tag: 'Test',
+        rights: [],
+        responses: { 200: { description: 'raw' } },
+        handler: async ({ reply, hijack }) => {
+          await hijack(200)
+          reply.raw.end('never sent')
+          return reply
+        },
+      })
       const app = await buildApp({
-        services: server.services,
-        routes: [...apiRoutes(server.services), hijacking],
+        services: apiServicesOf(server.services),
+        routes: [...apiRoutes(apiServicesOf(server.services)), hijacking, undeclared],
         version: 'test',
         publicUrl: 'http://127.0.0.1',
         logger: false,
@@ -314,6 +328,9 @@ for (const backend of BACKENDS) {
           (await platform({ entityType: 'api-call' })).find((r) => r.details['route'] === '/oi-api/test/hijack')
         assert.ok(record, 'the hijacked call was recorded')
         assert.deepEqual([record.details['status'], record.details['via']], [200, { kind: 'mcp', tool: 'list-warm-queries' }])
+        const refused = await fetch(`${url}/oi-api/test/undeclared-hijack`, { headers: { authorization: `Bearer ${analyst}` } })
+        assert.equal(refused.status, 500, 'a route that hijacks without declaring it is a bug, answered as one')
+        assert.notEqual(await refused.text(), 'never sent')
       } finally {
         await app.close()
       }

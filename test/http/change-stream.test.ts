@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
 import { changeStreamRoutes } from '../../src/http/routes/change-stream.js'
 import { BACKENDS } from '../support/backends.js'
@@ -238,8 +239,8 @@ for (const backend of BACKENDS) {
       let baseUrl: string
       before(async () => {
         app = await buildApp({
-          services: server.services,
-          routes: changeStreamRoutes(server.services, { heartbeatMs: 100, retryMs: 200 }),
+          services: apiServicesOf(server.services),
+          routes: changeStreamRoutes(apiServicesOf(server.services), { heartbeatMs: 100, retryMs: 200 }),
           version: 'test',
           publicUrl: 'http://127.0.0.1',
           logger: false,
@@ -330,8 +331,8 @@ for (const backend of BACKENDS) {
 
       it('ends open streams when the server closes, so shutdown is not held up', async () => {
         const other = await buildApp({
-          services: server.services,
-          routes: changeStreamRoutes(server.services),
+          services: apiServicesOf(server.services),
+          routes: changeStreamRoutes(apiServicesOf(server.services)),
           version: 'test',
           publicUrl: 'http://127.0.0.1',
           logger: false,

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { typeRows } from '../../src/domain/ingest/row-validation.js'
 import { platformContainer } from '../../src/domain/ledger/ledger-service.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { buildApp } from '../../src/http/app.js'
 import { liveStreamRoutes } from '../../src/http/routes/live-stream.js'
 import { enableWebSocketUpgrades } from '../../src/http/websocket-upgrade.js'
@@ -313,8 +314,8 @@ for (const backend of BACKENDS) {
       let baseUrl: string
       before(async () => {
         app = await buildApp({
-          services: server.services,
-          routes: liveStreamRoutes(server.services, { maxBufferedBytes: 256 * 1024, maxBufferedMessages: 1_000_000 }),
+          services: apiServicesOf(server.services),
+          routes: liveStreamRoutes(apiServicesOf(server.services), { maxBufferedBytes: 256 * 1024, maxBufferedMessages: 1_000_000 }),
           version: 'test',
           publicUrl: 'http://127.0.0.1',
           logger: false,
@@ -350,8 +351,8 @@ for (const backend of BACKENDS) {
 
       it('pings every client and drops one that does not answer, closes a stream when its token expires (1008), and closes open streams with 1001 when the server shuts down', async () => {
         const other = await buildApp({
-          services: server.services,
-          routes: liveStreamRoutes(server.services, { pingMs: 100 }),
+          services: apiServicesOf(server.services),
+          routes: liveStreamRoutes(apiServicesOf(server.services), { pingMs: 100 }),
           version: 'test',
           publicUrl: 'http://127.0.0.1',
           logger: false,

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test'
 import { ResourceNotFoundError } from '@modelcontextprotocol/server'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { UnauthenticatedError } from '../../src/domain/errors.js'
+import { apiServicesOf } from '../../src/domain/services.js'
 import { registerErrorEnvelope } from '../../src/http/error-envelope.js'
 import type { CallRecord } from '../../src/http/plugins/record-call.js'
 import { registerRoutes } from '../../src/http/route-registry.js'
@@ -265,8 +266,8 @@ for (const backend of BACKENDS) {
             /is open\. It is not applied: a person with review rights .* must accept it in the portal/,
           )
           // the review link points at this proposal on the Proposals page (issue 18 item 5)
-          assert.ok((result.structuredContent!['reviewUrl'] as string).endsWith(`/portal/proposals#${proposalId}`))
-          assert.ok((result.structuredContent!['message'] as string).includes(`/portal/proposals#${proposalId}`))
+          assert.ok((result.structuredContent!['reviewUrl'] as string).endsWith(`/portal/proposals?proposal=${proposalId}#${proposalId}`))
+          assert.ok((result.structuredContent!['message'] as string).includes(`/portal/proposals?proposal=${proposalId}#${proposalId}`))
           const stored = await server.services.proposals.get(server.workspace.id, proposalId)
           assert.equal(stored.status, 'open')
           assert.equal(stored.via, 'mcp')
@@ -454,7 +455,7 @@ for (const backend of BACKENDS) {
         })
         registerRoutes(
           app,
-          mcpRoutes(server.services, {
+          mcpRoutes(apiServicesOf(server.services), {
             publicUrl: 'https://provenant.example.com',
             allowedOrigins: ['https://portal.example.com', 'not a url'],
           }),

@@ -301,5 +301,41 @@ for (const [index, backend] of BACKENDS.entries()) {
         await viewerBrowser.close()
       }
     })
+
+    it('the rights cell keeps every right whole (no break inside a word) at 1280 px and on a phone', async () => {
+      const page = await browser.newPage()
+      await signIn(page, server, 'admin', '/portal/api-keys')
+      await page.getByLabel(/^Name/).fill('every right')
+      await page.getByLabel('24 hours', { exact: true }).check()
+      await page.getByRole('button', { name: 'Create token' }).click()
+      await page.getByRole('heading', { name: 'Token “every right” created' }).waitFor()
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.goto(`${server.baseUrl}/portal/api-keys`)
+        // Each summary ("10 rights"), closed and then open, and each right ("provenance:verify") lies on one line.
+        const splitOnes = async () =>
+          (await page.evaluate(`(() => {
+            const lines = (element) => {
+              const range = document.createRange()
+              range.selectNodeContents(element)
+              return new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size
+            }
+            return [...document.querySelectorAll('td details summary, td details[open] .chips li')]
+              .filter((e) => lines(e) > 1)
+              .map((e) => e.textContent)
+          })()`)) as string[]
+        assert.deepEqual(await splitOnes(), [], `split across lines at ${width} px (closed)`)
+        for (const summary of await page.locator('td details summary').all()) await summary.click()
+        assert.deepEqual(await splitOnes(), [], `split across lines at ${width} px (open)`)
+        const rights = await page.locator('td details .chips li').allInnerTexts()
+        assert.ok(rights.includes('provenance:verify') && rights.includes('warm-queries:read'), rights.join(' '))
+        if (width === 390) await shoot(page, 'api-keys-phone')
+        const [scrollWidth, clientWidth] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+        )) as [number, number]
+        assert.ok(scrollWidth <= clientWidth, `the page scrolls sideways at ${width} px: ${scrollWidth} > ${clientWidth}`)
+      }
+      await page.close()
+    })
   })
 }

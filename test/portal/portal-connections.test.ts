@@ -11,7 +11,7 @@ import pg from 'pg'
 import type { Page } from 'playwright-core'
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 import { eventually } from '../support/eventually.js'
-import { applyAsAdmin, sensorConfig } from '../support/fixtures.js'
+import { applyAsAdmin, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 import { type Browser, chromiumMissing, openBrowser, screenshot, signIn } from './browser.js'
 import { signedIn } from './portal-client.js'
@@ -154,6 +154,37 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.getByRole('button', { name: 'Clear credentials of historian' }).click()
       await page.waitForURL(/\?cleared=historian$/)
       assert.equal(await page.locator('tr[data-orphaned]').count(), 0)
+    })
+
+    it('counts the rows pushed through the API on push connections too (issue 18 item 5)', async () => {
+      const token = await server.token('editor')
+      const rowsOf = async (lookup: string) => {
+        await page.goto(`${server.baseUrl}/portal/connections`)
+        return page.locator(`tr[data-connection="${lookup}"] td.num`).innerText()
+      }
+      await signIn(page, server, 'admin', '/portal/connections')
+      const before = Number(await rowsOf('sensors'))
+      const meters = await rowsOf('meters')
+      const pushed = await server.api('POST', '/oi-api/ingest/data-connections/sensors', { token, body: sensorRows(7) })
+      assert.equal(pushed.status, 200, pushed.text)
+      const ndjson = sensorRows(3, Date.parse('2026-02-01T00:00:00Z'))
+        .map((r) => JSON.stringify(r))
+        .join('\n')
+      const more = await server.api('POST', '/oi-api/ingest/data-connections/sensors', {
+        token,
+        rawBody: ndjson,
+        headers: { 'content-type': 'application/x-ndjson' },
+      })
+      assert.equal(more.status, 200, more.text)
+      assert.equal(Number(await rowsOf('sensors')), before + 10)
+      // A refused batch (a row that does not fit) stores nothing and counts nothing.
+      const refused = await server.api('POST', '/oi-api/ingest/data-connections/sensors', {
+        token,
+        body: [{ timestamp: 'soon', sensor: 's', value: 1 }],
+      })
+      assert.equal(refused.status, 400)
+      assert.equal(Number(await rowsOf('sensors')), before + 10)
+      assert.equal(await rowsOf('meters'), meters, 'the other push connection is unchanged')
     })
 
     it("is an admin's page only: others get 403 for the page and for a forged form", async () => {

@@ -312,6 +312,8 @@ for (const [index, backend] of BACKENDS.entries()) {
       await page.getByRole('button', { name: 'Run' }).click()
       await page.locator('#run-status', { hasText: /Running… [1-9]/ }).waitFor({ timeout: 30_000 })
       if (backend === 'postgres') await eventually(activeStatements, (n) => n > 0, 'the statement runs in PostgreSQL', 30_000)
+      // the previous answer stays in view, marked as not this query's
+      assert.match((await page.locator('#result').getAttribute('class')) ?? '', /\bstale\b/)
       await shoot(page, 'explore-running')
       await page.getByRole('button', { name: 'Cancel' }).click()
       await page.locator('#run-status', { hasText: /^Cancelled after \d+\.\d s; the server stopped the query\.$/ }).waitFor()
@@ -337,6 +339,11 @@ for (const [index, backend] of BACKENDS.entries()) {
       const link = page.locator('#propose-status a')
       await link.waitFor()
       const id = /^Proposal (prop_\S+)$/.exec(await link.innerText())![1]!
+      // a short result takes only the room it needs (4 rows, no empty grid below them)
+      const gridHeight = await page.locator('#grid').evaluate((grid) => (grid as unknown as { clientHeight: number }).clientHeight)
+      assert.ok(gridHeight < 200, `the grid of 4 rows is ${gridHeight} px high`)
+      // the whole page from its top (the side panel is sticky: scrolled down, it follows the view)
+      await page.evaluate('window.scrollTo(0, 0)')
       await shoot(page, 'explore-proposed')
       const proposal = await server.services.proposals.get(server.workspace.id, id)
       assert.equal(proposal.status, 'open')
@@ -351,9 +358,13 @@ for (const [index, backend] of BACKENDS.entries()) {
           description: 'Readings per sensor, for the maintenance dashboard.',
         },
       ])
+      // The answer's link opens this proposal on the Proposals page, through the sign-in page too.
+      const href = (await link.getAttribute('href'))!
       const reviewer = await browser.newPage()
-      await signIn(reviewer, server, 'approver', '/portal/proposals')
+      await signIn(reviewer, server, 'approver', href)
+      assert.equal(new URL(reviewer.url()).searchParams.get('proposal'), id)
       const article = reviewer.locator(`article#${id}`)
+      assert.match((await article.getAttribute('class')) ?? '', /\bfocused\b/)
       assert.match(await article.innerText(), /readings-per-sensor/)
       assert.equal(await article.getByRole('button', { name: /Accept/ }).count(), 1)
       await reviewer.close()

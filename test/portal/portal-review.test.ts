@@ -171,6 +171,59 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.ok(decisions.includes(`${peak} accepted portal`) && decisions.includes(`${change} rejected portal`), decisions.join('; '))
     })
 
+    it('the MCP reviewUrl opens that proposal, through the sign-in page, and still shows it once decided (issue 18)', async () => {
+      const client = await connectMcp('legacy', `${server.baseUrl}/oi-api/mcp`, {
+        authorization: `Bearer ${await server.token('analyst')}`,
+      })
+      let reviewUrl: string
+      let id: string
+      try {
+        const result = await client.callTool({
+          name: 'propose_change',
+          arguments: {
+            rationale: 'A daily minimum per sensor.',
+            changes: [
+              { entity: 'warmQuery', action: 'create', lookup: 'min-by-sensor', query: 'Sensors | summarize low = min(value) by sensor' },
+            ],
+          },
+        })
+        reviewUrl = result.structuredContent!['reviewUrl'] as string
+        id = result.structuredContent!['proposalId'] as string
+      } finally {
+        await client.close()
+      }
+      assert.ok(reviewUrl.endsWith(`/portal/proposals?proposal=${id}#${id}`), reviewUrl)
+      const path = reviewUrl.slice(reviewUrl.indexOf('/portal/'))
+      // A signed-out reviewer follows the link: after signing in, the page opens at that proposal.
+      await page.context().clearCookies()
+      await page.goto(`${server.baseUrl}${path}`)
+      await page.waitForURL(/\/portal\/sign-in\?next=/)
+      await page.getByLabel('Account name').fill('approver@acme')
+      await page.getByLabel('Password').fill(PASSWORD('approver'))
+      await page.getByLabel('Password').press('Enter')
+      await page.waitForURL((url) => url.pathname === '/portal/proposals')
+      assert.equal(new URL(page.url()).searchParams.get('proposal'), id)
+      const focused = page.locator('article.proposal.focused')
+      assert.equal(await focused.getAttribute('id'), id)
+      assert.equal(await page.locator(`[id="${id}"]`).count(), 1, 'shown once, not again in the list')
+      assert.equal(await page.locator('article.proposal').first().getAttribute('id'), id, 'shown first')
+      assert.ok(await focused.getByRole('button', { name: `Accept proposal ${id}` }).isVisible())
+      // Once decided, the same link still shows it, with the decision.
+      await focused.getByLabel(/^Reason for rejecting/).fill('Not needed for now.')
+      await focused.getByRole('button', { name: `Reject proposal ${id}` }).click()
+      await page.waitForURL(/\/portal\/proposals\?rejected=prop_/)
+      await page.goto(`${server.baseUrl}${path}`)
+      assert.match(
+        await page.locator('article.proposal.focused .decision').innerText(),
+        /^rejected by approver@acme, .*Reason: Not needed for now\.$/,
+      )
+      assert.equal(await page.locator('article.proposal.focused form').count(), 0, 'no review forms on a decided proposal')
+      // A link to a proposal that does not exist says so.
+      const missing = await page.goto(`${server.baseUrl}/portal/proposals?proposal=prop_nope`)
+      assert.equal(missing!.status(), 404)
+      assert.match(await page.getByRole('alert').innerText(), /There is no proposal "prop_nope" in this workspace/)
+    })
+
     it('approves a correction as a second person with the password re-entered; a wrong password and the self-approval are refused', async () => {
       const create = async (role: 'editor' | 'approver', entityId: string, before: number, after: number) => {
         const response = await server.api('POST', '/oi-api/provenance/amendments', {
@@ -247,6 +300,13 @@ for (const [index, backend] of BACKENDS.entries()) {
         await card(byEditor).locator('.signature').innerText(),
         /^Signed electronically by approver@acme at .* UTC; meaning: approved\.$/,
       )
+      // The approver's comment is shown with the decision (issue 18 item 5), and the API returns it.
+      assert.equal(await card(byEditor).locator('dd.approval-comment').innerText(), 'Checked against the paper log.')
+      assert.match(await card(byEditor).innerText(), /Approver's comment\s+Checked against the paper log\./)
+      const overApi = await server.api('GET', `/oi-api/provenance/amendments/${byEditor}?scopeKey=plant-1`, {
+        token: await server.token('viewer'),
+      })
+      assert.equal(overApi.body?.approvalComment, 'Checked against the paper log.', overApi.text)
       await shoot(page, 'corrections-signed')
 
       // 3. The own correction, forged with the right password: refused by the two-person rule.
@@ -285,6 +345,7 @@ for (const [index, backend] of BACKENDS.entries()) {
         await card(byApprover).locator('.signature').innerText(),
         /^Signed electronically by admin@acme at .*; meaning: rejected\.$/,
       )
+      assert.match(await card(byApprover).innerText(), /Rejection reason\s+The paper log agrees with the entry\./)
 
       // The scope's log holds the refusal and both signatures (name, time, meaning).
       const { records } = await server.services.ledger.query(

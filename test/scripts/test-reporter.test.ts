@@ -16,7 +16,7 @@ function runReporter(files: Record<string, string>): { status: number | null; ou
   const dir = mkdtempSync(join(tmpdir(), 'reporter-'))
   after(() => rmSync(dir, { recursive: true, force: true }))
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
-  const run = spawnSync(process.execPath, ['--test', `--test-reporter=${reporter}`, ...Object.keys(files)], {
+  const run = spawnSync(process.execPath, ['--test', '--test-concurrency=2', `--test-reporter=${reporter}`, ...Object.keys(files)], {
     cwd: dir,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '1', NODE_TEST_CONTEXT: undefined },
@@ -56,5 +56,18 @@ test('fine', () => {})
     assert.match(out, /failures \(1\)\n✖ .*b\.test\.mjs › adds/)
     assert.match(out, /Expected values to be strictly equal/)
     assert.match(out, /tests 2 · suites 0 · pass 1 · fail 1/)
+  })
+
+  it('prints every file’s results under that file’s name when files run side by side', () => {
+    const slowFirst = `import { test } from 'node:test'
+test('slow one', async () => { await new Promise((r) => setTimeout(r, 400)) })
+`
+    const fastSecond = `import { test } from 'node:test'
+test('fast one', () => {})
+`
+    const { status, out } = runReporter({ 'slow.test.mjs': slowFirst, 'fast.test.mjs': fastSecond })
+    assert.equal(status, 0, out)
+    assert.match(out, /slow\.test\.mjs\n\s+✔ slow one/)
+    assert.match(out, /fast\.test\.mjs\n\s+✔ fast one/)
   })
 })

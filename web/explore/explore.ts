@@ -80,6 +80,8 @@ function start(root: HTMLElement): void {
         ),
         keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...historyKeymap, ...completionKeymap]),
         EditorView.contentAttributes.of({ 'aria-label': 'KQL query', 'aria-describedby': 'run-status' }),
+        // a long one-line query wraps instead of scrolling its start out of sight
+        EditorView.lineWrapping,
       ],
     }),
   })
@@ -224,6 +226,9 @@ function start(root: HTMLElement): void {
     }
     errorBox.hidden = true
     view.dispatch(setDiagnostics(view.state, []))
+    // The previous answer stays in view while this one runs, marked as not this query's.
+    resultBox.classList.add('stale')
+    byId('copy-status').textContent = ''
     running = new AbortController()
     runButton.disabled = true
     cancelButton.disabled = false
@@ -276,6 +281,7 @@ function start(root: HTMLElement): void {
 
   function showResult(r: QueryResult): void {
     resultBox.hidden = false
+    resultBox.classList.remove('stale')
     const cap = Number(String(r.rowCap))
     const summary = byId('result-summary')
     summary.replaceChildren()

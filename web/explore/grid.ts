@@ -8,6 +8,8 @@ import { cellText, NUMERIC_TYPES, type QueryResult } from './result-values.js'
 /** Every body row has this height (CSS keeps it), so the rows in view follow from scrollTop. */
 export const ROW_HEIGHT = 30
 const OVERSCAN = 12
+/** The grid's largest height (CSS max-height: 26rem): a short result takes only the room it needs. */
+const VIEW_HEIGHT = 26 * 16
 /** Longer cell texts are cut in the grid and open in full on demand. */
 const LONG = 60
 
@@ -69,7 +71,7 @@ export function renderGrid(host: HTMLElement, result: QueryResult, openValue: (t
   function draw(): void {
     const total = result.results.length
     const first = Math.max(0, Math.floor(host.scrollTop / ROW_HEIGHT) - OVERSCAN)
-    const last = Math.min(total, Math.ceil((host.scrollTop + host.clientHeight) / ROW_HEIGHT) + OVERSCAN)
+    const last = Math.min(total, Math.ceil((host.scrollTop + Math.max(host.clientHeight, VIEW_HEIGHT)) / ROW_HEIGHT) + OVERSCAN)
     if (first === shown[0] && last === shown[1]) return
     shown = [first, last]
     topPad.hidden = first === 0

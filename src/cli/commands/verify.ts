@@ -6,10 +6,10 @@
  * everything verifies, 1 when anything does not, 2 on a usage error.
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
+import { InvalidInputError } from '../../domain/errors.js'
 import { ExportFormatError, isExportValid, type VerifyExportResult, verifyExport } from '../../domain/ledger/export-format.js'
 import { headsContainer, platformContainer, scopeContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
 import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
 import { NoteError, type NoteVerifierKey, parseVerifierKey } from '../../domain/ledger/signed-note.js'
 import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
@@ -57,13 +57,10 @@ export const verifyCommand: Command = {
     )
     const picks = [values.scope !== undefined, values.platform === true, values.heads === true].filter(Boolean).length
     if (picks > 1) throw new UsageError('give at most one of --scope, --platform and --heads')
-    let recordSeq: number | null = null
-    if (values.record !== undefined) {
-      const parsed = parseRecordId(values.record)
-      if (!parsed.ok) throw new UsageError(parsed.reason)
-      if (picks === 0) throw new UsageError('--record needs --scope, --platform or --heads (which container the record is in)')
-      recordSeq = parsed.seq
-    }
+    // The RecordID goes to the ledger as typed; it parses it as for the API and the portal.
+    const recordId = values.record ?? null
+    if (recordId !== null && picks === 0)
+      throw new UsageError('--record needs --scope, --platform or --heads (which container the record is in)')
     const trustedCheckpoint = readOptionalFile(values['trusted-checkpoint'], 'trusted checkpoint')
     if (trustedCheckpoint !== null && picks === 0)
       throw new UsageError('--trusted-checkpoint needs --scope, --platform or --heads (the container it belongs to)')
@@ -85,7 +82,12 @@ export const verifyCommand: Command = {
         else containers = await services.ledger.containers(workspace.id)
         for (const container of containers) {
           count++
-          const result = await services.ledger.verify({ container, recordSeq, trustedCheckpoint })
+          const result = await services.ledgerCommands
+            .verifyContainer(container, { recordId, trustedCheckpoint })
+            .catch((error: unknown) => {
+              // The only input verifyContainer refuses is a malformed RecordID: a usage error (exit 2).
+              throw error instanceof InvalidInputError ? new UsageError(error.message) : error
+            })
           const { line, ok } = verdictLine(
             { workspace: workspace.name, container: container.containerId, ScopeKey: scopeKeyOf(container.containerId) },
             result,

@@ -38,6 +38,8 @@ export interface Correction {
   /** Who approved (status applied after approval) or rejected it. */
   readonly decidedBy: Person | undefined
   readonly rejectionReason: string | undefined
+  /** The approver's optional comment (the approve call's `comment`, the portal form's comment). */
+  readonly approvalComment?: string | undefined
   /** How the decision was made: `api`, or `portal` with an electronic signature (password re-entered). */
   readonly decidedVia: 'api' | 'portal' | undefined
 }

@@ -21,6 +21,7 @@ import { allowedConnections, connectionAllowed } from '../access/scope-rules.js'
 import type { ActivityLog } from '../activity/activity-log.js'
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors.js'
 import { toColumnValue } from '../ingest/row-validation.js'
+import { acceptSignature, type ConfirmedSignature, type SignatureMeaning } from '../signatures/index.js'
 import type { Stores } from '../stores.js'
 import type { WorkspaceConfig, WorkspaceSettings } from '../workspace-config/config-document.js'
 import type { ConfigService } from '../workspace-config/config-service.js'
@@ -45,8 +46,28 @@ export interface CorrectionsServiceDeps {
   readonly clock: Clock
 }
 
-/** How a decision was taken: over the API, or in the portal as an electronic signature. */
+/**
+ * How a decision was taken: over the API, or in the portal as an electronic signature. Never said
+ * by the caller: a decision is 'portal' exactly when it carries a ConfirmedSignature, which only the
+ * signatures service makes after the password was re-entered (issue 19 item 1).
+ */
 export type DecisionChannel = 'api' | 'portal'
+
+/** The signature a decision carries; given, it MUST be one the signatures service confirmed for this decision. */
+export interface DecisionSignature {
+  readonly signature?: ConfirmedSignature
+}
+
+/** Spends the decision's signature (403 when forged or for something else) and names its channel. */
+function channelOf(caller: Caller, correctionId: string, meaning: SignatureMeaning, options: DecisionSignature): DecisionChannel {
+  if (options.signature === undefined) return 'api'
+  acceptSignature(options.signature, {
+    signerId: caller.accountId,
+    subject: { workspaceId: caller.workspaceId, kind: 'correction', id: correctionId },
+    meaning,
+  })
+  return 'portal'
+}
 
 const ROW_PREFIX = 'row:'
 const MAX_TEXT = 2000
@@ -300,7 +321,7 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     caller: Caller,
     scopeKey: string,
     id: string,
-    options: { channel?: DecisionChannel; comment?: string } = {},
+    options: DecisionSignature & { comment?: string } = {},
   ): Promise<Correction> {
     const correction = await pendingOf(caller, scopeKey, id)
     const { document } = await config.current(caller.workspaceId)
@@ -310,7 +331,7 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       )
     }
     const target = await targetOf(caller, correction, document)
-    const channel = options.channel ?? 'api'
+    const channel = channelOf(caller, id, 'approved', options)
     return stores.transaction(async (tx) => {
       if (target) await applyToRow(tx, target, true)
       const at = clock.now()
@@ -326,7 +347,15 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
       ) {
         throw new InvalidInputError(`correction ${id} was decided by someone else meanwhile`)
       }
-      const decided: Correction = { ...correction, status: 'applied', decidedAt: at, decidedBy: by, decidedVia: channel }
+      const comment = options.comment?.trim() || undefined
+      const decided: Correction = {
+        ...correction,
+        status: 'applied',
+        decidedAt: at,
+        decidedBy: by,
+        decidedVia: channel,
+        approvalComment: comment,
+      }
       await record(
         tx,
         caller,
@@ -351,11 +380,11 @@ export function createCorrectionsService(deps: CorrectionsServiceDeps) {
     scopeKey: string,
     id: string,
     reason: string,
-    options: { channel?: DecisionChannel } = {},
+    options: DecisionSignature = {},
   ): Promise<Correction> {
     const why = text('reason', reason ?? '', MAX_TEXT)
     const correction = await pendingOf(caller, scopeKey, id)
-    const channel = options.channel ?? 'api'
+    const channel = channelOf(caller, id, 'rejected', options)
     return stores.transaction(async (tx) => {
       const at = clock.now()
       const by = { id: caller.accountId, name: caller.accountName }

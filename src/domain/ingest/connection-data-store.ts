@@ -29,6 +29,11 @@ export interface ConnectionDataStore {
   rowsAfter(table: ConnectionTable, afterRowId: number, limit: number, upToRowId?: number): Promise<StoredRow[]>
   /** One row; with `forUpdate` (inside a transaction) it stays locked until commit (PostgreSQL; SQLite's transaction already holds the write lock). */
   row(table: ConnectionTable, rowId: number, options?: { forUpdate?: boolean }): Promise<StoredRow | undefined>
+  /**
+   * Rows stored in the connection's table. Rows are never deleted (a correction edits in place), so
+   * for a push connection this is every row it ever received.
+   */
+  rowCount(table: ConnectionTable): Promise<number>
   /** Sets some columns of one row; returns false when the row does not exist. */
   updateRow(table: ConnectionTable, rowId: number, values: ReadonlyMap<string, KqlValue>): Promise<boolean>
 }

@@ -147,5 +147,16 @@ export function createIngestService(deps: IngestServiceDeps) {
     return { result: undefined, problems }
   }
 
-  return { push, importRows, connectionOf }
+  /**
+   * Rows received by each push connection (the Connections page; pull connectors keep their own
+   * counters in their status). Counted in the tables: nothing on the ingest path has to keep a tally.
+   */
+  async function pushedRowCounts(workspaceId: string): Promise<Map<string, number>> {
+    const current = await config.current(workspaceId)
+    const push = new Set(current.document.connections.filter((c) => c.kind === 'push').map((c) => c.lookup))
+    const tables = (await stores.config.connectionTables(workspaceId)).filter((t) => push.has(t.lookup))
+    return new Map(await Promise.all(tables.map(async (t) => [t.lookup, await stores.data.rowCount(t)] as const)))
+  }
+
+  return { push, importRows, connectionOf, pushedRowCounts }
 }

@@ -41,6 +41,17 @@ export {
   readExport,
   verifyExport,
 } from './export-format.js'
+export {
+  type AppendInput,
+  createLedgerCommands,
+  type EdgeLedger,
+  type ExportInput,
+  type LedgerCommands,
+  type LogRef,
+  type VerifyAnswer,
+  type VerifyInput,
+  verifyAnswerOf,
+} from './ledger-commands.js'
 export { type LedgerService, platformContainer, scopeContainer } from './ledger-service.js'
 export type { LedgerSnapshot, LedgerStore } from './ledger-store.js'
 export type { ChainTip, ContainerRef, RecordBody, StoredHead, StoredRecord } from './ledger-types.js'

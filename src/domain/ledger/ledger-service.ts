@@ -10,7 +10,7 @@
 import type { KeyObject } from 'node:crypto'
 import { PassThrough, type Readable } from 'node:stream'
 import type { Clock } from '../../shared/clock.js'
-import { IntegrityError, UnavailableError } from '../errors.js'
+import { DomainError, IntegrityError, UnavailableError } from '../errors.js'
 import type { Stores } from '../stores.js'
 import { type AppendEntry, appendBatch } from './append-batch.js'
 import {
@@ -154,13 +154,18 @@ export interface ExportRequest {
   readonly filter?: Readonly<Record<string, string>>
 }
 
-/** A problem with a proof request: a size or record the container does not have. */
-export class LedgerRangeError extends Error {
+/**
+ * A problem with a proof request: a size or record the container does not have. A kind of the one
+ * error catalogue: a record or size past the tip is not-found (404), a contradictory range is
+ * invalid input (400).
+ */
+export class LedgerRangeError extends DomainError {
+  readonly kind: 'not-found' | 'invalid-input'
   readonly notFound: boolean
   constructor(message: string, notFound: boolean) {
     super(message)
-    this.name = 'LedgerRangeError'
     this.notFound = notFound
+    this.kind = notFound ? 'not-found' : 'invalid-input'
   }
 }
 
@@ -614,7 +619,7 @@ export function createLedgerService(deps: LedgerServiceDeps) {
   /**
    * Whole-chain verify of one container on one read snapshot (spec 4.5 rules 2-5, design §8),
    * against the head row, the newest stored checkpoint (and any of the caller's checkpoint's size),
-   * the heads log and the caller's checkpoint. `recordSeq` comes from parseRecordId.
+   * the heads log and the caller's checkpoint. `recordSeq` comes from recordSeqOf (ledger-commands.ts).
    *
    * The caller's checkpoint may also be one of the workspace heads log (issue 14 item 3). Then the
    * heads log itself is verified against it first: if it holds, its newest entry for this container
@@ -624,6 +629,7 @@ export function createLedgerService(deps: LedgerServiceDeps) {
    */
   async function verify(args: {
     readonly container: ContainerRef
+    /** From recordSeqOf (record-id.ts): callers hand a RecordID as sent to a ledger command. */
     readonly recordSeq?: number | null
     readonly trustedCheckpoint?: string | null
   }): Promise<VerifyResult> {

@@ -4,7 +4,11 @@
  * spec defines (spec 2.6, 4.5 rule 4). The raw string is checked before anything else looks at it:
  * databases and JS happily read `"1"`, `" 000000000001"`, `"+00000000001"` or `"1e0"` as record 1
  * (ledger note §3.5), and a malformed RecordID must be a 400, never a whole-chain verify.
+ *
+ * This is the only place a RecordID is parsed: every edge (API, portal, CLI) hands the value as
+ * sent to a ledger command, which calls recordSeqOf (issue 19 item 1).
  */
+import { InvalidInputError } from '../errors.js'
 
 /** Digits in a RecordID. */
 export const RECORD_ID_DIGITS = 12
@@ -49,6 +53,19 @@ export function parseRecordId(raw: unknown): RecordIdResult {
     }
   }
   return fail(`RecordID must be exactly ${RECORD_ID_DIGITS} digits, zero-padded (e.g. "000000000042"); got ${raw.length}`)
+}
+
+/**
+ * The sequence of a RecordID as sent, for a ledger command: null when none was given (null or
+ * undefined, unless `required`); a malformed one is an InvalidInputError (400) with the reason.
+ */
+export function recordSeqOf(raw: unknown, options: { readonly required: true }): number
+export function recordSeqOf(raw: unknown, options?: { readonly required?: boolean }): number | null
+export function recordSeqOf(raw: unknown, options: { readonly required?: boolean } = {}): number | null {
+  if ((raw === null || raw === undefined) && options.required !== true) return null
+  const parsed = parseRecordId(raw)
+  if (!parsed.ok) throw new InvalidInputError(parsed.reason)
+  return parsed.seq
 }
 
 /** The RecordID of sequence `seq` (an integer from 1 to MAX_RECORD_SEQ). */

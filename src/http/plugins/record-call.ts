@@ -2,8 +2,8 @@
  * @module
  * "Every call is recorded" (spec 1, design §5): each /oi-api call appends an `api-call` record to
  * the workspace-level activity log, committed before the response is sent. Routes that hijack the
- * reply (SSE, WebSocket, MCP) skip Fastify's onSend, so they call recordHijackedCall() themselves
- * just before hijacking.
+ * reply (SSE, WebSocket, MCP) skip Fastify's onSend: they declare `hijacks: true` and hijack through
+ * the route context, and the route registry calls recordHijackedCall() just before hijacking.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DomainError } from '../../domain/errors.js'
@@ -69,7 +69,7 @@ export function callRecordOf(request: FastifyRequest, reply: FastifyReply, statu
   }
 }
 
-/** Records a call whose reply is about to be hijacked (SSE, WebSocket upgrade, MCP). */
+/** Records a call whose reply is about to be hijacked (SSE, WebSocket upgrade, MCP): the route registry's. */
 export async function recordHijackedCall(
   request: FastifyRequest,
   reply: FastifyReply,

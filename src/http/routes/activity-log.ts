@@ -5,14 +5,11 @@
  * whole-chain verify (design §8). The earlier per-log shape is audit-logs.ts.
  */
 import { z } from 'zod'
-import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import { LedgerRangeError, type LedgerService, scopeKeyOf, viewOf } from '../../domain/ledger/ledger-service.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
+import type { EdgeLedger } from '../../domain/ledger/index.js'
 import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
-  containerFor,
   currentRecord,
   dateRange,
   exportFileName,
@@ -21,7 +18,6 @@ import {
   recordIdSchema,
   recordSchema,
   scopeKeySchema,
-  verdictOf,
   verdictSchema,
 } from '../wire/activity-records.js'
 
@@ -82,13 +78,8 @@ export const appendBody = z.strictObject(
   },
 )
 
-export function mapLedgerError(error: unknown): never {
-  if (error instanceof LedgerRangeError) throw error.notFound ? new NotFoundError(error.message) : new InvalidInputError(error.message)
-  throw error
-}
-
 export function activityLogRoutes(services: ApiServices): AnyRoute[] {
-  const ledger: LedgerService = services.ledger
+  const ledger: EdgeLedger = services.ledger
   return [
     defineRoute({
       method: 'POST',
@@ -101,13 +92,11 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       body: appendBody,
       responses: { 200: { description: 'The stored record.', schema: recordSchema } },
       handler: async ({ caller, body, request, reply }) => {
-        const container = containerFor(caller, body.ScopeKey)
-        const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...body } }])
-        // The append and this call's record share one group commit (record-call.ts).
-        const appended = ledger.submitPrepared(container, prepared)
+        const { ScopeKey, ...fields } = body
+        // Queued at once, so the append and this call's record share one group commit (record-call.ts).
+        const appended = ledger.append(caller, { scopeKey: ScopeKey, ...fields })
         recordCallAhead(request, reply, 200)
-        const [record] = await appended
-        return currentRecord(viewOf(record!))
+        return currentRecord(await appended)
       },
     }),
     defineRoute({
@@ -143,17 +132,16 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
         },
       },
       handler: async ({ caller, query }) => {
-        const container = containerFor(caller, query.scopeKey)
-        const { records, total } = await ledger.query(
-          container,
-          {
+        const { records, total } = await ledger.query(caller, {
+          scopeKey: query.scopeKey,
+          filter: {
             ...(query.entityType !== undefined ? { entityType: query.entityType } : {}),
             ...(query.actionType !== undefined ? { actionType: query.actionType } : {}),
             ...(query.userId !== undefined ? { userId: query.userId } : {}),
             ...dateRange(query.startDate, query.endDate),
           },
-          { limit: query.limit, offset: query.offset, order: query.order },
-        )
+          page: { limit: query.limit, offset: query.offset, order: query.order },
+        })
         return {
           ScopeKey: query.scopeKey ?? null,
           totalCount: total,
@@ -198,15 +186,12 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
         404: { description: 'A well-formed RecordID past the end of the chain (or in an empty container).' },
       },
       handler: async ({ caller, body }) => {
-        const container = containerFor(caller, body?.ScopeKey ?? null)
-        const recordSeq = body?.RecordID == null ? null : parseRecordId(body.RecordID)
-        if (recordSeq !== null && !recordSeq.ok) throw new InvalidInputError(recordSeq.reason)
-        const result = await ledger.verify({
-          container,
-          recordSeq: recordSeq?.seq ?? null,
+        const { verdict } = await ledger.verify(caller, {
+          scopeKey: body?.ScopeKey ?? null,
+          recordId: body?.RecordID,
           trustedCheckpoint: body?.TrustedCheckpoint ?? null,
         })
-        return verdictOf(result).verdict
+        return verdict
       },
     }),
     defineRoute({
@@ -228,14 +213,12 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
         200: { description: 'The export (application/json or text/csv), streamed.', contentType: 'application/json' },
       },
       handler: async ({ caller, query, reply }) => {
-        const container = containerFor(caller, query.scopeKey)
         const range = dateRange(query.startDate, query.endDate)
         const filter: Record<string, string> = { format: query.format }
         if (query.scopeKey !== undefined) filter['scopeKey'] = query.scopeKey
         if (query.startDate !== undefined) filter['startDate'] = query.startDate
         if (query.endDate !== undefined) filter['endDate'] = query.endDate
-        const { contentType, stream } = await ledger.exportLog({
-          container,
+        const { contentType, stream } = await ledger.exportLog(caller, {
           scopeKey: query.scopeKey ?? null,
           format: query.format,
           ...range,
@@ -283,12 +266,9 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       },
       handler: async ({ caller, query }) => {
         const heads = query.headsLog === 'true'
-        if (heads && query.scopeKey !== undefined) throw new InvalidInputError('give scopeKey or headsLog=true, not both')
-        const container = heads ? { ...containerFor(caller, null), containerId: 'heads' } : containerFor(caller, query.scopeKey)
-        const cp = await ledger.latestCheckpoint(container)
-        if (cp === null) throw new NotFoundError('no checkpoint yet: nothing has been appended to this log')
+        const cp = await ledger.latestCheckpoint(caller, { scopeKey: query.scopeKey ?? null, headsLog: heads })
         return {
-          ScopeKey: scopeKeyOf(container.containerId),
+          ScopeKey: heads ? null : (query.scopeKey ?? null),
           log: heads ? ('heads' as const) : query.scopeKey === undefined ? ('platform' as const) : ('scope' as const),
           origin: cp.origin,
           size: cp.size,
@@ -309,7 +289,7 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
-        RecordID: recordIdSchema,
+        RecordID: recordIdSchema.nonoptional({ error: 'RecordID is required: a string of 12 digits such as "000000000001"' }),
         treeSize: z.coerce
           .number({ error: 'treeSize must be a whole number' })
           .int('treeSize must be a whole number')
@@ -333,15 +313,16 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
         404: { description: 'RecordID past the end of the chain.' },
       },
       handler: async ({ caller, query }) => {
-        const container = containerFor(caller, query.scopeKey)
-        const seq = parseRecordId(query.RecordID)
-        if (!seq.ok) throw new InvalidInputError(seq.reason)
-        const p = await ledger.proveInclusion(container, seq.seq, query.treeSize).catch(mapLedgerError)
+        const p = await ledger.proveInclusion(caller, {
+          scopeKey: query.scopeKey ?? null,
+          recordId: query.RecordID,
+          ...(query.treeSize !== undefined ? { treeSize: query.treeSize } : {}),
+        })
         const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
         return {
           ScopeKey: query.scopeKey ?? null,
-          RecordID: query.RecordID,
-          leafIndex: seq.seq - 1,
+          RecordID: query.RecordID as string,
+          leafIndex: p.seq - 1,
           treeSize: p.treeSize,
           leafHash: hex(p.leafHash),
           rootHash: hex(p.rootHash),
@@ -387,8 +368,11 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
         },
       },
       handler: async ({ caller, query }) => {
-        const container = containerFor(caller, query.scopeKey)
-        const p = await ledger.proveConsistency(container, query.from, query.to).catch(mapLedgerError)
+        const p = await ledger.proveConsistency(caller, {
+          scopeKey: query.scopeKey ?? null,
+          from: query.from,
+          ...(query.to !== undefined ? { to: query.to } : {}),
+        })
         const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
         return {
           ScopeKey: query.scopeKey ?? null,

@@ -7,13 +7,11 @@
  */
 import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
-import { type LedgerService, viewOf } from '../../domain/ledger/ledger-service.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
+import type { EdgeLedger } from '../../domain/ledger/index.js'
 import type { ApiServices } from '../../domain/services.js'
 import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
-  containerFor,
   dateRange,
   exportFileName,
   filterText,
@@ -23,7 +21,6 @@ import {
   pagingQuery,
   recordIdSchema,
   scopeKeySchema,
-  verdictOf,
 } from '../wire/activity-records.js'
 import { eventFields, optionalText, unexpectedKeysMessage } from './activity-log.js'
 
@@ -33,7 +30,7 @@ const DEPRECATED =
 const lookupParams = z.object({ lookup: scopeKeySchema.describe('The log: the scope key.') })
 
 export function auditLogRoutes(services: ApiServices): AnyRoute[] {
-  const ledger: LedgerService = services.ledger
+  const ledger: EdgeLedger = services.ledger
   return [
     defineRoute({
       method: 'POST',
@@ -72,17 +69,10 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
             `action "${action}" and actionType "${fields.actionType}" differ; they are two names of one field, send one of them`,
           )
         const actionType = fields.actionType ?? action
-        const container = containerFor(caller, params.lookup)
-        const prepared = ledger.prepareAppend([
-          {
-            userId: caller.accountId,
-            body: { ...fields, ...(actionType !== undefined ? { actionType } : {}), ScopeKey: params.lookup },
-          },
-        ])
-        const appended = ledger.submitPrepared(container, prepared)
+        const { ScopeKey: _sameAsLookup, ...event } = fields
+        const appended = ledger.append(caller, { ...event, ...(actionType !== undefined ? { actionType } : {}), scopeKey: params.lookup })
         recordCallAhead(request, reply, 200)
-        const [record] = await appended
-        return legacyRecord(viewOf(record!))
+        return legacyRecord(await appended)
       },
     }),
     defineRoute({
@@ -113,16 +103,15 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
         },
       },
       handler: async ({ caller, params, query }) => {
-        const container = containerFor(caller, params.lookup)
-        const { records, total } = await ledger.query(
-          container,
-          {
+        const { records, total } = await ledger.query(caller, {
+          scopeKey: params.lookup,
+          filter: {
             ...(query.actor !== undefined ? { userId: query.actor } : {}),
             ...(query.action !== undefined ? { actionType: query.action } : {}),
             ...dateRange(query.startDate, query.endDate),
           },
-          { limit: query.limit, offset: query.offset, order: 'desc' },
-        )
+          page: { limit: query.limit, offset: query.offset, order: 'desc' },
+        })
         return { lookup: params.lookup, totalCount: total, limit: query.limit, offset: query.offset, results: records.map(legacyRecord) }
       },
     }),
@@ -155,15 +144,14 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
         404: { description: 'A well-formed RecordID past the end of the chain.' },
       },
       handler: async ({ caller, params, body }) => {
-        const container = containerFor(caller, params.lookup)
-        const recordSeq = body?.RecordID == null ? null : parseRecordId(body.RecordID)
-        if (recordSeq !== null && !recordSeq.ok) throw new InvalidInputError(recordSeq.reason)
-        const { verdict, recordCount } = verdictOf(
-          await ledger.verify({ container, recordSeq: recordSeq?.seq ?? null, trustedCheckpoint: body?.TrustedCheckpoint ?? null }),
-        )
+        const { verdict, recordsRead } = await ledger.verify(caller, {
+          scopeKey: params.lookup,
+          recordId: body?.RecordID,
+          trustedCheckpoint: body?.TrustedCheckpoint ?? null,
+        })
         return {
           isValid: verdict.ChainValid && verdict.Valid !== false,
-          recordCount,
+          recordCount: recordsRead,
           brokenAt: verdict.BrokenAt,
           reason: verdict.Reason,
         }
@@ -186,13 +174,11 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
       }),
       responses: { 200: { description: 'The export, streamed.', contentType: 'application/json' } },
       handler: async ({ caller, params, query, reply }) => {
-        const container = containerFor(caller, params.lookup)
         const range = dateRange(query.startDate, query.endDate)
         const filter: Record<string, string> = { format: query.format, lookup: params.lookup }
         if (query.startDate !== undefined) filter['startDate'] = query.startDate
         if (query.endDate !== undefined) filter['endDate'] = query.endDate
-        const { contentType, stream } = await ledger.exportLog({
-          container,
+        const { contentType, stream } = await ledger.exportLog(caller, {
           scopeKey: params.lookup,
           format: query.format,
           ...range,

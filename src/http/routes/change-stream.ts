@@ -12,7 +12,6 @@ import type { WorkspaceChange } from '../../domain/changes/workspace-change.js'
 import { NotProvisionedError } from '../../domain/errors.js'
 import type { ApiServices } from '../../domain/services.js'
 import { parseLastEventId } from '../../domain/streams/change-feed.js'
-import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
 export interface ChangeStreamOptions {
@@ -109,7 +108,8 @@ export function changeStreamRoutes(services: ApiServices, options: ChangeStreamO
           schema: changeEventData,
         },
       },
-      handler: async ({ caller, query, request, reply }) => {
+      hijacks: true,
+      handler: async ({ caller, query, request, reply, hijack }) => {
         const current = await services.config.current(caller.workspaceId)
         if (!current.document.settings.capabilities.changeStream)
           throw new NotProvisionedError(
@@ -166,12 +166,11 @@ export function changeStreamRoutes(services: ApiServices, options: ChangeStreamO
         })
 
         try {
-          await recordHijackedCall(request, reply, 200)
+          await hijack(200)
         } catch (error) {
           feed.close()
           throw error
         }
-        reply.hijack()
         raw.writeHead(200, {
           ...(reply.getHeaders() as OutgoingHttpHeaders),
           'content-type': 'text/event-stream; charset=utf-8',

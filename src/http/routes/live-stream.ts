@@ -36,7 +36,6 @@ import {
 import { toWireValue } from '../../kql/index.js'
 import { stringifyExact } from '../../shared/exact-json.js'
 import { sendError } from '../error-envelope.js'
-import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { acceptUpgrade, isUpgradeRequest, LIVE_SUBPROTOCOL, offeredSubprotocols } from '../websocket-upgrade.js'
 
@@ -288,7 +287,8 @@ export function liveStreamRoutes(services: ApiServices, options: LiveStreamOptio
           schema: z.object({ HasError: z.literal(true), Messages: z.object({ Error: z.string() }) }),
         },
       },
-      handler: async ({ caller, query, request, reply }) => {
+      hijacks: true,
+      handler: async ({ caller, query, request, reply, hijack }) => {
         const view = await services.live.view(caller.workspaceId)
         if (!view.config.settings.capabilities.liveStream)
           throw new NotProvisionedError("the live stream is switched off in this workspace's settings (settings.capabilities.liveStream)")
@@ -308,8 +308,7 @@ export function liveStreamRoutes(services: ApiServices, options: LiveStreamOptio
             `offer the subprotocol "${LIVE_SUBPROTOCOL}" (alongside bearer.<token> when the token travels that way); the server answers with it`,
           )
         }
-        await recordHijackedCall(request, reply, 101)
-        reply.hijack()
+        await hijack(101)
         let ws: WebSocket
         try {
           ws = await acceptUpgrade(request, reply)

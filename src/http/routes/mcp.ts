@@ -25,7 +25,6 @@ import type { Caller } from '../../domain/access/caller.js'
 import { ForbiddenError, NotProvisionedError } from '../../domain/errors.js'
 import type { ApiServices } from '../../domain/services.js'
 import { createMcpServer } from '../../mcp/mcp-server.js'
-import { recordHijackedCall } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 
 export interface McpRouteOptions {
@@ -198,7 +197,8 @@ export function mcpRoutes(services: ApiServices, options: McpRouteOptions): AnyR
         200: { description: 'The JSON-RPC response (JSON-RPC errors included, as MCP requires).', schema: jsonRpcMessage },
         202: { description: 'A notification was accepted (no body).' },
       },
-      handler: async ({ caller, request, reply }) => {
+      hijacks: true,
+      handler: async ({ caller, request, reply, hijack }) => {
         const origin = request.headers.origin
         if (origin !== undefined && !allowed.has(originOf(origin) ?? `invalid:${origin}`)) {
           throw new ForbiddenError(
@@ -225,8 +225,7 @@ export function mcpRoutes(services: ApiServices, options: McpRouteOptions): AnyR
         const response = await serve(webRequestOf(request, abort.signal), authInfo, request.body)
 
         const tool = toolOf(request.body)
-        await recordHijackedCall(request, reply, response.status, { kind: 'mcp', ...(tool !== undefined ? { tool } : {}) })
-        reply.hijack()
+        await hijack(response.status, { kind: 'mcp', ...(tool !== undefined ? { tool } : {}) })
         await sendWebResponse(reply, response)
         return reply
       },

@@ -2,17 +2,13 @@
  * @module
  * The activity log on the wire (spec 2.6, 2.7, 4.5, 4.7): records in the current shape (`userId`,
  * `actionType`) and the earlier per-log shape (`actor`, `action`), the verify verdict, and the
- * request fields both shapes share: RecordID (checked on the raw value before any look-up), dates,
- * paging, and the container a scope key names (with the token's scope check).
+ * request fields both shapes share: RecordID (passed on as sent: the ledger command parses it),
+ * dates and paging. Which container a scope key names, and whether the caller may use it, is the
+ * domain's (src/domain/ledger/ledger-commands.ts).
  */
 import { z } from 'zod'
-import type { Caller } from '../../domain/access/caller.js'
-import { inScope } from '../../domain/access/caller.js'
-import { ForbiddenError, InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import { type LedgerRecordView, platformContainer, scopeContainer } from '../../domain/ledger/ledger-service.js'
-import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { VerifyResult, VerifyVerdict } from '../../domain/ledger/verify-chain.js'
+import { InvalidInputError } from '../../domain/errors.js'
+import type { LedgerRecordView } from '../../domain/ledger/ledger-service.js'
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
 
@@ -35,19 +31,14 @@ export const scopeKeySchema = z
   .max(200, 'ScopeKey is at most 200 characters')
   .regex(/^[^\u0000-\u001f\u007f]+$/u, 'ScopeKey must not contain control characters')
 
-function recordIdReason(input: unknown): string {
-  const parsed = parseRecordId(input)
-  return parsed.ok ? 'RecordID is not valid' : parsed.reason
-}
-
 /**
- * RecordID on input: exactly 12 ASCII digits, at least 000000000001, as sent (no trimming, no
- * numeric conversion). Anything else is a 400 before any look-up (spec 4.5 rule 4).
+ * RecordID on input, documented as the spec's 12-digit string but passed on as sent: the ledger
+ * command parses it (src/domain/ledger/record-id.ts), so a malformed one is refused with the same
+ * sentence here, in the portal and in the CLI (spec 4.5 rule 4).
  */
 export const recordIdSchema = z
-  .string({ error: (issue) => recordIdReason(issue.input) })
-  .regex(/^[0-9]{12}$/, { error: (issue) => recordIdReason(issue.input) })
-  .refine((v) => parseRecordId(v).ok, { error: (issue) => recordIdReason(issue.input) })
+  .unknown()
+  .meta({ type: 'string', pattern: '^[0-9]{12}$' })
   .describe('The record\'s 12-digit zero-padded sequence, e.g. "000000000042" (a JSON string; anything else is a 400).')
 
 export const recordSchema = z.object({
@@ -132,32 +123,6 @@ export const legacyVerdictSchema = z.object({
   brokenAt: z.string().nullable().describe('RecordID of the first bad link, or null.'),
   reason: z.string().describe('The verdict in words, as Reason of the current shape.'),
 })
-
-/** The verdict, or the 404/400 that verify-chain reports instead of one. */
-export function verdictOf(result: VerifyResult): { verdict: VerifyVerdict; recordCount: number } {
-  if (result.kind === 'record-not-found') throw new NotFoundError(result.message)
-  if (result.kind === 'invalid-trusted-checkpoint') throw new InvalidInputError(result.message)
-  return { verdict: result.verdict, recordCount: result.facts.recordsRead }
-}
-
-/**
- * The container a read or verify names: the scope's, or the workspace-level Platform-Config
- * container when no scope key is given (spec 4.5 rule 1). A token limited to some scope keys may
- * only use those, and not the Platform-Config records (they span every scope).
- */
-export function containerFor(caller: Caller, scopeKey: string | null | undefined): ContainerRef {
-  if (scopeKey === undefined || scopeKey === null) {
-    if (caller.scopes.scopeKeys !== undefined) {
-      throw new ForbiddenError(
-        `this token is limited to the scope keys ${caller.scopes.scopeKeys.join(', ')}; the Platform-Config records need a token without a scope-key limit`,
-      )
-    }
-    return platformContainer(caller.workspaceId)
-  }
-  if (!inScope(caller.scopes, 'scopeKeys', scopeKey))
-    throw new ForbiddenError(`this token is limited to other scope keys than "${scopeKey}"`)
-  return scopeContainer(caller.workspaceId, scopeKey)
-}
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/
 

@@ -30,6 +30,7 @@ export const correctionSchema = z.object({
   approvedBy: z.string().optional(),
   rejectedBy: z.string().optional(),
   rejectionReason: z.string().optional(),
+  approvalComment: z.string().optional().describe("The approver's comment, when the approval gave one."),
   decidedVia: z.enum(['api', 'portal']).optional().describe('`portal` decisions are electronic signatures (password re-entered).'),
 })
 
@@ -57,6 +58,7 @@ export function toWireCorrection(c: Correction): WireCorrection {
     ...(c.status === 'applied' && c.decidedBy ? { approvedBy: c.decidedBy.name } : {}),
     ...(c.status === 'rejected' && c.decidedBy ? { rejectedBy: c.decidedBy.name } : {}),
     ...(c.rejectionReason ? { rejectionReason: c.rejectionReason } : {}),
+    ...(c.approvalComment ? { approvalComment: c.approvalComment } : {}),
     ...(c.decidedVia ? { decidedVia: c.decidedVia } : {}),
   }
 }

@@ -6,11 +6,9 @@
  * verdict fields in words; download the container as the API exports it (JSON or CSV, with its
  * signed checkpoint), streamed. Verifying and exporting are recorded as decisions.
  */
-import { InvalidInputError } from '../../domain/errors.js'
-import { type LedgerRecordView, platformContainer, scopeContainer } from '../../domain/ledger/ledger-service.js'
-import type { ContainerRef } from '../../domain/ledger/ledger-types.js'
-import { parseRecordId } from '../../domain/ledger/record-id.js'
-import type { VerifyResult } from '../../domain/ledger/verify-chain.js'
+import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
+import type { VerifyAnswer } from '../../domain/ledger/index.js'
+import type { LedgerRecordView } from '../../domain/ledger/ledger-service.js'
 import { relativeText } from '../format.js'
 import { type Html, html } from '../html.js'
 import { definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'
@@ -30,7 +28,8 @@ interface Filter {
 }
 
 interface VerifyView {
-  readonly result: VerifyResult
+  /** The verdict, or why verify could not give one (a RecordID past the end of the chain). */
+  readonly result: ({ readonly kind: 'verdict' } & VerifyAnswer) | { readonly kind: 'record-not-found'; readonly message: string }
   readonly recordId: string
 }
 
@@ -70,10 +69,6 @@ function rangeOf(filter: Filter): { from?: string; to?: string } {
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) }
 }
 
-function containerOf(ctx: PortalContext, scope: string | undefined): ContainerRef {
-  return scope === undefined ? platformContainer(ctx.session.workspace.id) : scopeContainer(ctx.session.workspace.id, scope)
-}
-
 function linkOf(filter: Filter, overrides: Partial<Filter> = {}, path = '/portal/activity'): string {
   const f = { ...filter, ...overrides }
   const q = new URLSearchParams()
@@ -103,23 +98,51 @@ function whoOf(view: LedgerRecordView, names: ReadonlyMap<string, string>): stri
   return name ?? view.record.userId
 }
 
-function detailsSummary(details: unknown): string {
-  if (details === null || typeof details !== 'object') return JSON.stringify(details) ?? ''
-  const { actor: _actor, ...rest } = details as Record<string, unknown>
-  const compact = JSON.stringify(rest)
-  return compact.length > 90 ? `${compact.slice(0, 90)}…` : compact
+/** Fields an `api-call` record's Entity, Action and User cells already show. */
+const SHOWN_ELSEWHERE: Readonly<Record<string, readonly string[]>> = { 'api-call': ['method', 'route', 'requestId', 'accountName'] }
+
+/**
+ * One readable line of the details for the closed row: `key: value` pairs separated by ` · `, so
+ * it wraps at spaces (raw JSON has none and broke mid-word), nested values as `{…}` / `[n]`.
+ */
+export function detailsSummary(details: unknown, entityType: string | null | undefined): string {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return JSON.stringify(details) ?? ''
+  const skip = new Set(['actor', ...(SHOWN_ELSEWHERE[entityType ?? ''] ?? [])])
+  const parts: string[] = []
+  // The outcome first (a call's status), then the stored (alphabetical) order.
+  const entries = Object.entries(details as Record<string, unknown>).sort(([a], [b]) => Number(b === 'status') - Number(a === 'status'))
+  for (const [key, value] of entries) {
+    if (skip.has(key)) continue
+    const shown = value === null || typeof value !== 'object' ? String(value) : Array.isArray(value) ? `[${value.length}]` : '{…}'
+    parts.push(`${key}: ${shown}`)
+  }
+  const line = parts.join(' · ')
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line || 'no details'
+}
+
+/** A route-like action ("GET /oi-api/audit-logs/:lookup/events/export") may wrap after each slash. */
+function actionText(action: string): Html {
+  const parts = action.split('/')
+  return html`${parts.map((part, i) => (i === 0 ? part : html`/<wbr>${part}`))}`
+}
+
+/** An account name like `analyst@acme` wraps before its `@`, not mid-word. */
+function breakBeforeAt(name: string): Html {
+  const at = name.indexOf('@')
+  return at > 0 ? html`${name.slice(0, at)}<wbr>${name.slice(at)}` : html`${name}`
 }
 
 function recordRow(view: LedgerRecordView, names: ReadonlyMap<string, string>, now: number, brokenAt: string | null): Html {
   const r = view.record
   const at = Date.parse(r.timestamp)
+  const [day, time] = r.timestamp.replace('Z', '').split('T')
   return html`<tr${r.recordId === brokenAt ? html` class="broken" title="The chain breaks here"` : ''}>
-  <th scope="row" class="mono">${r.recordId}</th>
-  <td><time datetime="${r.timestamp}">${r.timestamp.replace('T', ' ').replace('Z', '')}</time><div class="muted small">${relativeText(at, now)}</div></td>
-  <td>${view.entityType ?? ''}<div class="muted small mono">${view.entityId ?? ''}</div></td>
-  <td class="action">${view.actionType ?? ''}</td>
-  <td>${whoOf(view, names)}</td>
-  <td class="details"><details><summary>${detailsSummary(view.details)}</summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
+  <th scope="row" class="mono record-id">${r.recordId}</th>
+  <td class="time" data-label="Time"><time datetime="${r.timestamp}"><span class="day">${day}</span> <span class="clock">${time}</span></time><div class="muted small">${relativeText(at, now)}</div></td>
+  <td class="entity" data-label="Entity">${view.entityType ?? ''}<div class="muted small mono entity-id">${view.entityId ?? ''}</div></td>
+  <td class="action" data-label="Action">${actionText(view.actionType ?? '')}</td>
+  <td class="user" data-label="User">${breakBeforeAt(whoOf(view, names))}</td>
+  <td class="details" data-label="Details"><details><summary><span class="details-line">${detailsSummary(view.details, view.entityType)}</span></summary><pre class="details-json">${JSON.stringify(view.details, null, 2)}</pre><p class="muted small mono digest">digest ${Buffer.from(r.digest).toString('hex')}</p></details></td>
 </tr>`
 }
 
@@ -138,7 +161,7 @@ export function verdictInWords(view: VerifyView): Html {
       v.Empty
         ? 'Nothing to contradict: the log was never written.'
         : v.ChainValid
-          ? html`Yes: every digest and link from the first record to the last (${result.facts.recordsRead} records) recomputes and agrees with the signed checkpoints.`
+          ? html`Yes: every digest and link from the first record to the last (${result.recordsRead} records) recomputes and agrees with the signed checkpoints.`
           : 'No: the chain does not hold (see where it breaks).',
     ],
     [
@@ -187,16 +210,16 @@ async function render(ctx: PortalContext, extra: { verify?: VerifyView; error?: 
   let total = 0
   let error = extra.error
   try {
-    const found = await services.ledger.query(
-      containerOf(ctx, filter.scope),
-      {
+    const found = await services.ledger.query(ctx.caller, {
+      scopeKey: filter.scope ?? null,
+      filter: {
         ...(filter.entityType ? { entityType: filter.entityType } : {}),
         ...(filter.actionType ? { actionType: filter.actionType } : {}),
         ...(filter.userId ? { userId: filter.userId } : {}),
         ...rangeOf(filter),
       },
-      { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' },
-    )
+      page: { limit: ACTIVITY_PAGE_SIZE, offset: (filter.page - 1) * ACTIVITY_PAGE_SIZE, order: 'desc' },
+    })
     records = found.records
     total = found.total
   } catch (e) {
@@ -256,6 +279,7 @@ ${
     : html`
 <p class="muted">Records ${first}–${first + records.length - 1} of ${total}, newest first. Times are UTC.</p>
 <div class="table-wrap"><table class="activity-records" aria-labelledby="records-title">
+<colgroup><col class="c-id"><col class="c-time"><col class="c-entity"><col class="c-action"><col class="c-user"><col class="c-details"></colgroup>
 <thead><tr><th scope="col">RecordID</th><th scope="col">Time</th><th scope="col">Entity</th><th scope="col">Action</th><th scope="col">User</th><th scope="col">Details</th></tr></thead>
 <tbody>${records.map((r) => recordRow(r, names, now, extra.verify?.result.kind === 'verdict' ? extra.verify.result.verdict.BrokenAt : null))}</tbody></table></div>`
 }
@@ -296,20 +320,27 @@ export function activityRoutes(): PortalRoute[] {
       rights: ['provenance:verify'],
       handler: async (ctx) => {
         const filter = filterOf(ctx.form)
-        const raw = (ctx.form.get('RecordID') ?? '').trim()
-        let recordSeq: number | null = null
-        if (raw !== '') {
-          const parsed = parseRecordId(raw)
-          if (!parsed.ok) return render(ctx, { error: `Nothing was verified: ${parsed.reason}.` }, 400)
-          recordSeq = parsed.seq
+        // An empty field asks for no single record; anything else goes to the ledger as typed (no
+        // trimming: " 000000000001 " is refused here exactly as by the API and the CLI).
+        const raw = ctx.form.get('RecordID') ?? ''
+        let result: VerifyView['result']
+        try {
+          const answer = await ctx.deps.services.ledger.verify(ctx.caller, {
+            scopeKey: filter.scope ?? null,
+            recordId: raw === '' ? null : raw,
+          })
+          result = { kind: 'verdict', ...answer }
+        } catch (error) {
+          if (error instanceof InvalidInputError) return render(ctx, { error: `Nothing was verified: ${error.message}.` }, 400)
+          if (!(error instanceof NotFoundError)) throw error
+          result = { kind: 'record-not-found', message: error.message }
         }
-        const result = await ctx.deps.services.ledger.verify({ container: containerOf(ctx, filter.scope), recordSeq })
         await recordAction(
           ctx,
           'verified',
           filter.scope,
           result.kind === 'verdict'
-            ? { ...result.verdict, recordsRead: result.facts.recordsRead, ...(raw ? { RecordID: raw } : {}) }
+            ? { ...result.verdict, recordsRead: result.recordsRead, ...(raw ? { RecordID: raw } : {}) }
             : { outcome: result.kind, message: result.message },
         )
         return render(ctx, { verify: { result, recordId: raw } }, result.kind === 'record-not-found' ? 404 : 200)
@@ -339,8 +370,7 @@ export function activityRoutes(): PortalRoute[] {
           ...(filter.from ? { from: filter.from } : {}),
           ...(filter.to ? { to: filter.to } : {}),
         })
-        const { contentType, stream } = await ctx.deps.services.ledger.exportLog({
-          container: containerOf(ctx, filter.scope),
+        const { contentType, stream } = await ctx.deps.services.ledger.exportLog(ctx.caller, {
           scopeKey: filter.scope ?? null,
           format,
           ...range,

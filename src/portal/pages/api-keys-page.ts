@@ -182,7 +182,7 @@ ${
     <td>${timeTag(t.createdAt, now)}</td>
     <td>${timeTag(t.expiresAt, now)}</td>
     <td>${timeTag(t.lastUsedAt, now)}</td>
-    <td><details><summary>${t.rights.length} right${t.rights.length === 1 ? '' : 's'}</summary><ul class="chips">${t.rights.map((r) => html`<li>${r}</li>`)}</ul></details></td>
+    <td class="rights"><details><summary>${t.rights.length} right${t.rights.length === 1 ? '' : 's'}</summary><ul class="chips">${t.rights.map((r) => html`<li>${r}</li>`)}</ul></details></td>
     <td>${scopesText(t.scopes)}</td>
     <td><span class="badge ${status}">${status}</span>${t.revokedAt !== undefined ? html`<div class="muted">${timeTag(t.revokedAt, now)}</div>` : ''}</td>
     <td>${canRevoke ? html`<form method="post" action="/portal/api-keys/${t.id}/revoke"><input type="hidden" name="_csrf" value="${csrf}"><button class="danger" type="submit" aria-label="Revoke token ${t.name}">Revoke</button></form>` : ''}</td>

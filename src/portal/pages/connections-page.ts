@@ -89,6 +89,7 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
   const workspaceId = session.workspace.id
   const current = await services.config.current(workspaceId)
   const connectors = new Map((await services.connectors.status(workspaceId)).map((s) => [s.lookup, s]))
+  const pushed = await services.ingest.pushedRowCounts(workspaceId)
   const listed = await services.credentials.list(workspaceId)
   const credentials = new Map(listed.map((c) => [c.connection, c]))
   // Credentials kept for a lookup the configuration no longer has: shown so they can be cleared.
@@ -121,7 +122,7 @@ ${
   <td><code>${c.table}</code></td>
   <td>${s ? html`<span class="badge state-${s.state}">${s.state}</span>${s.enabled ? '' : html`<div class="muted small">switched off in the settings</div>`}<div class="muted small">${STATE_WORDS[s.state] ?? ''}</div>` : html`<span class="muted">rows pushed through the API</span>`}</td>
   <td>${s ? html`${timeTag(s.lastRunAt, now)}${s.lastSuccessAt !== undefined ? html`<div class="muted small">last success ${timeTag(s.lastSuccessAt, now)}</div>` : ''}` : html`<span class="muted">—</span>`}</td>
-  <td class="num">${s ? html`${s.rowsIngested}${s.rowsRejected ? html`<div class="muted small">${s.rowsRejected} rejected</div>` : ''}` : html`<span class="muted">—</span>`}</td>
+  <td class="num">${s ? html`${s.rowsIngested}${s.rowsRejected ? html`<div class="muted small">${s.rowsRejected} rejected</div>` : ''}` : pushed.has(c.lookup) ? pushed.get(c.lookup) : html`<span class="muted">—</span>`}</td>
   <td>${s?.lastError ? html`<span class="error-text">${s.lastError}</span><div class="muted small">${timeTag(s.lastErrorAt, now)}</div>` : html`<span class="muted">none</span>`}</td>
   <td>${credentialsCell(credentials.get(c.lookup), now)}</td>
 </tr>`

@@ -6,6 +6,8 @@
  * Deciding in the portal is an electronic signature (21 CFR Part 11): the signer re-enters the
  * password, and the activity-log record carries `signature: {signer, signedAt, meaning}`. A wrong
  * password signs nothing, counts toward the sign-in throttle and is recorded in the scope's log.
+ * The protocol is the signatures service's (src/domain/signatures/); this page only asks for the
+ * password and hands the confirmed signature to the decision.
  */
 import { roleHas } from '../../domain/access/rights.js'
 import type { Correction, CorrectionStatus } from '../../domain/corrections/corrections-service.js'
@@ -92,6 +94,7 @@ function correctionCard(ctx: PortalContext, c: Correction, canApprove: boolean, 
     ${c.effectiveAt ? html`<dt>Refers to</dt><dd>${c.effectiveAt}</dd>` : ''}
     <dt>Chain</dt><dd>correction ${c.chainIndex} of this entity <span class="muted mono small">${c.id}</span></dd>
     ${c.rejectionReason ? html`<dt>Rejection reason</dt><dd>${c.rejectionReason}</dd>` : ''}
+    ${c.approvalComment ? html`<dt>Approver's comment</dt><dd class="approval-comment">${c.approvalComment}</dd>` : ''}
   </dl>
   ${beforeAfter(c.before, c.after, `Before and after of correction ${c.id}`)}
   ${signatureText(c)}
@@ -194,22 +197,15 @@ function decide(meaning: 'approved' | 'rejected'): PortalRoute['handler'] {
           400,
         )
       }
-      const check = await services.sessions.confirmPassword(session, ctx.form.get('password') ?? '', ctx.request.ip)
+      // Part 11: the signatures service checks the password under the throttle and records a refusal.
+      const check = await services.signatures.sign(session, {
+        password: ctx.form.get('password') ?? '',
+        clientAddress: ctx.request.ip,
+        meaning,
+        subject: { kind: 'correction', id },
+        record: { scopeKey: correction.scopeKey, entityType: correction.entityType, entityId: correction.entityId },
+      })
       if (check.outcome !== 'confirmed') {
-        await services.activity.recordDecision({
-          workspaceId: session.workspace.id,
-          scopeKey: correction.scopeKey,
-          entityType: correction.entityType,
-          entityId: correction.entityId,
-          actionType: 'signature-refused',
-          actor: { id: session.account.id, name: session.account.name, via: 'portal' },
-          details: {
-            correctionId: id,
-            meaning,
-            reason: check.outcome === 'throttled' ? 'too many failed password entries' : 'wrong password',
-            clientAddress: ctx.request.ip,
-          },
-        })
         if (check.outcome === 'throttled') {
           const minutes = Math.ceil(check.retryAfterMs / 60_000)
           ctx.reply.header('retry-after', String(Math.ceil(check.retryAfterMs / 1000)))
@@ -231,10 +227,11 @@ function decide(meaning: 'approved' | 'rejected'): PortalRoute['handler'] {
           401,
         )
       }
+      const { signature } = check
       const decided =
         meaning === 'approved'
-          ? await services.corrections.approve(caller, scopeKey, id, { channel: 'portal', ...(reason ? { comment: reason } : {}) })
-          : await services.corrections.reject(caller, scopeKey, id, reason, { channel: 'portal' })
+          ? await services.corrections.approve(caller, scopeKey, id, { signature, ...(reason ? { comment: reason } : {}) })
+          : await services.corrections.reject(caller, scopeKey, id, reason, { signature })
       const q = new URLSearchParams({ status: 'all', decided: decided.id, scope: decided.scopeKey })
       return { redirect: `/portal/corrections?${q}` }
     } catch (error) {

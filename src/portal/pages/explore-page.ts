@@ -23,6 +23,7 @@ import { stringify } from 'lossless-json'
 import type { Caller } from '../../domain/access/caller.js'
 import { DomainError, HTTP_STATUS, InvalidInputError } from '../../domain/errors.js'
 import { aggregateNames, scalarNames } from '../../kql/index.js'
+import { proposalReviewPath } from '../../shared/portal-links.js'
 import { exploreAssets } from '../explore-bundle.js'
 import { type Html, html } from '../html.js'
 import { KEYWORDS } from '../kql-highlight.js'
@@ -245,7 +246,7 @@ export function exploreRoutes(): PortalRoute[] {
             },
             'portal',
           )
-          return json({ id: proposal.id, status: proposal.status, reviewUrl: `/portal/proposals#${proposal.id}` }, 201)
+          return json({ id: proposal.id, status: proposal.status, reviewUrl: proposalReviewPath(proposal.id) }, 201)
         } catch (error) {
           return errorJson(error)
         }

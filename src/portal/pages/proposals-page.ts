@@ -33,20 +33,32 @@ export function renderDiff(diff: ProposalDiff, label: string): Html {
   return html`<pre class="diff" aria-label="${label}"><code>${lines.map((l, i) => (i === 0 ? l : html`\n${l}`))}</code></pre>`
 }
 
-function proposalCard(ctx: PortalContext, proposal: Proposal, canReview: boolean): Html {
+/** How a decided proposal ended: status, who and when, and the commit or the reason. */
+function decisionText(proposal: Proposal, now: number): Html {
+  return html`<p class="decision"><span class="badge ${proposal.status}">${proposal.status}</span> by ${proposal.decidedBy?.name ?? 'unknown'}, ${timeTag(proposal.decidedAt, now)}${
+    proposal.status === 'accepted'
+      ? html`; committed as <span class="mono">${proposal.commitId ?? ''}</span>.`
+      : proposal.decisionReason
+        ? html`. Reason: ${proposal.decisionReason}`
+        : '.'
+  }</p>`
+}
+
+function proposalCard(ctx: PortalContext, proposal: Proposal, canReview: boolean, focused = false): Html {
   const { session, now } = ctx
   const own = proposal.author.id === session.account.id
   const csrf = session.csrfToken
   const id = proposal.id
-  return html`<article class="panel proposal" id="${id}" aria-labelledby="title-${id}" data-proposal-id="${id}">
+  return html`<article class="panel proposal${focused ? ' focused' : ''}" id="${id}" aria-labelledby="title-${id}" data-proposal-id="${id}">
   <h3 id="title-${id}">Proposal by ${proposal.author.name} <span class="muted mono small">${id}</span></h3>
   <p class="muted">Filed ${timeTag(proposal.createdAt, now)} through ${CHANNEL[proposal.via] ?? proposal.via}; ${proposal.changes.length} change${proposal.changes.length === 1 ? '' : 's'}.</p>
+  ${proposal.status === 'open' ? '' : decisionText(proposal, now)}
   <h4>Rationale</h4>
   <blockquote class="rationale">${proposal.rationale}</blockquote>
   <h4>Changes</h4>
   ${renderDiff(proposal.diff, `Changes of proposal ${id}`)}
   ${
-    canReview
+    canReview && proposal.status === 'open'
       ? html`<div class="review">
     ${
       own
@@ -82,9 +94,10 @@ function decidedRow(proposal: Proposal, now: number): Html {
 </tr>`
 }
 
-async function render(ctx: PortalContext, notice?: Notice, status = 200): Promise<PortalResult> {
+async function render(ctx: PortalContext, notice?: Notice, status = 200, focus?: Proposal): Promise<PortalResult> {
   const { session, deps, now } = ctx
-  const all = await deps.services.proposals.list(session.workspace.id, { limit: 500 })
+  // The proposal a link points at (`?proposal=`, the MCP reviewUrl) is shown first and not again below.
+  const all = (await deps.services.proposals.list(session.workspace.id, { limit: 500 })).filter((p) => p.id !== focus?.id)
   const open = all.filter((p) => p.status === 'open')
   const decided = all
     .filter((p) => p.status !== 'open')
@@ -100,6 +113,12 @@ async function render(ctx: PortalContext, notice?: Notice, status = 200): Promis
 <p class="lead">Changes to the workspace configuration proposed by people or AI clients (through MCP). Nothing changes until a
 reviewer accepts a proposal here; accepting is possible only in the portal.${canReview ? '' : html` Your role (${session.role}) can read proposals; an approver or admin reviews them.`}</p>
 ${notice ? html`<div class="alert ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}"><p>${notice.text}</p></div>` : ''}
+${
+  focus
+    ? html`<h2 id="focus-title">The proposal you followed <a class="small" href="/portal/proposals">(show all)</a></h2>
+${proposalCard(ctx, focus, canReview, true)}`
+    : ''
+}
 <h2 id="open-title">Open proposals <span class="count">${open.length}</span></h2>
 ${open.length === 0 ? html`<p class="muted">No open proposals.</p>` : html`<div class="proposals" aria-labelledby="open-title">${open.map((p) => proposalCard(ctx, p, canReview))}</div>`}
 <h2 id="decided-title">Decided proposals</h2>
@@ -125,6 +144,20 @@ export function proposalRoutes(): PortalRoute[] {
       path: '/proposals',
       rights: ['proposals:create'],
       handler: async (ctx) => {
+        const wanted = ctx.query.get('proposal')
+        if (wanted !== null) {
+          const focus = await ctx.deps.services.proposals.find(ctx.session.workspace.id, wanted.trim().slice(0, 100))
+          if (!focus)
+            return render(
+              ctx,
+              {
+                kind: 'error',
+                text: `There is no proposal "${wanted.slice(0, 100)}" in this workspace. The open and decided ones are listed below.`,
+              },
+              404,
+            )
+          return render(ctx, undefined, 200, focus)
+        }
         const decided = ['accepted', 'rejected', 'superseded'].find((k) => ctx.query.has(k))
         if (!decided) return render(ctx)
         const proposal = await ctx.deps.services.proposals.find(ctx.session.workspace.id, ctx.query.get(decided) ?? '')

@@ -72,6 +72,10 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
             )
       return rows.map((r) => storedRow(table, r))
     },
+    async rowCount(table) {
+      const r = await db.get<Row>(`SELECT count(*) AS n FROM ${quoteIdent(table.sqlName)}`, [])
+      return r ? toNumber(r['n']) : 0
+    },
     async row(table, rowId, options) {
       const lock = options?.forUpdate && db.dialect === 'postgres' ? ' FOR UPDATE' : ''
       const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?${lock}`, [rowId], {

@@ -35,6 +35,7 @@ function correctionOf(r: Row): Correction {
     decidedAt: toOptionalNumber(r['decided_at']),
     decidedBy: r['decided_by_id'] ? { id: String(r['decided_by_id']), name: String(r['decided_by_name']) } : undefined,
     rejectionReason: status === 'rejected' ? optional(r['decision_reason']) : undefined,
+    approvalComment: status === 'applied' ? optional(r['decision_reason']) : undefined,
     decidedVia: optional(r['decided_via']) as Correction['decidedVia'],
   }
 }
