@@ -32,7 +32,7 @@ const BLOCK_LIMIT_MS = 120_000
 type Plan = { kind: 'run' | 'stream'; expect: RegExp } | { kind: 'skip'; reason: string }
 
 /** Reads a block's marker; a shell block without one (or with a malformed one) is an error. */
-export function planOf(block: Pick<FencedBlock, 'file' | 'line' | 'marker'>): Plan {
+function planOf(block: Pick<FencedBlock, 'file' | 'line' | 'marker'>): Plan {
   const where = `${block.file}:${block.line}`
   if (block.marker === undefined)
     throw new Error(`${where}: a shell block needs a <!-- readme-test: run|stream /REGEX/ | skip REASON --> line before it`)
