@@ -168,8 +168,8 @@ if (BACKENDS.includes('postgres')) {
         assert.equal(refused.status, 401)
         assert.match(errorMessage(refused), /revoked/)
       } finally {
-        await a.runtime.close()
-        await b.runtime.close()
+        await a.stop()
+        await b.stop()
         await database.drop()
       }
     })

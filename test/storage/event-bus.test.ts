@@ -83,8 +83,8 @@ if (BACKENDS.includes('postgres')) {
         await new Promise((resolve) => setTimeout(resolve, 200))
         assert.equal(seenByA.filter((e) => e.kind === 'rows').length, 1, 'a process hears its own event once, not its echo')
       } finally {
-        await a.runtime.close()
-        await b.runtime.close()
+        await a.stop()
+        await b.stop()
         await database.drop()
       }
     })
