@@ -166,38 +166,21 @@ export function textReader(args: readonly ArgInfo[], i: number): (values: readon
   return (values) => valueToString(type, values[i] ?? null)
 }
 
-/** Reads argument `i` of a row as an integer (truncated), or null; `fallback` when the argument is absent. */
-export function integerReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: number | null = null,
-): (values: readonly KqlValue[]) => number | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toInteger(arg.type, values[i] ?? null)
+/** A reader of argument `i` of a row through `convert`, or null; `fallback` when the argument is absent. */
+function argumentReader<T>(convert: (type: KqlType, value: KqlValue) => T | null) {
+  return (args: readonly ArgInfo[], i: number, fallback: T | null = null): ((values: readonly KqlValue[]) => T | null) => {
+    const arg = args[i]
+    if (arg === undefined) return () => fallback
+    return (values) => convert(arg.type, values[i] ?? null)
+  }
 }
 
+/** Reads argument `i` of a row as an integer (truncated), or null. */
+export const integerReader = argumentReader(toInteger)
 /** Reads argument `i` of a row as a number, or null. */
-export function numberReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: number | null = null,
-): (values: readonly KqlValue[]) => number | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toNumber(arg.type, values[i] ?? null)
-}
-
+export const numberReader = argumentReader(toNumber)
 /** Reads argument `i` of a row as a bool, or null. */
-export function boolReader(
-  args: readonly ArgInfo[],
-  i: number,
-  fallback: boolean | null = null,
-): (values: readonly KqlValue[]) => boolean | null {
-  const arg = args[i]
-  if (arg === undefined) return () => fallback
-  return (values) => toBool(arg.type, values[i] ?? null)
-}
+export const boolReader = argumentReader(toBool)
 
 /** Reads argument `i` of a row as a dynamic value. */
 export function dynamicReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => DynamicValue {
