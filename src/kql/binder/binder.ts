@@ -2,6 +2,10 @@
  * @module
  * The binder: resolves the names and KQL types of a parsed query against the workspace schema,
  * `let` statements and user-defined functions, and produces the relational plan (../plan/plan.ts).
+ * This file binds statements, lets, user-function calls and tabular expressions; the tabular
+ * operators are bound through operators.ts (one binder per operator kind, by family in
+ * operators/), datatable/print/range by sources.ts, scalar expressions by scalar-expressions.ts,
+ * all against the shared `BindContext` (bind-context.ts) that this class implements.
  *
  * Unknown names are semantic errors with a "did you mean" suggestion; Kusto features this engine
  * lacks are KqlError('unsupported') naming the feature. Every error carries line and column.

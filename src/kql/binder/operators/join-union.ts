@@ -51,25 +51,16 @@ export function bindJoin(b: BindContext, leftPlan: P.PlanNode, op: A.JoinOp | A.
   const right = withoutHidden(b.bindTabular(op.right, scope).plan)
   const leftKeys: number[] = []
   const rightKeys: number[] = []
+  const what = isLookup ? 'lookup' : 'join'
+  const keyIndex = (side: 'left' | 'right', plan: P.PlanNode, name: string, offset: number): number => {
+    const i = plan.columns.findIndex((c) => c.name === name)
+    if (i >= 0) return i
+    const names = plan.columns.map((c) => c.name)
+    throw b.err(offset, `the ${side} side of the ${what} has no column '${name}'${didYouMean(name, names)}`)
+  }
   for (const cond of op.on) {
-    const li = left.columns.findIndex((c) => c.name === cond.left)
-    if (li < 0)
-      throw b.err(
-        cond.leftStart,
-        `the left side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.left}'${didYouMean(
-          cond.left,
-          left.columns.map((c) => c.name),
-        )}`,
-      )
-    const ri = right.columns.findIndex((c) => c.name === cond.right)
-    if (ri < 0)
-      throw b.err(
-        cond.rightStart,
-        `the right side of the ${isLookup ? 'lookup' : 'join'} has no column '${cond.right}'${didYouMean(
-          cond.right,
-          right.columns.map((c) => c.name),
-        )}`,
-      )
+    const li = keyIndex('left', left, cond.left, cond.leftStart)
+    const ri = keyIndex('right', right, cond.right, cond.rightStart)
     const lt = left.columns[li]!.type
     const rt = right.columns[ri]!.type
     if (lt !== rt && !(isNumericType(lt) && isNumericType(rt))) {
