@@ -1,3 +1,12 @@
+/**
+ * @module
+ * Hand-written recursive-descent parser for KQL (design §7): statements, tabular sources and the
+ * pipeline. Tabular operators are read through one table from operator keyword to parse function
+ * (operator-parsers.ts), scalar expressions by a Pratt parser (expression-parser.ts, literals in
+ * literal-parser.ts); token plumbing and `list()`, the one list reader, are in token-stream.ts.
+ * Every error is a KqlError('syntax') naming line, column, what was expected and what was found;
+ * operators Kusto has but this engine does not are KqlError('unsupported').
+ */
 import { notSupported, UNSUPPORTED_OPERATORS } from '../unsupported.js'
 import type * as A from './ast.js'
 import { ExpressionParser } from './expression-parser.js'
