@@ -9,10 +9,11 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
-import { inferName, sketchFunctions } from './aggregate-functions.js'
+import { inferName } from './aggregate-definitions.js'
 import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
+import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
 
 type Bag = { [key: string]: DynamicValue }

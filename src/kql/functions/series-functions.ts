@@ -11,7 +11,7 @@
  * Non-numeric elements are treated as missing (null in, null out).
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { inferName } from './aggregate-functions.js'
+import { inferName } from './aggregate-definitions.js'
 import { checkArity } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, checkKind, coercer, defineScalar } from './numeric-helpers.js'
