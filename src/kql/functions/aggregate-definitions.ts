@@ -7,9 +7,8 @@
  * aggregates.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, constantOf, functionError } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate } from './function-types.js'
-import { constantOf } from './numeric-helpers.js'
 import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
 export type Bag = { [key: string]: DynamicValue }

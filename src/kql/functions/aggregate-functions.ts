@@ -33,9 +33,9 @@ import {
   prefixed,
   truthy,
 } from './aggregate-definitions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, constantOf, expectKind, functionError } from './function-definitions.js'
 import type { AggregateFunction, AggregateOutput, ArgInfo } from './function-types.js'
-import { asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
+import { asBag, asDynamic, compareScalar, dynamicKey, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // count, sum, avg, min, max
@@ -261,7 +261,7 @@ function percentileAggregate(
     bind(args, _options) {
       checkArity(name, args, first + 1, shape === 'one' ? first + 1 : Infinity)
       const type = percentileType(name, args)
-      if (weighted) checkKind(name, args, 1, 'integer')
+      if (weighted) expectKind(name, args, 1, 'integer')
       const ps = percentileList(name, args, first, shape === 'array')
       const base = argName(args[0]) ?? ''
       const outputs: AggregateOutput[] =
@@ -369,7 +369,7 @@ function bagAggregate(name: string, predicate: boolean, prefix = 'bag'): Aggrega
     name,
     arity: [sizeIndex, sizeIndex + 1],
     ...(predicate ? { predicate: 1 } : {}),
-    check: (args) => checkKind(name, args, 0, 'dynamic'),
+    check: (args) => expectKind(name, args, 0, 'dynamic'),
     output: (args) => one(prefixed(prefix, args[0]), 'dynamic'),
     create: (args) => {
       const limit = constantInt(name, args[sizeIndex], 'max size') ?? MAX_SIZE
@@ -608,7 +608,7 @@ function bitwiseFold(name: string, op: (a: bigint, b: bigint) => bigint): Aggreg
   return defineAggregate({
     name,
     arity: [1, 1],
-    check: (args) => checkKind(name, args, 0, 'integer'),
+    check: (args) => expectKind(name, args, 0, 'integer'),
     // Kusto names these after the argument itself (FirstArgument), typed like it
     output: (args) => one(argName(args[0]) ?? '', args[0]!.type === 'int' ? 'int' : 'long'),
     create: () => {
@@ -698,7 +698,7 @@ function renderSchema(node: SchemaNode): DynamicValue {
 const buildschema = defineAggregate({
   name: 'buildschema',
   arity: [1, 1],
-  check: (args) => checkKind('buildschema', args, 0, 'dynamic'),
+  check: (args) => expectKind('buildschema', args, 0, 'dynamic'),
   output: (args) => one(prefixed('schema', args[0]), 'dynamic'),
   create: () => {
     const root = newNode()

@@ -6,9 +6,9 @@
  */
 import type { DynamicValue, KqlValue } from '../types.js'
 import type { Bag } from './dynamic-functions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, asBag, asDynamic, checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { asArray, asBag, asDynamic, coercer } from './numeric-helpers.js'
 
 /**
  * Parses a bag key: a plain root-level name, or JSONPath (`$.a.b`, `$['a']["b"]`). Array
@@ -95,7 +95,7 @@ export const bagPack: ScalarFunction = {
   aliases: ['pack', 'pack_dictionary'],
   bind(args) {
     if (args.length % 2 !== 0) throw functionError('bag_pack', `expects an even number of arguments (key, value pairs), got ${args.length}`)
-    for (let i = 0; i < args.length; i += 2) checkKind('bag_pack', args, i, 'string')
+    for (let i = 0; i < args.length; i += 2) expectKind('bag_pack', args, i, 'string')
     const keys = args.map((a) => coercer('string', a.type))
     const conv = args.map(toDyn)
     return {
@@ -140,7 +140,7 @@ export const packAll: ScalarFunction = {
   name: 'pack_all',
   bind(args) {
     const hasFlag = args.length > 0 && args[0]!.columnName === undefined
-    if (hasFlag) checkKind('pack_all', args, 0, 'bool')
+    if (hasFlag) expectKind('pack_all', args, 0, 'bool')
     const columns = hasFlag ? args.slice(1) : args
     if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')
     const conv = columns.map(toDyn)
@@ -166,7 +166,7 @@ export const bagMerge: ScalarFunction = {
   bind(args) {
     checkArity('bag_merge', args, 2, 64)
     args.forEach((_, i) => {
-      checkKind('bag_merge', args, i, 'dynamic')
+      expectKind('bag_merge', args, i, 'dynamic')
     })
     return {
       type: 'dynamic',
@@ -187,8 +187,8 @@ export const bagSetKey: ScalarFunction = {
   name: 'bag_set_key',
   bind(args) {
     checkArity('bag_set_key', args, 3)
-    checkKind('bag_set_key', args, 0, 'dynamic')
-    checkKind('bag_set_key', args, 1, 'string')
+    expectKind('bag_set_key', args, 0, 'dynamic')
+    expectKind('bag_set_key', args, 1, 'string')
     const value = toDyn(args[2]!)
     const key = coercer('string', args[1]!.type)
     return {
@@ -203,7 +203,8 @@ export const bagSetKey: ScalarFunction = {
   },
 }
 
-export const bagHasKey = defineScalar('bag_has_key', {
+export const bagHasKey = defineScalar({
+  name: 'bag_has_key',
   params: ['dynamic', 'string'],
   result: 'bool',
   impl: ([b, k]) => {
@@ -214,7 +215,8 @@ export const bagHasKey = defineScalar('bag_has_key', {
   },
 })
 
-export const bagRemoveKeys = defineScalar('bag_remove_keys', {
+export const bagRemoveKeys = defineScalar({
+  name: 'bag_remove_keys',
   params: ['dynamic', 'dynamic'],
   result: 'dynamic',
   impl: ([b, ks]) => {
@@ -231,7 +233,8 @@ export const bagRemoveKeys = defineScalar('bag_remove_keys', {
   },
 })
 
-export const bagZip = defineScalar('bag_zip', {
+export const bagZip = defineScalar({
+  name: 'bag_zip',
   params: ['dynamic', 'dynamic'],
   result: 'dynamic',
   nullInNullOut: false,

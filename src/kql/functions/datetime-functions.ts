@@ -38,9 +38,9 @@ import {
   weekday,
 } from './datetime-calendar.js'
 import { formatFunction, localToUtc, utcToLocal, zoneFormatter } from './datetime-formatting.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, constantOf, defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
-import { checkKind, coercer, constantOf, defineScalar, widest } from './numeric-helpers.js'
+import { coercer, widest } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Binning (bin, floor, bin_at)
@@ -165,7 +165,7 @@ const binAt: ScalarFunction = {
         },
       }
     }
-    checkKind('bin_at', args, 2, 'number')
+    expectKind('bin_at', args, 2, 'number')
     const value = coercer('number', args[0]!.type)
     const size = coercer('number', args[1]!.type)
     const fixed = coercer('number', fixedType)
@@ -270,7 +270,8 @@ function converter(
 }
 
 function unixConverter(name: string, ticksPerUnit: number): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['number'],
     result: 'datetime',
     impl: ([v]) => {
@@ -305,9 +306,10 @@ function startOf(unit: 'day' | 'week' | 'month' | 'year', t: bigint, offset: num
 }
 
 function periodBoundary(name: string, unit: 'day' | 'week' | 'month' | 'year', end: boolean): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['datetime', 'integer'],
-    optional: 1,
+    min: 1,
     result: 'datetime',
     impl: ([t, offset]) => {
       const off = offset === undefined ? 0 : (offset as number)
@@ -329,9 +331,10 @@ function splitSeconds(s: number): { whole: number; fractionTicks: number } | nul
   return { whole: Math.floor(ticks / 1e7), fractionTicks: ticks % 1e7 }
 }
 
-const makeDatetimeParts = defineScalar('make_datetime', {
+const makeDatetimeParts = defineScalar({
+  name: 'make_datetime',
   params: ['number', 'number', 'number', 'number', 'number', 'number'],
-  optional: 3,
+  min: 3,
   result: 'datetime',
   impl: (v) => {
     const ints = v.slice(0, 5).map((x) => Math.trunc(x as number))
@@ -362,9 +365,10 @@ const makeDatetime: ScalarFunction = {
   },
 }
 
-const makeTimespanParts = defineScalar('make_timespan', {
+const makeTimespanParts = defineScalar({
+  name: 'make_timespan',
   params: ['integer', 'integer', 'real', 'real'],
-  optional: 2,
+  min: 2,
   result: 'timespan',
   impl: (v) => {
     let d = 0,
@@ -391,7 +395,8 @@ const makeTimespan: ScalarFunction = {
   },
 }
 
-const listTimezones = defineScalar('datetime_list_timezones', {
+const listTimezones = defineScalar({
+  name: 'datetime_list_timezones',
   params: [],
   result: 'dynamic',
   impl: () => {
@@ -409,9 +414,9 @@ const datetimeAddFn: ScalarFunction = {
   name: 'datetime_add',
   bind(args) {
     checkArity('datetime_add', args, 3)
-    checkKind('datetime_add', args, 0, 'string')
-    checkKind('datetime_add', args, 1, 'integer')
-    checkKind('datetime_add', args, 2, 'datetime')
+    expectKind('datetime_add', args, 0, 'string')
+    expectKind('datetime_add', args, 1, 'integer')
+    expectKind('datetime_add', args, 2, 'datetime')
     const period = periodResolver('datetime_add', args[0]!, PERIODS)
     const amount = coercer('integer', args[1]!.type)
     const dt = coercer('datetime', args[2]!.type)
@@ -432,9 +437,9 @@ const datetimeDiffFn: ScalarFunction = {
   name: 'datetime_diff',
   bind(args) {
     checkArity('datetime_diff', args, 3)
-    checkKind('datetime_diff', args, 0, 'string')
-    checkKind('datetime_diff', args, 1, 'datetime')
-    checkKind('datetime_diff', args, 2, 'datetime')
+    expectKind('datetime_diff', args, 0, 'string')
+    expectKind('datetime_diff', args, 1, 'datetime')
+    expectKind('datetime_diff', args, 2, 'datetime')
     const period = periodResolver('datetime_diff', args[0]!, PERIODS)
     const a = coercer('datetime', args[1]!.type)
     const b = coercer('datetime', args[2]!.type)
@@ -456,8 +461,8 @@ const datetimePartFn: ScalarFunction = {
   aliases: ['datepart'],
   bind(args) {
     checkArity('datetime_part', args, 2)
-    checkKind('datetime_part', args, 0, 'string')
-    checkKind('datetime_part', args, 1, 'datetime')
+    expectKind('datetime_part', args, 0, 'string')
+    expectKind('datetime_part', args, 1, 'datetime')
     const part = periodResolver('datetime_part', args[0]!, PARTS)
     const dt = coercer('datetime', args[1]!.type)
     return {
@@ -473,7 +478,8 @@ const datetimePartFn: ScalarFunction = {
 }
 
 function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint | null): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['datetime', 'string'],
     result: 'datetime',
     impl: ([t, z]) => convert(t as bigint, z as string),
@@ -485,28 +491,24 @@ function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint
 }
 
 const part = (name: string, f: (t: bigint) => KqlValue, type: KqlType = 'int', aliases?: readonly string[]): ScalarFunction =>
-  defineScalar(name, { params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) }, aliases ? { aliases } : {})
+  defineScalar({ name, ...(aliases ? { aliases } : {}), params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) })
 
 export const datetimeFunctions: readonly ScalarFunction[] = [
-  defineScalar(
-    'now',
-    {
-      params: ['timespan'],
-      optional: 1,
-      result: 'datetime',
-      impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
-    },
-    { deterministic: false },
-  ),
-  defineScalar(
-    'ago',
-    {
-      params: ['timespan'],
-      result: 'datetime',
-      impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
-    },
-    { deterministic: false },
-  ),
+  defineScalar({
+    name: 'now',
+    deterministic: false,
+    params: ['timespan'],
+    min: 0,
+    result: 'datetime',
+    impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
+  }),
+  defineScalar({
+    name: 'ago',
+    deterministic: false,
+    params: ['timespan'],
+    result: 'datetime',
+    impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
+  }),
   converter('todatetime', 'datetime', toDatetimeValue),
   converter('totimespan', 'timespan', toTimespanValue, ['totime']),
   datetimeAddFn,

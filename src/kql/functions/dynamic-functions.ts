@@ -11,9 +11,9 @@ import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName } from './aggregate-definitions.js'
 import { bagHasKey, bagMerge, bagPack, bagPackColumns, bagRemoveKeys, bagSetKey, bagZip, packAll, toDyn } from './bag-functions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
+import { asArray, asBag, asDynamic, coercer, compareDynamic, dynamicKey } from './numeric-helpers.js'
 import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
 
@@ -175,7 +175,7 @@ function sortFunction(name: string, descending: boolean): ScalarFunction {
       const hasNullsLast = args.length > 1 && last.type === 'bool'
       const arrays = hasNullsLast ? args.slice(0, -1) : args
       arrays.forEach((_, i) => {
-        checkKind(name, args, i, 'dynamic')
+        expectKind(name, args, i, 'dynamic')
       })
       const nullsLastOf = hasNullsLast ? coercer('bool', 'bool') : () => true
       const single = arrays.length === 1
@@ -230,7 +230,7 @@ function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
     aliases,
     bind(args) {
       checkArity(name, args, 3)
-      checkKind(name, args, 0, 'dynamic')
+      expectKind(name, args, 0, 'dynamic')
       const t = toDyn(args[1]!)
       const f = toDyn(args[2]!)
       const trueIsArray = args[1]!.type === 'dynamic'
@@ -256,7 +256,8 @@ function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
   }
 }
 
-const arraySum = defineScalar('array_sum', {
+const arraySum = defineScalar({
+  name: 'array_sum',
   params: ['dynamic'],
   result: 'real',
   impl: ([a]) => {
@@ -277,7 +278,7 @@ function setFunction(name: string, combine: (sets: DynamicValue[][]) => DynamicV
     bind(args) {
       checkArity(name, args, 2, 64)
       args.forEach((_, i) => {
-        checkKind(name, args, i, 'dynamic')
+        expectKind(name, args, i, 'dynamic')
       })
       return {
         type: 'dynamic',
@@ -320,7 +321,7 @@ const rangeFn: ScalarFunction = {
         },
       }
     }
-    for (let i = 0; i < args.length; i++) checkKind('range', args, i, 'number')
+    for (let i = 0; i < args.length; i++) expectKind('range', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
     return {
       type: 'dynamic',
@@ -366,7 +367,8 @@ function treePaths(v: DynamicValue, prefix: string, out: Set<string>): void {
 // ---------------------------------------------------------------------------------------------
 
 const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType = 'dynamic'): ScalarFunction =>
-  defineScalar(name, {
+  defineScalar({
+    name,
     params: ['dynamic'],
     result,
     impl: ([a]) => {
@@ -379,8 +381,8 @@ const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
   name,
   bind(args) {
     checkArity(name, args, 2, 3)
-    checkKind(name, args, 0, 'dynamic')
-    checkKind(name, args, 1, 'integer')
+    expectKind(name, args, 0, 'dynamic')
+    expectKind(name, args, 1, 'integer')
     const count = coercer('integer', args[1]!.type)
     const fill = args[2] ? toDyn(args[2]) : null
     return {
@@ -396,7 +398,8 @@ const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
 })
 
 const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
-  defineScalar(name, {
+  defineScalar({
+    name,
     params: ['dynamic', 'integer'],
     result: 'dynamic',
     impl: ([a, c]) => {
@@ -409,8 +412,8 @@ const arrayIndexOfFn: ScalarFunction = {
   name: 'array_index_of',
   bind(args) {
     checkArity('array_index_of', args, 2, 5)
-    checkKind('array_index_of', args, 0, 'dynamic')
-    for (let i = 2; i < args.length; i++) checkKind('array_index_of', args, i, 'integer')
+    expectKind('array_index_of', args, 0, 'dynamic')
+    for (let i = 2; i < args.length; i++) expectKind('array_index_of', args, i, 'integer')
     const value = toDyn(args[1]!)
     const ints = args.map((a) => coercer('integer', a.type))
     return {
@@ -434,7 +437,8 @@ const arrayIndexOfFn: ScalarFunction = {
   },
 }
 
-const arraySplitFn = defineScalar('array_split', {
+const arraySplitFn = defineScalar({
+  name: 'array_split',
   params: ['dynamic', 'scalar'],
   result: 'dynamic',
   prepare: (args) => {
@@ -451,7 +455,8 @@ const arraySplitFn = defineScalar('array_split', {
   },
 })
 
-const arraySliceFn = defineScalar('array_slice', {
+const arraySliceFn = defineScalar({
+  name: 'array_slice',
   params: ['dynamic', 'integer', 'integer'],
   result: 'dynamic',
   impl: ([a, s, e]) => {
@@ -465,7 +470,7 @@ const arrayConcat: ScalarFunction = {
   bind(args) {
     checkArity('array_concat', args, 1, 64)
     args.forEach((_, i) => {
-      checkKind('array_concat', args, i, 'dynamic')
+      expectKind('array_concat', args, i, 'dynamic')
     })
     return {
       type: 'dynamic',
@@ -486,7 +491,7 @@ const setHasElement: ScalarFunction = {
   name: 'set_has_element',
   bind(args) {
     checkArity('set_has_element', args, 2)
-    checkKind('set_has_element', args, 0, 'dynamic')
+    expectKind('set_has_element', args, 0, 'dynamic')
     const value = toDyn(args[1]!)
     return {
       type: 'bool',
@@ -500,7 +505,8 @@ const setHasElement: ScalarFunction = {
   },
 }
 
-const jaccardIndex = defineScalar('jaccard_index', {
+const jaccardIndex = defineScalar({
+  name: 'jaccard_index',
   params: ['dynamic', 'dynamic'],
   result: 'real',
   impl: ([a, b]) => {
@@ -520,7 +526,7 @@ const repeatFn: ScalarFunction = {
   name: 'repeat',
   bind(args) {
     checkArity('repeat', args, 2)
-    checkKind('repeat', args, 1, 'integer')
+    expectKind('repeat', args, 1, 'integer')
     const value = toDyn(args[0]!)
     const count = coercer('integer', args[1]!.type)
     return {
@@ -540,7 +546,7 @@ const zipFn: ScalarFunction = {
   bind(args) {
     checkArity('zip', args, 2, 16)
     args.forEach((_, i) => {
-      checkKind('zip', args, i, 'dynamic')
+      expectKind('zip', args, i, 'dynamic')
     })
     return {
       type: 'dynamic',
@@ -600,7 +606,8 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   bagHasKey,
   bagRemoveKeys,
   bagZip,
-  defineScalar('bag_keys', {
+  defineScalar({
+    name: 'bag_keys',
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([b]) => {
@@ -612,7 +619,8 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   zipFn,
   repeatFn,
   rangeFn,
-  defineScalar('treepath', {
+  defineScalar({
+    name: 'treepath',
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([v]) => {

@@ -12,7 +12,8 @@
  */
 import { KqlError } from '../kql-error.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
-import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
+import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './function-types.js'
+import { coercer } from './numeric-helpers.js'
 import { toBool, toDynamic, toInteger, toNumber, valueToString } from './value-conversions.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -30,14 +31,6 @@ export function checkArity(name: string, args: readonly ArgInfo[], min: number, 
   throw functionError(name, `expects ${expected} argument${expected === '1' ? '' : 's'}, got ${args.length}`)
 }
 
-/** Throws unless the argument's type is one of `allowed`. */
-export function checkType(name: string, args: readonly ArgInfo[], index: number, allowed: readonly KqlType[]): void {
-  const arg = args[index]
-  if (arg && !allowed.includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${allowed.join(' or ')}, got ${arg.type}`)
-  }
-}
-
 export const ALL_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic']
 /** Kusto's "scalar" parameter kind: any type (values are converted as the function documents). */
 export const SCALAR_TYPES = ALL_TYPES
@@ -47,42 +40,63 @@ export const NUMERIC_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decima
 export const ORDERABLE_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid']
 
 /**
- * Parameter kinds the families check. `dynamic` values are accepted wherever a scalar is expected
- * and converted at run time (Kusto does the same for values taken out of a property bag).
+ * Parameter kinds: THE table every scalar and aggregate function's arity and type errors come
+ * from (issue 19 item 6). `dynamic` values are accepted wherever a scalar is expected and
+ * converted at run time (Kusto does the same for values taken out of a property bag); numeric
+ * kinds widen (int → long → real). Under `impl` (see ScalarSpec) a kind also says how a value
+ * is converted: `integer` → a JS number (a long beyond 2^53 rounded: counts, indexes, sizes),
+ * `long` → the exact long (long.ts), `number`/`real` → a JS number, `scalar` → as it is.
  */
-export type ParamKind = 'scalar' | 'string' | 'integer' | 'number' | 'bool' | 'dynamic' | 'datetime' | 'timespan' | 'guid' | 'notDynamic'
+export type ParamKind =
+  | 'scalar'
+  | 'string'
+  | 'integer'
+  | 'long'
+  | 'number'
+  | 'real'
+  | 'bool'
+  | 'dynamic'
+  | 'datetime'
+  | 'timespan'
+  | 'guid'
+  | 'notDynamic'
+  /** an aggregate's `…if` predicate: a bool (the error names it "predicate") */
+  | 'predicate'
+  /** what sum() adds: a number or a timespan */
+  | 'numberOrTimespan'
+  /** what avg(), min() and tdigest() order or average: a number, datetime or timespan */
+  | 'numberOrTime'
 
-const KIND_TYPES: Readonly<Record<ParamKind, readonly KqlType[]>> = {
-  scalar: ALL_TYPES,
-  string: ['string', 'dynamic'],
-  integer: ['int', 'long', 'dynamic'],
-  number: ['int', 'long', 'real', 'decimal', 'dynamic'],
-  bool: ['bool', 'dynamic'],
-  dynamic: ['dynamic'],
-  datetime: ['datetime', 'dynamic'],
-  timespan: ['timespan', 'dynamic'],
-  guid: ['guid', 'string', 'dynamic'],
-  notDynamic: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid'],
-}
+const NUMBER_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal', 'dynamic']
+const INTEGRAL_TYPES: readonly KqlType[] = ['int', 'long', 'dynamic']
 
-const KIND_LABEL: Readonly<Record<ParamKind, string>> = {
-  scalar: 'a scalar',
-  string: 'a string',
-  integer: 'an integer (int or long)',
-  number: 'a number',
-  bool: 'a bool',
-  dynamic: 'dynamic',
-  datetime: 'a datetime',
-  timespan: 'a timespan',
-  guid: 'a guid',
-  notDynamic: 'a non-dynamic scalar',
+const KINDS: Readonly<Record<ParamKind, { readonly types: readonly KqlType[]; readonly label: string }>> = {
+  scalar: { types: ALL_TYPES, label: 'a scalar' },
+  string: { types: ['string', 'dynamic'], label: 'a string' },
+  integer: { types: INTEGRAL_TYPES, label: 'an integer (int or long)' },
+  long: { types: INTEGRAL_TYPES, label: 'an integer (int or long)' },
+  number: { types: NUMBER_TYPES, label: 'a number' },
+  real: { types: NUMBER_TYPES, label: 'a number' },
+  bool: { types: ['bool', 'dynamic'], label: 'a bool' },
+  dynamic: { types: ['dynamic'], label: 'dynamic' },
+  datetime: { types: ['datetime', 'dynamic'], label: 'a datetime' },
+  timespan: { types: ['timespan', 'dynamic'], label: 'a timespan' },
+  guid: { types: ['guid', 'string', 'dynamic'], label: 'a guid' },
+  notDynamic: {
+    types: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid'],
+    label: 'a non-dynamic scalar',
+  },
+  predicate: { types: ['bool', 'dynamic'], label: 'a bool' },
+  numberOrTimespan: { types: [...NUMBER_TYPES, 'timespan'], label: 'a number or timespan' },
+  numberOrTime: { types: [...NUMBER_TYPES, 'datetime', 'timespan'], label: 'a number or datetime or timespan' },
 }
 
 /** Throws unless argument `index` (when present) fits `kind`. */
 export function expectKind(name: string, args: readonly ArgInfo[], index: number, kind: ParamKind): void {
   const arg = args[index]
-  if (arg && !KIND_TYPES[kind].includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${KIND_LABEL[kind]}, got ${arg.type}`)
+  if (arg && !KINDS[kind].types.includes(arg.type)) {
+    const what = kind === 'predicate' ? 'predicate' : `argument #${index + 1}`
+    throw functionError(name, `${what} (${arg.text}) must be ${KINDS[kind].label}, got ${arg.type}`)
   }
 }
 
@@ -129,34 +143,84 @@ export function isNull(value: KqlValue): boolean {
 // ---------------------------------------------------------------------------------------------
 // Defining simple scalar functions
 
-/** What `defineScalar` needs: parameter kinds (the last one repeats up to `max`), result type, implementation. */
-export interface ScalarSpec {
+/** What every scalar definition declares: name, parameter kinds, arity and result type. */
+interface ScalarSignature {
   readonly name: string
   readonly aliases?: readonly string[]
+  /** Parameter kinds in order; the last one repeats up to `max`. */
   readonly params: readonly ParamKind[]
   /** Minimum argument count; defaults to params.length. */
   readonly min?: number
   /** Maximum argument count; defaults to params.length (Infinity for open-ended lists). */
   readonly max?: number
   readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
+  /** false for now(), rand(), ...: never constant-folded. */
   readonly deterministic?: boolean
-  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
-  readonly bind: (args: readonly ArgInfo[]) => (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
 }
 
-/** Builds a ScalarFunction from a spec: arity and kinds are checked before `spec.bind` runs. */
+/** The per-row implementation of a bound call. */
+export type RowFunction = (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
+
+/** A function that reads its arguments' values as they come (through the readers below). */
+interface RawScalarSpec extends ScalarSignature {
+  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
+  readonly bind: (args: readonly ArgInfo[]) => RowFunction
+}
+
+/** A function whose arguments are converted to their parameter kinds before `impl` runs. */
+interface ConvertedScalarSpec extends ScalarSignature {
+  /**
+   * When true (the default) any null argument of a number, integer, long, real, bool, datetime or
+   * timespan parameter gives a null result ("" for a string result) without calling `impl`.
+   */
+  readonly nullInNullOut?: boolean
+  /** Called per row with the converted values. `args` are the call site's infos (for constants). */
+  readonly impl: (values: readonly KqlValue[], ctx: EvalContext, args: readonly ArgInfo[]) => KqlValue
+  /** Optional bind-time hook: validate constants, precompute; may return a specialised impl. */
+  readonly prepare?: (args: readonly ArgInfo[]) => ConvertedScalarSpec['impl'] | undefined
+}
+
+/** THE way to define a scalar function: one of the two spec shapes above. */
+export type ScalarSpec = RawScalarSpec | ConvertedScalarSpec
+
+/** Builds a ScalarFunction from a spec: arity and kinds are checked (one table) before anything else runs. */
 export function defineScalar(spec: ScalarSpec): ScalarFunction {
-  const fn: ScalarFunction = {
+  const min = spec.min ?? spec.params.length
+  const max = spec.max ?? spec.params.length
+  return {
     name: spec.name,
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
     ...(spec.deterministic === false ? { deterministic: false } : {}),
     bind: (args) => {
-      expectArgs(spec.name, args, spec.params, spec.min ?? spec.params.length, spec.max ?? spec.params.length)
-      const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
-      return { type, evaluate: spec.bind(args) }
+      expectArgs(spec.name, args, spec.params, min, max)
+      if ('bind' in spec) {
+        const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
+        return { type, evaluate: spec.bind(args) }
+      }
+      return bindConverted(spec, args)
     },
   }
-  return fn
+}
+
+function bindConverted(spec: ConvertedScalarSpec, args: readonly ArgInfo[]): BoundScalar {
+  const kinds = args.map((_, i) => spec.params[Math.min(i, spec.params.length - 1)]!)
+  const coerce = args.map((a, i) => coercer(kinds[i]!, a.type))
+  const impl = spec.prepare?.(args) ?? spec.impl
+  const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
+  const nullOut = spec.nullInNullOut !== false
+  const nullable = kinds.map((k) => k !== 'string' && k !== 'scalar' && k !== 'dynamic')
+  return {
+    type,
+    evaluate(values, ctx) {
+      const vs: KqlValue[] = new Array(values.length)
+      for (let i = 0; i < values.length; i++) {
+        const v = coerce[i]!(values[i] ?? null)
+        if (nullOut && nullable[i] && v === null) return type === 'string' ? '' : null
+        vs[i] = v
+      }
+      return impl(vs, ctx, args)
+    },
+  }
 }
 
 /** Reads argument `i` of a row as text (tostring semantics; a missing argument reads as ""). */

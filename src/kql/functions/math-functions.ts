@@ -9,9 +9,9 @@
  */
 import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { coercer } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Special functions
@@ -473,7 +473,8 @@ const VOLUME_UNITS: Readonly<Record<string, Unit>> = {
 
 function converterFunction(name: string, units: Readonly<Record<string, Unit>>): ScalarFunction {
   const unit = (s: string): Unit | undefined => units[s.trim().toLowerCase()]
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['real', 'string', 'string'],
     result: 'real',
     impl: ([v, from, to]) => {
@@ -491,19 +492,19 @@ function converterFunction(name: string, units: Readonly<Record<string, Unit>>):
 
 /** A real → real function (the result is null when `fn` reports a domain error with null). */
 const real1 = (name: string, fn: (x: number) => number | null, aliases?: readonly string[]): ScalarFunction =>
-  defineScalar(name, { params: ['real'], result: 'real', impl: ([x]) => fn(x as number) }, aliases ? { aliases } : {})
+  defineScalar({ name, ...(aliases ? { aliases } : {}), params: ['real'], result: 'real', impl: ([x]) => fn(x as number) })
 
 const real2 = (name: string, fn: (x: number, y: number) => number | null): ScalarFunction =>
-  defineScalar(name, { params: ['real', 'real'], result: 'real', impl: ([x, y]) => fn(x as number, y as number) })
+  defineScalar({ name, params: ['real', 'real'], result: 'real', impl: ([x, y]) => fn(x as number, y as number) })
 
 const real3 = (name: string, fn: (x: number, y: number, z: number) => number | null): ScalarFunction =>
-  defineScalar(name, { params: ['real', 'real', 'real'], result: 'real', impl: ([x, y, z]) => fn(x as number, y as number, z as number) })
+  defineScalar({ name, params: ['real', 'real', 'real'], result: 'real', impl: ([x, y, z]) => fn(x as number, y as number, z as number) })
 
 const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction => ({
   name,
   bind(args) {
     checkArity(name, args, 1)
-    checkKind(name, args, 0, 'real')
+    expectKind(name, args, 0, 'real')
     const c = coercer('real', args[0]!.type)
     return {
       type: 'bool',
@@ -521,7 +522,7 @@ const logOf =
     x < 0 ? null : fn(x)
 
 const bitwise2 = (name: string, fn: (a: bigint, b: bigint) => bigint): ScalarFunction =>
-  defineScalar(name, { params: ['long', 'long'], result: 'long', impl: ([a, b]) => long(fn(big(a as Long), big(b as Long))) })
+  defineScalar({ name, params: ['long', 'long'], result: 'long', impl: ([a, b]) => long(fn(big(a as Long), big(b as Long))) })
 
 /** abs, ceiling: the result keeps the (numeric or timespan) type of the argument. */
 function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) => bigint) | null): ScalarFunction {
@@ -531,7 +532,7 @@ function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) 
       checkArity(name, args, 1)
       const t = args[0]!.type
       if (ticks && t === 'timespan') return { type: t, evaluate: ([v]) => (typeof v === 'bigint' ? ticks(v) : null) }
-      checkKind(name, args, 0, 'number')
+      expectKind(name, args, 0, 'number')
       // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
       const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
       if (t === 'long') {
@@ -554,8 +555,8 @@ const roundFn: ScalarFunction = {
   name: 'round',
   bind(args: readonly ArgInfo[]) {
     checkArity('round', args, 1, 2)
-    checkKind('round', args, 0, 'number')
-    checkKind('round', args, 1, 'integer')
+    expectKind('round', args, 0, 'number')
+    expectKind('round', args, 1, 'integer')
     const t = args[0]!.type
     const type: KqlType = t === 'dynamic' ? 'real' : t
     const value = coercer('number', t)
@@ -577,7 +578,7 @@ const randFn: ScalarFunction = {
   deterministic: false,
   bind(args) {
     checkArity('rand', args, 0, 1)
-    checkKind('rand', args, 0, 'integer')
+    expectKind('rand', args, 0, 'integer')
     const n = args[0] ? coercer('integer', args[0].type) : null
     return {
       type: 'real',
@@ -599,7 +600,7 @@ const aroundFn: ScalarFunction = {
     const ticks = t === 'datetime' || t === 'timespan'
     if (ticks) {
       if (args[1]!.type !== t) throw functionError('around', `center (${args[1]!.text}) must be a ${t}, got ${args[1]!.type}`)
-      checkKind('around', args, 2, 'timespan')
+      expectKind('around', args, 2, 'timespan')
       return {
         type: 'bool',
         evaluate([v, c, d]) {
@@ -608,7 +609,7 @@ const aroundFn: ScalarFunction = {
         },
       }
     }
-    for (let i = 0; i < 3; i++) checkKind('around', args, i, 'number')
+    for (let i = 0; i < 3; i++) expectKind('around', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
     return {
       type: 'bool',
@@ -637,7 +638,7 @@ export const mathFunctions: readonly ScalarFunction[] = [
   real1('log', logOf(Math.log)),
   real1('log2', logOf(Math.log2)),
   real1('log10', logOf(Math.log10)),
-  defineScalar('pi', { params: [], result: 'real', impl: () => Math.PI }),
+  defineScalar({ name: 'pi', params: [], result: 'real', impl: () => Math.PI }),
   real1('sin', Math.sin),
   real1('cos', Math.cos),
   real1('tan', Math.tan),
@@ -658,7 +659,8 @@ export const mathFunctions: readonly ScalarFunction[] = [
   real3('beta_cdf', betaCdf),
   real3('beta_pdf', betaPdf),
   real3('beta_inv', betaInv),
-  defineScalar('welch_test', {
+  defineScalar({
+    name: 'welch_test',
     params: ['real', 'real', 'real', 'real', 'real', 'real'],
     result: 'real',
     impl: (v) => welchTest(...(v as [number, number, number, number, number, number])),
@@ -669,8 +671,8 @@ export const mathFunctions: readonly ScalarFunction[] = [
   bitwise2('binary_xor', (a, b) => a ^ b),
   bitwise2('binary_shift_left', (a, n) => a << (n & 63n)),
   bitwise2('binary_shift_right', (a, n) => BigInt.asIntN(64, a) >> (n & 63n)),
-  defineScalar('binary_not', { params: ['long'], result: 'long', impl: ([a]) => long(~big(a as Long)) }),
-  defineScalar('bitset_count_ones', { params: ['long'], result: 'long', impl: ([a]) => popcount(a as Long) }),
+  defineScalar({ name: 'binary_not', params: ['long'], result: 'long', impl: ([a]) => long(~big(a as Long)) }),
+  defineScalar({ name: 'bitset_count_ones', params: ['long'], result: 'long', impl: ([a]) => popcount(a as Long) }),
   converterFunction('convert_angle', ANGLE_UNITS),
   converterFunction('convert_energy', ENERGY_UNITS),
   converterFunction('convert_force', FORCE_UNITS),

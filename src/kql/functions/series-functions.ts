@@ -12,9 +12,9 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { inferName } from './aggregate-definitions.js'
-import { checkArity } from './function-definitions.js'
+import { checkArity, defineScalar, expectKind } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { asArray, coercer } from './numeric-helpers.js'
 import {
   decompose,
   detectPeriods,
@@ -151,10 +151,10 @@ function seriesFunction(
     bind(args) {
       const max = spec.rest ? Infinity : spec.series + extra.length
       checkArity(name, args, spec.series + extra.length - (spec.optional ?? 0), max)
-      for (let i = 0; i < spec.series; i++) checkKind(name, args, i, 'dynamic')
+      for (let i = 0; i < spec.series; i++) expectKind(name, args, i, 'dynamic')
       const converters = args.slice(spec.series).map((a, i) => {
         const kind = extra[Math.min(i, extra.length - 1)] ?? 'scalar'
-        if (kind !== 'scalar') checkKind(name, args, spec.series + i, kind)
+        if (kind !== 'scalar') expectKind(name, args, spec.series + i, kind)
         return kind === 'scalar' ? (v: KqlValue) => v : coercer(kind, a.type)
       })
       return {
@@ -181,7 +181,7 @@ function elementWise2(name: string, op: (a: number, b: number) => DynamicValue):
       checkArity(name, args, 2)
       const sides = args.map((a, i) => {
         if (a.type === 'dynamic') return { array: true, read: (v: KqlValue) => v }
-        checkKind(name, args, i, 'number')
+        expectKind(name, args, i, 'number')
         const c = coercer('number', a.type)
         return { array: false, read: c }
       })
@@ -210,7 +210,8 @@ function elementWise2(name: string, op: (a: number, b: number) => DynamicValue):
 }
 
 function elementWise1(name: string, op: (x: number) => number | null): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([s]) => {
@@ -255,7 +256,7 @@ function fillFunction(name: string, kind: 'forward' | 'backward'): ScalarFunctio
     name,
     bind(args) {
       checkArity(name, args, 1, 2)
-      checkKind(name, args, 0, 'dynamic')
+      expectKind(name, args, 0, 'dynamic')
       return {
         type: 'dynamic',
         evaluate([s, ph]) {
@@ -273,7 +274,7 @@ const fillConst: ScalarFunction = {
   name: 'series_fill_const',
   bind(args) {
     checkArity('series_fill_const', args, 1, 3)
-    checkKind('series_fill_const', args, 0, 'dynamic')
+    expectKind('series_fill_const', args, 0, 'dynamic')
     const t = args[1]?.type ?? 'long'
     return {
       type: 'dynamic',
@@ -293,8 +294,8 @@ const fillLinearFn: ScalarFunction = {
   name: 'series_fill_linear',
   bind(args) {
     checkArity('series_fill_linear', args, 1, 4)
-    checkKind('series_fill_linear', args, 0, 'dynamic')
-    if (args[2]) checkKind('series_fill_linear', args, 2, 'bool')
+    expectKind('series_fill_linear', args, 0, 'dynamic')
+    if (args[2]) expectKind('series_fill_linear', args, 2, 'bool')
     return {
       type: 'dynamic',
       evaluate([s, ph, edges, constant]) {
@@ -424,9 +425,9 @@ const fitPolyFn: ScalarFunction = {
   name: 'series_fit_poly',
   bind(args) {
     checkArity('series_fit_poly', args, 1, 3)
-    checkKind('series_fit_poly', args, 0, 'dynamic')
-    if (args[1]) checkKind('series_fit_poly', args, 1, 'dynamic')
-    if (args[2]) checkKind('series_fit_poly', args, 2, 'integer')
+    expectKind('series_fit_poly', args, 0, 'dynamic')
+    if (args[1]) expectKind('series_fit_poly', args, 1, 'dynamic')
+    if (args[2]) expectKind('series_fit_poly', args, 2, 'integer')
     return {
       type: 'dynamic',
       evaluate([y, x, d]) {
@@ -475,10 +476,10 @@ const dotProduct: ScalarFunction = {
     checkArity('series_dot_product', args, 2)
     const sides = args.map((a, i) => {
       if (a.type === 'dynamic') return null
-      checkKind('series_dot_product', args, i, 'number')
+      expectKind('series_dot_product', args, i, 'number')
       return coercer('number', a.type)
     })
-    if (sides[0] && sides[1]) checkKind('series_dot_product', args, 0, 'dynamic')
+    if (sides[0] && sides[1]) expectKind('series_dot_product', args, 0, 'dynamic')
     return {
       type: 'real',
       evaluate(values) {

@@ -10,9 +10,9 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { asNumber, checkNumericLike, defineAggregate, fromNumber, nearestRank, one, prefixed } from './aggregate-definitions.js'
-import { checkArity, typeLiteralArg } from './function-definitions.js'
+import { checkArity, expectKind, typeLiteralArg } from './function-definitions.js'
 import type { AggregateFunction, ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, checkKind, scalarKey } from './numeric-helpers.js'
+import { asArray, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Sketches: hll (exact distinct keys) and tdigest (exact weighted values)
@@ -84,7 +84,7 @@ function hllAggregate(name: string, predicate: boolean): AggregateFunction {
 const hllMerge = defineAggregate({
   name: 'hll_merge',
   arity: [1, 1],
-  check: (args) => checkKind('hll_merge', args, 0, 'dynamic'),
+  check: (args) => expectKind('hll_merge', args, 0, 'dynamic'),
   output: (args) => one(prefixed('hll_merge', args[0]), 'dynamic'),
   create: () => {
     const keys = new Set<string>()
@@ -121,7 +121,7 @@ const tdigestMerge = defineAggregate({
   name: 'tdigest_merge',
   aliases: ['merge_tdigest'],
   arity: [1, 1],
-  check: (args) => checkKind('tdigest_merge', args, 0, 'dynamic'),
+  check: (args) => expectKind('tdigest_merge', args, 0, 'dynamic'),
   output: (args) => one(prefixed('merge_tdigests', args[0]), 'dynamic'),
   create: () => {
     const pairs: [number, number][] = []
@@ -149,7 +149,7 @@ export const sketchAggregates: readonly AggregateFunction[] = [
 
 function sketchArgs(name: string, args: readonly ArgInfo[], min: number, max: number): void {
   checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) checkKind(name, args, i, 'dynamic')
+  for (let i = 0; i < args.length; i++) expectKind(name, args, i, 'dynamic')
 }
 
 export const sketchFunctions: readonly ScalarFunction[] = [
@@ -203,8 +203,8 @@ export const sketchFunctions: readonly ScalarFunction[] = [
     name: 'percentile_tdigest',
     bind(args) {
       checkArity('percentile_tdigest', args, 2, 3)
-      checkKind('percentile_tdigest', args, 0, 'dynamic')
-      checkKind('percentile_tdigest', args, 1, 'real')
+      expectKind('percentile_tdigest', args, 0, 'dynamic')
+      expectKind('percentile_tdigest', args, 1, 'real')
       // without a type literal Kusto types the result dynamic (the number inside it)
       const type: KqlType = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
       return {
@@ -223,7 +223,7 @@ export const sketchFunctions: readonly ScalarFunction[] = [
     aliases: ['percentile_array_tdigest'],
     bind(args) {
       checkArity('percentiles_array_tdigest', args, 2, Infinity)
-      checkKind('percentiles_array_tdigest', args, 0, 'dynamic')
+      expectKind('percentiles_array_tdigest', args, 0, 'dynamic')
       return {
         type: 'dynamic',
         evaluate(values) {
@@ -243,7 +243,7 @@ export const sketchFunctions: readonly ScalarFunction[] = [
     name: 'percentrank_tdigest',
     bind(args) {
       checkArity('percentrank_tdigest', args, 2)
-      checkKind('percentrank_tdigest', args, 0, 'dynamic')
+      expectKind('percentrank_tdigest', args, 0, 'dynamic')
       return {
         type: 'real',
         evaluate([td, v]) {
@@ -262,7 +262,7 @@ export const sketchFunctions: readonly ScalarFunction[] = [
     name: 'rank_tdigest',
     bind(args) {
       checkArity('rank_tdigest', args, 2)
-      checkKind('rank_tdigest', args, 0, 'dynamic')
+      expectKind('rank_tdigest', args, 0, 'dynamic')
       return {
         type: 'real',
         evaluate([td, v]) {
