@@ -7,7 +7,7 @@
  * aggregates.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, constantOf, functionError } from './function-definitions.js'
+import { constantOf, expectArgs, functionError, type ParamKind } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate } from './function-types.js'
 import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
@@ -123,29 +123,12 @@ export function prefixed(prefix: string, arg: ArgInfo | undefined): string {
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-const NUMERIC: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-
 export function isMissing(type: KqlType, v: KqlValue | undefined): boolean {
   return v === null || v === undefined || (type === 'string' && v === '')
 }
 
 export function truthy(v: KqlValue | undefined): boolean {
   return v === true
-}
-
-export function checkPredicate(name: string, args: readonly ArgInfo[], index: number): void {
-  const a = args[index]
-  if (a && a.type !== 'bool' && a.type !== 'dynamic') throw functionError(name, `predicate (${a.text}) must be a bool, got ${a.type}`)
-}
-
-export function checkNumericLike(name: string, args: readonly ArgInfo[], index: number, extra: readonly KqlType[]): void {
-  const a = args[index]
-  if (a && !NUMERIC.includes(a.type) && !extra.includes(a.type) && a.type !== 'dynamic') {
-    throw functionError(
-      name,
-      `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`,
-    )
-  }
 }
 
 export function constantInt(name: string, arg: ArgInfo | undefined, what: string): number | undefined {
@@ -175,32 +158,55 @@ export function fromNumber(type: KqlType, n: number | null): KqlValue {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Definitions: a compact way to declare "one value in, one column out" aggregates
+// Definitions: THE way to declare an aggregate (its signature in function-definitions' kind table)
 // ---------------------------------------------------------------------------------------------
 
-interface SimpleSpec {
+/** What every aggregate declares: name, parameter kinds and arity (checked before anything else). */
+interface AggregateSignature {
   readonly name: string
   readonly aliases?: readonly string[]
-  /** Number of arguments (min..max), including an `if` predicate. */
-  readonly arity: readonly [number, number]
-  /** Index of the bool predicate of an `…if` variant. */
-  readonly predicate?: number
+  /**
+   * Parameter kinds in order, an `…if` variant's predicate included (kind `predicate`: rows
+   * where it is not true are skipped); the last kind repeats up to `max`.
+   */
+  readonly params: readonly ParamKind[]
+  /** Minimum argument count; defaults to params.length. */
+  readonly min?: number
+  /** Maximum argument count; defaults to params.length. */
+  readonly max?: number
+  /** Minimum argument count when `*` is written (`take_any(*)`); defaults to `min`. */
+  readonly minWithStar?: number
+}
+
+/** One accumulator per group over the explicit arguments' values (the predicate filters rows). */
+interface AccumulatingSpec extends AggregateSignature {
+  /** Checks beyond the kinds (constant arguments, ...). */
   readonly check?: (args: readonly ArgInfo[]) => void
   readonly output: (args: readonly ArgInfo[]) => readonly AggregateOutput[]
   /** Builds an accumulator over the (non-predicate) values; `args` are the call's infos. */
   readonly create: (args: readonly ArgInfo[]) => { add(values: readonly KqlValue[]): void; result(): readonly KqlValue[] }
 }
 
-export function defineAggregate(spec: SimpleSpec): AggregateFunction {
+/** An aggregate that binds itself once its signature is checked (`*` arguments, several outputs). */
+interface BindingSpec extends AggregateSignature {
+  readonly bind: AggregateFunction['bind']
+}
+
+export type AggregateSpec = AccumulatingSpec | BindingSpec
+
+export function defineAggregate(spec: AggregateSpec): AggregateFunction {
+  const min = spec.min ?? spec.params.length
+  const max = spec.max ?? spec.params.length
+  const predicate = spec.params.indexOf('predicate')
   return {
     name: spec.name,
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
-    bind(args): BoundAggregate {
-      checkArity(spec.name, args, spec.arity[0], spec.arity[1])
-      if (spec.predicate !== undefined) checkPredicate(spec.name, args, spec.predicate)
+    bind(args, options): BoundAggregate {
+      expectArgs(spec.name, args, spec.params, options.star ? (spec.minWithStar ?? min) : min, max)
+      if ('bind' in spec) return spec.bind(args, options)
       spec.check?.(args)
       const outputs = spec.output(args)
-      const p = spec.predicate
+      const p = predicate >= 0 && predicate < args.length ? predicate : undefined
       return {
         outputs,
         create(): Accumulator {

@@ -64,8 +64,10 @@ export type ParamKind =
   | 'predicate'
   /** what sum() adds: a number or a timespan */
   | 'numberOrTimespan'
-  /** what avg(), min() and tdigest() order or average: a number, datetime or timespan */
+  /** what avg(), percentile() and tdigest() order or average: a number, datetime or timespan */
   | 'numberOrTime'
+  /** what min(), max() and arg_max() order: any type but dynamic */
+  | 'orderable'
 
 const NUMBER_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal', 'dynamic']
 const INTEGRAL_TYPES: readonly KqlType[] = ['int', 'long', 'dynamic']
@@ -89,6 +91,7 @@ const KINDS: Readonly<Record<ParamKind, { readonly types: readonly KqlType[]; re
   predicate: { types: ['bool', 'dynamic'], label: 'a bool' },
   numberOrTimespan: { types: [...NUMBER_TYPES, 'timespan'], label: 'a number or timespan' },
   numberOrTime: { types: [...NUMBER_TYPES, 'datetime', 'timespan'], label: 'a number or datetime or timespan' },
+  orderable: { types: ORDERABLE_TYPES, label: 'a scalar of an orderable type' },
 }
 
 /** Throws unless argument `index` (when present) fits `kind`. */
