@@ -258,15 +258,16 @@ function converter(
   convert: (t: KqlType, v: KqlValue) => KqlValue,
   aliases?: readonly string[],
 ): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     ...(aliases ? { aliases } : {}),
+    params: ['scalar'],
+    result: type,
     bind(args) {
-      checkArity(name, args, 1)
       const from = args[0]!.type
-      return { type, evaluate: ([v]) => convert(from, v ?? null) }
+      return ([v]) => convert(from, v ?? null)
     },
-  }
+  })
 }
 
 function unixConverter(name: string, ticksPerUnit: number): ScalarFunction {
@@ -410,72 +411,58 @@ const listTimezones = defineScalar({
 // The family
 // ---------------------------------------------------------------------------------------------
 
-const datetimeAddFn: ScalarFunction = {
+const datetimeAddFn = defineScalar({
   name: 'datetime_add',
+  params: ['string', 'integer', 'datetime'],
+  result: 'datetime',
   bind(args) {
-    checkArity('datetime_add', args, 3)
-    expectKind('datetime_add', args, 0, 'string')
-    expectKind('datetime_add', args, 1, 'integer')
-    expectKind('datetime_add', args, 2, 'datetime')
     const period = periodResolver('datetime_add', args[0]!, PERIODS)
     const amount = coercer('integer', args[1]!.type)
     const dt = coercer('datetime', args[2]!.type)
-    return {
-      type: 'datetime',
-      evaluate([p, a, t]) {
-        const per = period(p ?? '')
-        const n = amount(a ?? null)
-        const x = dt(t ?? null)
-        if (per === null || typeof n !== 'number' || typeof x !== 'bigint') return null
-        return datetimeAdd(per, n, x)
-      },
+    return ([p, a, t]) => {
+      const per = period(p ?? '')
+      const n = amount(a ?? null)
+      const x = dt(t ?? null)
+      if (per === null || typeof n !== 'number' || typeof x !== 'bigint') return null
+      return datetimeAdd(per, n, x)
     }
   },
-}
+})
 
-const datetimeDiffFn: ScalarFunction = {
+const datetimeDiffFn = defineScalar({
   name: 'datetime_diff',
+  params: ['string', 'datetime', 'datetime'],
+  result: 'long',
   bind(args) {
-    checkArity('datetime_diff', args, 3)
-    expectKind('datetime_diff', args, 0, 'string')
-    expectKind('datetime_diff', args, 1, 'datetime')
-    expectKind('datetime_diff', args, 2, 'datetime')
     const period = periodResolver('datetime_diff', args[0]!, PERIODS)
     const a = coercer('datetime', args[1]!.type)
     const b = coercer('datetime', args[2]!.type)
-    return {
-      type: 'long',
-      evaluate([p, x, y]) {
-        const per = period(p ?? '')
-        const t1 = a(x ?? null)
-        const t2 = b(y ?? null)
-        if (per === null || typeof t1 !== 'bigint' || typeof t2 !== 'bigint') return null
-        return datetimeDiff(per, t1, t2)
-      },
+    return ([p, x, y]) => {
+      const per = period(p ?? '')
+      const t1 = a(x ?? null)
+      const t2 = b(y ?? null)
+      if (per === null || typeof t1 !== 'bigint' || typeof t2 !== 'bigint') return null
+      return datetimeDiff(per, t1, t2)
     }
   },
-}
+})
 
-const datetimePartFn: ScalarFunction = {
+const datetimePartFn = defineScalar({
   name: 'datetime_part',
   aliases: ['datepart'],
+  params: ['string', 'datetime'],
+  result: 'int',
   bind(args) {
-    checkArity('datetime_part', args, 2)
-    expectKind('datetime_part', args, 0, 'string')
-    expectKind('datetime_part', args, 1, 'datetime')
     const part = periodResolver('datetime_part', args[0]!, PARTS)
     const dt = coercer('datetime', args[1]!.type)
-    return {
-      type: 'int',
-      evaluate([p, t]) {
-        const which = part(p ?? '')
-        const x = dt(t ?? null)
-        if (which === null || typeof x !== 'bigint') return null
-        return datetimePart(which, x)
-      },
+    return ([p, t]) => {
+      const which = part(p ?? '')
+      const x = dt(t ?? null)
+      if (which === null || typeof x !== 'bigint') return null
+      return datetimePart(which, x)
     }
   },
-}
+})
 
 function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint | null): ScalarFunction {
   return defineScalar({

@@ -225,35 +225,32 @@ export function arraySortOutputs(args: readonly ArgInfo[]): { name: string; type
 }
 
 function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     aliases,
+    params: ['dynamic', 'scalar', 'scalar'],
+    result: 'dynamic',
     bind(args) {
-      checkArity(name, args, 3)
-      expectKind(name, args, 0, 'dynamic')
       const t = toDyn(args[1]!)
       const f = toDyn(args[2]!)
       const trueIsArray = args[1]!.type === 'dynamic'
       const falseIsArray = args[2]!.type === 'dynamic'
-      return {
-        type: 'dynamic',
-        evaluate([c, x, y]) {
-          const cond = asArray(c ?? null)
-          if (!cond) return null
-          const xa = trueIsArray ? asArray(x ?? null) : null
-          const ya = falseIsArray ? asArray(y ?? null) : null
-          const xs = trueIsArray ? null : t(x ?? null)
-          const ys = falseIsArray ? null : f(y ?? null)
-          return cond.map((b, i) => {
-            const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
-            if (truthy === null) return null
-            if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? ((x as DynamicValue) ?? null) : xs
-            return ya ? (ya[i] ?? null) : falseIsArray ? ((y as DynamicValue) ?? null) : ys
-          })
-        },
+      return ([c, x, y]) => {
+        const cond = asArray(c ?? null)
+        if (!cond) return null
+        const xa = trueIsArray ? asArray(x ?? null) : null
+        const ya = falseIsArray ? asArray(y ?? null) : null
+        const xs = trueIsArray ? null : t(x ?? null)
+        const ys = falseIsArray ? null : f(y ?? null)
+        return cond.map((b, i) => {
+          const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
+          if (truthy === null) return null
+          if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? ((x as DynamicValue) ?? null) : xs
+          return ya ? (ya[i] ?? null) : falseIsArray ? ((y as DynamicValue) ?? null) : ys
+        })
       }
     },
-  }
+  })
 }
 
 const arraySum = defineScalar({
@@ -273,23 +270,20 @@ const arraySum = defineScalar({
 })
 
 function setFunction(name: string, combine: (sets: DynamicValue[][]) => DynamicValue[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
-    bind(args) {
-      checkArity(name, args, 2, 64)
-      args.forEach((_, i) => {
-        expectKind(name, args, i, 'dynamic')
-      })
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const arrays = values.map((v) => asArray(v ?? null))
-          if (arrays.some((a) => a === null)) return null
-          return combine(arrays as DynamicValue[][])
-        },
+    params: ['dynamic'],
+    min: 2,
+    max: 64,
+    result: 'dynamic',
+    bind() {
+      return (values) => {
+        const arrays = values.map((v) => asArray(v ?? null))
+        if (arrays.some((a) => a === null)) return null
+        return combine(arrays as DynamicValue[][])
       }
     },
-  }
+  })
 }
 
 const keysOf = (arr: readonly DynamicValue[]): Set<string> => new Set(arr.map(dynamicKey))
@@ -377,25 +371,23 @@ const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType
     },
   })
 
-const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
-  name,
-  bind(args) {
-    checkArity(name, args, 2, 3)
-    expectKind(name, args, 0, 'dynamic')
-    expectKind(name, args, 1, 'integer')
-    const count = coercer('integer', args[1]!.type)
-    const fill = args[2] ? toDyn(args[2]) : null
-    return {
-      type: 'dynamic',
-      evaluate([a, c, d]) {
+const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction =>
+  defineScalar({
+    name,
+    params: ['dynamic', 'integer', 'scalar'],
+    min: 2,
+    result: 'dynamic',
+    bind(args) {
+      const count = coercer('integer', args[1]!.type)
+      const fill = args[2] ? toDyn(args[2]) : null
+      return ([a, c, d]) => {
         const arr = asArray(a ?? null)
         const n = count(c ?? null)
         if (!arr || typeof n !== 'number') return null
         return shift(arr, sign * n, fill ? fill(d ?? null) : defaultFill(arr))
-      },
-    }
-  },
-})
+      }
+    },
+  })
 
 const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
   defineScalar({
@@ -408,34 +400,32 @@ const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
     },
   })
 
-const arrayIndexOfFn: ScalarFunction = {
+const arrayIndexOfFn = defineScalar({
   name: 'array_index_of',
+  params: ['dynamic', 'scalar', 'integer'],
+  min: 2,
+  max: 5,
+  result: 'long',
   bind(args) {
-    checkArity('array_index_of', args, 2, 5)
-    expectKind('array_index_of', args, 0, 'dynamic')
-    for (let i = 2; i < args.length; i++) expectKind('array_index_of', args, i, 'integer')
     const value = toDyn(args[1]!)
     const ints = args.map((a) => coercer('integer', a.type))
-    return {
-      type: 'long',
-      evaluate(values) {
-        const arr = asArray(values[0] ?? null)
-        if (!arr) return null
-        const v = value(values[1] ?? null)
-        const opt = (i: number, d: number): number | null => {
-          if (i >= values.length) return d
-          const x = ints[i]!(values[i] ?? null)
-          return typeof x === 'number' ? x : null
-        }
-        const start = opt(2, 0)
-        const length = opt(3, -1)
-        const occurrence = opt(4, 1)
-        if (start === null || length === null || occurrence === null) return null
-        return arrayIndexOf(arr, v, start, length, occurrence)
-      },
+    return (values) => {
+      const arr = asArray(values[0] ?? null)
+      if (!arr) return null
+      const v = value(values[1] ?? null)
+      const opt = (i: number, d: number): number | null => {
+        if (i >= values.length) return d
+        const x = ints[i]!(values[i] ?? null)
+        return typeof x === 'number' ? x : null
+      }
+      const start = opt(2, 0)
+      const length = opt(3, -1)
+      const occurrence = opt(4, 1)
+      if (start === null || length === null || occurrence === null) return null
+      return arrayIndexOf(arr, v, start, length, occurrence)
     }
   },
-}
+})
 
 const arraySplitFn = defineScalar({
   name: 'array_split',
@@ -465,45 +455,39 @@ const arraySliceFn = defineScalar({
   },
 })
 
-const arrayConcat: ScalarFunction = {
+const arrayConcat = defineScalar({
   name: 'array_concat',
-  bind(args) {
-    checkArity('array_concat', args, 1, 64)
-    args.forEach((_, i) => {
-      expectKind('array_concat', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: DynamicValue[] = []
-        for (const v of values) {
-          const arr = asArray(v ?? null)
-          if (!arr) return null
-          out.push(...arr)
-        }
-        return out
-      },
-    }
-  },
-}
-
-const setHasElement: ScalarFunction = {
-  name: 'set_has_element',
-  bind(args) {
-    checkArity('set_has_element', args, 2)
-    expectKind('set_has_element', args, 0, 'dynamic')
-    const value = toDyn(args[1]!)
-    return {
-      type: 'bool',
-      evaluate([a, v]) {
-        const arr = asArray(a ?? null)
+  params: ['dynamic'],
+  min: 1,
+  max: 64,
+  result: 'dynamic',
+  bind() {
+    return (values) => {
+      const out: DynamicValue[] = []
+      for (const v of values) {
+        const arr = asArray(v ?? null)
         if (!arr) return null
-        const key = dynamicKey(value(v ?? null))
-        return arr.some((x) => dynamicKey(x) === key)
-      },
+        out.push(...arr)
+      }
+      return out
     }
   },
-}
+})
+
+const setHasElement = defineScalar({
+  name: 'set_has_element',
+  params: ['dynamic', 'scalar'],
+  result: 'bool',
+  bind(args) {
+    const value = toDyn(args[1]!)
+    return ([a, v]) => {
+      const arr = asArray(a ?? null)
+      if (!arr) return null
+      const key = dynamicKey(value(v ?? null))
+      return arr.some((x) => dynamicKey(x) === key)
+    }
+  },
+})
 
 const jaccardIndex = defineScalar({
   name: 'jaccard_index',
@@ -522,54 +506,51 @@ const jaccardIndex = defineScalar({
   },
 })
 
-const repeatFn: ScalarFunction = {
+const repeatFn = defineScalar({
   name: 'repeat',
+  params: ['scalar', 'integer'],
+  result: 'dynamic',
   bind(args) {
-    checkArity('repeat', args, 2)
-    expectKind('repeat', args, 1, 'integer')
     const value = toDyn(args[0]!)
     const count = coercer('integer', args[1]!.type)
-    return {
-      type: 'dynamic',
-      evaluate([v, c]) {
-        const n = count(c ?? null)
-        if (typeof n !== 'number' || n < 0) return null
-        const x = value(v ?? null)
-        return new Array<DynamicValue>(Math.min(n, MAX_RANGE)).fill(x)
-      },
+    return ([v, c]) => {
+      const n = count(c ?? null)
+      if (typeof n !== 'number' || n < 0) return null
+      const x = value(v ?? null)
+      return new Array<DynamicValue>(Math.min(n, MAX_RANGE)).fill(x)
     }
   },
-}
+})
 
-const zipFn: ScalarFunction = {
+const zipFn = defineScalar({
   name: 'zip',
-  bind(args) {
-    checkArity('zip', args, 2, 16)
-    args.forEach((_, i) => {
-      expectKind('zip', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const arrays = values.map((v) => asArray(v ?? null))
-        if (arrays.some((a) => a === null)) return null
-        const n = Math.max(...arrays.map((a) => a!.length))
-        const out: DynamicValue[] = []
-        for (let i = 0; i < n; i++) out.push(arrays.map((a) => a![i] ?? null))
-        return out
-      },
+  params: ['dynamic'],
+  min: 2,
+  max: 16,
+  result: 'dynamic',
+  bind() {
+    return (values) => {
+      const arrays = values.map((v) => asArray(v ?? null))
+      if (arrays.some((a) => a === null)) return null
+      const n = Math.max(...arrays.map((a) => a!.length))
+      const out: DynamicValue[] = []
+      for (let i = 0; i < n; i++) out.push(arrays.map((a) => a![i] ?? null))
+      return out
     }
   },
-}
+})
 
-const packArray: ScalarFunction = {
+const packArray = defineScalar({
   name: 'pack_array',
+  params: ['scalar'],
+  min: 1,
+  max: Infinity,
+  result: 'dynamic',
   bind(args) {
-    checkArity('pack_array', args, 1, Infinity)
     const conv = args.map(toDyn)
-    return { type: 'dynamic', evaluate: (values) => values.map((v, i) => conv[i]!(v ?? null)) }
+    return (values) => values.map((v, i) => conv[i]!(v ?? null))
   },
-}
+})
 
 export const dynamicFunctions: readonly ScalarFunction[] = [
   ...sketchFunctions,
@@ -629,19 +610,17 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
       return [...out]
     },
   }),
-  {
+  defineScalar({
     name: 'dynamic_to_json',
+    params: ['scalar'],
+    result: 'string',
     bind(args) {
-      checkArity('dynamic_to_json', args, 1)
       const t = args[0]!.type
       // Scalars print as tostring() does; only arrays and bags get the canonical (sorted-key) form.
-      return {
-        type: 'string',
-        evaluate: ([v]) => {
-          if (t !== 'dynamic') return valueToString(t, v ?? null)
-          return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
-        },
+      return ([v]) => {
+        if (t !== 'dynamic') return valueToString(t, v ?? null)
+        return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
       }
     },
-  },
+  }),
 ]

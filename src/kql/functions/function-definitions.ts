@@ -103,16 +103,23 @@ export function expectKind(name: string, args: readonly ArgInfo[], index: number
   }
 }
 
-/** Checks arity and every argument against `kinds` (the last kind repeats for variadic tails). */
+/** The kind of argument `i`: past the end of `kinds`, the last `repeat` kinds repeat as a group. */
+export function kindAt(kinds: readonly ParamKind[], i: number, repeat = 1): ParamKind {
+  if (i < kinds.length) return kinds[i]!
+  return kinds[kinds.length - repeat + ((i - kinds.length) % repeat)]!
+}
+
+/** Checks arity and every argument against `kinds` (the last `repeat` kinds repeat for variadic tails). */
 export function expectArgs(
   name: string,
   args: readonly ArgInfo[],
   kinds: readonly ParamKind[],
   min: number = kinds.length,
   max: number = kinds.length,
+  repeat = 1,
 ): void {
   checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kinds[Math.min(i, kinds.length - 1)]!)
+  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kindAt(kinds, i, repeat))
 }
 
 /** A constant argument's value, or undefined when the argument is not constant. */
@@ -150,12 +157,14 @@ export function isNull(value: KqlValue): boolean {
 interface ScalarSignature {
   readonly name: string
   readonly aliases?: readonly string[]
-  /** Parameter kinds in order; the last one repeats up to `max`. */
+  /** Parameter kinds in order; the last one (the last `repeat`, as a group) repeats up to `max`. */
   readonly params: readonly ParamKind[]
   /** Minimum argument count; defaults to params.length. */
   readonly min?: number
   /** Maximum argument count; defaults to params.length (Infinity for open-ended lists). */
   readonly max?: number
+  /** How many trailing kinds repeat as a group (bag_pack's key, value pairs); defaults to 1. */
+  readonly repeat?: number
   readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
   /** false for now(), rand(), ...: never constant-folded. */
   readonly deterministic?: boolean
@@ -195,7 +204,7 @@ export function defineScalar(spec: ScalarSpec): ScalarFunction {
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
     ...(spec.deterministic === false ? { deterministic: false } : {}),
     bind: (args) => {
-      expectArgs(spec.name, args, spec.params, min, max)
+      expectArgs(spec.name, args, spec.params, min, max, spec.repeat)
       if ('bind' in spec) {
         const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
         return { type, evaluate: spec.bind(args) }
@@ -206,7 +215,7 @@ export function defineScalar(spec: ScalarSpec): ScalarFunction {
 }
 
 function bindConverted(spec: ConvertedScalarSpec, args: readonly ArgInfo[]): BoundScalar {
-  const kinds = args.map((_, i) => spec.params[Math.min(i, spec.params.length - 1)]!)
+  const kinds = args.map((_, i) => kindAt(spec.params, i, spec.repeat))
   const coerce = args.map((a, i) => coercer(kinds[i]!, a.type))
   const impl = spec.prepare?.(args) ?? spec.impl
   const type = typeof spec.result === 'function' ? spec.result(args) : spec.result

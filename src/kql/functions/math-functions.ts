@@ -10,7 +10,7 @@
 import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
 import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
-import type { ArgInfo, ScalarFunction } from './function-types.js'
+import type { ScalarFunction } from './function-types.js'
 import { coercer } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -500,21 +500,19 @@ const real2 = (name: string, fn: (x: number, y: number) => number | null): Scala
 const real3 = (name: string, fn: (x: number, y: number, z: number) => number | null): ScalarFunction =>
   defineScalar({ name, params: ['real', 'real', 'real'], result: 'real', impl: ([x, y, z]) => fn(x as number, y as number, z as number) })
 
-const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction => ({
-  name,
-  bind(args) {
-    checkArity(name, args, 1)
-    expectKind(name, args, 0, 'real')
-    const c = coercer('real', args[0]!.type)
-    return {
-      type: 'bool',
-      evaluate: ([v]) => {
+const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction =>
+  defineScalar({
+    name,
+    params: ['real'],
+    result: 'bool',
+    bind(args) {
+      const c = coercer('real', args[0]!.type)
+      return ([v]) => {
         const x = c(v ?? null)
         return typeof x === 'number' ? fn(x) : false
-      },
-    }
-  },
-})
+      }
+    },
+  })
 
 const logOf =
   (fn: (x: number) => number) =>
@@ -551,46 +549,40 @@ function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) 
   }
 }
 
-const roundFn: ScalarFunction = {
+const roundFn = defineScalar({
   name: 'round',
-  bind(args: readonly ArgInfo[]) {
-    checkArity('round', args, 1, 2)
-    expectKind('round', args, 0, 'number')
-    expectKind('round', args, 1, 'integer')
+  params: ['number', 'integer'],
+  min: 1,
+  result: (args) => (args[0]!.type === 'dynamic' ? 'real' : args[0]!.type),
+  bind(args) {
     const t = args[0]!.type
-    const type: KqlType = t === 'dynamic' ? 'real' : t
     const value = coercer('number', t)
     const digits = args[1] ? coercer('integer', args[1].type) : () => 0
-    return {
-      type,
-      evaluate([v, d]) {
-        const x = value(v ?? null)
-        const p = digits(d ?? null)
-        if (typeof x !== 'number' || typeof p !== 'number') return null
-        return roundTo(x, p)
-      },
+    return ([v, d]) => {
+      const x = value(v ?? null)
+      const p = digits(d ?? null)
+      if (typeof x !== 'number' || typeof p !== 'number') return null
+      return roundTo(x, p)
     }
   },
-}
+})
 
-const randFn: ScalarFunction = {
+const randFn = defineScalar({
   name: 'rand',
   deterministic: false,
+  params: ['integer'],
+  min: 0,
+  result: 'real',
   bind(args) {
-    checkArity('rand', args, 0, 1)
-    expectKind('rand', args, 0, 'integer')
     const n = args[0] ? coercer('integer', args[0].type) : null
-    return {
-      type: 'real',
-      evaluate(values, ctx) {
-        if (!n) return ctx.random()
-        const limit = n(values[0] ?? null)
-        if (typeof limit !== 'number' || !(limit >= 1)) return null
-        return Math.floor(ctx.random() * Math.floor(limit))
-      },
+    return (values, ctx) => {
+      if (!n) return ctx.random()
+      const limit = n(values[0] ?? null)
+      if (typeof limit !== 'number' || !(limit >= 1)) return null
+      return Math.floor(ctx.random() * Math.floor(limit))
     }
   },
-}
+})
 
 const aroundFn: ScalarFunction = {
   name: 'around',
