@@ -141,6 +141,7 @@ export const packAll: ScalarFunction = {
   name: 'pack_all',
   bind(args) {
     const hasFlag = args.length > 0 && args[0]!.columnName === undefined
+    // the binder passes the columns as arguments after the optional flag (see above): no fixed signature
     if (hasFlag) expectKind('pack_all', args, 0, 'bool')
     const columns = hasFlag ? args.slice(1) : args
     if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')

@@ -51,6 +51,7 @@ const caseFn: ScalarFunction = {
     const valueIndices: number[] = []
     const preds: ((values: readonly KqlValue[]) => boolean)[] = []
     for (let i = 0; i < args.length - 1; i += 2) {
+      // predicates at even positions, the else value last: pairs the kind table cannot say
       expectKind('case', args, i, 'bool')
       preds.push(predicate(args, i))
       valueIndices.push(i + 1)

@@ -85,66 +85,65 @@ function sizeTicks(v: KqlValue, type: KqlType): bigint | null {
 }
 
 function binFunction(name: string, aliases?: readonly string[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     ...(aliases ? { aliases } : {}),
+    params: ['scalar', 'scalar'],
+    result: (args) => binResultType(name, args),
     bind(args) {
-      checkArity(name, args, 2)
       const type = binResultType(name, args)
       const sizeType = args[1]!.type
       if (type === 'datetime' || type === 'timespan') {
         const origin = type === 'datetime' ? DOTNET_EPOCH : 0n
         const value = coercer(type, args[0]!.type)
-        return {
-          type,
-          evaluate([v, s]) {
-            const x = value(v ?? null)
-            const size = sizeTicks(s ?? null, sizeType)
-            if (typeof x !== 'bigint' || size === null) return null
-            return binTicks(x, size, origin)
-          },
+        return ([v, s]) => {
+          const x = value(v ?? null)
+          const size = sizeTicks(s ?? null, sizeType)
+          if (typeof x !== 'bigint' || size === null) return null
+          return binTicks(x, size, origin)
         }
       }
       const size = coercer('number', sizeType)
       if (type === 'long') {
         // exact 64-bit: a long beyond 2^53 is binned with bigint floor division
         const exact = coercer('long', args[0]!.type)
-        return {
-          type,
-          evaluate([v, s]) {
-            const x = exact(v ?? null)
-            const z = size(s ?? null)
-            if (x === null || typeof z !== 'number' || !(z > 0)) return null
-            if (typeof x === 'number') return Math.floor(x / z) * z
-            if (!Number.isInteger(z)) return canonLong(BigInt(Math.floor(Number(x) / z) * z))
-            const zb = BigInt(z)
-            return canonLong(floorDiv(x as bigint, zb) * zb)
-          },
+        return ([v, s]) => {
+          const x = exact(v ?? null)
+          const z = size(s ?? null)
+          if (x === null || typeof z !== 'number' || !(z > 0)) return null
+          if (typeof x === 'number') return Math.floor(x / z) * z
+          if (!Number.isInteger(z)) return canonLong(BigInt(Math.floor(Number(x) / z) * z))
+          const zb = BigInt(z)
+          return canonLong(floorDiv(x as bigint, zb) * zb)
         }
       }
       const value = coercer('number', args[0]!.type)
       const integral = type === 'int'
-      return {
-        type,
-        evaluate([v, s]) {
-          const x = value(v ?? null)
-          const z = size(s ?? null)
-          if (typeof x !== 'number' || typeof z !== 'number') return null
-          if (integral) {
-            if (!(z > 0)) return null
-            return Math.floor(x / z) * z
-          }
-          return binNumber(x, z)
-        },
+      return ([v, s]) => {
+        const x = value(v ?? null)
+        const z = size(s ?? null)
+        if (typeof x !== 'number' || typeof z !== 'number') return null
+        if (integral) {
+          if (!(z > 0)) return null
+          return Math.floor(x / z) * z
+        }
+        return binNumber(x, z)
       }
     },
-  }
+  })
 }
 
-const binAt: ScalarFunction = {
+/** bin_at's result type: the value's for datetimes and timespans, else the widest of value and fixed point. */
+function binAtType(args: readonly ArgInfo[]): KqlType {
+  const type = binResultType('bin_at', args)
+  return type === 'datetime' || type === 'timespan' ? type : widest([type, args[2]!.type])
+}
+
+const binAt = defineScalar({
   name: 'bin_at',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: binAtType,
   bind(args) {
-    checkArity('bin_at', args, 3)
     const type = binResultType('bin_at', args)
     const fixedType = args[2]!.type
     if (type === 'datetime' || type === 'timespan') {
@@ -154,34 +153,28 @@ const binAt: ScalarFunction = {
       const value = coercer(type, args[0]!.type)
       const fixed = coercer(type, fixedType)
       const sizeType = args[1]!.type
-      return {
-        type,
-        evaluate([v, s, f]) {
-          const x = value(v ?? null)
-          const o = fixed(f ?? null)
-          const size = sizeTicks(s ?? null, sizeType)
-          if (typeof x !== 'bigint' || typeof o !== 'bigint' || size === null) return null
-          return binTicks(x, size, o)
-        },
+      return ([v, s, f]) => {
+        const x = value(v ?? null)
+        const o = fixed(f ?? null)
+        const size = sizeTicks(s ?? null, sizeType)
+        if (typeof x !== 'bigint' || typeof o !== 'bigint' || size === null) return null
+        return binTicks(x, size, o)
       }
     }
+    // the fixed point's kind depends on the value's type (an overload, not one kind)
     expectKind('bin_at', args, 2, 'number')
     const value = coercer('number', args[0]!.type)
     const size = coercer('number', args[1]!.type)
     const fixed = coercer('number', fixedType)
-    const resultType = widest([type, fixedType])
-    return {
-      type: resultType,
-      evaluate([v, s, f]) {
-        const x = value(v ?? null)
-        const z = size(s ?? null)
-        const o = fixed(f ?? null)
-        if (typeof x !== 'number' || typeof z !== 'number' || typeof o !== 'number' || !(z > 0)) return null
-        return Math.floor((x - o) / z) * z + o
-      },
+    return ([v, s, f]) => {
+      const x = value(v ?? null)
+      const z = size(s ?? null)
+      const o = fixed(f ?? null)
+      if (typeof x !== 'number' || typeof z !== 'number' || typeof o !== 'number' || !(z > 0)) return null
+      return Math.floor((x - o) / z) * z + o
     }
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Conversions
@@ -361,6 +354,7 @@ const makeDatetime: ScalarFunction = {
       const from = args[0]!.type
       return { type: 'datetime', evaluate: ([v]) => toDatetimeValue(from, v ?? null) }
     }
+    // the parts overload takes 3, 5 or 6 arguments (hours without minutes are no time)
     if (args.length === 4) checkArity('make_datetime', args, 3)
     return makeDatetimeParts.bind(args)
   },

@@ -11,7 +11,7 @@ import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName } from './aggregate-definitions.js'
 import { bagHasKey, bagMerge, bagPack, bagPackColumns, bagRemoveKeys, bagSetKey, bagZip, packAll, toDyn } from './bag-functions.js'
-import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
+import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, coercer, compareDynamic, dynamicKey } from './numeric-helpers.js'
 import { sketchFunctions } from './sketch-aggregates.js'
@@ -167,46 +167,47 @@ function compareInGroup(a: SortKey, b: SortKey): number {
  * this into one column per input (`<name>_sorted`).
  */
 function sortFunction(name: string, descending: boolean): ScalarFunction {
-  return {
+  return defineScalar({
     name,
+    params: ['scalar'],
+    min: 1,
+    max: 65,
+    result: 'dynamic',
     bind(args) {
-      checkArity(name, args, 1, 65)
       const last = args[args.length - 1]!
       const hasNullsLast = args.length > 1 && last.type === 'bool'
       const arrays = hasNullsLast ? args.slice(0, -1) : args
+      // the arrays (all arguments but a trailing bool): a rule across arguments, not one kind each
       arrays.forEach((_, i) => {
         expectKind(name, args, i, 'dynamic')
       })
       const nullsLastOf = hasNullsLast ? coercer('bool', 'bool') : () => true
       const single = arrays.length === 1
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const nullsLast = hasNullsLast ? nullsLastOf(values[values.length - 1] ?? null) !== false : true
-          const inputs = arrays.map((_, i) => asArray(values[i] ?? null))
-          const first = inputs[0]
-          if (!first) return single ? null : inputs.map(() => null)
-          const order = first.map((_, i) => i)
-          const keys = first.map((v) => (v === null ? null : sortKey(v)))
-          order.sort((x, y) => {
-            const a = keys[x]!
-            const b = keys[y]!
-            if (a === null || b === null) {
-              if (a === b) return x - y
-              const nullFirst = a === null ? -1 : 1
-              return nullsLast ? -nullFirst : nullFirst
-            }
-            // the groups keep their documented order both ways; descending reverses each group
-            if (a.group !== b.group) return a.group - b.group
-            const c = compareInGroup(a, b)
-            return (descending ? -c : c) || x - y
-          })
-          const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))
-          return single ? sorted[0]! : sorted
-        },
+      return (values) => {
+        const nullsLast = hasNullsLast ? nullsLastOf(values[values.length - 1] ?? null) !== false : true
+        const inputs = arrays.map((_, i) => asArray(values[i] ?? null))
+        const first = inputs[0]
+        if (!first) return single ? null : inputs.map(() => null)
+        const order = first.map((_, i) => i)
+        const keys = first.map((v) => (v === null ? null : sortKey(v)))
+        order.sort((x, y) => {
+          const a = keys[x]!
+          const b = keys[y]!
+          if (a === null || b === null) {
+            if (a === b) return x - y
+            const nullFirst = a === null ? -1 : 1
+            return nullsLast ? -nullFirst : nullFirst
+          }
+          // the groups keep their documented order both ways; descending reverses each group
+          if (a.group !== b.group) return a.group - b.group
+          const c = compareInGroup(a, b)
+          return (descending ? -c : c) || x - y
+        })
+        const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))
+        return single ? sorted[0]! : sorted
       }
     },
-  }
+  })
 }
 
 /**
@@ -294,46 +295,43 @@ const keysOf = (arr: readonly DynamicValue[]): Set<string> => new Set(arr.map(dy
 
 const MAX_RANGE = 1_048_576
 
-const rangeFn: ScalarFunction = {
+const rangeFn = defineScalar({
   name: 'range',
+  params: ['scalar', 'scalar', 'scalar'],
+  min: 2,
+  result: 'dynamic',
   bind(args) {
-    checkArity('range', args, 2, 3)
     const t0 = args[0]!.type
     const t1 = args[1]!.type
     if (t0 === 'datetime' || t0 === 'timespan') {
       if (t1 !== t0) throw functionError('range', `stop (${args[1]!.text}) must be a ${t0}, got ${t1}`)
       if (args[2] && args[2].type !== 'timespan')
         throw functionError('range', `step (${args[2].text}) must be a timespan, got ${args[2].type}`)
-      return {
-        type: 'dynamic',
-        evaluate([a, b, s]) {
-          const step = args[2] ? s : TICKS_PER_HOUR
-          if (typeof a !== 'bigint' || typeof b !== 'bigint' || typeof step !== 'bigint' || step === 0n) return null
-          const out: DynamicValue[] = []
-          for (let v = a; (step > 0n ? v <= b : v >= b) && out.length < MAX_RANGE; v += step) out.push(asDynamic(t0, v))
-          return out
-        },
+      return ([a, b, s]) => {
+        const step = args[2] ? s : TICKS_PER_HOUR
+        if (typeof a !== 'bigint' || typeof b !== 'bigint' || typeof step !== 'bigint' || step === 0n) return null
+        const out: DynamicValue[] = []
+        for (let v = a; (step > 0n ? v <= b : v >= b) && out.length < MAX_RANGE; v += step) out.push(asDynamic(t0, v))
+        return out
       }
     }
+    // the numeric overload (the kinds depend on the first argument's type)
     for (let i = 0; i < args.length; i++) expectKind('range', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
-        const step = args[2] ? s : 1
-        if (typeof a !== 'number' || typeof b !== 'number' || typeof step !== 'number' || step === 0 || !Number.isFinite(step)) return null
-        const out: DynamicValue[] = []
-        for (let i = 0; out.length < MAX_RANGE; i++) {
-          const v = a + i * step
-          if (step > 0 ? v > b : v < b) break
-          out.push(v)
-        }
-        return out
-      },
+    return (values) => {
+      const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
+      const step = args[2] ? s : 1
+      if (typeof a !== 'number' || typeof b !== 'number' || typeof step !== 'number' || step === 0 || !Number.isFinite(step)) return null
+      const out: DynamicValue[] = []
+      for (let i = 0; out.length < MAX_RANGE; i++) {
+        const v = a + i * step
+        if (step > 0 ? v > b : v < b) break
+        out.push(v)
+      }
+      return out
     }
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // treepath()

@@ -9,7 +9,7 @@
  */
 import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
-import { checkArity, defineScalar, expectKind, functionError } from './function-definitions.js'
+import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
 import { coercer } from './numeric-helpers.js'
 
@@ -524,29 +524,29 @@ const bitwise2 = (name: string, fn: (a: bigint, b: bigint) => bigint): ScalarFun
 
 /** abs, ceiling: the result keeps the (numeric or timespan) type of the argument. */
 function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) => bigint) | null): ScalarFunction {
-  return {
+  const timespans = (t: KqlType): boolean => ticks !== null && t === 'timespan'
+  return defineScalar({
     name,
+    params: ['scalar'],
+    // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
+    result: ([a]) =>
+      timespans(a!.type) ? 'timespan' : a!.type === 'dynamic' ? 'real' : name === 'abs' && a!.type === 'int' ? 'long' : a!.type,
     bind(args) {
-      checkArity(name, args, 1)
       const t = args[0]!.type
-      if (ticks && t === 'timespan') return { type: t, evaluate: ([v]) => (typeof v === 'bigint' ? ticks(v) : null) }
+      if (ticks && timespans(t)) return ([v]) => (typeof v === 'bigint' ? ticks(v) : null)
+      // the kind depends on the overload: a number unless this function takes timespans too
       expectKind(name, args, 0, 'number')
-      // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
-      const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
       if (t === 'long') {
         // exact 64-bit (abs(long.MinValue) wraps, as .NET's unchecked arithmetic)
-        return { type, evaluate: ([v]) => (isLongValue(v) ? (name === 'abs' ? longAbs(v) : v) : null) }
+        return ([v]) => (isLongValue(v) ? (name === 'abs' ? longAbs(v) : v) : null)
       }
       const c = coercer('number', t)
-      return {
-        type,
-        evaluate: ([v]) => {
-          const x = c(v ?? null)
-          return typeof x === 'number' ? num(x) : null
-        },
+      return ([v]) => {
+        const x = c(v ?? null)
+        return typeof x === 'number' ? num(x) : null
       }
     },
-  }
+  })
 }
 
 const roundFn = defineScalar({
@@ -584,35 +584,31 @@ const randFn = defineScalar({
   },
 })
 
-const aroundFn: ScalarFunction = {
+const aroundFn = defineScalar({
   name: 'around',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: 'bool',
   bind(args) {
-    checkArity('around', args, 3)
     const t = args[0]!.type
     const ticks = t === 'datetime' || t === 'timespan'
     if (ticks) {
       if (args[1]!.type !== t) throw functionError('around', `center (${args[1]!.text}) must be a ${t}, got ${args[1]!.type}`)
       expectKind('around', args, 2, 'timespan')
-      return {
-        type: 'bool',
-        evaluate([v, c, d]) {
-          if (typeof v !== 'bigint' || typeof c !== 'bigint' || typeof d !== 'bigint') return null
-          return v >= c - d && v <= c + d
-        },
+      return ([v, c, d]) => {
+        if (typeof v !== 'bigint' || typeof c !== 'bigint' || typeof d !== 'bigint') return null
+        return v >= c - d && v <= c + d
       }
     }
+    // the numeric overload (the kinds depend on the first argument's type)
     for (let i = 0; i < 3; i++) expectKind('around', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
-    return {
-      type: 'bool',
-      evaluate(values) {
-        const [v, c, d] = values.map((x, i) => cs[i]!(x ?? null))
-        if (typeof v !== 'number' || typeof c !== 'number' || typeof d !== 'number') return null
-        return v >= c - d && v <= c + d
-      },
+    return (values) => {
+      const [v, c, d] = values.map((x, i) => cs[i]!(x ?? null))
+      if (typeof v !== 'number' || typeof c !== 'number' || typeof d !== 'number') return null
+      return v >= c - d && v <= c + d
     }
   },
-}
+})
 
 const signFn = real1('sign', (x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))
 
