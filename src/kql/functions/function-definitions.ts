@@ -28,7 +28,8 @@ export function functionError(name: string, detail: string): KqlError {
 export function checkArity(name: string, args: readonly ArgInfo[], min: number, max: number = min): void {
   if (args.length >= min && args.length <= max) return
   const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
-  throw functionError(name, `expects ${expected} argument${expected === '1' ? '' : 's'}, got ${args.length}`)
+  const one = expected === '1' || expected === 'at least 1'
+  throw functionError(name, `expects ${expected} argument${one ? '' : 's'}, got ${args.length}`)
 }
 
 export const ALL_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic']
