@@ -7,8 +7,9 @@
  * aggregates.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { constantOf, expectArgs, functionError, type ParamKind } from './function-definitions.js'
+import { constantOf, expectArgs, functionError } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate } from './function-types.js'
+import type { ParamKind } from './param-kinds.js'
 import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
 export type Bag = { [key: string]: DynamicValue }

@@ -5,10 +5,11 @@
  * and the key paths they read (a root-level name or JSONPath `$.a.b`).
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import type { Bag } from './dynamic-functions.js'
 import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, coercer } from './numeric-helpers.js'
+
+type Bag = { [key: string]: DynamicValue }
 
 /**
  * Parses a bag key: a plain root-level name, or JSONPath (`$.a.b`, `$['a']["b"]`). Array

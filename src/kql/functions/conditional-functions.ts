@@ -7,17 +7,9 @@
  */
 import { KqlError } from '../kql-error.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import {
-  boolReader,
-  commonType,
-  defineScalar,
-  expectKind,
-  functionError,
-  ORDERABLE_TYPES,
-  textReader,
-  toCommon,
-} from './function-definitions.js'
+import { boolReader, commonType, defineScalar, expectKind, functionError, textReader, toCommon } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { ORDERABLE_TYPES } from './param-kinds.js'
 import { compareValues } from './value-conversions.js'
 
 /** Reads a predicate: true only for a true bool (null and false both choose the other branch). */

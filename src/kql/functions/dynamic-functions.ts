@@ -17,8 +17,6 @@ import { asArray, asBag, asDynamic, coercer, compareDynamic, dynamicKey } from '
 import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
 
-export type Bag = { [key: string]: DynamicValue }
-
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import { dynamicJsonText } from '../dynamic-json.js'
 import { canonLong, longFromDouble } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
-import type { ParamKind } from './function-definitions.js'
+import type { ParamKind } from './param-kinds.js'
 
 /** A converter from an argument's runtime value (of its static type) to the value a parameter kind expects. */
 export type Coerce = (v: KqlValue) => KqlValue

@@ -12,9 +12,10 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { inferName } from './aggregate-definitions.js'
-import { defineScalar, expectKind, type ParamKind } from './function-definitions.js'
+import { defineScalar, expectKind } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, coercer } from './numeric-helpers.js'
+import type { ParamKind } from './param-kinds.js'
 import {
   decompose,
   detectPeriods,
