@@ -11,7 +11,7 @@ import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { comparerFor, compileArithmetic, compileComparison, isNullish, isNum } from './compile-arithmetic.js'
 import { compileStringOp, textOf } from './compile-string-ops.js'
-import type { CompiledExpr, ExprRuntime, Row, } from './rows.js'
+import type { CompiledExpr, ExprRuntime, Row } from './rows.js'
 import { compositeKey, has, keyOf } from './value-ops.js'
 
 export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
