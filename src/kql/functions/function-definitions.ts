@@ -168,6 +168,27 @@ function bindConverted(spec: ConvertedScalarSpec, args: readonly ArgInfo[]): Bou
   }
 }
 
+/** A function of one argument's text (tostring semantics), e.g. strlen, toupper, url_decode. */
+export function defineTextFunction(spec: {
+  readonly name: string
+  readonly aliases?: readonly string[]
+  /** `string` (the default) or `scalar` for functions Kusto documents as converting any value. */
+  readonly param?: 'string' | 'scalar'
+  readonly result: KqlType
+  readonly text: (text: string) => KqlValue
+}): ScalarFunction {
+  return defineScalar({
+    name: spec.name,
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    params: [spec.param ?? 'string'],
+    result: spec.result,
+    bind: (args) => {
+      const read = textReader(args, 0)
+      return (values) => spec.text(read(values))
+    },
+  })
+}
+
 /** Reads argument `i` of a row as text (tostring semantics; a missing argument reads as ""). */
 export function textReader(args: readonly ArgInfo[], i: number): (values: readonly KqlValue[]) => string {
   const type = args[i]?.type ?? 'string'
