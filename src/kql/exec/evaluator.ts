@@ -575,21 +575,22 @@ class Executor implements OperatorContext {
    * Each row's element lists, computed before any output row is built so that a blow-up is
    * refused at once (issue 15): the output size is known from the lists' lengths.
    */
+  /** The element lists each row expands into (one list per expression), refused above MAX_INTERMEDIATE_ROWS. */
   private async expansions(
     rows: readonly Row[],
-    fns: readonly CompiledExpr[],
+    exprs: readonly P.Expr[],
     mode: 'bag' | 'array',
     limit: number,
     operator: string,
   ): Promise<DynamicValue[][][]> {
+    await this.prepare(exprs)
+    const fns = exprs.map((e) => this.compile(e))
     const out = new Array<DynamicValue[][]>(rows.length)
     let expected = 0
     for (let i = 0; i < rows.length; i++) {
       const lists = fns.map((f) => this.elementsOf(f(rows[i]!, i, rows), mode))
       out[i] = lists
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      expected += Math.min(n, limit)
+      expected += expansionCount(lists, limit)
       if (expected > MAX_INTERMEDIATE_ROWS)
         throw new KqlError(
           'runtime',
@@ -602,18 +603,20 @@ class Executor implements OperatorContext {
 
   private async mvExpand(node: P.MvExpand): Promise<Row[]> {
     const rows = await this.run(node.input)
-    await this.prepare(node.items.map((it) => it.expr))
-    const fns = node.items.map((it) => this.compile(it.expr))
     const width = node.columns.length
     const limit = node.limit ?? Infinity
-    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-expand')
+    const expansions = await this.expansions(
+      rows,
+      node.items.map((it) => it.expr),
+      node.bagExpansion,
+      limit,
+      'mv-expand',
+    )
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = expansions[i]!
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      n = Math.min(n, limit)
+      const n = expansionCount(lists, limit)
       for (let k = 0; k < n; k++) {
         const o = new Array<KqlValue>(width)
         for (let c = 0; c < r.length; c++) o[c] = r[c] ?? null
@@ -635,17 +638,13 @@ class Executor implements OperatorContext {
 
   private async mvApply(node: P.MvApply): Promise<Row[]> {
     const rows = await this.run(node.input)
-    await this.prepare(node.items)
-    const fns = node.items.map((e) => this.compile(e))
     const limit = node.limit ?? Infinity
-    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-apply')
+    const expansions = await this.expansions(rows, node.items, node.bagExpansion, limit, 'mv-apply')
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = expansions[i]!
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      n = Math.min(n, limit)
+      const n = expansionCount(lists, limit)
       const sub: Row[] = []
       const width = node.subquery.kind === 'ApplyInput' ? node.subquery.columns.length : 0
       for (let k = 0; k < n; k++) {
@@ -794,4 +793,11 @@ class Executor implements OperatorContext {
     const empty = (): KqlValue => node.aggregate.impl.create().result()[0] ?? null
     return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? (a.result()[0] ?? null) : empty()))])
   }
+}
+
+/** How many rows one input row expands into: its longest element list, at most `limit`. */
+function expansionCount(lists: readonly (readonly DynamicValue[])[], limit: number): number {
+  let n = 0
+  for (const l of lists) n = Math.max(n, l.length)
+  return Math.min(n, limit)
 }
