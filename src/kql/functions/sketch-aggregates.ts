@@ -150,6 +150,27 @@ function percentileTdigestType(args: readonly ArgInfo[]): KqlType {
   return args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
 }
 
+/** rank_tdigest / percentrank_tdigest: from the weight of the values at most x and the total weight. */
+function rankFunction(name: string, answer: (below: number, total: number) => number | null): ScalarFunction {
+  return defineScalar({
+    name,
+    params: ['dynamic', 'scalar'],
+    result: 'real',
+    bind:
+      () =>
+      ([td, v]) => {
+        const pairs = tdigestPairs(td)
+        const x = asNumber(v)
+        if (!pairs || x === null) return null
+        const total = pairs.reduce((s, [, w]) => s + w, 0)
+        return answer(
+          pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0),
+          total,
+        )
+      },
+  })
+}
+
 export const sketchFunctions: readonly ScalarFunction[] = [
   defineScalar({
     name: 'dcount_hll',
@@ -227,33 +248,6 @@ export const sketchFunctions: readonly ScalarFunction[] = [
       return ps.map((p) => tdigestPercentile(pairs, p))
     },
   }),
-  defineScalar({
-    name: 'percentrank_tdigest',
-    params: ['dynamic', 'scalar'],
-    result: 'real',
-    bind:
-      () =>
-      ([td, v]) => {
-        const pairs = tdigestPairs(td)
-        const x = asNumber(v)
-        if (!pairs || x === null) return null
-        const total = pairs.reduce((s, [, w]) => s + w, 0)
-        if (total === 0) return null
-        const below = pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-        return (below / total) * 100
-      },
-  }),
-  defineScalar({
-    name: 'rank_tdigest',
-    params: ['dynamic', 'scalar'],
-    result: 'real',
-    bind:
-      () =>
-      ([td, v]) => {
-        const pairs = tdigestPairs(td)
-        const x = asNumber(v)
-        if (!pairs || x === null) return null
-        return pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-      },
-  }),
+  rankFunction('percentrank_tdigest', (below, total) => (total === 0 ? null : (below / total) * 100)),
+  rankFunction('rank_tdigest', (below) => below),
 ]
