@@ -21,12 +21,16 @@ export type Options = Parameters<AggregateFunction['bind']>[1]
 
 const IDENT = /^[A-Za-z_][A-Za-z_0-9]*$/
 
-/** Splits a call's argument text at top-level commas. */
-function splitArgs(text: string): string[] {
-  const out: string[] = []
+/**
+ * One scan of a call's argument text: its parts at top-level commas, and whether its brackets
+ * balance outside string literals.
+ */
+function scanArgs(text: string): { readonly parts: string[]; readonly balanced: boolean } {
+  const parts: string[] = []
   let depth = 0
   let quote = ''
   let start = 0
+  let balanced = true
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quote) {
@@ -36,14 +40,16 @@ function splitArgs(text: string): string[] {
     }
     if (c === '"' || c === "'") quote = c
     else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') depth--
-    else if (c === ',' && depth === 0) {
-      out.push(text.slice(start, i))
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--
+      if (depth < 0) balanced = false
+    } else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i))
       start = i + 1
     }
   }
-  out.push(text.slice(start))
-  return out
+  parts.push(text.slice(start))
+  return { parts, balanced: balanced && depth === 0 }
 }
 
 /**
@@ -58,8 +64,10 @@ export function inferName(text: string): string | undefined {
   if (IDENT.test(t)) return t
   const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
   if (bracket) return bracket[2]
-  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1)))
-    return inferName(t.slice(1, -1))
+  if (t.startsWith('(') && t.endsWith(')')) {
+    const inner = scanArgs(t.slice(1, -1))
+    if (inner.parts.length === 1 && inner.balanced) return inferName(t.slice(1, -1))
+  }
   const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
   if (path) {
     const parts = [path[1]!]
@@ -68,10 +76,11 @@ export function inferName(text: string): string | undefined {
     return parts.join('_')
   }
   const call = /^([A-Za-z_][A-Za-z_0-9]*)\s*\(([\s\S]*)\)$/.exec(t)
-  if (call && balanced(call[2]!)) {
+  const scanned = call ? scanArgs(call[2]!) : undefined
+  if (call && scanned?.balanced) {
     const rule = FUNCTION_RESULT_NAMES[call[1]!]
     if (!rule) return undefined
-    const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
+    const args = call[2]!.trim() === '' ? [] : scanned.parts
     const first = args[0] === undefined ? undefined : (inferName(args[0]) ?? '')
     switch (rule.kind) {
       case 'firstArgument':
@@ -87,27 +96,6 @@ export function inferName(text: string): string | undefined {
     }
   }
   return undefined
-}
-
-/** True when the parentheses/brackets of a text are balanced outside string literals. */
-function balanced(text: string): boolean {
-  let depth = 0
-  let quote = ''
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quote) {
-      if (c === '\\') i++
-      else if (c === quote) quote = ''
-      continue
-    }
-    if (c === '"' || c === "'") quote = c
-    else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') {
-      depth--
-      if (depth < 0) return false
-    }
-  }
-  return depth === 0
 }
 
 export function argName(arg: ArgInfo | undefined): string | undefined {
