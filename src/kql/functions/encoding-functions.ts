@@ -8,7 +8,7 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { DynamicValue } from '../types.js'
-import { defineScalar, defineTextFunction, dynamicReader, functionError, textReader } from './function-definitions.js'
+import { defineScalar, defineTextFunction, dynamicReader, functionError } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
 import { crc32 } from './hash-functions.js'
 import { guidToBytes } from './value-conversions.js'
@@ -51,30 +51,22 @@ const base64EncodeToString = defineTextFunction({
   text: (text) => Buffer.from(text, 'utf8').toString('base64'),
 })
 
-const base64DecodeToString = defineScalar({
+const base64DecodeToString = defineTextFunction({
   name: 'base64_decode_tostring',
   aliases: ['base64_decodestring'],
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null ? '' : (utf8(bytes) ?? '')
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null ? '' : (utf8(bytes) ?? '')
   },
 })
 
-const base64DecodeToArray = defineScalar({
+const base64DecodeToArray = defineTextFunction({
   name: 'base64_decode_toarray',
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null ? null : [...bytes]
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null ? null : [...bytes]
   },
 })
 
@@ -109,16 +101,12 @@ const base64EncodeFromGuid = defineScalar({
   },
 })
 
-const base64DecodeToGuid = defineScalar({
+const base64DecodeToGuid = defineTextFunction({
   name: 'base64_decode_toguid',
-  params: ['string'],
   result: 'guid',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null || bytes.length !== 16 ? null : bytesToGuid(bytes)
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null || bytes.length !== 16 ? null : bytesToGuid(bytes)
   },
 })
 
@@ -280,20 +268,16 @@ const zlibCompress = defineTextFunction({
   text: (text) => deflateSync(Buffer.from(text, 'utf8'), { level: 0 }).toString('base64'),
 })
 
-const zlibDecompress = defineScalar({
+const zlibDecompress = defineTextFunction({
   name: 'zlib_decompress_from_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      if (bytes === null || bytes.length < 2) return ''
-      try {
-        return utf8(inflateSync(bytes, { windowBits: 15 })) ?? ''
-      } catch {
-        return ''
-      }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    if (bytes === null || bytes.length < 2) return ''
+    try {
+      return utf8(inflateSync(bytes, { windowBits: 15 })) ?? ''
+    } catch {
+      return ''
     }
   },
 })
@@ -325,17 +309,13 @@ const gzipCompress = defineTextFunction({
   text: (text) => gzipStored(Buffer.from(text, 'utf8')).toString('base64'),
 })
 
-const gzipDecompress = defineScalar({
+const gzipDecompress = defineTextFunction({
   name: 'gzip_decompress_from_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      const data = bytes === null ? null : gunzipPlain(bytes)
-      return data === null ? '' : (utf8(data) ?? '')
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    const data = bytes === null ? null : gunzipPlain(bytes)
+    return data === null ? '' : (utf8(data) ?? '')
   },
 })
 

@@ -6,7 +6,7 @@
  * (also `::a.b.c.d/N`) counts IPv4 bits, i.e. N + 96 IPv6 bits.
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import { defineScalar, functionError, integerReader, textReader } from './function-definitions.js'
+import { defineScalar, defineTextFunction, functionError, integerReader, textReader } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { dynamicToText, toNumber } from './value-conversions.js'
 
@@ -149,16 +149,12 @@ function optionalPrefix(args: readonly ArgInfo[], i: number, max: number): (valu
 // ---------------------------------------------------------------------------------------------
 // IPv4
 
-const parseIpv4Fn = defineScalar({
+const parseIpv4Fn = defineTextFunction({
   name: 'parse_ipv4',
-  params: ['string'],
   result: 'long',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const ip = parseIpv4(read(values))
-      return ip === null ? null : maskV4(ip.address, ip.prefix)
-    }
+  text: (text) => {
+    const ip = parseIpv4(text)
+    return ip === null ? null : maskV4(ip.address, ip.prefix)
   },
 })
 
@@ -304,16 +300,12 @@ const ipv4RangeToCidrList = defineScalar({
 // ---------------------------------------------------------------------------------------------
 // IPv6
 
-const parseIpv6Fn = defineScalar({
+const parseIpv6Fn = defineTextFunction({
   name: 'parse_ipv6',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const ip = parseIpv6(read(values))
-      return ip === null ? '' : formatIpv6(maskV6(ip.address, ip.prefix))
-    }
+  text: (text) => {
+    const ip = parseIpv6(text)
+    return ip === null ? '' : formatIpv6(maskV6(ip.address, ip.prefix))
   },
 })
 
