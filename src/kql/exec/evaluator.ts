@@ -11,7 +11,6 @@ import { convertValue } from '../functions/value-conversions.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
-import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { makeSeries, topHitters, topNested } from './aggregating-operators.js'
@@ -21,22 +20,13 @@ import { CHECK_EVERY, MAX_INTERMEDIATE_ROWS, nullOf, type OperatorContext } from
 import { parse, parseKv } from './parse-operators.js'
 import type { CompiledExpr, ExprRuntime, Row, SubqueryValue } from './rows.js'
 import { runScan } from './scan.js'
+import { scanSql } from './scan-sql.js'
 import { compareNonNull, keyOf } from './value-ops.js'
 
 export interface RunOptions {
   readonly source?: SqlSource
   readonly ctx: EvalContext
   readonly signal?: AbortSignal
-}
-
-/** Quotes an identifier for SQLite and PostgreSQL alike: double quotes, embedded quotes doubled. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`
-}
-
-/** The first-phase SQL of a table scan. */
-export function scanSql(node: P.TableScan): string {
-  return `SELECT ${node.sqlColumns.map((c, i) => scaledColumn(quoteIdentifier(c), node.sqlScale?.[i])).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
 const SOURCE_FAILURES = new WeakSet<object>()
