@@ -7,11 +7,12 @@
  * Arrays and bags are JSON-like values (`DynamicValue`); inputs are never mutated. Typed scalar
  * arguments are converted into dynamic as Kusto serialises them (datetimes as ISO text).
  */
+import { canonLong, isLongValue, longToBigInt } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName, sketchFunctions } from './aggregate-functions.js'
 import { checkArity, functionError } from './function-definitions.js'
-import type { ArgInfo, ScalarFunction } from './function-types.js'
+import type { ArgInfo, BoundScalar, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
 import { formatReal, valueToString } from './value-conversions.js'
 
@@ -342,8 +343,10 @@ const arraySum = defineScalar('array_sum', {
     if (!arr) return null
     let sum = 0
     for (const x of arr) {
-      if (typeof x !== 'number') return null
-      sum += x
+      // an exact long beyond 2^53 is a number too: summed as a double, as Kusto's real result
+      if (typeof x === 'bigint') sum += Number(x)
+      else if (typeof x === 'number') sum += x
+      else return null
     }
     return sum
   },
@@ -399,6 +402,7 @@ const rangeFn: ScalarFunction = {
       }
     }
     for (let i = 0; i < args.length; i++) checkKind('range', args, i, 'number')
+    if (args.every((a) => a.type === 'int' || a.type === 'long')) return integerRange(args)
     const cs = args.map((a) => coercer('number', a.type))
     return {
       type: 'dynamic',
@@ -416,6 +420,26 @@ const rangeFn: ScalarFunction = {
       },
     }
   },
+}
+
+/**
+ * range() of ints and longs: exact 64-bit values (a double loses them past 2^53), stopping at the
+ * int64 limits instead of wrapping around.
+ */
+function integerRange(args: readonly ArgInfo[]): BoundScalar {
+  const cs = args.map((a) => coercer('long', a.type))
+  return {
+    type: 'dynamic',
+    evaluate(values) {
+      const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
+      const step = args[2] ? s : 1
+      if (!isLongValue(a) || !isLongValue(b) || !isLongValue(step) || step === 0) return null
+      const [from, to, by] = [longToBigInt(a), longToBigInt(b), longToBigInt(step)]
+      const out: DynamicValue[] = []
+      for (let v = from; (by > 0n ? v <= to : v >= to) && out.length < MAX_RANGE; v += by) out.push(canonLong(v))
+      return out
+    },
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
