@@ -6,7 +6,7 @@
  * Datetimes are bigint ticks (100 ns) since the Unix epoch; calendar math goes through values.ts.
  */
 
-import { canonLong, isLongValue, longToBigInt } from '../long.js'
+import { canonLong, isLongValue, type Long, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import {
   dateTimeParts,
@@ -159,8 +159,12 @@ function datetimeAdd(period: Period, amount: number, t: bigint): bigint | null {
   }
 }
 
-/** Number of period boundaries crossed from t2 to t1 (Kusto counts calendar boundaries, not elapsed units). */
-function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
+/**
+ * Number of period boundaries crossed from t2 to t1 (Kusto counts calendar boundaries, not elapsed
+ * units): an exact long, wrapping around at 64 bits as .NET's unchecked long (nanoseconds across
+ * three centuries pass int64).
+ */
+function datetimeDiff(period: Period, t1: bigint, t2: bigint): Long {
   switch (period) {
     case 'year':
       return dateTimeParts(t1).year - dateTimeParts(t2).year
@@ -175,12 +179,12 @@ function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
       return a.year * 12 + a.month - (b.year * 12 + b.month)
     }
     case 'week':
-      return Number((startOfWeek(t1) - startOfWeek(t2)) / (7n * TICKS_PER_DAY))
+      return canonLong((startOfWeek(t1) - startOfWeek(t2)) / (7n * TICKS_PER_DAY))
     case 'nanosecond':
-      return Number((t1 - t2) * 100n)
+      return canonLong((t1 - t2) * 100n)
     default: {
       const unit = FIXED_PERIOD_TICKS[period]!
-      return Number(floorDiv(t1, unit) - floorDiv(t2, unit))
+      return canonLong(floorDiv(t1, unit) - floorDiv(t2, unit))
     }
   }
 }
