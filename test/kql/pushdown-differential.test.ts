@@ -318,6 +318,15 @@ const EXTENSIONS: readonly Template[] = [
   [['arr'], 'tostring(arr[0])'],
   [['arr', 'n'], 'pack_array(n, arr[0])'],
   [['n'], 'bag_pack("n", n)'],
+  // issue 17 audit: exact longs through functions, NaN/±Infinity through predicates, wrap-around
+  [['n'], 'n + 9223372036854775807'],
+  [['n'], 'hash(n)'],
+  [['n'], 'round(n, -1)'],
+  [['n'], 'bin_at(n, 4, 1)'],
+  [['n'], 'range(n, n + 2, 1)'],
+  [['r'], 'isnan(r)'],
+  [['r'], 'isinf(r) or r != r'],
+  [['arr'], 'array_sum(arr)'],
 ]
 
 const AGGREGATES: readonly Template[] = [
