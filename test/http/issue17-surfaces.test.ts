@@ -223,5 +223,30 @@ for (const backend of BACKENDS) {
       assert.equal(Date.parse(t[0]!.t), Date.parse(ingestedAt))
       assert.equal(Date.parse(t[0]!.u), Date.parse(ingestedAt))
     })
+
+    it('a correction sets a long beyond 2^53 exactly, read back from the segments and the live row', async () => {
+      const [editor, approver] = [await server.token('editor'), await server.token('approver')]
+      const rowId = ((await results('Edges | where name == "a" | project _rowid')) as { _rowid: number }[])[0]!._rowid
+      const created = await server.api('POST', '/oi-api/provenance/amendments', {
+        token: editor,
+        body: {
+          ScopeKey: 'edge-a',
+          entityType: 'row:edges',
+          entityId: String(rowId),
+          reasonCategory: 'recalculation',
+          reason: 'off by two',
+          // digit strings: a JSON number beyond 2^53 is refused outside the ingest route (strict bodies)
+          before: { n: '9007199254740993' },
+          after: { n: '9007199254740995' },
+        },
+      })
+      assert.equal(created.status, 200, created.text)
+      const approved = await server.api('POST', `/oi-api/provenance/amendments/${created.body.id}/approve?scopeKey=edge-a`, {
+        token: approver,
+      })
+      assert.equal(approved.body.status, 'applied', approved.text)
+      assert.deepEqual(await results('Edges | where name == "a" | project n, m = n + 1'), [{ n: 9007199254740995n, m: 9007199254740996n }])
+      assert.deepEqual(await results('Edges | where n == 9007199254740995 | project name'), [{ name: 'a' }])
+    })
   })
 }
