@@ -96,10 +96,13 @@ for (const backend of BACKENDS) {
         `CREATE TABLE ${quoteIdent(table.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
       duck = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB' })
-      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0 })
+      // SQLite: rows read by the exporter's worker thread, as in the server
+      const sqliteFile = backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : {}
+      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0, ...sqliteFile })
     })
 
     after(async () => {
+      await store.close()
       rowSource?.close?.()
       duck.closeSync()
       await db.close()
