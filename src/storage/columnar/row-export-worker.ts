@@ -9,9 +9,13 @@ import { appendFileSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import type Database from 'better-sqlite3'
 import { openSqliteDatabase } from '../sqlite/sqlite-db.js'
+import { lowerThisThreadPriority } from '../thread-priority.js'
 import type { ExportReply } from './row-export.js'
 
-const { sqliteFile } = workerData as { sqliteFile: string }
+const { sqliteFile, nice } = workerData as { sqliteFile: string; nice: number }
+// as the query workers: reading rows for the compactor (or a query's tail) yields the cores to
+// the event loop, so ingest is served first when the machine is busy
+lowerThisThreadPriority(nice)
 const db = openSqliteDatabase(sqliteFile, { readonly: true })
 const statements = new Map<string, Database.Statement>()
 

@@ -178,6 +178,12 @@ const WORKER_URL = new URL(`./row-export-worker${FROM_SOURCE ? '.ts' : '.js'}`, 
 /** Replies of the SQLite page worker. */
 export type ExportReply = { id: number; page: readonly [number, number | null, number | null] } | { id: number; error: string }
 
+/**
+ * The page reader's CPU priority (Linux nice), as the query workers' default: under a full
+ * machine, ingest and the event loop go first and the tail waits (it is caught up when ingest eases).
+ */
+const EXPORT_WORKER_NICE = 10
+
 /** Pages read by a worker thread with its own read-only connection to the SQLite file. */
 export function createSqliteRowExporter(sqliteFile: string): RowExporter {
   let worker: Worker | undefined
@@ -195,9 +201,9 @@ export function createSqliteRowExporter(sqliteFile: string): RowExporter {
     const w = FROM_SOURCE
       ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`, {
           eval: true,
-          workerData: { sqliteFile },
+          workerData: { sqliteFile, nice: EXPORT_WORKER_NICE },
         })
-      : new Worker(WORKER_URL, { workerData: { sqliteFile } })
+      : new Worker(WORKER_URL, { workerData: { sqliteFile, nice: EXPORT_WORKER_NICE } })
     w.on('message', (reply: ExportReply) => {
       const pending = waiting.get(reply.id)
       waiting.delete(reply.id)
