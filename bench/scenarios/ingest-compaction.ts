@@ -34,7 +34,16 @@ const BATCH = 5_000
 const INTERVAL_MS = 1_000
 const SEGMENT_ROWS = 1_000_000
 
-interface Run {
+export interface IngestCompactionOptions {
+  readonly rows: number
+  readonly clients: number
+  readonly rounds: number
+  readonly backend: 'sqlite' | 'postgres'
+  /** false: only the runs with the tier on (the CI smoke checks the path, not the rates). */
+  readonly baseline?: boolean
+}
+
+export interface Run {
   readonly ingestRowsPerSecond: number
   readonly ingestSeconds: number
   readonly cpuSeconds: number
@@ -42,16 +51,25 @@ interface Run {
   readonly drainedSeconds?: number
   readonly largestTail?: number
   readonly segments?: number
+  /** Columnar only, once drained: rows the segments hold, and what check() found. */
+  readonly compactedRows?: number
+  readonly checkProblems?: number
+  /** Columnar only: rows the background merges rewrote (from the compactor's log). */
+  readonly mergedRows?: number
   readonly load: readonly [number, number]
 }
 
 const load1 = (): number => loadavg()[0]!
 
-async function freshServer(columnar: boolean): Promise<{ runtime: Runtime; baseUrl: string; token: string; close(): Promise<void> }> {
+async function freshServer(
+  columnar: boolean,
+  backend: 'sqlite' | 'postgres',
+  onMerge: (rows: number) => void,
+): Promise<{ runtime: Runtime; baseUrl: string; token: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-ingest-'))
   let dropDatabase: (() => Promise<void>) | undefined
   let databaseUrl: string | undefined
-  if (BACKEND === 'postgres') {
+  if (backend === 'postgres') {
     const name = `provenant_bench_ingest_${process.pid}_${Date.now()}`
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
     await admin.connect()
@@ -76,7 +94,18 @@ async function freshServer(columnar: boolean): Promise<{ runtime: Runtime; baseU
       }
     : {}
   const config = loadConfig({ data: join(dir, 'data'), port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, env)
-  const runtime = await createRuntime(config, { logger: pino({ level: 'warn' }), scryptCost: { log2N: 10, r: 8, p: 1 } })
+  // the compactor's log (info) tells how many rows merges rewrote; nothing else is printed
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        if (!line.includes('segments merged')) return
+        const entry = JSON.parse(line) as { msg?: string; rows?: number }
+        if (entry.msg === 'columnar: segments merged') onMerge(entry.rows ?? 0)
+      },
+    },
+  )
+  const runtime = await createRuntime(config, { logger, scryptCost: { log2N: 10, r: 8, p: 1 } })
   const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   const services = runtime.services
   const workspace = await services.admin.createWorkspace('bench')
@@ -106,8 +135,11 @@ async function freshServer(columnar: boolean): Promise<{ runtime: Runtime; baseU
   }
 }
 
-async function ingestRun(columnar: boolean, bodies: readonly string[]): Promise<Run> {
-  const server = await freshServer(columnar)
+async function ingestRun(columnar: boolean, bodies: readonly string[], options: IngestCompactionOptions): Promise<Run> {
+  let mergedRows = 0
+  const server = await freshServer(columnar, options.backend, (rows) => {
+    mergedRows += rows
+  })
   try {
     const db = (server.runtime.stores as SqlStores).db
     const table = (await server.runtime.stores.config.connectionTables((await server.runtime.services.admin.listWorkspaces())[0]!.id)).find(
@@ -144,7 +176,7 @@ async function ingestRun(columnar: boolean, bodies: readonly string[]): Promise<
         await response.arrayBuffer()
       }
     }
-    await Promise.all(Array.from({ length: CLIENTS }, client))
+    await Promise.all(Array.from({ length: options.clients }, client))
     const ingestSeconds = (performance.now() - started) / 1000
     let drainedSeconds: number | undefined
     if (columnar) {
@@ -155,12 +187,25 @@ async function ingestRun(columnar: boolean, bodies: readonly string[]): Promise<
     sampling = false
     await sampler
     const cpu = process.cpuUsage(cpu0)
-    const segments = columnar ? (await server.runtime.columnar!.store.segments(table.sqlName)).length : undefined
+    let compacted = {}
+    if (columnar) {
+      const store = server.runtime.columnar!.store
+      const list = await store.segments(table.sqlName)
+      const report = await store.check()
+      compacted = {
+        drainedSeconds,
+        largestTail,
+        segments: list.length,
+        compactedRows: list.reduce((n, s) => n + s.rowCount, 0),
+        checkProblems: report.missing.length + report.mismatched.length,
+        mergedRows,
+      }
+    }
     return {
-      ingestRowsPerSecond: ROWS / ingestSeconds,
+      ingestRowsPerSecond: options.rows / ingestSeconds,
       ingestSeconds,
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
-      ...(columnar ? { drainedSeconds, largestTail, segments } : {}),
+      ...compacted,
       load: [load0, load1()],
     }
   } finally {
@@ -175,23 +220,32 @@ const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
+/** Alternating runs, tier off then on, `rounds` of each (the bench and its CI smoke). */
+export async function measureIngestCompaction(
+  options: IngestCompactionOptions,
+  log: (line: string) => void = console.log,
+): Promise<{ off: Run[]; on: Run[] }> {
+  const bodies: string[] = []
+  for (let start = 0; start < options.rows; start += BATCH)
+    bodies.push(JSON.stringify(Array.from({ length: Math.min(BATCH, options.rows - start) }, (_, k) => readingRow(start + k))))
+  const off: Run[] = []
+  const on: Run[] = []
+  for (let round = 0; round < options.rounds; round++) {
+    if (options.baseline !== false) off.push(await ingestRun(false, bodies, options))
+    on.push(await ingestRun(true, bodies, options))
+    const [a, b] = [off.at(-1), on.at(-1)!]
+    log(
+      `  round ${round + 1}: off ${a ? `${rate(a.ingestRowsPerSecond)} (cpu ${a.cpuSeconds.toFixed(1)} s)` : '–'}, on ${rate(b.ingestRowsPerSecond)}, drained at ${b.drainedSeconds!.toFixed(1)} s, largest tail ${b.largestTail}, merges rewrote ${b.mergedRows} rows, cpu ${b.cpuSeconds.toFixed(1)} s; load ${b.load.map((l) => l.toFixed(1)).join(' → ')}`,
+    )
+  }
+  return { off, on }
+}
+
 export const ingestCompaction: Scenario = {
   id: 'ingest-compaction',
   title: `Columnar tier: ingest over HTTP (batches of ${BATCH.toLocaleString('en-US')}, ${CLIENTS} clients) with the compactor running vs the tier off (${ROWS.toLocaleString('en-US')} rows, ${BACKEND})`,
   async run() {
-    const bodies: string[] = []
-    for (let start = 0; start < ROWS; start += BATCH)
-      bodies.push(JSON.stringify(Array.from({ length: Math.min(BATCH, ROWS - start) }, (_, k) => readingRow(start + k))))
-    const off: Run[] = []
-    const on: Run[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      off.push(await ingestRun(false, bodies))
-      on.push(await ingestRun(true, bodies))
-      const [a, b] = [off.at(-1)!, on.at(-1)!]
-      console.log(
-        `  round ${round + 1}: off ${rate(a.ingestRowsPerSecond)} (cpu ${a.cpuSeconds.toFixed(1)} s), on ${rate(b.ingestRowsPerSecond)}, drained at ${b.drainedSeconds!.toFixed(1)} s, largest tail ${b.largestTail}, cpu ${b.cpuSeconds.toFixed(1)} s; load ${b.load.map((l) => l.toFixed(1)).join(' → ')}`,
-      )
-    }
+    const { off, on } = await measureIngestCompaction({ rows: ROWS, clients: CLIENTS, rounds: ROUNDS, backend: BACKEND })
     const offRate = median(off.map((r) => r.ingestRowsPerSecond))
     const onRate = median(on.map((r) => r.ingestRowsPerSecond))
     const compactionRate = median(on.map((r) => ROWS / r.drainedSeconds!))
@@ -220,6 +274,14 @@ export const ingestCompaction: Scenario = {
         baseline: `${ROWS.toLocaleString('en-US')} rows ingested`,
         target: `≤ ${SEGMENT_ROWS.toLocaleString('en-US')} + one interval's ingest`,
         met: largestTail <= SEGMENT_ROWS + (onRate * INTERVAL_MS) / 1000,
+      },
+      {
+        measure: 'rows rewritten by background merges of small segments (per run)',
+        subject: median(on.map((r) => r.mergedRows!)).toLocaleString('en-US'),
+        baseline: `${ROWS.toLocaleString('en-US')} rows compacted`,
+        ratio: median(on.map((r) => r.mergedRows!)) / ROWS,
+        target: '–',
+        met: undefined,
       },
       {
         measure: 'process CPU seconds per run (server, exporter worker, DuckDB threads, clients)',
