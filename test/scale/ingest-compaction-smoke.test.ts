@@ -1,6 +1,6 @@
 /**
  * The ingest-compaction bench in short form (issue 16; bench/scenarios/ingest-compaction.ts): a
- * fresh server takes 30,000 rows over HTTP from three concurrent clients in batches of 5,000 with
+ * fresh server takes 20,000 rows over HTTP from three concurrent clients in batches of 5,000 with
  * the columnar tier on and the compactor running while they arrive (the tier-off baseline is the
  * bench's). Asserts behaviour only: every request is acknowledged (the run throws otherwise), and
  * once the tail is empty the segments hold every row exactly once and match the manifest. Rates
@@ -13,7 +13,7 @@ import { measureIngestCompaction } from '../../bench/scenarios/ingest-compaction
 import { BACKENDS } from '../support/backends.js'
 
 const backend = BACKENDS.includes('postgres') ? 'postgres' : 'sqlite'
-const ROWS = 30_000
+const ROWS = 20_000
 
 describe(`${backend}: ingest over HTTP with the compactor running (smoke)`, () => {
   it('acknowledges every batch; the compactor then holds every row once in segments that match the manifest', async () => {
