@@ -169,7 +169,7 @@ export const kqlScale: Scenario = {
       notes: [
         `Load average at the end of the run (1, 5, 15 min): ${load} on 2 cores shared with other jobs; on this machine the figures move by ±2× between runs.`,
         `Dataset: bench/scenarios/kql-dataset.ts (${DATASET_ROWS.toLocaleString('en-US')} readings, ingested through HTTP into SQLite), compacted by the columnar tier's compactor into zstd Parquet segments of up to 1,000,000 rows sorted by timestamp. KQL runs through the duckdb dialect on the view the tier queries (segments + the row-store tail, here empty); the hand-written DuckDB SQL reads the same files with read_parquet. Median of ${RUNS} runs each, alternating, after a warm-up.`,
-        'Not yet measured here (see docs/design/columnar.md): KQL through the server over HTTP on the columnar tier, ingest with compaction running, 100M rows, three PostgreSQL processes sharing segments.',
+        'Not yet measured here (see docs/design/columnar.md): KQL through the server over HTTP on the columnar tier, 100M rows, three PostgreSQL processes sharing segments. Ingest with compaction running: the ingest-compaction scenario.',
         ...notes,
       ],
     }

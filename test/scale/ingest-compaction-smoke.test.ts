@@ -17,7 +17,7 @@ const ROWS = 20_000
 
 describe(`${backend}: ingest over HTTP with the compactor running (smoke)`, () => {
   it('acknowledges every batch; the compactor then holds every row once in segments that match the manifest', async () => {
-    const { on } = await measureIngestCompaction({ rows: ROWS, clients: 3, rounds: 1, backend, baseline: false }, (line) =>
+    const { on } = await measureIngestCompaction({ rows: ROWS, clients: 3, rounds: 1, backend, baseline: false, settleMs: 0 }, (line) =>
       console.log(`# ${line}`),
     )
     const run = on[0]!
