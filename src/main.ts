@@ -5,9 +5,18 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
+import { type ColumnarService, openColumnarService } from './adapters/columnar/columnar-service.js'
+import { mqttConnector } from './adapters/connectors/mqtt-connector.js'
+import { postgresConnector } from './adapters/connectors/postgres-connector.js'
+import { openEventBus } from './adapters/events/open-event-bus.js'
+import { openExportStorage } from './adapters/export-files/open-export-storage.js'
+import { loadLedgerSigning } from './adapters/keys/ledger-key.js'
+import { type LoadedKeyring, loadMasterKeyring } from './adapters/keys/master-key.js'
+import { keysDirOf, loadKeyring, serverId } from './adapters/keys/server-identity.js'
+import { openStores, sqliteFileOf } from './adapters/open-stores.js'
+import { createPostgresConnectorLeases } from './adapters/postgres/postgres-connector-leases.js'
+import { createQueryPool } from './adapters/query-workers/query-pool.js'
 import type { Config } from './config/config.js'
-import { mqttConnector } from './connectors/mqtt-connector.js'
-import { postgresConnector } from './connectors/postgres-connector.js'
 import { createAccessService } from './domain/access/access-service.js'
 import { createAdminService } from './domain/access/admin-service.js'
 import type { ScryptCost } from './domain/access/passwords.js'
@@ -40,15 +49,6 @@ import { createLogger } from './logging.js'
 import { registerPortal } from './portal/portal-plugin.js'
 import { type Clock, systemClock } from './shared/clock.js'
 import { scrub } from './shared/secret-scrubber.js'
-import { type ColumnarService, openColumnarService } from './storage/columnar/columnar-service.js'
-import { openExportStorage } from './storage/exports/open-export-storage.js'
-import { loadLedgerSigning } from './storage/ledger-key.js'
-import { type LoadedKeyring, loadMasterKeyring } from './storage/master-key.js'
-import { openEventBus } from './storage/open-event-bus.js'
-import { openStores, sqliteFileOf } from './storage/open-stores.js'
-import { createPostgresConnectorLeases } from './storage/postgres/postgres-connector-leases.js'
-import { createQueryPool } from './storage/query-pool.js'
-import { keysDirOf, loadKeyring, serverId } from './storage/server-identity.js'
 import { VERSION } from './version.js'
 
 export interface RuntimeOptions {
@@ -139,8 +139,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl
-        ? { dialect: 'postgres', databaseUrl: config.databaseUrl, ...columnarFlag }
-        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir), ...columnarFlag },
+        ? { dialect: 'postgres', database: config.databaseUrl, ...columnarFlag }
+        : { dialect: 'sqlite', database: sqliteFileOf(config.dataDir), ...columnarFlag },
       config.queryCapacity ?? {},
       columnar,
     )

@@ -14,15 +14,14 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
+import { type ColumnarStore, createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
+import { migrate } from '../../src/adapters/sql/migrate.js'
+import { MIGRATIONS } from '../../src/adapters/sql/migrations/index.js'
+import { quoteIdent, type SqlDb } from '../../src/adapters/sql/sql-db.js'
+import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-db.js'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 import { compileQuery, toWireRows } from '../../src/kql/index.js'
-import { columnDdlType } from '../../src/storage/column-types.js'
-import { type ColumnarStore, createColumnarStore } from '../../src/storage/columnar/columnar-store.js'
-import { migrate } from '../../src/storage/migrate.js'
-import { MIGRATIONS } from '../../src/storage/migrations/index.js'
-import { createPgPool, createPostgresDb } from '../../src/storage/postgres/postgres-db.js'
-import { quoteIdent, type SqlDb } from '../../src/storage/sql-db.js'
-import { createSqliteDb, openSqliteDatabase } from '../../src/storage/sqlite/sqlite-db.js'
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 
 const CHILD = fileURLToPath(new URL('../support/columnar-compact-child.ts', import.meta.url))
@@ -87,7 +86,7 @@ for (const backend of BACKENDS) {
         db = createPostgresDb(createPgPool(target))
       }
       await migrate(db, MIGRATIONS)
-      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(
         `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
