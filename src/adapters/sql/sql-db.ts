@@ -48,3 +48,7 @@ export function toNumber(value: unknown): number {
 export function toOptionalNumber(value: unknown): number | undefined {
   return value === null || value === undefined ? undefined : toNumber(value)
 }
+
+export function toOptionalText(value: unknown): string | undefined {
+  return value === null || value === undefined ? undefined : String(value)
+}
