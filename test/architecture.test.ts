@@ -160,7 +160,7 @@ function walk(dir: string): string[] {
 }
 
 /**
- * The SQL stores ask the engine's named capabilities (src/adapters/sql/sql-engine.ts) and never
+ * The SQL stores ask the engine's named capabilities (src/adapters/sql/sql-db.ts) and never
  * compare its name, so adding an engine means writing one adapter folder. Only the engine folders
  * and tables keyed by every engine name (`Record<Dialect, …>`, which a new engine cannot skip) name
  * one. Comments are dropped before the search.

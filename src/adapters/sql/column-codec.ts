@@ -1,12 +1,12 @@
 /**
  * @module
  * Typed KQL values to database parameters and back, per engine (the storage layout is the
- * engine's `columnTypes`, sql-engine.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
+ * engine's `columnTypes`, sql-db.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
 import { type KqlColumn, type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../../kql/index.js'
 import { stringifyExact } from '../../shared/exact-json.js'
-import type { SqlEngine } from './sql-engine.js'
+import type { SqlEngine } from './sql-db.js'
 
 export function encodeValue(engine: SqlEngine, type: KqlType, value: KqlValue): unknown {
   if (value === null || value === undefined) return type === 'string' ? '' : null
