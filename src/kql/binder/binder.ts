@@ -29,6 +29,7 @@ import {
   visible,
 } from './bind-context.js'
 import { DEFAULT_LIBRARY, type FunctionLibrary } from './function-library.js'
+import { preAggregateMakeSeries } from './make-series-bins.js'
 import { didYouMean, matchesPattern, resultName, uniqueName } from './names.js'
 import { buildParseRegex } from './parse-pattern.js'
 import { bindEvaluate } from './plugins.js'
@@ -1728,7 +1729,7 @@ class Binder {
     }
     const axisName = uniqueName(this.nameOf(op.on, ctx) ?? 'Column1', taken)
     const columns: P.PlanColumn[] = [...keyColumns, ...aggColumns, { name: axisName, type: 'dynamic' }]
-    return {
+    const series: P.MakeSeries = {
       kind: 'MakeSeries',
       columns,
       input: plan,
@@ -1744,6 +1745,8 @@ class Binder {
       nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
       ...(op.rangeSyntax ? { rangeSyntax: true } : {}),
     }
+    const binCall: A.Expr = { kind: 'Call', name: 'bin', nameEnd: op.on.start, args: [op.on, op.step], start: op.on.start, end: op.on.end }
+    return preAggregateMakeSeries(series, () => this.bindScalar(binCall, ctx)) ?? series
   }
 
   private bindTopNested(plan: P.PlanNode, op: A.TopNestedOp, ctx: RowCtx): P.TopNested {
