@@ -49,24 +49,24 @@ const RULES: readonly Rule[] = [
     forbids: (to) => (ours(to) ? !under(to, 'shared') : DRIVERS.test(to)),
   },
   {
-    files: 'src/storage/',
-    why: 'storage implements the domain ports; it never reaches an edge',
+    files: 'src/adapters/',
+    why: 'adapters implement the domain ports over databases, files and networks; they never reach an edge',
     forbids: (to) => under(to, 'http', 'portal', 'mcp', 'cli'),
   },
   {
     files: 'src/http/',
-    why: 'the API edge reaches storage only through domain services, and no other edge',
-    forbids: (to) => under(to, 'storage', 'portal', 'cli') || /^(pg|better-sqlite3)$/.test(to),
+    why: 'the API edge reaches the adapters only through domain services, and no other edge',
+    forbids: (to) => under(to, 'adapters', 'portal', 'cli') || /^(pg|better-sqlite3)$/.test(to),
   },
   {
     files: 'src/mcp/',
     why: 'the MCP edge calls domain services only; the HTTP edge mounts it, not the reverse',
-    forbids: (to) => under(to, 'storage', 'http', 'portal', 'cli') || /^(fastify|pg|better-sqlite3)$/.test(to),
+    forbids: (to) => under(to, 'adapters', 'http', 'portal', 'cli') || /^(fastify|pg|better-sqlite3)$/.test(to),
   },
   {
     files: 'src/portal/',
-    why: 'the portal is an edge of its own: no storage, and nothing from the API edge (shared pieces live in the domain or src/shared)',
-    forbids: (to) => under(to, 'storage', 'http', 'mcp', 'cli') || /^(pg|better-sqlite3)$/.test(to),
+    why: 'the portal is an edge of its own: no adapters, and nothing from the API edge (shared pieces live in the domain or src/shared)',
+    forbids: (to) => under(to, 'adapters', 'http', 'mcp', 'cli') || /^(pg|better-sqlite3)$/.test(to),
   },
   {
     files: 'src/',
@@ -192,13 +192,13 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
       [
         'import {',
         '  openStores,',
-        "} from '../../storage/open-stores.js'",
+        "} from '../../adapters/open-stores.js'",
         'import type {',
         '  FastifyInstance,',
         "} from 'fastify'",
         "export * from '../../http/app.js'",
         "import { caller } from '../access/caller.js'",
-        'const decoy = "import x from \'../../storage/sql-db.js\'"',
+        'const decoy = "import x from \'../../adapters/sql/sql-db.js\'"',
         "// import y from '../../portal/layout.js'",
         "const slash = /'/.test(decoy) ? 1 / 2 : 0",
         'export async function load(name: string) {',
@@ -220,7 +220,7 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
     )
     const { offences } = violations(readImportGraph(project, governed).edges)
     assert.deepEqual(offences, [
-      "src/domain/ledger/sneaky.ts:3 imports '../../storage/open-stores.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
+      "src/domain/ledger/sneaky.ts:3 imports '../../adapters/open-stores.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:6 imports 'fastify': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:7 imports '../../http/app.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:8 imports '../access/caller.js': a domain feature uses another feature only through that feature's index.ts",

@@ -15,9 +15,9 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import pino from 'pino'
+import { sqliteFileOf } from '../../src/adapters/open-stores.js'
 import { loadConfig } from '../../src/config/config.js'
 import { createRuntime } from '../../src/main.js'
-import { sqliteFileOf } from '../../src/storage/open-stores.js'
 import type { BenchRow, Scenario } from '../harness.js'
 
 const WINDOW_ROWS = 25_000

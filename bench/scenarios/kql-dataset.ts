@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import pino from 'pino'
+import { sqliteFileOf } from '../../src/adapters/open-stores.js'
 import { loadConfig } from '../../src/config/config.js'
 import type { Services } from '../../src/domain/services.js'
 import type { KqlSchema } from '../../src/kql/index.js'
 import { createRuntime, type Runtime } from '../../src/main.js'
-import { sqliteFileOf } from '../../src/storage/open-stores.js'
 
 export type BenchBackend = 'sqlite' | 'postgres'
 

@@ -3,14 +3,14 @@
  * KQL engine benchmark (design §12): compile time (parse + bind + SQL generation) and execution
  * time of ~10 dashboard and analyst queries on 1,000,000 rows, as a ratio to the same query
  * hand-written in SQL on the same database, for SQLite and PostgreSQL. Both run on the production
- * read path (storage/query-source.ts: a read-only connection with the engine's SQL functions),
+ * read path (src/adapters/query-workers/query-source.ts: a read-only connection with the engine's SQL functions),
  * alternating, and each figure is the median of several runs.
  */
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { pgTypes } from '../../src/adapters/postgres/postgres-db.js'
+import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/adapters/query-workers/query-source.js'
 import { compileQuery, type SqlSource } from '../../src/kql/index.js'
-import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
-import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
 import type { BenchRow, Scenario } from '../harness.js'
 import { type BenchBackend, DATASET_ROWS, type Dataset, openDataset, T0 } from './kql-dataset.js'
 import { BENCH_QUERIES, handSql } from './kql-queries.js'

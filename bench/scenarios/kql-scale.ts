@@ -3,7 +3,7 @@
  * `kql-scale` (issue 16): the bench dataset (ingested through HTTP into the row store, cached) is
  * compacted into Parquet segments by the columnar tier's compactor (cached too, beside the
  * dataset), then the benchmark queries run as KQL pushed into DuckDB over the segments
- * (storage/columnar: the view of segments + tail the tier reads) against the same queries
+ * (src/adapters/columnar: the view of segments + tail the tier reads) against the same queries
  * hand-written in DuckDB SQL over the same files, in the same run, alternating; and, for the
  * before/after table, the KQL engine on today's SQLite row store.
  *
@@ -15,14 +15,14 @@ import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import Database from 'better-sqlite3'
+import { createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import { appendRows, duckdbColumnDefs } from '../../src/adapters/columnar/duckdb-values.js'
+import { createSqliteQuerySource, registerKqlFunctions } from '../../src/adapters/query-workers/query-source.js'
+import { decodeValue } from '../../src/adapters/sql/column-codec.js'
+import { quoteIdent, type SqlDb } from '../../src/adapters/sql/sql-db.js'
+import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-db.js'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 import { compileQuery, type SqlSource } from '../../src/kql/index.js'
-import { decodeValue } from '../../src/storage/column-codec.js'
-import { createColumnarStore } from '../../src/storage/columnar/columnar-store.js'
-import { appendRows, duckdbColumnDefs } from '../../src/storage/columnar/duckdb-values.js'
-import { createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
-import { quoteIdent, type SqlDb } from '../../src/storage/sql-db.js'
-import { createSqliteDb, openSqliteDatabase } from '../../src/storage/sqlite/sqlite-db.js'
 import type { BenchRow, Scenario } from '../harness.js'
 import { DATASET_ROWS, openDataset, T0 } from './kql-dataset.js'
 import { BENCH_QUERIES } from './kql-queries.js'

@@ -4,7 +4,7 @@
  * running inside `stores.transaction(fn)` that records a decision joins that transaction even when
  * it does not pass `tx`: a forgotten argument can no longer wait forever for the writer its own
  * transaction holds (SQLite), nor commit a record on its own that the transaction then rolls back.
- * The storage adapter opens the context (src/storage/sql/sql-stores.ts); it closes when `fn` settles,
+ * The storage adapter opens the context (src/adapters/sql/sql-stores.ts); it closes when `fn` settles,
  * so a timer started inside a transaction never writes into it after the commit.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'

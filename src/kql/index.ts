@@ -20,7 +20,8 @@ export type {
   SqlSource,
   Visualization,
 } from './engine-types.js'
-export { MAX_INTERMEDIATE_ROWS, quoteIdentifier, scanSql } from './exec/evaluator.js'
+export { quoteIdentifier, scanSql } from './exec/evaluator.js'
+export { MAX_INTERMEDIATE_ROWS } from './exec/operator-context.js'
 // Names the engine knows, for editors' completion (the portal's Explore page).
 export { aggregateNames, scalarNames } from './functions/registry.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'

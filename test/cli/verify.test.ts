@@ -159,6 +159,15 @@ for (const backend of BACKENDS) {
         assert.equal(bad.code, 1)
         const [b] = lines(bad.stdout)
         assert.deepEqual([b!['ChainValid'], b!['BrokenAt']], [false, R(4)])
+
+        // A file that is not an export at all: one verdict line saying so, exit 1.
+        const garbage = join(dir, `alpha-garbage-${backend}.${format}`)
+        writeFileSync(garbage, 'this is not an activity-log export\n')
+        const malformed = await cli(['verify-export', garbage, '--public-key', vkey])
+        assert.equal(malformed.code, 1, malformed.stderr)
+        const [m] = lines(malformed.stdout)
+        assert.deepEqual([m!['Valid'], m!['ChainValid'], (m!['Export'] as { file: string }).file], [null, false, garbage])
+        assert.match(String(m!['Reason']), /^MALFORMED: /)
       }
     })
 

@@ -56,7 +56,7 @@ for (const backend of BACKENDS) {
     /** The newest checkpoint of each container, kept outside the database before the tampering. */
     const kept = new Map<string, string>()
     const ws = () => server.workspace.id
-    const { rows, digestOf, fixHead, deleteAnchorsAbove } = ledgerAttacker(() => db, ws)
+    const { rows, digestOf, fixHead, deleteAnchorsAbove, insertRecord } = ledgerAttacker(() => db, ws)
 
     before(async () => {
       server = await startTestServer(backend)
@@ -217,19 +217,7 @@ for (const backend of BACKENDS) {
         user_id: 'acc_mallory',
         body: five.body.replace('"n":5', '"n":6').replace('B-5', 'FORGED'),
       }
-      await db.run(
-        'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES (?, ?, 6, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)',
-        [
-          ws(),
-          containerIdForScope(scope),
-          forged.record_id,
-          forged.prev_digest,
-          forged.ts,
-          forged.user_id,
-          forged.body,
-          digestOf(scope, forged),
-        ],
-      )
+      await insertRecord(scope, 6, forged)
       await fixHead(scope)
       await expectVerdict(scope, {
         ChainValid: false,
@@ -269,19 +257,7 @@ for (const backend of BACKENDS) {
         user_id: 'acc_mallory',
         body: six.body.replace('B-6', 'BRANCH'),
       }
-      await db.run(
-        'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest) VALUES (?, ?, 7, ?, ?, ?, ?, ?, ?)',
-        [
-          ws(),
-          containerIdForScope(scope),
-          branch.record_id,
-          branch.prev_digest,
-          branch.ts,
-          branch.user_id,
-          branch.body,
-          digestOf(scope, branch),
-        ],
-      )
+      await insertRecord(scope, 7, branch)
       await expectVerdict(scope, {
         ChainValid: false,
         BrokenAt: R(7),

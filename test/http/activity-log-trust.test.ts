@@ -31,7 +31,7 @@ for (const backend of BACKENDS) {
     const kept = new Map<string, string>()
     let keptHeads = ''
     const ws = () => server.workspace.id
-    const { rows, digestOf, fixHead, deleteAnchorsAbove } = ledgerAttacker(() => db, ws)
+    const { rows, digestOf, fixHead, deleteAnchorsAbove, insertRecord } = ledgerAttacker(() => db, ws)
 
     before(async () => {
       server = await startTestServer(backend)
@@ -106,19 +106,7 @@ for (const backend of BACKENDS) {
         user_id: ten.user_id,
         body: ten.body.replace('B-10', 'B-FORGED'),
       }
-      await db.run(
-        'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest) VALUES (?, ?, 11, ?, ?, ?, ?, ?, ?)',
-        [
-          ws(),
-          containerIdForScope(scope),
-          forged.record_id,
-          forged.prev_digest,
-          forged.ts,
-          forged.user_id,
-          forged.body,
-          digestOf(scope, forged),
-        ],
-      )
+      await insertRecord(scope, 11, forged)
       await fixHead(scope)
       const before = await verify(scope)
       assert.deepEqual([before.ChainValid, before.BrokenAt], [false, R(11)], before.Reason)

@@ -11,6 +11,7 @@ import { verifyExport } from '../../src/domain/ledger/export-format.js'
 import { verifyConsistency, verifyInclusion } from '../../src/domain/ledger/merkle.js'
 import { parseVerifierKey } from '../../src/domain/ledger/signed-note.js'
 import { BACKENDS } from '../support/backends.js'
+import { MALFORMED_RECORD_IDS } from '../support/record-ids.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'
 
 const R = (n: number): string => String(n).padStart(12, '0')
@@ -312,28 +313,7 @@ for (const backend of BACKENDS) {
       })
 
       it('every malformed RecordID is a 400 before anything is read, never a whole-chain verify', async () => {
-        const malformed: unknown[] = [
-          '1',
-          '00000000001',
-          '0000000000001',
-          'abc',
-          '-00000000001',
-          '+00000000001',
-          ' 000000000001',
-          '000000000001 ',
-          '000000000001\n',
-          '٠٠٠٠٠٠٠٠٠٠٠١',
-          '０００００００００００１',
-          '',
-          '000000000000',
-          '1e0000000000',
-          '0x0000000001',
-          1,
-          1.0,
-          true,
-          ['000000000001'],
-          { id: 1 },
-        ]
+        const malformed: unknown[] = [...MALFORMED_RECORD_IDS, 1, 1.0, true, ['000000000001'], { id: 1 }]
         for (const RecordID of malformed) {
           const r = await verify({ ScopeKey: 'v', RecordID })
           assert.equal(r.status, 400, `RecordID ${JSON.stringify(RecordID)}: ${r.text}`)

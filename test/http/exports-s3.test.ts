@@ -4,7 +4,7 @@
  * can independently (the payload hash and length of each upload), verifies each request's SigV4
  * signature the way S3 does (recomputed from the request as received), enforces a presigned URL's
  * expiry, applies `response-content-disposition`, and serves Range. The signer itself is pinned by
- * AWS's published examples in src/storage/s3/sigv4.test.ts.
+ * AWS's published examples in src/adapters/export-files/sigv4.test.ts.
  */
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
@@ -13,8 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import { presignUrl, signHeaders } from '../../src/adapters/export-files/sigv4.js'
 import { manualClock } from '../../src/shared/clock.js'
-import { presignUrl, signHeaders } from '../../src/storage/s3/sigv4.js'
 import { BACKENDS } from '../support/backends.js'
 import { applyAsAdmin, pushRows, sensorConfig, sensorRows } from '../support/fixtures.js'
 import { errorMessage, startTestServer, type TestServer } from '../support/test-server.js'

@@ -6,22 +6,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { BACKENDS } from '../support/backends.js'
+import { applyAsAdmin, pushConnectionConfig, queryRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const CONFIG = {
-  connections: [
-    {
-      lookup: 'probes',
-      kind: 'push',
-      table: 'Probes',
-      columns: [
-        { name: 'timestamp', type: 'datetime' },
-        { name: 'name', type: 'string' },
-        { name: 'r', type: 'real' },
-      ],
-    },
-  ],
-}
+const CONFIG = pushConnectionConfig('probes', 'Probes', [
+  { name: 'timestamp', type: 'datetime' },
+  { name: 'name', type: 'string' },
+  { name: 'r', type: 'real' },
+])
 
 for (const backend of BACKENDS) {
   describe(`${backend}: ingestion time and non-finite reals read back exactly`, () => {
@@ -29,18 +21,10 @@ for (const backend of BACKENDS) {
     let editor: string
     let analyst: string
     let ingestedAt: string
-    const query = async (q: string): Promise<Record<string, unknown>[]> => {
-      const response = await server.api('POST', '/oi-api/warm-queries', { token: analyst, body: { Query: q } })
-      assert.equal(response.status, 200, response.text)
-      return response.body.results as Record<string, unknown>[]
-    }
+    const query = (q: string) => queryRows(server, analyst, q)
     before(async () => {
       server = await startTestServer(backend)
-      await server.services.config.apply(
-        server.workspace.id,
-        { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' },
-        CONFIG,
-      )
+      await applyAsAdmin(server, CONFIG)
       editor = await server.token('editor')
       analyst = await server.token('analyst')
       const response = await server.api('POST', '/oi-api/ingest/data-connections/probes', {

@@ -5,32 +5,15 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { parse } from 'lossless-json'
 import { BACKENDS } from '../support/backends.js'
+import { applyAsAdmin, pushConnectionConfig, queryRows } from '../support/fixtures.js'
 import { startTestServer, type TestServer } from '../support/test-server.js'
 
-const CONFIG = {
-  connections: [
-    {
-      lookup: 'counters',
-      kind: 'push',
-      table: 'Counters',
-      columns: [
-        { name: 'timestamp', type: 'datetime' },
-        { name: 'name', type: 'string' },
-        { name: 'n', type: 'long' },
-      ],
-    },
-  ],
-}
-
-/** JSON with integers beyond 2^53 as bigints (what a lossless client sees). */
-function parseExact(text: string): unknown {
-  return parse(text, undefined, (s: string) => {
-    const n = Number(s)
-    return /^-?\d+$/.test(s) && !Number.isSafeInteger(n) ? BigInt(s) : n
-  })
-}
+const CONFIG = pushConnectionConfig('counters', 'Counters', [
+  { name: 'timestamp', type: 'datetime' },
+  { name: 'name', type: 'string' },
+  { name: 'n', type: 'long' },
+])
 
 const MAX = 9223372036854775807n
 const MIN = -9223372036854775808n
@@ -42,18 +25,10 @@ for (const backend of BACKENDS) {
     let analyst: string
     const ingest = (rawBody: string, contentType = 'application/json') =>
       server.api('POST', '/oi-api/ingest/data-connections/counters', { token: editor, rawBody, headers: { 'content-type': contentType } })
-    const query = async (q: string): Promise<Record<string, unknown>[]> => {
-      const response = await server.api('POST', '/oi-api/warm-queries', { token: analyst, body: { Query: q } })
-      assert.equal(response.status, 200, response.text)
-      return (parseExact(response.text) as { results: Record<string, unknown>[] }).results
-    }
+    const query = (q: string) => queryRows(server, analyst, q, { exact: true })
     before(async () => {
       server = await startTestServer(backend)
-      await server.services.config.apply(
-        server.workspace.id,
-        { accountId: server.accounts.admin.id, accountName: 'admin', role: 'admin' },
-        CONFIG,
-      )
+      await applyAsAdmin(server, CONFIG)
       editor = await server.token('editor')
       analyst = await server.token('analyst')
     })

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { after, before, describe, it, type TestContext } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { stringifyExact } from '../../src/shared/exact-json.js'
@@ -60,6 +60,23 @@ function unexpectedFailures(report: RunnerReport, known: Record<string, string>)
 const sharedCases = locateSharedCases()
 const runnerPath = sharedCases ? join(dirname(sharedCases), 'runner.mjs') : undefined
 
+/** Runs the table cases (test/kql/table-cases/readings.json) through the shared runner against `server`: every case passes. */
+async function runTableCases(t: TestContext, server: TestServer, token: string, work: string): Promise<void> {
+  if (!runnerPath || !existsSync(runnerPath)) {
+    if (process.env.CI === 'true') assert.fail('the shared runner was not found (set PROVENANT_KQL_CASES)')
+    t.skip('the shared runner was not found')
+    return
+  }
+  const file = join(here, 'table-cases', 'readings.json')
+  const cases = loadCases(file)
+  const { last, report } = await runRunner(runnerPath, server, token, file, work)
+  assert.deepEqual(
+    report.results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.diff ?? ''}`),
+    [],
+  )
+  assert.equal(last, `${cases.length} passed, 0 failed`)
+}
+
 for (const backend of BACKENDS) {
   describe(`${backend}: KQL conformance through the server (shared runner)`, () => {
     let server: TestServer
@@ -108,19 +125,7 @@ for (const backend of BACKENDS) {
     })
 
     it('cases over real workspace tables, with pushdown into SQL where it applies', async (t) => {
-      if (!runnerPath || !existsSync(runnerPath)) {
-        if (process.env.CI === 'true') assert.fail('the shared runner was not found (set PROVENANT_KQL_CASES)')
-        t.skip('the shared runner was not found')
-        return
-      }
-      const file = join(here, 'table-cases', 'readings.json')
-      const cases = loadCases(file)
-      const { last, report } = await runRunner(runnerPath, server, token, file, work)
-      assert.deepEqual(
-        report.results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.diff ?? ''}`),
-        [],
-      )
-      assert.equal(last, `${cases.length} passed, 0 failed`)
+      await runTableCases(t, server, token, work)
     })
   })
 }
@@ -153,19 +158,7 @@ for (const backend of BACKENDS) {
     })
 
     it('every table case answers as on the row store', async (t) => {
-      if (!runnerPath || !existsSync(runnerPath)) {
-        if (process.env.CI === 'true') assert.fail('the shared runner was not found (set PROVENANT_KQL_CASES)')
-        t.skip('the shared runner was not found')
-        return
-      }
-      const file = join(here, 'table-cases', 'readings.json')
-      const cases = loadCases(file)
-      const { last, report } = await runRunner(runnerPath, server, token, file, work)
-      assert.deepEqual(
-        report.results.filter((r) => !r.ok).map((r) => `${r.id}: ${r.diff ?? ''}`),
-        [],
-      )
-      assert.equal(last, `${cases.length} passed, 0 failed`)
+      await runTableCases(t, server, token, work)
     })
   })
 }

@@ -2,7 +2,7 @@
  * @module
  * Real databases for the engine's SQL tests: a temporary SQLite file and (when reachable) a fresh
  * PostgreSQL database, holding tables in the production layout (column-types.ts, column-codec.ts)
- * and read through the production SqlSource code (storage/query-source.ts) on read-only
+ * and read through the production SqlSource code (src/adapters/query-workers/query-source.ts) on read-only
  * connections with the engine's SQL functions registered.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,13 +11,13 @@ import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { createDuckdbQuerySource } from '../../src/adapters/columnar/duckdb-query-source.js'
+import { appendRows, duckdbColumnDefs } from '../../src/adapters/columnar/duckdb-values.js'
+import { pgTypes } from '../../src/adapters/postgres/postgres-db.js'
+import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/adapters/query-workers/query-source.js'
+import { encodeValue } from '../../src/adapters/sql/column-codec.js'
+import { columnDdlType } from '../../src/adapters/sql/column-types.js'
 import type { KqlColumn, KqlValue, SqlDialectName, SqlSource } from '../../src/kql/index.js'
-import { encodeValue } from '../../src/storage/column-codec.js'
-import { columnDdlType } from '../../src/storage/column-types.js'
-import { createDuckdbQuerySource } from '../../src/storage/columnar/duckdb-query-source.js'
-import { appendRows, duckdbColumnDefs } from '../../src/storage/columnar/duckdb-values.js'
-import { pgTypes } from '../../src/storage/postgres/postgres-db.js'
-import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/storage/query-source.js'
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 
 export interface FixtureTable {

@@ -167,6 +167,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       await typeQuery(page, 'SensorReadings\n| ')
       const operators = await completions(page)
       assert.ok(operators.includes('summarize') && operators.includes('where'), operators.join(' '))
+      assert.ok(!operators.includes('by') && !operators.includes('asc'), `only tabular operators follow a pipe: ${operators.join(' ')}`)
       await typeQuery(page, 'EnergyMeters | where ')
       assert.ok((await completions(page)).includes('kwh'))
       await typeQuery(page, 'Sens')

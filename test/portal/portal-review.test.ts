@@ -247,6 +247,19 @@ for (const [index, backend] of BACKENDS.entries()) {
 
       await signIn(page, server, 'approver', '/portal/corrections')
       const card = (id: string) => page.locator(`article[data-correction-id="${id}"]`)
+      /** Fills the card's comment (when given) and password, then presses Approve or Reject "and sign". */
+      const sign = async (id: string, action: 'Approve' | 'Reject', password: string, comment?: string) => {
+        if (comment !== undefined)
+          await card(id)
+            .getByLabel(/^Comment or reason/)
+            .fill(comment)
+        await card(id)
+          .getByLabel(/^Your password/)
+          .fill(password)
+        await card(id)
+          .getByRole('button', { name: `${action} correction ${id} and sign` })
+          .click()
+      }
       assert.equal(await page.locator('article.correction').count(), 2)
       assert.deepEqual(await card(byEditor).locator('table.before-after tbody td').allInnerTexts(), ['21.4', '24.1'])
       assert.match(await card(byEditor).innerText(), /Reason category\s+transcription-error/)
@@ -264,12 +277,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       await shoot(page, 'corrections')
 
       // 1. A wrong password signs nothing, counts toward the sign-in throttle, and is recorded.
-      await card(byEditor)
-        .getByLabel(/^Your password/)
-        .fill('not-my-password')
-      await card(byEditor)
-        .getByRole('button', { name: `Approve correction ${byEditor} and sign` })
-        .click()
+      await sign(byEditor, 'Approve', 'not-my-password')
       await page.getByRole('alert').waitFor()
       assert.equal(
         await page.getByRole('alert').innerText(),
@@ -280,15 +288,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       assert.equal(failures.get('account:approver@acme')?.count, 1)
 
       // 2. The right password: approved, applied and signed.
-      await card(byEditor)
-        .getByLabel(/^Comment or reason/)
-        .fill('Checked against the paper log.')
-      await card(byEditor)
-        .getByLabel(/^Your password/)
-        .fill(PASSWORD('approver'))
-      await card(byEditor)
-        .getByRole('button', { name: `Approve correction ${byEditor} and sign` })
-        .click()
+      await sign(byEditor, 'Approve', PASSWORD('approver'), 'Checked against the paper log.')
       await page.waitForURL(/decided=amd_/)
       assert.match(
         await page.getByRole('status').innerText(),
@@ -323,23 +323,10 @@ for (const [index, backend] of BACKENDS.entries()) {
 
       // 4. Another approver rejects it; a reason is required.
       await signIn(page, server, 'admin', '/portal/corrections')
-      await card(byApprover)
-        .getByLabel(/^Your password/)
-        .fill(PASSWORD('admin'))
-      await card(byApprover)
-        .getByRole('button', { name: `Reject correction ${byApprover} and sign` })
-        .click()
+      await sign(byApprover, 'Reject', PASSWORD('admin'))
       await page.getByRole('alert').waitFor()
       assert.match(await page.getByRole('alert').innerText(), /a rejection needs a reason/)
-      await card(byApprover)
-        .getByLabel(/^Comment or reason/)
-        .fill('The paper log agrees with the entry.')
-      await card(byApprover)
-        .getByLabel(/^Your password/)
-        .fill(PASSWORD('admin'))
-      await card(byApprover)
-        .getByRole('button', { name: `Reject correction ${byApprover} and sign` })
-        .click()
+      await sign(byApprover, 'Reject', PASSWORD('admin'), 'The paper log agrees with the entry.')
       await page.waitForURL(/decided=amd_/)
       assert.match(
         await card(byApprover).locator('.signature').innerText(),

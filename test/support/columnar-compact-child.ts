@@ -6,10 +6,10 @@
  * SIGKILL at that point).
  */
 import { DuckDBInstance } from '@duckdb/node-api'
+import { createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
+import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-db.js'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
-import { createColumnarStore } from '../../src/storage/columnar/columnar-store.js'
-import { createPgPool, createPostgresDb } from '../../src/storage/postgres/postgres-db.js'
-import { createSqliteDb, openSqliteDatabase } from '../../src/storage/sqlite/sqlite-db.js'
 
 const [target, dir, tableJson, mode] = process.argv.slice(2) as [string, string, string, string | undefined]
 const db = target.startsWith('postgres') ? createPostgresDb(createPgPool(target)) : createSqliteDb(openSqliteDatabase(target))

@@ -7,7 +7,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SignJWT } from 'jose'
-import { keyIdOf } from '../../src/storage/server-identity.js'
+import { keyIdOf } from '../../src/adapters/keys/server-identity.js'
 
 export function serverPrivateKey(dataDir: string): KeyObject {
   const dir = join(dataDir, 'keys')

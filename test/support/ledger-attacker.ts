@@ -2,7 +2,7 @@
  * @module
  * What an attacker with write access to the database does to the activity log, for the tamper
  * suites: read a container's stored rows, compute a record's digest, point the head row at the
- * highest stored record (with a matching compact range), and delete the anchors (checkpoints and
+ * highest stored record (with a matching compact range), insert a forged record, and delete the anchors (checkpoints and
  * heads-log entries) above a size.
  */
 import { containerIdForScope, recordDigest } from '../../src/domain/ledger/digest.js'
@@ -71,5 +71,17 @@ export function ledgerAttacker(db: () => RawDatabase, workspaceId: () => string)
         await db().run('DELETE FROM ledger_records WHERE id = ?', [h.id])
   }
 
-  return { rows, digestOf, fixHead, deleteAnchorsAbove }
+  /** Inserts a record at `seq` with a digest computed as the server would (it links wherever `prev_digest` says). */
+  async function insertRecord(
+    scope: string,
+    seq: number,
+    r: Pick<LedgerRow, 'record_id' | 'prev_digest' | 'ts' | 'user_id' | 'body'>,
+  ): Promise<void> {
+    await db().run(
+      'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      [workspaceId(), containerIdForScope(scope), seq, r.record_id, r.prev_digest, r.ts, r.user_id, r.body, digestOf(scope, r)],
+    )
+  }
+
+  return { rows, digestOf, fixHead, deleteAnchorsAbove, insertRecord }
 }

@@ -7,6 +7,8 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { LEDGER_KEY_FILE } from '../../src/adapters/keys/ledger-key.js'
+import { keysDirOf } from '../../src/adapters/keys/server-identity.js'
 import { type Config, loadConfig } from '../../src/config/config.js'
 import type { Account } from '../../src/domain/access/access-store.js'
 import type { TokenScopes } from '../../src/domain/access/caller.js'
@@ -17,8 +19,6 @@ import type { Workspace } from '../../src/domain/workspaces/workspace.js'
 import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
-import { LEDGER_KEY_FILE } from '../../src/storage/ledger-key.js'
-import { keysDirOf } from '../../src/storage/server-identity.js'
 import type { Backend } from './backends.js'
 import { createTestDatabase, type TestDatabase } from './backends.js'
 import { ContractChecker } from './contract.js'
@@ -96,7 +96,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   })
   // The suites run several servers side by side on one machine: a niced query worker would yield to
   // the other servers' event loops, which is no deployment's situation (the priority has its own
-  // test, test/storage/query-worker-priority.test.ts, and the hostile-queries benchmark).
+  // test, test/adapters/query-worker-priority.test.ts, and the hostile-queries benchmark).
   const loaded = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
   // Servers on one database are one deployment: they share the activity log's signing key, as
   // docs/deployment.md requires (a checkpoint signed by another key is refused as not covered).

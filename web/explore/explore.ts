@@ -119,12 +119,7 @@ function start(root: HTMLElement): void {
       details.open = true
       details.className = 'schema-table'
       const summary = document.createElement('summary')
-      const name = document.createElement('button')
-      name.type = 'button'
-      name.className = 'insert'
-      name.textContent = table.table
-      name.title = `Insert ${table.table}`
-      name.addEventListener('click', () => insert(table.table))
+      const name = insertButton(table.table)
       const from = document.createElement('span')
       from.className = 'muted small'
       from.textContent = ` ${table.connection}`
@@ -132,12 +127,7 @@ function start(root: HTMLElement): void {
       const list = document.createElement('ul')
       for (const column of table.columns) {
         const item = document.createElement('li')
-        const button = document.createElement('button')
-        button.type = 'button'
-        button.className = 'insert'
-        button.textContent = column.name
-        button.title = `Insert ${column.name}`
-        button.addEventListener('click', () => insert(column.name))
+        const button = insertButton(column.name)
         const type = document.createElement('span')
         type.className = 'coltype-inline'
         type.textContent = column.type
@@ -147,6 +137,17 @@ function start(root: HTMLElement): void {
       details.append(summary, list)
       tree.append(details)
     }
+  }
+
+  /** A schema-panel button that inserts `text` at the cursor. */
+  function insertButton(text: string): HTMLButtonElement {
+    const button = document.createElement('button')
+    button.type = 'button'
+    button.className = 'insert'
+    button.textContent = text
+    button.title = `Insert ${text}`
+    button.addEventListener('click', () => insert(text))
+    return button
   }
 
   function insert(text: string): void {

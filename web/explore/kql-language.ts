@@ -15,55 +15,11 @@ export interface SchemaTable {
 export interface ExploreSchema {
   readonly tables: readonly SchemaTable[]
   readonly operators: readonly string[]
+  /** The operators that may follow a pipe (a subset of `operators`). */
+  readonly pipeOperators: readonly string[]
   readonly functions: readonly string[]
   readonly aggregates: readonly string[]
 }
-
-/** Words that follow a pipe: the tabular operators (the rest of the keyword list are their parts). */
-const PIPE_OPERATORS = new Set([
-  'where',
-  'filter',
-  'project',
-  'project-away',
-  'project-keep',
-  'project-rename',
-  'project-reorder',
-  'extend',
-  'summarize',
-  'order',
-  'sort',
-  'take',
-  'limit',
-  'top',
-  'top-nested',
-  'top-hitters',
-  'count',
-  'distinct',
-  'join',
-  'lookup',
-  'union',
-  'render',
-  'mv-expand',
-  'mv-apply',
-  'make-series',
-  'parse',
-  'parse-where',
-  'parse-kv',
-  'as',
-  'getschema',
-  'sample',
-  'sample-distinct',
-  'serialize',
-  'search',
-  'invoke',
-  'evaluate',
-  'scan',
-  'fork',
-  'facet',
-  'partition',
-  'range',
-  'print',
-])
 
 const RENDER_KINDS = ['timechart', 'linechart', 'columnchart', 'barchart', 'piechart', 'areachart', 'scatterchart', 'table']
 
@@ -153,7 +109,7 @@ export function kqlCompletion(schema: () => ExploreSchema | undefined) {
     const afterRender = /\brender\s+$/.test(lastLine)
     let options: Completion[]
     if (afterRender) options = RENDER_KINDS.map((k) => ({ label: k, type: 'keyword' }))
-    else if (afterPipe) options = current.operators.filter((o) => PIPE_OPERATORS.has(o)).map((o) => ({ label: o, type: 'keyword' }))
+    else if (afterPipe) options = current.pipeOperators.map((o) => ({ label: o, type: 'keyword' }))
     else if (statementStart)
       options = current.tables.map((t) => ({ label: t.table, type: 'type', detail: `table (${t.connection})`, boost: 10 }))
     else {
@@ -171,7 +127,7 @@ export function kqlCompletion(schema: () => ExploreSchema | undefined) {
         ...columns,
         ...current.aggregates.map((f) => ({ label: f, type: 'function', detail: 'aggregate', apply: `${f}(` })),
         ...current.functions.map((f) => ({ label: f, type: 'function', apply: `${f}(` })),
-        ...current.operators.filter((o) => !PIPE_OPERATORS.has(o)).map((o) => ({ label: o, type: 'keyword' })),
+        ...current.operators.filter((o) => !current.pipeOperators.includes(o)).map((o) => ({ label: o, type: 'keyword' })),
         ...current.tables.map((t) => ({ label: t.table, type: 'type', detail: `table (${t.connection})` })),
       ]
     }

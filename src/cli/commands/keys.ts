@@ -11,7 +11,7 @@
  *   PROVENANT_MASTER_KEY_PREVIOUS; rotate re-seals under the new key. `--retire-old` only checks
  *   that nothing is left under the old key, after which PROVENANT_MASTER_KEY_PREVIOUS can go.
  */
-import { addKeyToFile, loadMasterKeyring, retireOldKeysInFile } from '../../storage/master-key.js'
+import { addKeyToFile, loadMasterKeyring, retireOldKeysInFile } from '../../adapters/keys/master-key.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
 
 export const keysCommand: Command = {

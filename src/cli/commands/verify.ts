@@ -161,19 +161,7 @@ export const verifyExportCommand: Command = {
       checked = await verifyExport(createReadStream(file), { trustedKeys, trustEmbeddedKeys: trustedKeys.length === 0, trustedCheckpoint })
     } catch (error) {
       if (error instanceof ExportFormatError) {
-        console.log(
-          JSON.stringify({
-            Valid: null,
-            ChainValid: false,
-            Empty: false,
-            BrokenAt: null,
-            ForkDetected: false,
-            Reason: `MALFORMED: ${error.message}`,
-            Export: { file },
-          }),
-        )
-        process.exitCode = 1
-        return
+        return printUnverifiable(`MALFORMED: ${error.message}`, { file })
       }
       throw error
     }
@@ -194,19 +182,7 @@ export const verifyExportCommand: Command = {
         : {}),
     }
     if (result.kind !== 'verdict') {
-      console.log(
-        JSON.stringify({
-          Valid: null,
-          ChainValid: false,
-          Empty: false,
-          BrokenAt: null,
-          ForkDetected: false,
-          Reason: result.message,
-          Export: exportInfo,
-        }),
-      )
-      process.exitCode = 1
-      return
+      return printUnverifiable(result.message, exportInfo)
     }
     console.log(JSON.stringify({ ...result.verdict, Export: exportInfo }))
     const ok = isExportValid(checked)
@@ -228,4 +204,20 @@ export const verifyExportCommand: Command = {
       )
     }
   },
+}
+
+/** The verdict shape for an export that could not be verified at all (no chain verdict): exit code 1. */
+function printUnverifiable(reason: string, exportInfo: Record<string, unknown>): void {
+  console.log(
+    JSON.stringify({
+      Valid: null,
+      ChainValid: false,
+      Empty: false,
+      BrokenAt: null,
+      ForkDetected: false,
+      Reason: reason,
+      Export: exportInfo,
+    }),
+  )
+  process.exitCode = 1
 }

@@ -1,7 +1,7 @@
 /**
  * @module
  * What access control needs from persistence. Implemented once over the SQL port in
- * storage/sql-stores (portable SQL for both backends).
+ * src/adapters/sql/sql-stores.ts (portable SQL for both backends).
  */
 import type { Workspace } from '../workspaces/index.js'
 import type { TokenScopes } from './caller.js'

@@ -1,11 +1,11 @@
 /**
  * @module
  * The storage port of the activity log (style notes §6.2): what the ledger service, the verifier and
- * the exporter need from persistence. Implemented in src/storage/sql/sql-ledger-store.ts over the
+ * the exporter need from persistence. Implemented in src/adapters/sql/sql-ledger-store.ts over the
  * SqlDb port, with the parts that differ per engine (the per-container lock, read snapshots) in
- * src/storage/sqlite/ and src/storage/postgres/.
+ * src/adapters/sqlite/ and src/adapters/postgres/.
  *
- * Tables (src/storage/migrations/0002-ledger.ts):
+ * Tables (src/adapters/sql/migrations/0002-ledger.ts):
  *
  *     ledger_records(workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, …)
  *       UNIQUE (workspace_id, container_id, seq), UNIQUE (workspace_id, container_id, prev_digest),

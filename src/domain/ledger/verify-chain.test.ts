@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { LedgerFixture, testKey } from '../../../test/support/ledger-fixture.js'
+import { MALFORMED_RECORD_IDS } from '../../../test/support/record-ids.js'
 import { checkpointOrigin, signCheckpoint } from './checkpoint.js'
 import { createCompactRange } from './merkle.js'
 import { formatRecordId, parseRecordId } from './record-id.js'
@@ -574,25 +575,8 @@ describe('attack catalogue (ledger note §4)', () => {
 })
 
 describe('RecordID handling around verify', () => {
-  const malformed = [
-    '1',
-    '00000000001',
-    '0000000000001',
-    'abc',
-    '-00000000001',
-    '+00000000001',
-    ' 000000000001',
-    '000000000001 ',
-    '000000000001\n',
-    '٠٠٠٠٠٠٠٠٠٠٠١',
-    '０００００００００００１',
-    '000000000000',
-    '1e0000000000',
-    '0x0000000001',
-    '',
-  ]
   it('every malformed RecordID of the catalogue is refused before any verification (400, no verdict)', () => {
-    for (const raw of malformed) {
+    for (const raw of MALFORMED_RECORD_IDS) {
       const p = parseRecordId(raw)
       assert.equal(p.ok, false, JSON.stringify(raw))
     }

@@ -1,7 +1,7 @@
 /**
  * @module
  * Proposals and what their persistence must guarantee. Implemented over portable SQL in
- * storage/sql/sql-proposal-store.ts.
+ * src/adapters/sql/sql-proposal-store.ts.
  */
 import type { ProposedChange } from './change-set.js'
 import type { ProposalDiff } from './proposal-diff.js'

@@ -1,8 +1,8 @@
 /**
  * @module
  * The port that compiles and runs KQL against the workspace's tables, off the event loop and under
- * the query's caps (design §5, §7, §14; issue 15). Implemented in storage/ with a pool of worker
- * threads (storage/query-pool.ts: read-only SQLite connections, or PostgreSQL clients in READ ONLY
+ * the query's caps (design §5, §7, §14; issue 15). Implemented in src/adapters/query-workers/ with a pool of worker
+ * threads (query-pool.ts: read-only SQLite connections, or PostgreSQL clients in READ ONLY
  * sessions with a statement_timeout). A columnar (DuckDB) adapter implements the same port.
  *
  * Contract every adapter keeps:

@@ -1,7 +1,7 @@
 /**
  * @module
  * What portal sessions and the sign-in throttle need from persistence. Implemented once over the
- * SQL port (storage/sql/sql-session-store.ts) for both backends, so sessions are shared by every
+ * SQL port (src/adapters/sql/sql-session-store.ts) for both backends, so sessions are shared by every
  * process using the database.
  */
 import type { Account, Role } from '../access/index.js'

@@ -1,7 +1,7 @@
 /**
  * @module
  * What configuration as code needs from persistence: the commit history and the physical tables of
- * connections. Implemented in storage/ for SQLite and PostgreSQL.
+ * connections. Implemented in src/adapters/sql/ for SQLite and PostgreSQL.
  */
 import type { ConfigChange } from './config-diff.js'
 import type { ColumnConfig, WorkspaceConfig } from './config-document.js'

@@ -2,8 +2,10 @@
  * @module
  * What the binder's parts share (issue 19 item 6): the row context expressions are bound against,
  * the schema discovery of data-dependent plugins, plan-building helpers, and `BindContext`, the
- * part of the binder (binder.ts) that the plugin binders (plugins.ts) call back into.
+ * part of the binder (binder.ts) that the operator binders (operators/*.ts), the tabular sources
+ * (sources.ts) and the plugin binders (plugins.ts) call back into.
  */
+import type { Visualization } from '../engine-types.js'
 import type { KqlError, KqlErrorKind } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { KqlTable } from '../schema.js'
@@ -63,6 +65,8 @@ export interface BindContext {
   src(node: A.Span): string
   classify(e: A.Expr, scope: Scope, row?: RowCtx): 'tabular' | 'scalar'
   bindTabular(e: A.Expr, scope: Scope): TabularValue
+  /** A table by name: a tabular let, a function called without arguments, or a workspace table. */
+  bindTableName(name: string, offset: number, scope: Scope): TabularValue
   /** A call of a user-defined function (let f = (...) {...}). */
   invoke(
     fn: Extract<Binding, { kind: 'function' }>,
@@ -72,6 +76,12 @@ export interface BindContext {
     callerScope: Scope,
   ): AnyValue
   convertArgument(e: P.Expr, to: KqlType, offset: number, what: string): P.Expr
+  /** One tabular operator applied to its input (operators.ts: the table from kind to binder). */
+  bindOperator(input: TabularValue, op: A.Operator, scope: Scope): TabularValue
+  /** A fresh id for a subtree evaluated once per run (materialize(), `as hint.materialized=true`). */
+  nextMaterializeId(): number
+  /** `render`: the visualization hint the query returns. */
+  setVisualization(visualization: Visualization): void
 }
 
 /** What a name or a user function call binds to. */
@@ -91,4 +101,36 @@ export function ref(index: number, column: P.PlanColumn): P.ColumnRef {
 
 export function literal(type: KqlType, value: KqlValue): P.Literal {
   return { kind: 'Literal', type, value }
+}
+
+/** The plan with its hidden columns (`_rowid`, `_ingested_at`) projected away. */
+export function stripHidden(plan: P.PlanNode): P.PlanNode {
+  const columns: P.PlanColumn[] = []
+  const exprs: P.Expr[] = []
+  plan.columns.forEach((c, i) => {
+    if (!c.hidden) {
+      columns.push(c)
+      exprs.push(ref(i, c))
+    }
+  })
+  return { kind: 'Project', columns, input: plan, exprs }
+}
+
+/** The plan itself when it has no hidden column, else `stripHidden(plan)`. */
+export function withoutHidden(plan: P.PlanNode): P.PlanNode {
+  return plan.columns.some((c) => c.hidden) ? stripHidden(plan) : plan
+}
+
+/** The columns at `indexes`, in that order; a hidden column named explicitly becomes visible. */
+export function selectColumns(plan: P.PlanNode, indexes: readonly number[]): P.Project {
+  return {
+    kind: 'Project',
+    columns: indexes.map((i) => unhide(plan.columns[i]!)),
+    input: plan,
+    exprs: indexes.map((i) => ref(i, plan.columns[i]!)),
+  }
+}
+
+function unhide(c: P.PlanColumn): P.PlanColumn {
+  return c.hidden ? { name: c.name, type: c.type } : c
 }

@@ -7,24 +7,20 @@
  */
 import type { SqlSource } from '../engine-types.js'
 import type { EvalContext } from '../functions/function-types.js'
-import { compileRegex } from '../functions/regex.js'
-import { convertValue, toDynamic } from '../functions/value-conversions.js'
+import { convertValue } from '../functions/value-conversions.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
 import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { floorDiv } from '../values.js'
+import { makeSeries, topHitters, topNested } from './aggregating-operators.js'
 import { type CompiledExpr, compileExpr, compositeKey, type ExprRuntime, type Row, type SubqueryValue } from './compile-expr.js'
-import { extractKeyValues } from './parse-kv.js'
+import { join, union } from './join-operators.js'
+import { CHECK_EVERY, MAX_INTERMEDIATE_ROWS, nullOf, type OperatorContext } from './operator-context.js'
+import { parse, parseKv } from './parse-operators.js'
 import { runScan } from './scan.js'
 import { compareNonNull, keyOf } from './value-ops.js'
-
-/** The engine refuses intermediate results above this many rows (brief: memory safety). */
-export const MAX_INTERMEDIATE_ROWS = 5_000_000
-
-const CHECK_EVERY = 4096
 
 export interface RunOptions {
   readonly source?: SqlSource
@@ -58,10 +54,6 @@ function nullRank(v: KqlValue): number {
   return typeof v === 'number' && Number.isNaN(v) ? 1 : 0
 }
 
-function nullOf(type: KqlType): KqlValue {
-  return type === 'string' ? '' : null
-}
-
 /** Runs a plan and returns its rows. Rejects with KqlError (or the abort signal's reason). */
 export async function runPlan(plan: P.PlanNode, options: RunOptions): Promise<Row[]> {
   return new Executor(options).run(plan)
@@ -75,7 +67,7 @@ export function createRunner(options: RunOptions): { run(plan: P.PlanNode): Prom
   return new Executor(options)
 }
 
-class Executor {
+class Executor implements OperatorContext {
   private readonly subqueries = new Map<P.Expr, SubqueryValue>()
   private readonly rt: ExprRuntime
   private readonly materialized = new Map<number, Promise<Row[]>>()
@@ -88,7 +80,7 @@ class Executor {
   }
 
   /** Called every CHECK_EVERY rows: honours the abort signal and lets timers fire. */
-  private async pulse(): Promise<void> {
+  async pulse(): Promise<void> {
     const signal = this.options.signal
     if (signal?.aborted) throw signal.reason ?? new KqlError('runtime', 'the query was cancelled')
     if ((++this.counter & 15) === 0) {
@@ -97,7 +89,7 @@ class Executor {
     }
   }
 
-  private cap(count: number): void {
+  cap(count: number): void {
     if (count > MAX_INTERMEDIATE_ROWS) {
       throw new KqlError(
         'runtime',
@@ -114,16 +106,16 @@ class Executor {
     return rows
   }
 
-  private compile(e: P.Expr): CompiledExpr {
+  compile(e: P.Expr): CompiledExpr {
     return compileExpr(e, this.rt)
   }
 
   /** Evaluates the subqueries (toscalar, in (T)) an expression needs, once per run. */
-  private async prepare(exprs: readonly P.Expr[]): Promise<void> {
+  async prepare(exprs: readonly P.Expr[]): Promise<void> {
     for (const e of exprs) await this.prepareOne(e)
   }
 
-  private async prepareOne(e: P.Expr): Promise<void> {
+  async prepareOne(e: P.Expr): Promise<void> {
     switch (e.kind) {
       case 'Literal':
       case 'ColumnRef':
@@ -168,7 +160,7 @@ class Executor {
     }
   }
 
-  private async constant(e: P.Expr): Promise<KqlValue> {
+  async constant(e: P.Expr): Promise<KqlValue> {
     await this.prepareOne(e)
     return this.compile(e)([], 0, [])
   }
@@ -198,9 +190,9 @@ class Executor {
       case 'Count':
         return this.run(node.input).then((rows) => [[rows.length]])
       case 'Join':
-        return this.join(node)
+        return join(this, node)
       case 'Union':
-        return this.union(node)
+        return union(this, node)
       case 'MvExpand':
         return this.mvExpand(node)
       case 'MvApply':
@@ -211,11 +203,11 @@ class Executor {
         return Promise.resolve(rows)
       }
       case 'Parse':
-        return this.parse(node)
+        return parse(this, node)
       case 'ParseKv':
-        return this.parseKv(node)
+        return parseKv(this, node)
       case 'MakeSeries':
-        return this.makeSeries(node)
+        return makeSeries(this, node)
       case 'Serialize':
         return this.run(node.input)
       case 'Sample':
@@ -223,11 +215,11 @@ class Executor {
       case 'SampleDistinct':
         return this.sampleDistinct(node)
       case 'TopNested':
-        return this.topNested(node)
+        return topNested(this, node)
       case 'ScanPattern':
         return this.scanPattern(node)
       case 'TopHitters':
-        return this.topHitters(node)
+        return topHitters(this, node)
       case 'BagUnpack':
         return this.bagUnpack(node)
       case 'Pivot':
@@ -540,121 +532,6 @@ class Executor {
   }
 
   // -------------------------------------------------------------------------------------------
-  // join / union
-  // -------------------------------------------------------------------------------------------
-
-  private async join(node: P.Join): Promise<Row[]> {
-    const left = await this.run(node.left)
-    const right = await this.run(node.right)
-    const keyOfRow = (r: Row, idx: readonly number[]): unknown =>
-      idx.length === 1 ? keyOf(r[idx[0]!] ?? null) : compositeKey(idx.map((i) => r[i] ?? null))
-    const kind = node.joinKind
-    const leftNulls = node.left.columns.map((c) => nullOf(c.type))
-    const rightOut = node.rightOutput
-    const rightNulls = rightOut.map((i) => nullOf(node.right.columns[i]!.type))
-    const leftWidth = node.left.columns.length
-    const width = leftWidth + rightOut.length
-    const combine = (l: Row, r: Row | undefined): Row => {
-      const o = new Array<KqlValue>(width)
-      for (let c = 0; c < leftWidth; c++) o[c] = l[c] ?? null
-      for (let c = 0; c < rightOut.length; c++) o[leftWidth + c] = r ? (r[rightOut[c]!] ?? null) : rightNulls[c]!
-      return o
-    }
-    const out: Row[] = []
-    /** true every CHECK_EVERY rows: the caller then checks the cap and yields */
-    const push = (row: Row): boolean => out.push(row) % CHECK_EVERY === 0
-    // index the right side
-    const index = new Map<unknown, number[]>()
-    right.forEach((r, i) => {
-      const k = keyOfRow(r, node.rightKeys)
-      const list = index.get(k)
-      if (list) list.push(i)
-      else index.set(k, [i])
-    })
-    if (kind === 'rightsemi' || kind === 'rightanti') {
-      const leftKeys = new Set(left.map((l) => keyOfRow(l, node.leftKeys)))
-      const want = kind === 'rightsemi'
-      return right.filter((r) => leftKeys.has(keyOfRow(r, node.rightKeys)) === want)
-    }
-    if (kind === 'leftsemi' || kind === 'leftanti') {
-      const want = kind === 'leftsemi'
-      return left.filter((l) => index.has(keyOfRow(l, node.leftKeys)) === want)
-    }
-    let probe = left
-    if (kind === 'innerunique') {
-      const seen = new Set<unknown>()
-      probe = left.filter((l) => {
-        const k = keyOfRow(l, node.leftKeys)
-        if (seen.has(k)) return false
-        seen.add(k)
-        return true
-      })
-    }
-    // the output size is known before any row is built: refuse a blow-up (a cross join) at once
-    const outer = kind === 'leftouter' || kind === 'fullouter'
-    let expected = kind === 'rightouter' || kind === 'fullouter' ? right.length : 0
-    const probeMatches = probe.map((l) => index.get(keyOfRow(l, node.leftKeys)))
-    for (const matches of probeMatches) {
-      expected += matches?.length ?? (outer ? 1 : 0)
-      if (expected > MAX_INTERMEDIATE_ROWS) {
-        throw new KqlError(
-          'runtime',
-          `the join would produce more than ${MAX_INTERMEDIATE_ROWS.toLocaleString('en-US')} rows (the intermediate-result limit); join on more selective keys or filter both sides first`,
-        )
-      }
-    }
-    const matchedRight = kind === 'rightouter' || kind === 'fullouter' ? new Uint8Array(right.length) : undefined
-    const checkpoint = async (): Promise<void> => {
-      this.cap(out.length)
-      await this.pulse()
-    }
-    for (let p = 0; p < probe.length; p++) {
-      const l = probe[p]!
-      const matches = probeMatches[p]
-      if (matches) {
-        for (const ri of matches) {
-          if (matchedRight) matchedRight[ri] = 1
-          if (push(combine(l, right[ri]))) await checkpoint()
-        }
-      } else if (kind === 'leftouter' || kind === 'fullouter') {
-        if (push(combine(l, undefined))) await checkpoint()
-      }
-    }
-    if (matchedRight) {
-      for (let ri = 0; ri < right.length; ri++) {
-        if (matchedRight[ri]) continue
-        const r = right[ri]!
-        const o: KqlValue[] = [...leftNulls]
-        for (const i of rightOut) o.push(r[i] ?? null)
-        if (push(o)) await checkpoint()
-      }
-    }
-    return out
-  }
-
-  private async union(node: P.Union): Promise<Row[]> {
-    const out: Row[] = []
-    for (let k = 0; k < node.inputs.length; k++) {
-      const rows = await this.run(node.inputs[k]!)
-      const mapping = node.mappings[k]!
-      const nulls = node.columns.map((c) => nullOf(c.type))
-      const source = node.sourceNames?.[k]
-      for (const r of rows) {
-        const o = new Array<KqlValue>(mapping.length)
-        for (let c = 0; c < mapping.length; c++) {
-          const from = mapping[c]!
-          o[c] = from >= 0 ? (r[from] ?? null) : nulls[c]!
-        }
-        if (source !== undefined) o[0] = source
-        out.push(o)
-      }
-      this.cap(out.length)
-      await this.pulse()
-    }
-    return out
-  }
-
-  // -------------------------------------------------------------------------------------------
   // mv-expand / mv-apply
   // -------------------------------------------------------------------------------------------
 
@@ -793,261 +670,6 @@ class Executor {
       if ((i & 255) === 255) await this.pulse()
     }
     return out
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // parse / parse-kv
-  // -------------------------------------------------------------------------------------------
-
-  private async parse(node: P.Parse): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepareOne(node.source)
-    const src = this.compile(node.source)
-    const re = compileRegex(node.regex, node.flags, 'parse')
-    const width = node.columns.length
-    const out: Row[] = []
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!
-      const text = (src(r, i, rows) ?? '') as string
-      const o = new Array<KqlValue>(width)
-      for (let c = 0; c < r.length; c++) o[c] = r[c] ?? null
-      const m = re.exec(text)
-      let ok = m !== null
-      if (m) {
-        for (const cap of node.captures) {
-          const raw = m[cap.group] ?? ''
-          let v: KqlValue = cap.type === 'string' ? raw : convertValue(cap.type, 'string', raw)
-          if (v === null && cap.type !== 'string') {
-            if (!node.relaxed) {
-              ok = false
-              break
-            }
-            v = null
-          }
-          o[cap.output] = v
-        }
-      }
-      if (!ok) {
-        if (node.dropUnmatched) continue
-        for (const cap of node.captures) o[cap.output] = nullOf(cap.type)
-      }
-      for (let c = 0; c < width; c++) if (o[c] === undefined) o[c] = null
-      out.push(o)
-      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
-    }
-    return out
-  }
-
-  private async parseKv(node: P.ParseKv): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepareOne(node.source)
-    const src = this.compile(node.source)
-    const width = node.columns.length
-    return rows.map((r, i) => {
-      const found = extractKeyValues((src(r, i, rows) ?? '') as string, node)
-      const o = new Array<KqlValue>(width)
-      for (let c = 0; c < r.length; c++) o[c] = r[c] ?? null
-      for (const k of node.keys) {
-        const raw = found.get(k.name)
-        o[k.output] = raw === undefined ? nullOf(k.type) : k.type === 'string' ? raw : convertValue(k.type, 'string', raw)
-      }
-      for (let c = 0; c < width; c++) if (o[c] === undefined) o[c] = null
-      return o
-    })
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // make-series, top-nested, top-hitters
-  // -------------------------------------------------------------------------------------------
-
-  private async makeSeries(node: P.MakeSeries): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepare([...node.keys, node.axis, ...node.aggregates.flatMap((a) => a.args)])
-    const keyFns = node.keys.map((k) => this.compile(k))
-    const axisFn = this.compile(node.axis)
-    const aggArgs = node.aggregates.map((a) => a.args.map((x) => this.compile(x)))
-    const step = await this.constant(node.step)
-    const ticks = node.axis.type === 'datetime' || node.axis.type === 'timespan'
-    if (step === null || (ticks ? (step as bigint) <= 0n : (step as number) <= 0))
-      throw new KqlError('runtime', 'make-series: the step must be positive')
-    const axisValues = rows.map((r, i) => axisFn(r, i, rows))
-    let from = node.from ? await this.constant(node.from) : undefined
-    let to = node.to ? await this.constant(node.to) : undefined
-    if (node.rangeSyntax) {
-      // in range(start, stop, step): bins aligned with bin(), stop inclusive
-      const bin = (v: KqlValue): KqlValue =>
-        v === null || v === undefined
-          ? v
-          : ticks
-            ? floorDiv(v as bigint, step as bigint) * (step as bigint)
-            : Math.floor((v as number) / (step as number)) * (step as number)
-      from = bin(from ?? null)
-      const last = bin(to ?? null)
-      to = last === null ? null : ticks ? (last as bigint) + (step as bigint) : (last as number) + (step as number)
-    }
-    const present = axisValues.filter((v) => v !== null && v !== undefined) as (number | bigint)[]
-    if (from === undefined || from === null) {
-      if (present.length === 0) from = null
-      else {
-        const min = present.reduce((a, b) => (b < a ? b : a))
-        from = ticks
-          ? floorDiv(min as bigint, step as bigint) * (step as bigint)
-          : Math.floor((min as number) / (step as number)) * (step as number)
-      }
-    }
-    if (to === undefined || to === null) {
-      if (present.length === 0 || from === null) to = null
-      else {
-        const max = present.reduce((a, b) => (b > a ? b : a))
-        to = ticks ? (max as bigint) + 1n : (max as number) + Number.EPSILON * Math.max(1, Math.abs(max as number))
-      }
-    }
-    let bins = 0
-    if (from !== null && to !== null) {
-      if (ticks) {
-        const span = (to as bigint) - (from as bigint)
-        bins = span <= 0n ? 0 : Number((span + (step as bigint) - 1n) / (step as bigint))
-      } else {
-        const span = (to as number) - (from as number)
-        bins = span <= 0 ? 0 : Math.ceil(span / (step as number) - 1e-12)
-      }
-    }
-    this.cap(bins)
-    interface Group {
-      keys: KqlValue[]
-      cells: (ReturnType<P.AggregateCall['impl']['create']> | undefined)[][]
-    }
-    const groups = new Map<unknown, Group>()
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!
-      const a = axisValues[i]
-      if (a === null || a === undefined || from === null) continue
-      let bin: number
-      if (ticks) bin = Number(floorDiv((a as bigint) - (from as bigint), step as bigint))
-      else bin = Math.floor(((a as number) - (from as number)) / (step as number))
-      if (bin < 0 || bin >= bins) continue
-      const keys = keyFns.map((f) => f(r, i, rows))
-      const k = compositeKey(keys)
-      let g = groups.get(k)
-      if (!g) {
-        g = { keys, cells: node.aggregates.map(() => []) }
-        groups.set(k, g)
-      }
-      node.aggregates.forEach((agg, j) => {
-        const cells = g!.cells[j]!
-        if (node.preAggregated) {
-          const value = aggArgs[j]![0]!(r, i, rows)
-          cells[bin] = { add() {}, result: () => [value] }
-          return
-        }
-        let acc = cells[bin]
-        if (!acc) {
-          acc = agg.impl.create()
-          cells[bin] = acc
-        }
-        const fns = aggArgs[j]!
-        acc.add(fns.map((f) => f(r, i, rows)))
-      })
-      if ((i & (CHECK_EVERY - 1)) === CHECK_EVERY - 1) await this.pulse()
-    }
-    if (groups.size === 0 && node.keys.length === 0 && node.nonEmpty) groups.set('', { keys: [], cells: node.aggregates.map(() => []) })
-    const axisType = node.axis.type
-    const axis: DynamicValue[] = []
-    for (let b = 0; b < bins; b++) {
-      const v = ticks ? (from as bigint) + BigInt(b) * (step as bigint) : (from as number) + b * (step as number)
-      axis.push(toDynamic(axisType, v))
-    }
-    const out: Row[] = []
-    for (const g of groups.values()) {
-      const row: KqlValue[] = new Array(node.columns.length).fill(null)
-      g.keys.forEach((v, i) => {
-        row[i] = v
-      })
-      node.aggregates.forEach((agg, j) => {
-        const outType = agg.outputs[0]!.type
-        const series: DynamicValue[] = []
-        for (let b = 0; b < bins; b++) {
-          const acc = g.cells[j]![b]
-          series.push(acc ? toDynamic(outType, acc.result()[0] ?? null) : toDynamic(outType, node.defaults[j] ?? null))
-        }
-        row[node.aggregateOutputs[j]!] = series
-      })
-      row[node.axisOutput] = axis
-      out.push(row)
-    }
-    return out
-  }
-
-  private async topNested(node: P.TopNested): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepare(node.levels.flatMap((l) => [l.key, ...l.aggregate.args]))
-    const keyFns = node.levels.map((l) => this.compile(l.key))
-    const argFns = node.levels.map((l) => l.aggregate.args.map((a) => this.compile(a)))
-    const out: Row[] = []
-    const recurse = (subset: number[], level: number, prefix: KqlValue[]): void => {
-      if (level === node.levels.length) {
-        out.push(prefix)
-        return
-      }
-      const spec = node.levels[level]!
-      const groups = new Map<unknown, { key: KqlValue; members: number[] }>()
-      for (const i of subset) {
-        const key = keyFns[level]!(rows[i]!, i, rows)
-        const k = keyOf(key)
-        let g = groups.get(k)
-        if (!g) {
-          g = { key, members: [] }
-          groups.set(k, g)
-        }
-        g.members.push(i)
-      }
-      const aggregate = (members: number[]): KqlValue => {
-        const acc = spec.aggregate.impl.create()
-        for (const i of members) acc.add(argFns[level]!.map((f) => f(rows[i]!, i, rows)))
-        return acc.result()[0] ?? null
-      }
-      const scored = [...groups.values()].map((g) => ({ ...g, value: aggregate(g.members) }))
-      const aggType = spec.aggregate.outputs[0]!.type
-      scored.sort((a, b) => {
-        if (a.value === null || b.value === null) return a.value === null ? (b.value === null ? 0 : 1) : -1
-        const c = compareNonNull(aggType, a.value, b.value)
-        return spec.descending ? -c : c
-      })
-      const chosen = spec.count === undefined ? scored : scored.slice(0, spec.count)
-      for (const g of chosen) recurse(g.members, level + 1, [...prefix, g.key, g.value])
-      if (spec.others !== undefined && spec.count !== undefined && scored.length > spec.count) {
-        const rest = scored.slice(spec.count).flatMap((g) => g.members)
-        const tail: KqlValue[] = [...prefix, spec.others, aggregate(rest)]
-        for (let l = level + 1; l < node.levels.length; l++) tail.push(nullOf(node.columns[l * 2]!.type), null)
-        out.push(tail)
-      }
-    }
-    recurse(
-      rows.map((_, i) => i),
-      0,
-      [],
-    )
-    return out
-  }
-
-  private async topHitters(node: P.TopHitters): Promise<Row[]> {
-    const rows = await this.run(node.input)
-    await this.prepareOne(node.expr)
-    if (node.weight) await this.prepareOne(node.weight)
-    const f = this.compile(node.expr)
-    const w = node.weight ? this.compile(node.weight) : undefined
-    const counts = new Map<unknown, { value: KqlValue; n: number }>()
-    rows.forEach((r, i) => {
-      const v = f(r, i, rows)
-      const k = keyOf(v)
-      const e = counts.get(k) ?? { value: v, n: 0 }
-      e.n += w ? Number(w(r, i, rows) ?? 0) : 1
-      counts.set(k, e)
-    })
-    return [...counts.values()]
-      .sort((a, b) => b.n - a.n)
-      .slice(0, node.count)
-      .map((e) => [e.value, e.n])
   }
 
   // -------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { KqlError } from '../kql-error.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { parseDateTime } from '../values.js'
-import { inferName } from './aggregate-functions.js'
+import { inferName } from './aggregate-definitions.js'
 import type { AggregateOutput, ArgInfo } from './function-types.js'
 import { lookupAggregate, lookupScalar } from './registry.js'
 

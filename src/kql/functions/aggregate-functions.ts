@@ -2,8 +2,9 @@
  * @module
  * KQL aggregate functions (see ./README.md), used by `summarize` (and `make-series`): counting,
  * sums and averages, extremes (and arg_max/arg_min), distinct counts, exact nearest-rank
- * percentiles (plain and weighted), lists, sets and bags, dispersion, bitwise folds, schema
- * inference and the hll()/tdigest() sketches.
+ * percentiles (plain and weighted), lists, sets and bags, dispersion, bitwise folds and schema
+ * inference. How they are defined and named: ./aggregate-definitions.ts; the hll()/tdigest()
+ * sketches: ./sketch-aggregates.ts.
  *
  * Conventions for the binder (kql-core):
  * - `add(args)` receives the evaluated explicit arguments in order; when `*` was written
@@ -13,224 +14,28 @@
  * - Output names are Kusto's defaults (`count_`, `sum_x`, `percentile_x_95`, `list_x`, ...),
  *   derived from a bare column (`columnName`) or, for an expression, from its first column
  *   (`sum(todouble(d.x))` → `sum_d_x`).
- * - Sketches are dynamic values with the shape Kusto documents: hll → `[[1024,14],[keys],[]]`
- *   (keys are exact: dcount is exact), tdigest → `[[7],[values],[weights]]` (exact values).
- *   Datetimes and timespans inside a tdigest are kept as tick counts.
  */
 
 import { type Long, longAdd } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, functionError, typeLiteralArg } from './function-definitions.js'
-import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate, ScalarFunction } from './function-types.js'
-import { asArray, asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
-import { FUNCTION_RESULT_NAMES } from './result-names.js'
-
-type Bag = { [key: string]: DynamicValue }
-type Options = Parameters<AggregateFunction['bind']>[1]
-
-// ---------------------------------------------------------------------------------------------
-// Naming
-// ---------------------------------------------------------------------------------------------
-
-const IDENT = /^[A-Za-z_][A-Za-z_0-9]*$/
-
-/** Splits a call's argument text at top-level commas. */
-function splitArgs(text: string): string[] {
-  const out: string[] = []
-  let depth = 0
-  let quote = ''
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quote) {
-      if (c === '\\') i++
-      else if (c === quote) quote = ''
-      continue
-    }
-    if (c === '"' || c === "'") quote = c
-    else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') depth--
-    else if (c === ',' && depth === 0) {
-      out.push(text.slice(start, i))
-      start = i + 1
-    }
-  }
-  out.push(text.slice(start))
-  return out
-}
-
-/**
- * The result name Kusto infers for an expression (Kusto.Language's GetExpressionResultName): a
- * column's name; `(x)` → x; `d.x` / `d['x']` / `d[0]` → `d_x` / `d_x` / `d_0`; a function call by
- * that function's result-name rule (FUNCTION_RESULT_NAMES: `todouble(x)` → x, `strlen(s)` →
- * strlen_s); anything else (arithmetic, literals) → undefined.
- */
-export function inferName(text: string): string | undefined {
-  const t = text.trim()
-  if (t === '') return undefined
-  if (IDENT.test(t)) return t
-  const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
-  if (bracket) return bracket[2]
-  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1)))
-    return inferName(t.slice(1, -1))
-  const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
-  if (path) {
-    const parts = [path[1]!]
-    const re = /\.([A-Za-z_][A-Za-z_0-9]*)|\[\s*(?:'([^']*)'|"([^"]*)"|(\d+))\s*\]/g
-    for (let m = re.exec(path[2]!); m; m = re.exec(path[2]!)) parts.push(m[1] ?? m[2] ?? m[3] ?? m[4]!)
-    return parts.join('_')
-  }
-  const call = /^([A-Za-z_][A-Za-z_0-9]*)\s*\(([\s\S]*)\)$/.exec(t)
-  if (call && balanced(call[2]!)) {
-    const rule = FUNCTION_RESULT_NAMES[call[1]!]
-    if (!rule) return undefined
-    const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
-    const first = args[0] === undefined ? undefined : (inferName(args[0]) ?? '')
-    switch (rule.kind) {
-      case 'firstArgument':
-        return first
-      case 'nameAndFirstArgument':
-        return first === undefined ? `${call[1]}_` : `${call[1]}_${first}`
-      case 'prefixAndFirstArgument':
-        return first === undefined ? `${rule.prefix}_` : `${rule.prefix}_${first}`
-      case 'onlyArgument':
-        return args.length === 1 ? first : undefined
-      case 'prefixOnly':
-        return rule.prefix
-    }
-  }
-  return undefined
-}
-
-/** True when the parentheses/brackets of a text are balanced outside string literals. */
-function balanced(text: string): boolean {
-  let depth = 0
-  let quote = ''
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quote) {
-      if (c === '\\') i++
-      else if (c === quote) quote = ''
-      continue
-    }
-    if (c === '"' || c === "'") quote = c
-    else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') {
-      depth--
-      if (depth < 0) return false
-    }
-  }
-  return depth === 0
-}
-
-function argName(arg: ArgInfo | undefined): string | undefined {
-  if (!arg) return undefined
-  return arg.columnName ?? inferName(arg.text)
-}
-
-/** `prefix_name`, or `prefix_` when the argument has no inferable name. */
-function prefixed(prefix: string, arg: ArgInfo | undefined): string {
-  return `${prefix}_${argName(arg) ?? ''}`
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------
-
-const NUMERIC: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-
-function isMissing(type: KqlType, v: KqlValue | undefined): boolean {
-  return v === null || v === undefined || (type === 'string' && v === '')
-}
-
-function truthy(v: KqlValue | undefined): boolean {
-  return v === true
-}
-
-function checkPredicate(name: string, args: readonly ArgInfo[], index: number): void {
-  const a = args[index]
-  if (a && a.type !== 'bool' && a.type !== 'dynamic') throw functionError(name, `predicate (${a.text}) must be a bool, got ${a.type}`)
-}
-
-function checkNumericLike(name: string, args: readonly ArgInfo[], index: number, extra: readonly KqlType[]): void {
-  const a = args[index]
-  if (a && !NUMERIC.includes(a.type) && !extra.includes(a.type) && a.type !== 'dynamic') {
-    throw functionError(
-      name,
-      `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`,
-    )
-  }
-}
-
-function constantInt(name: string, arg: ArgInfo | undefined, what: string): number | undefined {
-  if (!arg) return undefined
-  const v = constantOf(arg)
-  if (typeof v !== 'number') throw functionError(name, `${what} (${arg.text}) must be a constant number`)
-  return v
-}
-
-function one(name: string, type: KqlType): readonly AggregateOutput[] {
-  return [{ name, type }]
-}
-
-/** Numbers for numeric types; tick counts (as numbers) for datetime and timespan; null otherwise. */
-function asNumber(v: KqlValue | undefined): number | null {
-  if (typeof v === 'number') return v
-  if (typeof v === 'bigint') return Number(v)
-  return null
-}
-
-/** A number (ticks for datetime/timespan) back in the value model of `type`. */
-export function fromNumber(type: KqlType, n: number | null): KqlValue {
-  if (n === null || (Number.isNaN(n) && (type === 'datetime' || type === 'timespan'))) return null
-  if (type === 'datetime' || type === 'timespan') return BigInt(Math.round(n))
-  if (type === 'int' || type === 'long') return Math.round(n)
-  return n
-}
-
-// ---------------------------------------------------------------------------------------------
-// Definitions: a compact way to declare "one value in, one column out" aggregates
-// ---------------------------------------------------------------------------------------------
-
-interface SimpleSpec {
-  readonly name: string
-  readonly aliases?: readonly string[]
-  /** Number of arguments (min..max), including an `if` predicate. */
-  readonly arity: readonly [number, number]
-  /** Index of the bool predicate of an `…if` variant. */
-  readonly predicate?: number
-  readonly check?: (args: readonly ArgInfo[]) => void
-  readonly output: (args: readonly ArgInfo[]) => readonly AggregateOutput[]
-  /** Builds an accumulator over the (non-predicate) values; `args` are the call's infos. */
-  readonly create: (args: readonly ArgInfo[]) => { add(values: readonly KqlValue[]): void; result(): readonly KqlValue[] }
-}
-
-function defineAggregate(spec: SimpleSpec): AggregateFunction {
-  return {
-    name: spec.name,
-    ...(spec.aliases ? { aliases: spec.aliases } : {}),
-    bind(args): BoundAggregate {
-      checkArity(spec.name, args, spec.arity[0], spec.arity[1])
-      if (spec.predicate !== undefined) checkPredicate(spec.name, args, spec.predicate)
-      spec.check?.(args)
-      const outputs = spec.output(args)
-      const p = spec.predicate
-      return {
-        outputs,
-        create(): Accumulator {
-          const acc = spec.create(args)
-          if (p === undefined) return acc
-          return {
-            add(values) {
-              if (truthy(values[p])) acc.add(values)
-            },
-            result: () => acc.result(),
-          }
-        },
-      }
-    },
-  }
-}
+import {
+  argName,
+  asNumber,
+  type Bag,
+  checkNumericLike,
+  checkPredicate,
+  constantInt,
+  defineAggregate,
+  isMissing,
+  nearestRank,
+  type Options,
+  one,
+  prefixed,
+  truthy,
+} from './aggregate-definitions.js'
+import { checkArity, functionError } from './function-definitions.js'
+import type { AggregateFunction, AggregateOutput, ArgInfo } from './function-types.js'
+import { asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // count, sum, avg, min, max
@@ -419,19 +224,6 @@ function distinctCount(name: string, prefix: string, withPredicate: boolean, max
 
 function percentileLabel(p: number): string {
   return String(p).replace('.', '_').replace('-', '_')
-}
-
-/** Nearest-rank percentile of sorted (value, weight) pairs: P = 0 is the minimum. */
-function nearestRank(sorted: readonly (readonly [KqlValue, number])[], total: number, p: number): KqlValue {
-  if (sorted.length === 0 || total <= 0) return null
-  if (p <= 0) return sorted[0]![0]
-  const rank = Math.max(1, Math.ceil((p / 100) * total - 1e-9))
-  let cumulative = 0
-  for (const [v, w] of sorted) {
-    cumulative += w
-    if (cumulative >= rank) return v
-  }
-  return sorted[sorted.length - 1]![0]
 }
 
 /** Reads the percentile list: constant numbers, or (for *_array) a constant dynamic array. */
@@ -920,126 +712,6 @@ const buildschema = defineAggregate({
 })
 
 // ---------------------------------------------------------------------------------------------
-// Sketches: hll (exact distinct keys) and tdigest (exact weighted values)
-// ---------------------------------------------------------------------------------------------
-
-/** The keys held by an hll() value, or null when the value is not one. */
-export function hllKeys(v: KqlValue | undefined): string[] | null {
-  const a = asArray(v)
-  if (!a || a.length < 2) return null
-  const keys = asArray(a[1])
-  return keys?.every((k) => typeof k === 'string') ? (keys as string[]) : null
-}
-
-export function makeHll(keys: Iterable<string>): DynamicValue {
-  return [[1024, 14], [...keys], []]
-}
-
-/** The (value, weight) pairs held by a tdigest() value, or null when the value is not one. */
-export function tdigestPairs(v: KqlValue | undefined): [number, number][] | null {
-  const a = asArray(v)
-  if (!a || a.length < 3) return null
-  const values = asArray(a[1])
-  const weights = asArray(a[2])
-  if (!values || !weights || values.length !== weights.length) return null
-  const out: [number, number][] = []
-  for (let i = 0; i < values.length; i++) {
-    const x = values[i]
-    const w = weights[i]
-    if (typeof x !== 'number' || typeof w !== 'number') return null
-    out.push([x, w])
-  }
-  return out
-}
-
-export function makeTdigest(pairs: Iterable<readonly [number, number]>): DynamicValue {
-  const merged = new Map<number, number>()
-  for (const [x, w] of pairs) merged.set(x, (merged.get(x) ?? 0) + w)
-  return [[7], [...merged.keys()], [...merged.values()]]
-}
-
-/** Nearest-rank percentile over tdigest pairs. */
-export function tdigestPercentile(pairs: readonly [number, number][], p: number): number | null {
-  const sorted = [...pairs].sort((a, b) => a[0] - b[0])
-  const total = sorted.reduce((s, [, w]) => s + w, 0)
-  const v = nearestRank(sorted, total, p)
-  return typeof v === 'number' ? v : null
-}
-
-function hllAggregate(name: string, predicate: boolean): AggregateFunction {
-  return defineAggregate({
-    name,
-    arity: predicate ? [2, 3] : [1, 2],
-    ...(predicate ? { predicate: 1 } : {}),
-    output: (args) => one(prefixed('hll', args[0]), 'dynamic'),
-    create: () => {
-      const keys = new Set<string>()
-      return {
-        // as dcount: nulls are ignored, "" is a value
-        add(values) {
-          const v = values[0]
-          if (v !== null && v !== undefined) keys.add(scalarKey(v))
-        },
-        result: () => [makeHll(keys)],
-      }
-    },
-  })
-}
-
-const hllMerge = defineAggregate({
-  name: 'hll_merge',
-  arity: [1, 1],
-  check: (args) => checkKind('hll_merge', args, 0, 'dynamic'),
-  output: (args) => one(prefixed('hll_merge', args[0]), 'dynamic'),
-  create: () => {
-    const keys = new Set<string>()
-    return {
-      add(values) {
-        for (const k of hllKeys(values[0]) ?? []) keys.add(k)
-      },
-      result: () => [makeHll(keys)],
-    }
-  },
-})
-
-const tdigest = defineAggregate({
-  name: 'tdigest',
-  arity: [1, 2],
-  check: (args) => checkNumericLike('tdigest', args, 0, ['datetime', 'timespan']),
-  output: (args) => one(prefixed('tdigest', args[0]), 'dynamic'),
-  create: (args) => {
-    const weighted = args.length === 2
-    const pairs: [number, number][] = []
-    return {
-      add(values) {
-        const x = asNumber(values[0])
-        const w = weighted ? asNumber(values[1]) : 1
-        if (x === null || Number.isNaN(x) || w === null || w <= 0) return
-        pairs.push([x, w])
-      },
-      result: () => [makeTdigest(pairs)],
-    }
-  },
-})
-
-const tdigestMerge = defineAggregate({
-  name: 'tdigest_merge',
-  aliases: ['merge_tdigest'],
-  arity: [1, 1],
-  check: (args) => checkKind('tdigest_merge', args, 0, 'dynamic'),
-  output: (args) => one(prefixed('merge_tdigests', args[0]), 'dynamic'),
-  create: () => {
-    const pairs: [number, number][] = []
-    return {
-      add(values) {
-        pairs.push(...(tdigestPairs(values[0]) ?? []))
-      },
-      result: () => [makeTdigest(pairs)],
-    }
-  },
-})
-
-// ---------------------------------------------------------------------------------------------
 // The family
 // ---------------------------------------------------------------------------------------------
 
@@ -1097,142 +769,4 @@ export const aggregateFunctions: readonly AggregateFunction[] = [
   bitwiseFold('binary_all_or', (a, b) => a | b),
   bitwiseFold('binary_all_xor', (a, b) => a ^ b),
   buildschema,
-  hllAggregate('hll', false),
-  hllAggregate('hll_if', true),
-  hllMerge,
-  tdigest,
-  tdigestMerge,
-]
-
-// ---------------------------------------------------------------------------------------------
-// Scalar functions over sketches (registered with the dynamic family)
-// ---------------------------------------------------------------------------------------------
-
-function sketchArgs(name: string, args: readonly ArgInfo[], min: number, max: number): void {
-  checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) checkKind(name, args, i, 'dynamic')
-}
-
-export const sketchFunctions: readonly ScalarFunction[] = [
-  {
-    name: 'dcount_hll',
-    bind(args) {
-      sketchArgs('dcount_hll', args, 1, 1)
-      return { type: 'long', evaluate: ([h]) => hllKeys(h)?.length ?? null }
-    },
-  },
-  {
-    name: 'hll_merge',
-    bind(args) {
-      sketchArgs('hll_merge', args, 2, 64)
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const keys = new Set<string>()
-          for (const v of values) {
-            const k = hllKeys(v)
-            if (!k) return null
-            k.forEach((x) => {
-              keys.add(x)
-            })
-          }
-          return makeHll(keys)
-        },
-      }
-    },
-  },
-  {
-    name: 'merge_tdigest',
-    aliases: ['tdigest_merge'],
-    bind(args) {
-      sketchArgs('merge_tdigest', args, 1, 64)
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const pairs: [number, number][] = []
-          for (const v of values) {
-            const p = tdigestPairs(v)
-            if (!p) return null
-            pairs.push(...p)
-          }
-          return makeTdigest(pairs)
-        },
-      }
-    },
-  },
-  {
-    name: 'percentile_tdigest',
-    bind(args) {
-      checkArity('percentile_tdigest', args, 2, 3)
-      checkKind('percentile_tdigest', args, 0, 'dynamic')
-      checkKind('percentile_tdigest', args, 1, 'real')
-      // without a type literal Kusto types the result dynamic (the number inside it)
-      const type: KqlType = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
-      return {
-        type,
-        evaluate([td, p]) {
-          const pairs = tdigestPairs(td)
-          if (!pairs || typeof p !== 'number') return null
-          const r = tdigestPercentile(pairs, p)
-          return type === 'dynamic' ? r : fromNumber(type, r)
-        },
-      }
-    },
-  },
-  {
-    name: 'percentiles_array_tdigest',
-    aliases: ['percentile_array_tdigest'],
-    bind(args) {
-      checkArity('percentiles_array_tdigest', args, 2, Infinity)
-      checkKind('percentiles_array_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const pairs = tdigestPairs(values[0])
-          if (!pairs) return null
-          const ps: number[] = []
-          for (const v of values.slice(1)) {
-            if (typeof v === 'number') ps.push(v)
-            else if (Array.isArray(v)) ps.push(...v.filter((x): x is number => typeof x === 'number'))
-          }
-          return ps.map((p) => tdigestPercentile(pairs, p))
-        },
-      }
-    },
-  },
-  {
-    name: 'percentrank_tdigest',
-    bind(args) {
-      checkArity('percentrank_tdigest', args, 2)
-      checkKind('percentrank_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'real',
-        evaluate([td, v]) {
-          const pairs = tdigestPairs(td)
-          const x = asNumber(v)
-          if (!pairs || x === null) return null
-          const total = pairs.reduce((s, [, w]) => s + w, 0)
-          if (total === 0) return null
-          const below = pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-          return (below / total) * 100
-        },
-      }
-    },
-  },
-  {
-    name: 'rank_tdigest',
-    bind(args) {
-      checkArity('rank_tdigest', args, 2)
-      checkKind('rank_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'real',
-        evaluate([td, v]) {
-          const pairs = tdigestPairs(td)
-          const x = asNumber(v)
-          if (!pairs || x === null) return null
-          return pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-        },
-      }
-    },
-  },
 ]

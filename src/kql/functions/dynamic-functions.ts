@@ -9,13 +9,15 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
-import { inferName, sketchFunctions } from './aggregate-functions.js'
+import { inferName } from './aggregate-definitions.js'
+import { bagHasKey, bagMerge, bagPack, bagPackColumns, bagRemoveKeys, bagSetKey, bagZip, packAll, toDyn } from './bag-functions.js'
 import { checkArity, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
+import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
 
-type Bag = { [key: string]: DynamicValue }
+export type Bag = { [key: string]: DynamicValue }
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -32,86 +34,6 @@ function distinct(values: Iterable<DynamicValue>): DynamicValue[] {
     out.push(v)
   }
   return out
-}
-
-/**
- * Parses a bag key: a plain root-level name, or JSONPath (`$.a.b`, `$['a']["b"]`). Array
- * indexing and the bare root `$` are not supported (null).
- */
-export function parseKeyPath(key: string): string[] | null {
-  if (!key.startsWith('$')) return [key]
-  const out: string[] = []
-  let i = 1
-  while (i < key.length) {
-    const ch = key[i]
-    if (ch === '.') {
-      let j = i + 1
-      while (j < key.length && key[j] !== '.' && key[j] !== '[') j++
-      if (j === i + 1) return null
-      out.push(key.slice(i + 1, j))
-      i = j
-    } else if (ch === '[') {
-      const q = key[i + 1]
-      if (q !== "'" && q !== '"') return null
-      const end = key.indexOf(q + ']', i + 2)
-      if (end < 0) return null
-      out.push(key.slice(i + 2, end))
-      i = end + 2
-    } else {
-      return null
-    }
-  }
-  return out.length ? out : null
-}
-
-function cloneBag(b: Bag): Bag {
-  return { ...b }
-}
-
-/** A copy of the bag with the value at `path` set (intermediate bags are created or copied). */
-function setPath(bag: Bag, path: readonly string[], value: DynamicValue): Bag {
-  const root = cloneBag(bag)
-  let cur = root
-  for (let i = 0; i < path.length - 1; i++) {
-    const k = path[i]!
-    const next = asBag(cur[k] ?? null)
-    const copy = next ? cloneBag(next) : {}
-    cur[k] = copy
-    cur = copy
-  }
-  cur[path[path.length - 1]!] = value
-  return root
-}
-
-/** A copy of the bag without the value at `path` (unchanged when the path does not exist). */
-function removePath(bag: Bag, path: readonly string[]): Bag {
-  const [head, ...rest] = path
-  if (head === undefined || !(head in bag)) return bag
-  const copy = cloneBag(bag)
-  if (rest.length === 0) {
-    delete copy[head]
-    return copy
-  }
-  const inner = asBag(bag[head] ?? null)
-  if (!inner) return bag
-  copy[head] = removePath(inner, rest)
-  return copy
-}
-
-function hasPath(bag: Bag, path: readonly string[]): boolean {
-  let cur: DynamicValue = bag
-  for (const k of path) {
-    const b = asBag(cur)
-    if (!b || !(k in b)) return false
-    cur = b[k]!
-  }
-  return true
-}
-
-/** A converter of one argument into dynamic, by its static type. */
-function toDyn(arg: ArgInfo): (v: KqlValue) => DynamicValue {
-  const t = arg.type
-  return (v) => asDynamic(t, v ?? null)
 }
 
 /** Canonical JSON: bag keys sorted ordinally, reals as Kusto prints them. */
@@ -642,163 +564,6 @@ const packArray: ScalarFunction = {
     return { type: 'dynamic', evaluate: (values) => values.map((v, i) => conv[i]!(v ?? null)) }
   },
 }
-
-const bagPack: ScalarFunction = {
-  name: 'bag_pack',
-  aliases: ['pack', 'pack_dictionary'],
-  bind(args) {
-    if (args.length % 2 !== 0) throw functionError('bag_pack', `expects an even number of arguments (key, value pairs), got ${args.length}`)
-    for (let i = 0; i < args.length; i += 2) checkKind('bag_pack', args, i, 'string')
-    const keys = args.map((a) => coercer('string', a.type))
-    const conv = args.map(toDyn)
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        for (let i = 0; i + 1 < values.length; i += 2) out[keys[i]!(values[i] ?? '') as string] = conv[i + 1]!(values[i + 1] ?? null)
-        return out
-      },
-    }
-  },
-}
-
-const bagPackColumns: ScalarFunction = {
-  name: 'bag_pack_columns',
-  bind(args) {
-    checkArity('bag_pack_columns', args, 1, Infinity)
-    const names = args.map((a) => {
-      if (!a.columnName) throw functionError('bag_pack_columns', `argument ${a.text} must be a column reference`)
-      return a.columnName
-    })
-    const conv = args.map(toDyn)
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        values.forEach((v, i) => {
-          out[names[i]!] = conv[i]!(v ?? null)
-        })
-        return out
-      },
-    }
-  },
-}
-
-/**
- * pack_all([ignore_null_empty]): a bag of every column of the row. Convention for the binder
- * (kql-core): pass the user's optional bool argument first (no `columnName`), then one argument
- * per input column, in column order, each with `columnName` set; values follow the same order.
- */
-const packAll: ScalarFunction = {
-  name: 'pack_all',
-  bind(args) {
-    const hasFlag = args.length > 0 && args[0]!.columnName === undefined
-    if (hasFlag) checkKind('pack_all', args, 0, 'bool')
-    const columns = hasFlag ? args.slice(1) : args
-    if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')
-    const conv = columns.map(toDyn)
-    const offset = hasFlag ? 1 : 0
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const ignore = hasFlag && values[0] === true
-        const out: Bag = {}
-        columns.forEach((c, i) => {
-          const v = conv[i]!(values[i + offset] ?? null)
-          if (ignore && (v === null || v === '')) return
-          out[c.columnName!] = v
-        })
-        return out
-      },
-    }
-  },
-}
-
-const bagMerge: ScalarFunction = {
-  name: 'bag_merge',
-  bind(args) {
-    checkArity('bag_merge', args, 2, 64)
-    args.forEach((_, i) => {
-      checkKind('bag_merge', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        for (const v of values) {
-          const b = asBag(v ?? null)
-          if (!b) continue
-          for (const [k, x] of Object.entries(b)) if (!(k in out)) out[k] = x
-        }
-        return out
-      },
-    }
-  },
-}
-
-const bagSetKey: ScalarFunction = {
-  name: 'bag_set_key',
-  bind(args) {
-    checkArity('bag_set_key', args, 3)
-    checkKind('bag_set_key', args, 0, 'dynamic')
-    checkKind('bag_set_key', args, 1, 'string')
-    const value = toDyn(args[2]!)
-    const key = coercer('string', args[1]!.type)
-    return {
-      type: 'dynamic',
-      evaluate([b, k, v]) {
-        const bag = asBag(b ?? null)
-        const path = parseKeyPath(key(k ?? '') as string)
-        if (!bag || !path) return null
-        return setPath(bag, path, value(v ?? null))
-      },
-    }
-  },
-}
-
-const bagHasKey = defineScalar('bag_has_key', {
-  params: ['dynamic', 'string'],
-  result: 'bool',
-  impl: ([b, k]) => {
-    const bag = asBag(b)
-    const path = parseKeyPath(k as string)
-    if (!bag || !path) return null
-    return hasPath(bag, path)
-  },
-})
-
-const bagRemoveKeys = defineScalar('bag_remove_keys', {
-  params: ['dynamic', 'dynamic'],
-  result: 'dynamic',
-  impl: ([b, ks]) => {
-    const bag = asBag(b)
-    const keys = asArray(ks)
-    if (!bag || !keys) return null
-    let out = bag
-    for (const k of keys) {
-      if (typeof k !== 'string') continue
-      const path = parseKeyPath(k)
-      if (path) out = removePath(out, path)
-    }
-    return out === bag ? cloneBag(bag) : out
-  },
-})
-
-const bagZip = defineScalar('bag_zip', {
-  params: ['dynamic', 'dynamic'],
-  result: 'dynamic',
-  nullInNullOut: false,
-  impl: ([k, v]) => {
-    const keys = asArray(k ?? null)
-    if (!keys) return null
-    const values = asArray(v ?? null)
-    const out: Bag = {}
-    keys.forEach((key, i) => {
-      if (typeof key === 'string') out[key] = values ? (values[i] ?? null) : null
-    })
-    return out
-  },
-})
 
 export const dynamicFunctions: readonly ScalarFunction[] = [
   ...sketchFunctions,

@@ -14,6 +14,7 @@ import { hashFunctions } from './hash-functions.js'
 import { ipFunctions } from './ip-functions.js'
 import { mathFunctions } from './math-functions.js'
 import { seriesFunctions } from './series-functions.js'
+import { sketchAggregates } from './sketch-aggregates.js'
 import { stringFunctions } from './string-functions.js'
 
 function index<T extends { readonly name: string; readonly aliases?: readonly string[] }>(
@@ -44,7 +45,7 @@ const SCALARS = index<ScalarFunction>([
   seriesFunctions,
   geoFunctions,
 ])
-const AGGREGATES = index<AggregateFunction>([aggregateFunctions])
+const AGGREGATES = index<AggregateFunction>([aggregateFunctions, sketchAggregates])
 
 export function lookupScalar(name: string): ScalarFunction | undefined {
   return SCALARS.get(name)

@@ -472,6 +472,11 @@ export function compareValues(type: KqlType, a: KqlValue, b: KqlValue): number {
   return x < y ? -1 : x > y ? 1 : 0
 }
 
+/** Code points of a string (strlen counts these). */
+export function codePoints(s: string): string[] {
+  return [...s]
+}
+
 // ---------------------------------------------------------------------------------------------
 // Kusto `has`: whole-term, case-insensitive
 

@@ -564,7 +564,7 @@ export interface MakeSeries {
    */
   readonly rangeSyntax?: boolean
   /**
-   * The input is one row per key and bin (binder/make-series-bins.ts): `keys` and `axis` read
+   * The input is one row per key and bin (binder/operators/make-series-bins.ts): `keys` and `axis` read
    * the group's key columns and the bin's start, and each aggregate's only argument reads the
    * group's value, which becomes that bin's cell as it is.
    */

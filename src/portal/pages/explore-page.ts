@@ -26,7 +26,7 @@ import { aggregateNames, scalarNames } from '../../kql/index.js'
 import { proposalPageAddress } from '../../shared/portal-links.js'
 import { exploreAssets } from '../explore-bundle.js'
 import { type Html, html } from '../html.js'
-import { KEYWORDS } from '../kql-highlight.js'
+import { KEYWORDS, PIPE_OPERATORS } from '../kql-highlight.js'
 import { definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'
 import { policyWithStyleNonce } from '../security-headers.js'
 import { pageOf } from './page.js'
@@ -192,6 +192,7 @@ export function exploreRoutes(): PortalRoute[] {
         return json({
           tables,
           operators: [...KEYWORDS].sort(),
+          pipeOperators: [...PIPE_OPERATORS].sort(),
           functions: [...scalarNames()].sort(),
           aggregates: [...aggregateNames()].sort(),
         })

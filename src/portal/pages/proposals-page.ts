@@ -133,6 +133,16 @@ ${
   )
 }
 
+/**
+ * A refusal the page explains in place (bad input, conflict, rights); the rest goes to the portal's
+ * error edge: signing in again, a 503, an unprovisioned deployment, or a bug.
+ */
+function isRefusalToShow(error: unknown): error is DomainError {
+  return (
+    error instanceof DomainError && error.kind !== 'unauthenticated' && error.kind !== 'unavailable' && error.kind !== 'not-provisioned'
+  )
+}
+
 function statusOf(error: DomainError): number {
   return (STATUS_OF_KIND as Record<string, number>)[error.kind] ?? 400
 }
@@ -185,13 +195,7 @@ export function proposalRoutes(): PortalRoute[] {
           )
           return { redirect: `/portal/proposals?${proposal.status}=${encodeURIComponent(proposal.id)}` }
         } catch (error) {
-          if (
-            !(error instanceof DomainError) ||
-            error.kind === 'unauthenticated' ||
-            error.kind === 'unavailable' ||
-            error.kind === 'not-provisioned'
-          )
-            throw error
+          if (!isRefusalToShow(error)) throw error
           return render(ctx, { kind: 'error', text: `The proposal was not accepted: ${error.message}.` }, statusOf(error))
         }
       },
@@ -211,13 +215,7 @@ export function proposalRoutes(): PortalRoute[] {
           )
           return { redirect: `/portal/proposals?rejected=${encodeURIComponent(proposal.id)}` }
         } catch (error) {
-          if (
-            !(error instanceof DomainError) ||
-            error.kind === 'unauthenticated' ||
-            error.kind === 'unavailable' ||
-            error.kind === 'not-provisioned'
-          )
-            throw error
+          if (!isRefusalToShow(error)) throw error
           return render(ctx, { kind: 'error', text: `The proposal was not rejected: ${error.message}.` }, statusOf(error))
         }
       },

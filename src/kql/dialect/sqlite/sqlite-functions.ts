@@ -5,7 +5,7 @@
  * evaluator runs, so a filter answers the same in SQL and in memory by construction: SQLite's own
  * LIKE and lower() fold ASCII only, and has/contains follow JavaScript's Unicode case rules.
  */
-import { stringMatcher } from '../../exec/compile-expr.js'
+import { stringMatcher } from '../../exec/compile-string-ops.js'
 import { SqlRefusalError } from '../../kql-error.js'
 
 export interface SqliteFunction {

@@ -1,0 +1,68 @@
+/**
+ * @module
+ * The KQL engine's SqlSource on DuckDB (the columnar tier, docs/design/columnar.md): runs the
+ * engine's generated, parameterised SELECTs on a DuckDB connection and decodes rows by column type
+ * (column-codec.ts). DuckDB runs statements on its own threads and the node-api returns promises,
+ * so the event loop stays free while a statement runs; `interrupt()` stops the one running.
+ *
+ * Failures that mean "the evaluator must answer" become SqlRefusalError: 64-bit overflow ("Out of
+ * Range Error") and the dialect's own error('kql_refuse') (a has-term over non-ASCII text).
+ */
+import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api'
+import type { KqlColumn, KqlValue, SqlSource } from '../../kql/index.js'
+import { DUCKDB_REFUSAL, SqlRefusalError } from '../../kql/index.js'
+import { decodeValue } from '../sql/column-codec.js'
+
+/** Distinct prepared statements one connection keeps before it forgets them (bounds memory). */
+const MAX_PREPARED = 500
+
+export function decodeDuckdbRows(rows: readonly (readonly unknown[])[], columns: readonly KqlColumn[]): KqlValue[][] {
+  const types = columns.map((c) => c.type)
+  const width = types.length
+  const out = new Array<KqlValue[]>(rows.length)
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!
+    const decoded = new Array<KqlValue>(width)
+    for (let i = 0; i < width; i++) decoded[i] = decodeValue(types[i]!, row[i])
+    out[r] = decoded
+  }
+  return out
+}
+
+/** Whether a DuckDB error means the data, not the statement: the engine then answers in memory. */
+export function isDuckdbRefusal(error: unknown): boolean {
+  if (!(error instanceof Error)) return false
+  return /^Out of Range Error/.test(error.message) || error.message.includes(`Invalid Input Error: ${DUCKDB_REFUSAL}`)
+}
+
+export interface DuckdbQuerySource extends SqlSource {
+  /** Stops the statement running on this connection, if any (a stopped query, a time cap). */
+  interrupt(): void
+}
+
+export function createDuckdbQuerySource(connection: DuckDBConnection): DuckdbQuerySource {
+  const prepared = new Map<string, Promise<DuckDBPreparedStatement>>()
+  return {
+    async query(sql, params, columns) {
+      let statement = prepared.get(sql)
+      if (!statement) {
+        if (prepared.size >= MAX_PREPARED) prepared.clear()
+        statement = connection.prepare(sql)
+        prepared.set(sql, statement)
+        statement.catch(() => prepared.delete(sql))
+      }
+      try {
+        const s = await statement
+        s.bind(params as DuckDBValue[])
+        const reader = await s.runAndReadAll()
+        return decodeDuckdbRows(reader.getRows(), columns)
+      } catch (error) {
+        if (isDuckdbRefusal(error)) throw new SqlRefusalError((error as Error).message, { cause: error })
+        throw error
+      }
+    },
+    interrupt() {
+      connection.interrupt()
+    },
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * Typed KQL values to database parameters and back, per dialect (the storage layout is in
+ * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
+ * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
+ */
+import { type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../../kql/index.js'
+import { stringifyExact } from '../../shared/exact-json.js'
+import type { Dialect } from './sql-db.js'
+
+export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {
+  if (value === null || value === undefined) return type === 'string' ? '' : null
+  switch (type) {
+    case 'bool':
+      return dialect === 'sqlite' ? (value ? 1 : 0) : Boolean(value)
+    case 'datetime':
+    case 'timespan':
+      return dialect === 'sqlite' ? BigInt(value as bigint) : String(value)
+    case 'dynamic':
+      // an ingested integer beyond 2^53 keeps its digits in the stored JSON text
+      return stringifyExact(value)
+    case 'long':
+      return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
+    case 'real':
+    case 'decimal':
+      // PostgreSQL takes the text forms. SQLite has no NaN (a bound NaN is stored as NULL): it is
+      // stored as the text 'NaN' (a REAL column keeps text it cannot convert), read back by
+      // decodeValue; ±Infinity are REAL values there.
+      if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
+      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
+      return value
+    default:
+      return value
+  }
+}
+
+export function decodeValue(type: KqlType, raw: unknown): KqlValue {
+  if (raw === null || raw === undefined) return type === 'string' ? '' : null
+  switch (type) {
+    case 'bool':
+      return typeof raw === 'boolean' ? raw : Number(raw) !== 0
+    case 'int':
+      return Number(raw)
+    case 'long':
+      // exact 64-bit: SQLite reads are safe integers (bigint), PostgreSQL int8 is a number or bigint
+      return longFrom(raw)
+    case 'real':
+    case 'decimal':
+      // 'NaN' text (SQLite), 'NaN'/'Infinity' (PostgreSQL text forms)
+      return typeof raw === 'number' ? raw : Number(raw)
+    case 'datetime':
+    case 'timespan':
+      return typeof raw === 'bigint' ? raw : BigInt(raw as number | string)
+    case 'dynamic':
+      // integers beyond 2^53 in the stored text come back exact (kql/dynamic-json.ts)
+      return parseDynamicJson(String(raw))
+    default:
+      return String(raw)
+  }
+}
