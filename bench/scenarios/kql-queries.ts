@@ -122,7 +122,7 @@ export const BENCH_QUERIES: readonly BenchQuery[] = [
         'SELECT sensor, "timestamp" // $1::BIGINT * $2::BIGINT AS h, AVG(value) FROM {R} WHERE sensor IN ($3::VARCHAR, $4::VARCHAR) AND "timestamp" >= $5::BIGINT AND "timestamp" < $6::BIGINT GROUP BY sensor, h',
     },
     params: [TICKS_PER_HOUR, TICKS_PER_HOUR, 's-001', 's-002', day(0), day(7)],
-    note: 'baseline returns the hourly groups; the series arrays (with default 0 for empty hours) are built in memory',
+    note: 'baseline returns the hourly groups; the engine pushes the same per-sensor, per-hour summarize and builds the series arrays (with default 0 for empty hours) in memory',
   },
   {
     id: 'dcount-by-site',
