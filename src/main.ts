@@ -137,8 +137,8 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl
-        ? { dialect: 'postgres', databaseUrl: config.databaseUrl, ...columnarFlag }
-        : { dialect: 'sqlite', sqliteFile: sqliteFileOf(config.dataDir), ...columnarFlag },
+        ? { dialect: 'postgres', database: config.databaseUrl, ...columnarFlag }
+        : { dialect: 'sqlite', database: sqliteFileOf(config.dataDir), ...columnarFlag },
       config.queryCapacity ?? {},
       columnar,
     )

@@ -6,7 +6,7 @@
  * can appear unnoticed, and an entry that no longer occurs fails too, so the list only shrinks.
  */
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
@@ -30,6 +30,8 @@ interface Rule {
 }
 
 const ours = (to: string) => to.startsWith('src/')
+/** The edges: what the outside world talks to (the API, the portal, MCP, the CLI). */
+const EDGE = /^src\/(http|portal|mcp|cli)\//
 const under = (to: string, ...layers: string[]) => layers.some((layer) => to.startsWith(`src/${layer}/`))
 
 const RULES: readonly Rule[] = [
@@ -71,12 +73,17 @@ const RULES: readonly Rule[] = [
   {
     files: 'src/',
     why: 'no edge receives raw storage: the API, portal, MCP and CLI get domain services (src/domain/services.ts), never the Stores aggregate',
-    forbids: (to, from) => /^src\/(http|portal|mcp|cli)\//.test(from) && to === 'src/domain/stores.ts',
+    forbids: (to, from) => EDGE.test(from) && to === 'src/domain/stores.ts',
   },
   {
     files: 'src/',
     why: 'a RecordID is parsed in one place: edges hand it as sent to a ledger command (src/domain/ledger/ledger-commands.ts), never to src/domain/ledger/record-id.ts',
-    forbids: (to, from) => /^src\/(http|portal|mcp|cli)\//.test(from) && to === 'src/domain/ledger/record-id.ts',
+    forbids: (to, from) => EDGE.test(from) && to === 'src/domain/ledger/record-id.ts',
+  },
+  {
+    files: 'src/',
+    why: "an edge uses a domain feature only through that feature's index.ts",
+    forbids: (to, from) => EDGE.test(from) && domainFeature(to) !== undefined && !to.endsWith('/index.ts'),
   },
   {
     files: 'src/',
@@ -152,6 +159,21 @@ function walk(dir: string): string[] {
   })
 }
 
+/**
+ * The SQL stores ask the engine's named capabilities (src/adapters/sql/sql-engine.ts) and never
+ * compare its name, so adding an engine means writing one adapter folder. Only the engine folders
+ * and tables keyed by every engine name (`Record<Dialect, …>`, which a new engine cannot skip) name
+ * one. Comments are dropped before the search.
+ */
+const ENGINE_NAME_BRANCH = /(?:===|!==)\s*'(?:sqlite|postgres)'|'(?:sqlite|postgres)'\s*(?:===|!==)|\bcase\s+'(?:sqlite|postgres)'/
+const branchesOnEngines = (path: string) =>
+  governed(path) && path.startsWith('src/adapters/') && !/^src\/adapters\/(sqlite|postgres)\//.test(path)
+
+function engineNameBranches(path: string, text: string): string[] {
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+  return code.split('\n').flatMap((line, i) => (ENGINE_NAME_BRANCH.test(line) ? [`${path}:${i + 1} compares an engine's name`] : []))
+}
+
 describe('architecture: import boundaries', () => {
   let graph: { files: string[]; edges: ImportEdge[] }
   before(() => {
@@ -169,6 +191,15 @@ describe('architecture: import boundaries', () => {
     assert.deepEqual(violations(graph.edges).offences, [])
   })
 
+  it('outside the engine folders, adapters ask the engine its capabilities instead of comparing its name', () => {
+    const files = walk(join(ROOT, 'src/adapters')).filter(branchesOnEngines)
+    assert.ok(files.length > 30, `only ${files.length} adapter files found`)
+    assert.deepEqual(
+      files.flatMap((path) => engineNameBranches(path, readFileSync(join(ROOT, path), 'utf8'))),
+      [],
+    )
+  })
+
   it('every listed debt still exists (remove an entry once its import is fixed)', () => {
     const { debtsSeen } = violations(graph.edges)
     assert.deepEqual(
@@ -179,6 +210,24 @@ describe('architecture: import boundaries', () => {
 })
 
 describe('architecture: the check cannot be fooled (self-test)', () => {
+  it('finds an engine-name comparison in either order or a case label, and not in a comment or an engine-keyed table', () => {
+    const text = [
+      "const lock = db.engine.name === 'postgres' ? ' FOR UPDATE' : ''",
+      "if ('sqlite' !== name) return",
+      "  case 'postgres':",
+      "// if (db.dialect === 'sqlite') was the old way",
+      "/* dialect === 'postgres' */ const OPEN: Record<Dialect, string> = { sqlite: 'a', postgres: 'b' }",
+      "const url = 'postgres://host/db'",
+    ].join('\n')
+    assert.deepEqual(engineNameBranches('src/adapters/sql/x.ts', text), [
+      "src/adapters/sql/x.ts:1 compares an engine's name",
+      "src/adapters/sql/x.ts:2 compares an engine's name",
+      "src/adapters/sql/x.ts:3 compares an engine's name",
+    ])
+    assert.equal(branchesOnEngines('src/adapters/sqlite/sqlite-engine.ts'), false)
+    assert.equal(branchesOnEngines('src/adapters/columnar/columnar-store.ts'), true)
+  })
+
   let project: string
   after(() => rmSync(project, { recursive: true, force: true }))
 
@@ -218,6 +267,20 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
       join(project, 'src/portal/page.ts'),
       "import { parseRecordId } from '../domain/ledger/record-id.js'\nimport { mintSignature } from '../domain/signatures/confirmed-signature.js'\nexport { parseRecordId, mintSignature }\n",
     )
+    mkdirSync(join(project, 'src/http'), { recursive: true })
+    writeFileSync(
+      join(project, 'src/http/route.ts'),
+      [
+        'import {',
+        '  type LedgerRecordView,',
+        "} from '../domain/ledger/ledger-service.js'",
+        "import { verifyAnswerOf } from '../domain/ledger/index.js'",
+        "import { InvalidInputError } from '../domain/errors.js'",
+        'export type { LedgerRecordView }',
+        'export { verifyAnswerOf, InvalidInputError }',
+        '',
+      ].join('\n'),
+    )
     const { offences } = violations(readImportGraph(project, governed).edges)
     assert.deepEqual(offences, [
       "src/domain/ledger/sneaky.ts:3 imports '../../adapters/open-stores.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
@@ -227,7 +290,10 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
       "src/domain/ledger/sneaky.ts:14 imports 'pg': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:17 imports '../../kql/sql/sql-compiler.js': the KQL engine is used only through its public surface, src/kql/index.ts",
       "src/domain/ledger/sneaky.ts:16 imports '<computed>': an import whose module is computed at run time cannot be checked",
+      "src/http/route.ts:3 imports '../domain/ledger/ledger-service.js': an edge uses a domain feature only through that feature's index.ts",
       "src/portal/page.ts:1 imports '../domain/ledger/record-id.js': a RecordID is parsed in one place: edges hand it as sent to a ledger command (src/domain/ledger/ledger-commands.ts), never to src/domain/ledger/record-id.ts",
+      "src/portal/page.ts:1 imports '../domain/ledger/record-id.js': an edge uses a domain feature only through that feature's index.ts",
+      "src/portal/page.ts:2 imports '../domain/signatures/confirmed-signature.js': an edge uses a domain feature only through that feature's index.ts",
       "src/portal/page.ts:2 imports '../domain/signatures/confirmed-signature.js': only the signatures feature makes a ConfirmedSignature: everyone else imports src/domain/signatures/index.ts, which does not export the minting",
     ])
   })

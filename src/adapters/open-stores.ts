@@ -11,6 +11,8 @@ import { createPgPool, createPostgresDb } from './postgres/postgres-db.js'
 import { createPostgresLedgerBackend } from './postgres/postgres-ledger-backend.js'
 import { migrate } from './sql/migrate.js'
 import { MIGRATIONS } from './sql/migrations/index.js'
+import type { SqlDb } from './sql/sql-db.js'
+import type { LedgerBackend } from './sql/sql-ledger-store.js'
 import { createSqlStores, type SqlStores, type SqlStoresOptions } from './sql/sql-stores.js'
 import { createSqliteDb, ensurePrivateDatabaseFile, openSqliteDatabase } from './sqlite/sqlite-db.js'
 import { createSqliteLedgerBackend } from './sqlite/sqlite-ledger-backend.js'
@@ -26,16 +28,28 @@ export function sqliteFileOf(dataDir: string): string {
 
 export async function openStores(config: StorageConfig, options: SqlStoresOptions = {}): Promise<SqlStores> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-  if (!config.databaseUrl) ensurePrivateDatabaseFile(sqliteFileOf(config.dataDir))
-  const db = config.databaseUrl
-    ? createPostgresDb(createPgPool(config.databaseUrl))
-    : createSqliteDb(openSqliteDatabase(sqliteFileOf(config.dataDir)))
+  const { db, ledgerBackend } = config.databaseUrl ? openPostgres(config.databaseUrl) : openSqlite(sqliteFileOf(config.dataDir))
   try {
     await migrate(db, MIGRATIONS)
   } catch (error) {
     await db.close().catch(() => {})
     throw error
   }
-  const ledgerBackend = db.dialect === 'sqlite' ? createSqliteLedgerBackend(db) : createPostgresLedgerBackend(db)
   return createSqlStores(db, ledgerBackend, options)
+}
+
+interface OpenedEngine {
+  readonly db: SqlDb
+  readonly ledgerBackend: LedgerBackend
+}
+
+function openSqlite(file: string): OpenedEngine {
+  ensurePrivateDatabaseFile(file)
+  const db = createSqliteDb(openSqliteDatabase(file))
+  return { db, ledgerBackend: createSqliteLedgerBackend(db) }
+}
+
+function openPostgres(databaseUrl: string): OpenedEngine {
+  const db = createPostgresDb(createPgPool(databaseUrl))
+  return { db, ledgerBackend: createPostgresLedgerBackend(db) }
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { kqlTable, ROWID } from '../../test/support/kql-schema.js'
 import { compileQuery } from './compile-query.js'
 import type { SqlSource } from './engine-types.js'
 import { KqlError } from './kql-error.js'
@@ -12,18 +13,13 @@ const T0 = 17040672000000000n // 2024-01-01T00:00:00Z
 
 const schema: KqlSchema = {
   tables: [
-    {
-      name: 'Readings',
-      sqlName: 'conn_readings',
-      columns: [
-        { name: 'timestamp', type: 'datetime' },
-        { name: 'Device', type: 'string' },
-        { name: 'Temperature', type: 'real' },
-      ],
-      hiddenColumns: [{ name: '_rowid', type: 'long' }],
-      sqlColumns: { Temperature: 'temp_c' },
-    },
-    { name: 'Odd', sqlName: 'we"ird table', columns: [{ name: 'a"b', type: 'long' }] },
+    kqlTable(
+      'Readings',
+      'conn_readings',
+      { timestamp: 'datetime', Device: 'string', Temperature: 'real' },
+      { hiddenColumns: ROWID, sqlColumns: { Temperature: 'temp_c' } },
+    ),
+    kqlTable('Odd', 'we"ird table', { 'a"b': 'long' }),
   ],
 }
 

@@ -8,21 +8,9 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { compileQuery, KqlError, type KqlSchema } from '../../src/kql/index.js'
+import { kqlTable } from '../support/kql-schema.js'
 
-const schema: KqlSchema = {
-  tables: [
-    {
-      name: 'T',
-      sqlName: 't',
-      columns: [
-        { name: 'x', type: 'long' },
-        { name: 's', type: 'string' },
-        { name: 'ts', type: 'datetime' },
-        { name: 'd', type: 'dynamic' },
-      ],
-    },
-  ],
-}
+const schema: KqlSchema = { tables: [kqlTable('T', 't', { x: 'long', s: 'string', ts: 'datetime', d: 'dynamic' })] }
 
 /** Rows the fake source returns for table T (whole-table reads: these properties compile without pushdown). */
 const ROWS = [

@@ -1,7 +1,7 @@
 /**
  * @module
  * Real databases for the engine's SQL tests: a temporary SQLite file and (when reachable) a fresh
- * PostgreSQL database, holding tables in the production layout (column-types.ts, column-codec.ts)
+ * PostgreSQL database, holding tables in the production layout (the engines' `columnTypes`, column-codec.ts)
  * and read through the production SqlSource code (src/adapters/query-workers/query-source.ts) on read-only
  * connections with the engine's SQL functions registered.
  */
@@ -14,9 +14,11 @@ import pg from 'pg'
 import { createDuckdbQuerySource } from '../../src/adapters/columnar/duckdb-query-source.js'
 import { appendRows, duckdbColumnDefs } from '../../src/adapters/columnar/duckdb-values.js'
 import { pgTypes } from '../../src/adapters/postgres/postgres-db.js'
+import { postgresEngine } from '../../src/adapters/postgres/postgres-engine.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from '../../src/adapters/query-workers/query-source.js'
 import { encodeValue } from '../../src/adapters/sql/column-codec.js'
-import { columnDdlType } from '../../src/adapters/sql/column-types.js'
+import type { SqlEngine } from '../../src/adapters/sql/sql-engine.js'
+import { sqliteEngine } from '../../src/adapters/sqlite/sqlite-engine.js'
 import type { KqlColumn, KqlValue, SqlDialectName, SqlSource } from '../../src/kql/index.js'
 import { BACKENDS, createTestDatabase, type TestDatabase } from '../support/backends.js'
 
@@ -69,29 +71,29 @@ export async function openSqlFixture(): Promise<SqlFixture> {
     sources,
     async load(tables) {
       for (const t of tables) {
-        const defs = (dialect: 'sqlite' | 'postgres'): string =>
-          [
-            `_rowid ${dialect === 'sqlite' ? 'INTEGER PRIMARY KEY' : 'BIGINT PRIMARY KEY'}`,
-            ...t.columns.map((c) => `${quote(c.name)} ${columnDdlType(dialect, c.type)}`),
-          ].join(', ')
+        const defs = (engine: SqlEngine): string =>
+          [`_rowid ${engine.int64Type} PRIMARY KEY`, ...t.columns.map((c) => `${quote(c.name)} ${engine.columnTypes[c.type]}`)].join(', ')
         const names = ['_rowid', ...t.columns.map((c) => quote(c.name))].join(', ')
-        writer.exec(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('sqlite')})`)
+        writer.exec(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs(sqliteEngine)})`)
         const insert = writer.prepare(
           `INSERT INTO ${quote(t.sqlName)} (${names}) VALUES (${['?', ...t.columns.map(() => '?')].join(', ')})`,
         )
         writer.transaction(() => {
           t.rows.forEach((row, i) => {
-            insert.run(i + 1, ...t.columns.map((c, k) => encodeValue('sqlite', c.type, row[k] ?? null) as never))
+            insert.run(i + 1, ...t.columns.map((c, k) => encodeValue(sqliteEngine, c.type, row[k] ?? null) as never))
           })
         })()
         if (admin) {
-          await admin.query(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs('postgres')})`)
+          await admin.query(`DROP TABLE IF EXISTS ${quote(t.sqlName)}; CREATE TABLE ${quote(t.sqlName)} (${defs(postgresEngine)})`)
           if (t.rows.length > 0) {
             const width = t.columns.length + 1
             const values = t.rows
               .map((_, r) => `(${Array.from({ length: width }, (_, k) => `$${r * width + k + 1}`).join(', ')})`)
               .join(', ')
-            const params = t.rows.flatMap((row, i) => [i + 1, ...t.columns.map((c, k) => encodeValue('postgres', c.type, row[k] ?? null))])
+            const params = t.rows.flatMap((row, i) => [
+              i + 1,
+              ...t.columns.map((c, k) => encodeValue(postgresEngine, c.type, row[k] ?? null)),
+            ])
             await admin.query(`INSERT INTO ${quote(t.sqlName)} (${names}) VALUES ${values}`, params)
           }
         }

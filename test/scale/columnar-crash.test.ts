@@ -16,7 +16,6 @@ import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
 import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
-import { columnDdlType } from '../../src/adapters/sql/column-types.js'
 import { migrate } from '../../src/adapters/sql/migrate.js'
 import { MIGRATIONS } from '../../src/adapters/sql/migrations/index.js'
 import { quoteIdent, type SqlDb } from '../../src/adapters/sql/sql-db.js'
@@ -84,7 +83,7 @@ for (const backend of BACKENDS) {
         db = createPostgresDb(createPgPool(target))
       }
       await migrate(db, MIGRATIONS)
-      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(
         `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
@@ -197,7 +196,7 @@ for (const backend of BACKENDS) {
         db = createPostgresDb(createPgPool(target))
       }
       await migrate(db, MIGRATIONS)
-      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(
         `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )

@@ -15,7 +15,6 @@ import { compileQuery, type KqlSchema, type SqlSource, toWireRows } from '../../
 import { createPgPool, createPostgresDb } from '../postgres/postgres-db.js'
 import { createSqliteQuerySource, registerKqlFunctions } from '../query-workers/query-source.js'
 import { encodeValue } from '../sql/column-codec.js'
-import { columnDdlType } from '../sql/column-types.js'
 import { migrate } from '../sql/migrate.js'
 import { MIGRATIONS } from '../sql/migrations/index.js'
 import { createSqlConnectionDataStore } from '../sql/sql-connection-data-store.js'
@@ -52,9 +51,9 @@ async function insert(db: SqlDb, table: ConnectionTable, from: number, count: nu
       `INSERT INTO ${quoteIdent(table.sqlName)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
       [
         i,
-        encodeValue(db.dialect, 'datetime', T0 + BigInt(i)),
-        ...table.columns.map((c) => encodeValue(db.dialect, c.type, (values[c.name] ?? null) as never)),
-      ].map((v) => (typeof v === 'bigint' && db.dialect === 'postgres' ? String(v) : v)),
+        encodeValue(db.engine, 'datetime', T0 + BigInt(i)),
+        ...table.columns.map((c) => encodeValue(db.engine, c.type, (values[c.name] ?? null) as never)),
+      ].map((v) => (typeof v === 'bigint' && !db.engine.bindsBigints ? String(v) : v)),
     )
   }
 }
@@ -91,7 +90,7 @@ for (const backend of BACKENDS) {
         db = createPostgresDb(createPgPool(database.url))
         await migrate(db, MIGRATIONS)
       }
-      const defs = table.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      const defs = table.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(
         `CREATE TABLE ${quoteIdent(table.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
@@ -180,7 +179,7 @@ for (const backend of BACKENDS) {
     })
 
     it('a column added after segments were written reads as null (or "") from them', async () => {
-      await db.exec(`ALTER TABLE ${quoteIdent(table.sqlName)} ADD COLUMN "site" ${columnDdlType(db.dialect, 'string')}`)
+      await db.exec(`ALTER TABLE ${quoteIdent(table.sqlName)} ADD COLUMN "site" ${db.engine.columnTypes['string']}`)
       table = tableOf([...BASE_COLUMNS, { name: 'site', type: 'string' }] as ConnectionTable['columns'])
       await insert(db, table, 706, 300)
       await store.compact(table)
@@ -272,7 +271,7 @@ for (const backend of BACKENDS) {
         [null, null, null, Number.NEGATIVE_INFINITY, null, null, null, null, null, null],
         [true, 0, 9_007_199_254_740_993n, null, 1e308, 'k \u212A', -62_135_596_800_000n, 0n, null, 'text'],
       ]
-      const defs = typed.columns.map((c) => `${quoteIdent(c.name)} ${columnDdlType(db.dialect, c.type)}`)
+      const defs = typed.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(
         `CREATE TABLE ${quoteIdent(typed.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
@@ -280,8 +279,8 @@ for (const backend of BACKENDS) {
       for (const [k, row] of rows.entries()) {
         await db.run(
           `INSERT INTO ${quoteIdent(typed.sqlName)} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`,
-          [k + 1, 1_700_000_000_000 + k, ...typed.columns.map((c, i) => encodeValue(db.dialect, c.type, row[i] as never))].map((v) =>
-            typeof v === 'bigint' && db.dialect === 'postgres' ? String(v) : v,
+          [k + 1, 1_700_000_000_000 + k, ...typed.columns.map((c, i) => encodeValue(db.engine, c.type, row[i] as never))].map((v) =>
+            typeof v === 'bigint' && !db.engine.bindsBigints ? String(v) : v,
           ),
         )
       }

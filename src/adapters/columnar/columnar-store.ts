@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
+import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
 import { appendStoredRows, duckdbColumnDefs } from './duckdb-values.js'
@@ -285,8 +286,8 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     segment.rowCount,
     segment.minRowId,
     segment.maxRowId,
-    db.dialect === 'postgres' && segment.minTimestamp !== null ? String(segment.minTimestamp) : segment.minTimestamp,
-    db.dialect === 'postgres' && segment.maxTimestamp !== null ? String(segment.maxTimestamp) : segment.maxTimestamp,
+    encodeInt64(db.engine, segment.minTimestamp),
+    encodeInt64(db.engine, segment.maxTimestamp),
     JSON.stringify(segment.columns),
     segment.createdAt,
   ]

@@ -5,6 +5,7 @@
  */
 import pg from 'pg'
 import type { AllOptions, SqlDb } from '../sql/sql-db.js'
+import { postgresEngine } from './postgres-engine.js'
 
 const INT8_OID = 20
 
@@ -78,7 +79,7 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
       return inTransaction ? run() : tracked(run)
     }
     const self: SqlDb = {
-      dialect: 'postgres',
+      engine: postgresEngine,
       inTransaction,
       all: async <T>(sql: string, params: readonly unknown[] = [], options?: AllOptions) =>
         (await query<T>(sql, params, options?.arrays === true)).rows,

@@ -40,12 +40,13 @@ import {
   SqlRefusalError,
 } from '../../kql/index.js'
 import type { ColumnarQuerySource } from '../columnar/columnar-store.js'
+import type { Dialect } from '../sql/sql-engine.js'
 import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
-export type WorkerInit = (
-  | { readonly dialect: 'sqlite'; readonly sqliteFile: string }
-  | { readonly dialect: 'postgres'; readonly databaseUrl: string }
-) & {
+export interface WorkerInit {
+  readonly dialect: Dialect
+  /** Where the workers read: the SQLite file, or the PostgreSQL URL. */
+  readonly database: string
   /**
    * The columnar tier is on (docs/design/columnar.md): the worker compiles for DuckDB and sends
    * each statement to this thread, which runs it on the process's DuckDB instance.
@@ -183,7 +184,7 @@ function newWorker(workerData: WorkerInit & WorkerPriority, memoryMb: number): W
  * was still on its way to the server when the worker was terminated (a cancel that arrives before
  * the statement starts is ignored); the session is of no further use anyway.
  */
-async function endSession(databaseUrl: string, backendPid: number): Promise<void> {
+async function endPostgresSession(databaseUrl: string, backendPid: number): Promise<void> {
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: 'provenant-query-cancel',
@@ -200,6 +201,15 @@ async function endSession(databaseUrl: string, backendPid: number): Promise<void
   } finally {
     await client.end().catch(() => {})
   }
+}
+
+/**
+ * How a stopped worker's database session is ended, per engine: a server's session outlives the
+ * thread and may still run its statement; a SQLite connection dies with the thread.
+ */
+const END_SESSION: Readonly<Record<Dialect, ((database: string, backendPid: number) => Promise<void>) | undefined>> = {
+  sqlite: undefined,
+  postgres: endPostgresSession,
 }
 
 export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOptions> = {}, columnar?: ColumnarRunner): QueryExecutor {
@@ -270,7 +280,8 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     }
     // the thread first (it can send nothing more), then its PostgreSQL session and any statement in it
     void old.worker.terminate()
-    if (old.backendPid !== undefined && init.dialect === 'postgres') void endSession(init.databaseUrl, old.backendPid)
+    const endSession = END_SESSION[init.dialect]
+    if (old.backendPid !== undefined && endSession) void endSession(init.database, old.backendPid)
   }
 
   /** Runs a worker's statement on the columnar tier and posts the answer back (if the job is still its worker's). */

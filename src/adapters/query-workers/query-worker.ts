@@ -13,6 +13,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { type CompiledQuery, compileQuery, KqlError, type KqlValue, SqlRefusalError, type SqlSource, toWireRows } from '../../kql/index.js'
 import { pgTypes } from '../postgres/postgres-db.js'
+import type { Dialect } from '../sql/sql-engine.js'
 import type { ColumnarAnswer, ColumnarStatement, WorkerInit, WorkerMessage, WorkerPriority, WorkerReply, WorkerTask } from './query-pool.js'
 import { createPostgresQuerySource, createSqliteQuerySource, registerKqlFunctions } from './query-source.js'
 import { lowerThisThreadPriority } from './thread-priority.js'
@@ -56,24 +57,30 @@ function answered(answer: ColumnarAnswer): void {
   else w.reject(answer.refusal ? new SqlRefusalError(answer.message) : new Error(answer.message))
 }
 
-async function openSource(): Promise<SqlSource> {
-  if (init.columnar) return columnarSource()
-  if (init.dialect === 'sqlite') {
-    const db = new Database(init.sqliteFile, { readonly: true, fileMustExist: true })
+/** How a worker opens its read-only connection to `init.database`, per engine (a new engine is a compile error here). */
+const OPEN_READ_SOURCE: Readonly<Record<Dialect, (database: string) => Promise<SqlSource>>> = {
+  async sqlite(file) {
+    const db = new Database(file, { readonly: true, fileMustExist: true })
     db.pragma('query_only = ON')
     db.pragma('busy_timeout = 10000')
     registerKqlFunctions(db)
     return createSqliteQuerySource(db)
-  }
-  const client = new pg.Client({
-    connectionString: init.databaseUrl,
-    types: pgTypes as unknown as pg.CustomTypesConfig,
-    application_name: 'provenant-query',
-  })
-  client.on('error', () => {})
-  await client.connect()
-  backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
-  return createPostgresQuerySource(client, { timeoutMs: () => currentTimeoutMs + 1000 })
+  },
+  async postgres(databaseUrl) {
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      types: pgTypes as unknown as pg.CustomTypesConfig,
+      application_name: 'provenant-query',
+    })
+    client.on('error', () => {})
+    await client.connect()
+    backendPid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid
+    return createPostgresQuerySource(client, { timeoutMs: () => currentTimeoutMs + 1000 })
+  },
+}
+
+async function openSource(): Promise<SqlSource> {
+  return init.columnar ? columnarSource() : OPEN_READ_SOURCE[init.dialect](init.database)
 }
 
 const source = await openSource()

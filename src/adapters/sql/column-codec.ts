@@ -1,37 +1,42 @@
 /**
  * @module
- * Typed KQL values to database parameters and back, per dialect (the storage layout is in
- * column-types.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
+ * Typed KQL values to database parameters and back, per engine (the storage layout is the
+ * engine's `columnTypes`, sql-engine.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
 import { type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../../kql/index.js'
 import { stringifyExact } from '../../shared/exact-json.js'
-import type { Dialect } from './sql-db.js'
+import type { SqlEngine } from './sql-engine.js'
 
-export function encodeValue(dialect: Dialect, type: KqlType, value: KqlValue): unknown {
+export function encodeValue(engine: SqlEngine, type: KqlType, value: KqlValue): unknown {
   if (value === null || value === undefined) return type === 'string' ? '' : null
   switch (type) {
     case 'bool':
-      return dialect === 'sqlite' ? (value ? 1 : 0) : Boolean(value)
+      return engine.bindsBooleans ? Boolean(value) : value ? 1 : 0
     case 'datetime':
     case 'timespan':
-      return dialect === 'sqlite' ? BigInt(value as bigint) : String(value)
+      return engine.bindsBigints ? BigInt(value as bigint) : String(value)
     case 'dynamic':
       // an ingested integer beyond 2^53 keeps its digits in the stored JSON text
       return stringifyExact(value)
     case 'long':
-      return typeof value === 'bigint' && dialect === 'postgres' ? String(value) : value
+      return typeof value === 'bigint' && !engine.bindsBigints ? String(value) : value
     case 'real':
     case 'decimal':
       // PostgreSQL takes the text forms. SQLite has no NaN (a bound NaN is stored as NULL): it is
       // stored as the text 'NaN' (a REAL column keeps text it cannot convert), read back by
       // decodeValue; ±Infinity are REAL values there.
       if (typeof value === 'number' && Number.isNaN(value)) return 'NaN'
-      if (dialect === 'postgres' && typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
+      if (engine.infinityAsText && typeof value === 'number' && !Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
       return value
     default:
       return value
   }
+}
+
+/** A 64-bit integer column's parameter (a bookkeeping column, not a KQL value): exact on every engine. */
+export function encodeInt64(engine: SqlEngine, value: bigint | null): unknown {
+  return value !== null && !engine.bindsBigints ? String(value) : value
 }
 
 export function decodeValue(type: KqlType, raw: unknown): KqlValue {

@@ -1,7 +1,8 @@
 /**
  * @module
- * Applies pending migrations at start. PostgreSQL: under an advisory lock, so several processes
- * starting at once apply each migration exactly once. SQLite: inside BEGIN IMMEDIATE.
+ * Applies pending migrations at start, under the engine's migration lock (PostgreSQL: an advisory
+ * lock; SQLite: BEGIN IMMEDIATE itself), so several processes starting at once apply each
+ * migration exactly once.
  */
 import type { Migration } from './migrations/migration.js'
 import type { SqlDb } from './sql-db.js'
@@ -12,12 +13,12 @@ export async function migrate(db: SqlDb, migrations: readonly Migration[]): Prom
   const applied: string[] = []
   const ordered = [...migrations].sort((a, b) => a.id.localeCompare(b.id))
   await db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres') await tx.get('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK])
+    await tx.engine.lockMigrations(tx, MIGRATION_LOCK)
     await tx.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)')
     const done = new Set((await tx.all<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id))
     for (const migration of ordered) {
       if (done.has(migration.id)) continue
-      await tx.exec(tx.dialect === 'sqlite' ? migration.sqlite : migration.postgres)
+      await tx.exec(tx.engine.migrationSql(migration))
       await tx.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', [migration.id, Date.now()])
       applied.push(migration.id)
     }

@@ -6,7 +6,6 @@
 import type { ConfigChange } from '../../domain/workspace-config/config-diff.js'
 import type { ColumnConfig } from '../../domain/workspace-config/config-document.js'
 import type { ConfigCommit, ConfigStore, ConnectionTable } from '../../domain/workspace-config/config-store.js'
-import { columnDdlType } from './column-types.js'
 import { reserveCounter } from './sql-change-store.js'
 import { quoteIdent, type SqlDb, toNumber } from './sql-db.js'
 
@@ -29,7 +28,7 @@ const commitOf = (r: Row): ConfigCommit => ({
 })
 
 function columnDefinition(db: SqlDb, column: ColumnConfig): string {
-  return `${quoteIdent(column.name)} ${columnDdlType(db.dialect, column.type)}`
+  return `${quoteIdent(column.name)} ${db.engine.columnTypes[column.type]}`
 }
 
 export function createSqlConfigStore(db: SqlDb): ConfigStore {
@@ -88,8 +87,8 @@ export function createSqlConfigStore(db: SqlDb): ConfigStore {
     async createConnectionTable(table) {
       const table_ = quoteIdent(table.sqlName)
       // Row ids come from the workspace's row counter (ConnectionDataStore.insertRows), never reused.
-      const rowId = db.dialect === 'sqlite' ? '_rowid INTEGER PRIMARY KEY' : '_rowid BIGINT PRIMARY KEY'
-      const ingested = `_ingested_at ${db.dialect === 'sqlite' ? 'INTEGER' : 'BIGINT'} NOT NULL`
+      const rowId = `_rowid ${db.engine.int64Type} PRIMARY KEY`
+      const ingested = `_ingested_at ${db.engine.int64Type} NOT NULL`
       const columns = table.columns.map((c) => columnDefinition(db, c))
       await db.exec(`CREATE TABLE ${table_} (${[rowId, ingested, ...columns].join(', ')})`)
       await db.exec(`CREATE INDEX ${quoteIdent(`${table.sqlName}_ts`)} ON ${table_} ("timestamp", _rowid)`)

@@ -43,7 +43,7 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
         slice.forEach((row, i) => {
           params.push(firstRowId + start + i, ingestedAt)
           table.columns.forEach((column, c) => {
-            params.push(encodeValue(db.dialect, column.type, row[c] ?? null))
+            params.push(encodeValue(db.engine, column.type, row[c] ?? null))
           })
         })
         await db.run(
@@ -77,7 +77,7 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
       return r ? toNumber(r['n']) : 0
     },
     async row(table, rowId, options) {
-      const lock = options?.forUpdate && db.dialect === 'postgres' ? ' FOR UPDATE' : ''
+      const lock = options?.forUpdate && db.engine.rowLocks ? ' FOR UPDATE' : ''
       const rows = await db.all<Row>(`SELECT ${selectList(table)} FROM ${quoteIdent(table.sqlName)} WHERE _rowid = ?${lock}`, [rowId], {
         exactIntegers: true,
       })
@@ -89,7 +89,7 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
       for (const column of table.columns) {
         if (!values.has(column.name)) continue
         assignments.push(`${quoteIdent(column.name)} = ?`)
-        params.push(encodeValue(db.dialect, column.type, values.get(column.name) ?? null))
+        params.push(encodeValue(db.engine, column.type, values.get(column.name) ?? null))
       }
       if (assignments.length === 0) return true
       const { changes } = await db.run(`UPDATE ${quoteIdent(table.sqlName)} SET ${assignments.join(', ')} WHERE _rowid = ?`, [

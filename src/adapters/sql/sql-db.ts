@@ -4,8 +4,7 @@
  * natively (better-sqlite3; pg pool). Statements use `?` placeholders; the PostgreSQL adapter
  * numbers them. Every value is a bound parameter: no store ever splices a value into SQL text.
  */
-
-export type Dialect = 'sqlite' | 'postgres'
+import type { SqlEngine } from './sql-engine.js'
 
 export interface AllOptions {
   readonly exactIntegers?: boolean
@@ -13,7 +12,8 @@ export interface AllOptions {
 }
 
 export interface SqlDb {
-  readonly dialect: Dialect
+  /** What this engine does differently, as named capabilities: the stores ask it, never its name. */
+  readonly engine: SqlEngine
   /**
    * All rows. PostgreSQL int8 values come back as numbers when exact, else as bigint. SQLite
    * integers are numbers unless `exactIntegers` is set, which returns every integer as bigint

@@ -146,7 +146,7 @@ function appendHeadStateOf(container: ContainerRef, r: Row | undefined): HeadSta
   }
 }
 
-/** Records per batch written by one PostgreSQL statement (12 parameters each; the limit is 65,535). */
+/** Records per batch written by one statement where the engine has writable CTEs (12 parameters each; PostgreSQL's limit is 65,535). */
 const ONE_STATEMENT_RECORDS = 1000
 
 function recordParams(c: ContainerRef, r: StoredRecord): unknown[] {
@@ -222,7 +222,7 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
     checkpoint: StoredCheckpoint | null,
     checkpointSize: number,
   ): Promise<void> {
-    if (tx.dialect === 'postgres' && result.records.length <= ONE_STATEMENT_RECORDS)
+    if (tx.engine.writableCtes && result.records.length <= ONE_STATEMENT_RECORDS)
       return writeAllAtOnce(tx, c, result, checkpoint, checkpointSize)
     const records = result.records
     for (let i = 0; i < records.length; i += INSERT_CHUNK) {

@@ -36,7 +36,7 @@ export function createSqlStores(db: SqlDb, ledgerBackend: LedgerBackend, options
 function bind(db: SqlDb, pending: (() => void)[] | undefined, options: SqlStoresOptions, ledgerBackend: LedgerBackend): SqlStores {
   const changeStore = createSqlChangeStore(db)
   const stores: SqlStores = {
-    backend: db.dialect,
+    backend: db.engine.name,
     db,
     access: createSqlAccessStore(db),
     config: createSqlConfigStore(db),

@@ -10,6 +10,7 @@
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import type { AllOptions, SqlDb } from '../sql/sql-db.js'
+import { sqliteEngine } from './sqlite-engine.js'
 import { createWalSync, type WalSync } from './wal-sync.js'
 
 export interface OpenSqliteOptions {
@@ -106,7 +107,7 @@ export function createSqliteDb(db: Database.Database): SqlDb {
       }
     }
     const self: SqlDb = {
-      dialect: 'sqlite',
+      engine: sqliteEngine,
       inTransaction,
       all: <T>(sql: string, params: readonly unknown[] = [], options?: AllOptions) =>
         guarded(() => {

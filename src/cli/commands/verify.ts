@@ -7,9 +7,21 @@
  */
 import { createReadStream, existsSync, readFileSync } from 'node:fs'
 import { InvalidInputError } from '../../domain/errors.js'
-import { ExportFormatError, isExportValid, type VerifyExportResult, verifyExport } from '../../domain/ledger/export-format.js'
-import { type ContainerRef, NoteError, type NoteVerifierKey, parseVerifierKey, type VerifyResult } from '../../domain/ledger/index.js'
-import { headsContainer, platformContainer, scopeContainer, scopeKeyOf } from '../../domain/ledger/ledger-service.js'
+import {
+  type ContainerRef,
+  ExportFormatError,
+  headsContainer,
+  isExportValid,
+  NoteError,
+  type NoteVerifierKey,
+  parseVerifierKey,
+  platformContainer,
+  scopeContainer,
+  scopeKeyOf,
+  type VerifyExportResult,
+  type VerifyResult,
+  verifyExport,
+} from '../../domain/ledger/index.js'
 import { type Command, configFrom, parse, UsageError, withServices } from '../cli-support.js'
 
 function readOptionalFile(path: string | undefined, what: string): string | null {

@@ -38,7 +38,9 @@ export {
   type ExportHeader,
   type ExportTrailer,
   type ExportWriter,
+  isExportValid,
   readExport,
+  type VerifyExportResult,
   verifyExport,
 } from './export-format.js'
 export {
@@ -52,7 +54,14 @@ export {
   type VerifyInput,
   verifyAnswerOf,
 } from './ledger-commands.js'
-export { type LedgerService, platformContainer, scopeContainer } from './ledger-service.js'
+export {
+  headsContainer,
+  type LedgerRecordView,
+  type LedgerService,
+  platformContainer,
+  scopeContainer,
+  scopeKeyOf,
+} from './ledger-service.js'
 export type { LedgerSnapshot, LedgerStore } from './ledger-store.js'
 export type { ChainTip, ContainerRef, RecordBody, StoredHead, StoredRecord } from './ledger-types.js'
 export {

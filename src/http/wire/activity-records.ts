@@ -8,7 +8,7 @@
  */
 import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
-import type { LedgerRecordView } from '../../domain/ledger/ledger-service.js'
+import type { LedgerRecordView } from '../../domain/ledger/index.js'
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
 

@@ -103,6 +103,20 @@ export function literal(type: KqlType, value: KqlValue): P.Literal {
   return { kind: 'Literal', type, value }
 }
 
+/**
+ * Sets the column `name` to `type` where it is (an operator's output replaces an input column of
+ * that name) or appends it; returns its index.
+ */
+export function putColumn(columns: P.PlanColumn[], name: string, type: KqlType): number {
+  const at = columns.findIndex((c) => c.name === name)
+  if (at >= 0) {
+    columns[at] = { name, type }
+    return at
+  }
+  columns.push({ name, type })
+  return columns.length - 1
+}
+
 /** The plan with its hidden columns (`_rowid`, `_ingested_at`) projected away. */
 export function stripHidden(plan: P.PlanNode): P.PlanNode {
   const columns: P.PlanColumn[] = []

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { kqlTable, ROWID } from '../../../test/support/kql-schema.js'
 import { compileQuery } from '../compile-query.js'
 import { KqlError } from '../kql-error.js'
 import type { PlanNode } from '../plan/plan.js'
@@ -7,26 +8,13 @@ import type { KqlSchema } from '../schema.js'
 
 const schema: KqlSchema = {
   tables: [
-    {
-      name: 'Readings',
-      sqlName: 'conn_readings',
-      columns: [
-        { name: 'timestamp', type: 'datetime' },
-        { name: 'Device', type: 'string' },
-        { name: 'Temperature', type: 'real' },
-        { name: 'Count', type: 'long' },
-      ],
-      hiddenColumns: [{ name: '_rowid', type: 'long' }],
-      sqlColumns: { Temperature: 'temp_c' },
-    },
-    {
-      name: 'Devices',
-      sqlName: 'conn_devices',
-      columns: [
-        { name: 'Device', type: 'string' },
-        { name: 'Site', type: 'string' },
-      ],
-    },
+    kqlTable(
+      'Readings',
+      'conn_readings',
+      { timestamp: 'datetime', Device: 'string', Temperature: 'real', Count: 'long' },
+      { hiddenColumns: ROWID, sqlColumns: { Temperature: 'temp_c' } },
+    ),
+    kqlTable('Devices', 'conn_devices', { Device: 'string', Site: 'string' }),
   ],
 }
 

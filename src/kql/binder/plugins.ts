@@ -182,12 +182,14 @@ function bindPivot(b: BindContext, plan: P.PlanNode, op: A.EvaluateOp, ctx: RowC
 function bindNarrow(plan: P.PlanNode): P.PlanNode {
   const cols = plan.columns.map((c, i) => ({ c, i })).filter(({ c }) => !c.hidden)
   const serialized: P.Serialize = { kind: 'Serialize', columns: plan.columns, input: plan }
+  // the row number and its [column, value] pairs, before and after expanding the pairs
+  const rowPairs: P.PlanColumn[] = [
+    { name: 'Row', type: 'long' },
+    { name: 'Pairs', type: 'dynamic' },
+  ]
   const numbered: P.Project = {
     kind: 'Project',
-    columns: [
-      { name: 'Row', type: 'long' },
-      { name: 'Pairs', type: 'dynamic' },
-    ],
+    columns: rowPairs,
     input: serialized,
     exprs: [
       { kind: 'Window', fn: 'row_number', args: [literal('long', 0)], type: 'long' },
@@ -201,10 +203,7 @@ function bindNarrow(plan: P.PlanNode): P.PlanNode {
   }
   const expanded: P.MvExpand = {
     kind: 'MvExpand',
-    columns: [
-      { name: 'Row', type: 'long' },
-      { name: 'Pairs', type: 'dynamic' },
-    ],
+    columns: rowPairs,
     input: numbered,
     items: [{ expr: { kind: 'ColumnRef', index: 1, name: 'Pairs', type: 'dynamic' }, output: 1, type: 'dynamic' }],
     bagExpansion: 'array',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { kqlTable, ROWID } from '../../../test/support/kql-schema.js'
 import { compileQuery } from '../compile-query.js'
 import type { SqlDialectName } from '../engine-types.js'
 import type { PlanNode, SqlQuery } from '../plan/plan.js'
@@ -7,25 +8,8 @@ import type { KqlSchema } from '../schema.js'
 
 const schema: KqlSchema = {
   tables: [
-    {
-      name: 'Readings',
-      sqlName: 'data_r',
-      columns: [
-        { name: 'timestamp', type: 'datetime' },
-        { name: 'sensor', type: 'string' },
-        { name: 'value', type: 'real' },
-        { name: 'n', type: 'long' },
-      ],
-      hiddenColumns: [{ name: '_rowid', type: 'long' }],
-    },
-    {
-      name: 'Sites',
-      sqlName: 'data_s',
-      columns: [
-        { name: 'sensor', type: 'string' },
-        { name: 'site', type: 'string' },
-      ],
-    },
+    kqlTable('Readings', 'data_r', { timestamp: 'datetime', sensor: 'string', value: 'real', n: 'long' }, { hiddenColumns: ROWID }),
+    kqlTable('Sites', 'data_s', { sensor: 'string', site: 'string' }),
   ],
 }
 

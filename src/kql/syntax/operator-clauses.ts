@@ -6,10 +6,10 @@
  */
 import type { KqlType } from '../types.js'
 import type * as A from './ast.js'
-import type { Parser } from './parser.js'
+import type { SourceParser } from './source-parser.js'
 
 /** `expr [asc|desc] [nulls first|last], ...` (sort, top). */
-export function parseOrderItems(p: Parser): A.OrderItem[] {
+export function parseOrderItems(p: SourceParser): A.OrderItem[] {
   return p.list((): A.OrderItem => {
     const expr = p.parseExpr()
     let direction: A.OrderItem['direction']
@@ -26,7 +26,7 @@ export function parseOrderItems(p: Parser): A.OrderItem[] {
 }
 
 /** Column names or wildcard patterns, comma separated (project-away, project-keep, project-reorder). */
-export function parseNamePatterns(p: Parser, withOrder: boolean): A.NamePattern[] {
+export function parseNamePatterns(p: SourceParser, withOrder: boolean): A.NamePattern[] {
   return p.list((): A.NamePattern => {
     const t = p.peek()
     let pattern: string
@@ -55,7 +55,7 @@ export function parseNamePatterns(p: Parser, withOrder: boolean): A.NamePattern[
 }
 
 /** `to typeof(type)` after an mv-expand item. */
-export function parseToTypeof(p: Parser): KqlType | undefined {
+export function parseToTypeof(p: SourceParser): KqlType | undefined {
   if (!(p.isIdent('to') && p.isIdent('typeof', 1))) return undefined
   p.advance()
   p.advance()
@@ -66,7 +66,7 @@ export function parseToTypeof(p: Parser): KqlType | undefined {
 }
 
 /** mv-expand and mv-apply items: `[name =] expr [to typeof(type)], ...`. */
-export function parseMvItems(p: Parser): A.MvExpandItem[] {
+export function parseMvItems(p: SourceParser): A.MvExpandItem[] {
   return p.list((): A.MvExpandItem => {
     const named = p.parseNamedExpr()
     const toType = parseToTypeof(p)
@@ -74,7 +74,7 @@ export function parseMvItems(p: Parser): A.MvExpandItem[] {
   })
 }
 
-export function parseJoinConditions(p: Parser): A.JoinCondition[] {
+export function parseJoinConditions(p: SourceParser): A.JoinCondition[] {
   const on: A.JoinCondition[] = []
   const add = (e: A.Expr): void => {
     if (e.kind === 'Binary' && e.op === 'and') {
@@ -103,14 +103,14 @@ export function parseJoinConditions(p: Parser): A.JoinCondition[] {
 }
 
 /** `(a, b)` in render properties (ycolumns=(a, b)). */
-export function parseParenTuple(p: Parser): A.Expr {
+export function parseParenTuple(p: SourceParser): A.Expr {
   const start = p.advance().start
   const items = p.list(() => p.parseExpr(), { close: ')', trailing: true })
   p.expectPunct(')')
   return { kind: 'Call', start, end: p.lastEnd, name: '', nameEnd: start, args: items }
 }
 
-export function parseParsePattern(p: Parser): A.ParsePatternPart[] {
+export function parseParsePattern(p: SourceParser): A.ParsePatternPart[] {
   const parts: A.ParsePatternPart[] = []
   for (;;) {
     const t = p.peek()
@@ -133,7 +133,7 @@ export function parseParsePattern(p: Parser): A.ParsePatternPart[] {
   return parts
 }
 
-export function parseMakeSeries(p: Parser, start: number): A.MakeSeriesOp {
+export function parseMakeSeries(p: SourceParser, start: number): A.MakeSeriesOp {
   const params = p.parseParams(['kind'])
   const aggregates = p.list(() => {
     const item = p.parseNamedExpr()
@@ -186,7 +186,7 @@ export function parseMakeSeries(p: Parser, start: number): A.MakeSeriesOp {
   }
 }
 
-export function parseTopNested(p: Parser, start: number): A.TopNestedOp {
+export function parseTopNested(p: SourceParser, start: number): A.TopNestedOp {
   const levels: A.TopNestedLevel[] = []
   for (;;) {
     const levelStart = p.peek().start
@@ -217,7 +217,7 @@ export function parseTopNested(p: Parser, start: number): A.TopNestedOp {
   return { kind: 'TopNested', levels, start, end: p.lastEnd }
 }
 
-export function parseScan(p: Parser, start: number): A.ScanOp {
+export function parseScan(p: SourceParser, start: number): A.ScanOp {
   const params = p.parseParams(['with_match_id'])
   let declare: A.ScanOp['declare'][number][] = []
   if (p.acceptIdent('declare')) {

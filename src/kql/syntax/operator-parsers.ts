@@ -16,44 +16,44 @@ import {
   parseScan,
   parseTopNested,
 } from './operator-clauses.js'
-import type { Parser } from './parser.js'
+import type { SourceParser } from './source-parser.js'
 
 /** Reads one operator after its keyword (`name`, which starts at `start`) has been consumed. */
-export type OperatorParser = (p: Parser, name: string, start: number) => A.Operator
+export type OperatorParser = (p: SourceParser, name: string, start: number) => A.Operator
 
-function spanFrom(p: Parser, start: number): A.Span {
+function spanFrom(p: SourceParser, start: number): A.Span {
   return { start, end: p.lastEnd }
 }
 
-function parseWhereOp(p: Parser, _name: string, start: number): A.Operator {
+function parseWhereOp(p: SourceParser, _name: string, start: number): A.Operator {
   const predicate = p.parseExpr()
   return { kind: 'Where', predicate, ...spanFrom(p, start) }
 }
 
-function parseSearchOp(p: Parser, _name: string, start: number): A.Operator {
+function parseSearchOp(p: SourceParser, _name: string, start: number): A.Operator {
   const body = p.parseSearchBody()
   if (body.tables) throw p.error(start, "search after a pipe searches its input: 'in (tables)' can only start a query")
   return { kind: 'Where', predicate: body.predicate, ...spanFrom(p, start) }
 }
 
-function parseProjectOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectOp(p: SourceParser, _name: string, start: number): A.Operator {
   const items = p.parseNamedExprList()
   return { kind: 'Project', items, ...spanFrom(p, start) }
 }
 
-function parseProjectAwayOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectAwayOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'ProjectAway', patterns: parseNamePatterns(p, false), ...spanFrom(p, start) }
 }
 
-function parseProjectKeepOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectKeepOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'ProjectKeep', patterns: parseNamePatterns(p, false), ...spanFrom(p, start) }
 }
 
-function parseProjectReorderOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectReorderOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'ProjectReorder', patterns: parseNamePatterns(p, true), ...spanFrom(p, start) }
 }
 
-function parseProjectRenameOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectRenameOp(p: SourceParser, _name: string, start: number): A.Operator {
   const renames = p.list((): A.ProjectRenameOp['renames'][number] => {
     const n = p.expectName('a new column name')
     p.expectPunct('=', 'in project-rename (NewName = OldName)')
@@ -63,16 +63,16 @@ function parseProjectRenameOp(p: Parser, _name: string, start: number): A.Operat
   return { kind: 'ProjectRename', renames, ...spanFrom(p, start) }
 }
 
-function parseProjectByNamesOp(p: Parser, _name: string, start: number): A.Operator {
+function parseProjectByNamesOp(p: SourceParser, _name: string, start: number): A.Operator {
   const args = p.list(() => p.parseExpr())
   return { kind: 'ProjectByNames', args, ...spanFrom(p, start) }
 }
 
-function parseExtendOp(p: Parser, _name: string, start: number): A.Operator {
+function parseExtendOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'Extend', items: p.parseNamedExprList(), ...spanFrom(p, start) }
 }
 
-function parseSummarizeOp(p: Parser, _name: string, start: number): A.Operator {
+function parseSummarizeOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams([])
   const aggregates = p.isIdent('by') ? [] : p.parseNamedExprList()
   let by: A.NamedExpr[] = []
@@ -81,38 +81,38 @@ function parseSummarizeOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'Summarize', params, aggregates, by, ...spanFrom(p, start) }
 }
 
-function parseCountOp(p: Parser, _name: string, start: number): A.Operator {
+function parseCountOp(p: SourceParser, _name: string, start: number): A.Operator {
   let countName: string | undefined
   if (p.acceptIdent('as')) countName = p.expectName("a column name after 'as'").name
   return { kind: 'Count', name: countName, ...spanFrom(p, start) }
 }
 
-function parseDistinctOp(p: Parser, _name: string, start: number): A.Operator {
+function parseDistinctOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams([])
   const items = p.parseNamedExprList()
   return { kind: 'Distinct', params, items, ...spanFrom(p, start) }
 }
 
-function parseTopOp(p: Parser, _name: string, start: number): A.Operator {
+function parseTopOp(p: SourceParser, _name: string, start: number): A.Operator {
   const count = p.parseExpr()
   p.expectKeyword('by', 'after the number of rows in top')
   const by = parseOrderItems(p)
   return { kind: 'Top', count, by, ...spanFrom(p, start) }
 }
 
-function parseTakeOp(p: Parser, _name: string, start: number): A.Operator {
+function parseTakeOp(p: SourceParser, _name: string, start: number): A.Operator {
   p.parseParams([])
   const count = p.parseExpr()
   return { kind: 'Take', count, ...spanFrom(p, start) }
 }
 
-function parseSortOp(p: Parser, name: string, start: number): A.Operator {
+function parseSortOp(p: SourceParser, name: string, start: number): A.Operator {
   p.parseParams([])
   p.expectKeyword('by', `after '${name}'`)
   return { kind: 'Sort', by: parseOrderItems(p), ...spanFrom(p, start) }
 }
 
-function parseJoinOp(p: Parser, name: string, start: number): A.Operator {
+function parseJoinOp(p: SourceParser, name: string, start: number): A.Operator {
   const params = p.parseParams(['kind'])
   if (p.isIdent('on') && !p.isPunct('|', 1)) throw p.expected(`the right side of ${name} (a table name or a (subquery))`)
   const right = p.parseExpr()
@@ -121,7 +121,7 @@ function parseJoinOp(p: Parser, name: string, start: number): A.Operator {
   return { kind: name === 'join' ? 'Join' : 'Lookup', params, right, on, ...spanFrom(p, start) }
 }
 
-function parseMvExpandOp(p: Parser, name: string, start: number): A.Operator {
+function parseMvExpandOp(p: SourceParser, name: string, start: number): A.Operator {
   const params = p.parseParams(['bagexpansion', 'with_itemindex', 'kind'])
   const items = parseMvItems(p)
   let limit: A.Expr | undefined
@@ -131,7 +131,7 @@ function parseMvExpandOp(p: Parser, name: string, start: number): A.Operator {
   return { kind: 'MvExpand', params, items, limit, ...spanFrom(p, start) }
 }
 
-function parseMvApplyOp(p: Parser, _name: string, start: number): A.Operator {
+function parseMvApplyOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams(['with_itemindex', 'bagexpansion', 'kind'])
   const items = parseMvItems(p)
   let limit: A.Expr | undefined
@@ -144,7 +144,7 @@ function parseMvApplyOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'MvApply', params, items, limit, subquery, subqueryStart, ...spanFrom(p, start) }
 }
 
-function parseParseOp(p: Parser, name: string, start: number): A.Operator {
+function parseParseOp(p: SourceParser, name: string, start: number): A.Operator {
   const params = p.parseParams(['kind', 'flags'])
   const source = p.parseExpr()
   p.expectKeyword('with', `after the source expression of ${name}`)
@@ -152,7 +152,7 @@ function parseParseOp(p: Parser, name: string, start: number): A.Operator {
   return { kind: 'Parse', where: name === 'parse-where', params, source, pattern, ...spanFrom(p, start) }
 }
 
-function parseParseKvOp(p: Parser, _name: string, start: number): A.Operator {
+function parseParseKvOp(p: SourceParser, _name: string, start: number): A.Operator {
   const source = p.parseExpr()
   p.expectKeyword('as', 'in parse-kv (parse-kv Expr as (Key:type, ...))')
   p.expectPunct('(')
@@ -173,33 +173,33 @@ function parseParseKvOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'ParseKv', source, keys, options, ...spanFrom(p, start) }
 }
 
-function parseSerializeOp(p: Parser, _name: string, start: number): A.Operator {
+function parseSerializeOp(p: SourceParser, _name: string, start: number): A.Operator {
   const items = p.isName() ? p.parseNamedExprList() : []
   return { kind: 'Serialize', items, ...spanFrom(p, start) }
 }
 
-function parseSampleOp(p: Parser, _name: string, start: number): A.Operator {
+function parseSampleOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'Sample', count: p.parseExpr(), ...spanFrom(p, start) }
 }
 
-function parseSampleDistinctOp(p: Parser, _name: string, start: number): A.Operator {
+function parseSampleDistinctOp(p: SourceParser, _name: string, start: number): A.Operator {
   const count = p.parseExpr()
   p.expectKeyword('of', 'in sample-distinct (sample-distinct N of Column)')
   const column = p.parseExpr()
   return { kind: 'SampleDistinct', count, column, ...spanFrom(p, start) }
 }
 
-function parseAsOp(p: Parser, _name: string, start: number): A.Operator {
+function parseAsOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams([])
   const n = p.expectName("a name after 'as'")
   return { kind: 'As', params, name: n.name, ...spanFrom(p, start) }
 }
 
-function parseGetschemaOp(p: Parser, _name: string, start: number): A.Operator {
+function parseGetschemaOp(p: SourceParser, _name: string, start: number): A.Operator {
   return { kind: 'GetSchema', ...spanFrom(p, start) }
 }
 
-function parseRenderOp(p: Parser, _name: string, start: number): A.Operator {
+function parseRenderOp(p: SourceParser, _name: string, start: number): A.Operator {
   const chart = p.expectName('a visualization (timechart, barchart, table, ...)').name
   let properties: { name: string; value: A.Expr }[] = []
   if (p.acceptIdent('with')) {
@@ -215,7 +215,7 @@ function parseRenderOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'Render', chart, properties, ...spanFrom(p, start) }
 }
 
-function parseEvaluateOp(p: Parser, _name: string, start: number): A.Operator {
+function parseEvaluateOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams([])
   const t = p.peek()
   if (t.kind !== 'ident' || !p.isPunct('(', 1)) throw p.expected('a plugin call after evaluate')
@@ -240,7 +240,7 @@ function parseEvaluateOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'Evaluate', params, call, schema, ...(schemaStar ? { schemaStar } : {}), ...spanFrom(p, start) }
 }
 
-function parseInvokeOp(p: Parser, _name: string, start: number): A.Operator {
+function parseInvokeOp(p: SourceParser, _name: string, start: number): A.Operator {
   const t = p.peek()
   if (t.kind !== 'ident' || !p.isPunct('(', 1)) throw p.expected('a function call after invoke')
   p.advance()
@@ -248,12 +248,12 @@ function parseInvokeOp(p: Parser, _name: string, start: number): A.Operator {
   return { kind: 'Invoke', call, ...spanFrom(p, start) }
 }
 
-function parseConsumeOp(p: Parser, _name: string, start: number): A.Operator {
+function parseConsumeOp(p: SourceParser, _name: string, start: number): A.Operator {
   p.parseParams(['decodeblocks'])
   return { kind: 'Consume', ...spanFrom(p, start) }
 }
 
-function parseTopHittersOp(p: Parser, _name: string, start: number): A.Operator {
+function parseTopHittersOp(p: SourceParser, _name: string, start: number): A.Operator {
   const count = p.parseExpr()
   p.expectKeyword('of', 'in top-hitters (top-hitters N of Column)')
   const of = p.parseExpr()
@@ -262,13 +262,13 @@ function parseTopHittersOp(p: Parser, _name: string, start: number): A.Operator 
   return { kind: 'TopHitters', count, of, by, ...spanFrom(p, start) }
 }
 
-function parseUnionOp(p: Parser, _name: string, start: number): A.Operator {
+function parseUnionOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams(['kind', 'withsource', 'isfuzzy'])
   const tables = p.parseUnionTables()
   return { kind: 'UnionOp', params, tables, ...spanFrom(p, start) }
 }
 
-function parsePartitionOp(p: Parser, _name: string, start: number): A.Operator {
+function parsePartitionOp(p: SourceParser, _name: string, start: number): A.Operator {
   const params = p.parseParams([])
   p.expectKeyword('by', "after 'partition'")
   // the key is a column name: `by Col (` must not read as a call of Col
@@ -333,3 +333,6 @@ export const OPERATOR_PARSERS: ReadonlyMap<string, OperatorParser> = new Map(
     partition: parsePartitionOp,
   }),
 )
+
+/** Every tabular operator keyword the parser reads after `|` (aliases included), e.g. for editors' completion. */
+export const TABULAR_OPERATORS: readonly string[] = [...OPERATOR_PARSERS.keys()]

@@ -7,8 +7,7 @@
  * signed checkpoint), streamed. Verifying and exporting are recorded as decisions.
  */
 import { InvalidInputError, NotFoundError } from '../../domain/errors.js'
-import type { VerifyAnswer } from '../../domain/ledger/index.js'
-import type { LedgerRecordView } from '../../domain/ledger/ledger-service.js'
+import type { LedgerRecordView, VerifyAnswer } from '../../domain/ledger/index.js'
 import { relativeText } from '../format.js'
 import { type Html, html } from '../html.js'
 import { definePortalRoute, type PortalContext, type PortalResult, type PortalRoute } from '../portal-route.js'

@@ -5,8 +5,7 @@
  */
 import type * as P from '../../plan/plan.js'
 import type * as A from '../../syntax/ast.js'
-import type { KqlType } from '../../types.js'
-import { type BindContext, type RowCtx, withoutHidden } from '../bind-context.js'
+import { type BindContext, putColumn, type RowCtx, withoutHidden } from '../bind-context.js'
 import { Scope, type TabularValue } from '../scope.js'
 import { constantCount, type OperatorInput } from './operator-input.js'
 
@@ -21,39 +20,37 @@ function bagExpansion(b: BindContext, params: readonly A.OperatorParam[]): 'bag'
   return mode
 }
 
-export function bindMvExpand(b: BindContext, plan: P.PlanNode, op: A.MvExpandOp, ctx: RowCtx): P.MvExpand {
-  const columns: P.PlanColumn[] = [...plan.columns]
-  const items: P.ExpandItem[] = []
+/**
+ * The items of mv-expand or mv-apply: each a dynamic expression whose elements go into the column
+ * it names (replacing a column of that name in `columns`, else appended; unnamed: `ColumnN`).
+ */
+function bindExpandItems(
+  b: BindContext,
+  what: 'mv-expand' | 'mv-apply',
+  items: readonly A.MvExpandItem[],
+  ctx: RowCtx,
+  columns: P.PlanColumn[],
+): P.ExpandItem[] {
   let n = 1
-  for (const item of op.items) {
+  return items.map((item) => {
     const expr = b.bindScalar(item.expr, ctx)
     if (expr.type !== 'dynamic')
-      throw b.err(item.expr.start, `mv-expand needs a dynamic array or bag, but '${b.src(item.expr).slice(0, 40)}' is ${expr.type}`)
+      throw b.err(item.expr.start, `${what} needs a dynamic array or bag, but '${b.src(item.expr).slice(0, 40)}' is ${expr.type}`)
     const type = item.toType ?? 'dynamic'
     let name = item.name ?? b.nameOf(item.expr, ctx)
     if (!name) {
       do name = `Column${n++}`
       while (columns.some((c) => c.name === name))
     }
-    let output = columns.findIndex((c) => c.name === name)
-    if (output >= 0) columns[output] = { name, type }
-    else {
-      output = columns.length
-      columns.push({ name, type })
-    }
-    items.push({ expr, output, type })
-  }
-  let itemIndex: number | undefined
+    return { expr, output: putColumn(columns, name, type), type }
+  })
+}
+
+export function bindMvExpand(b: BindContext, plan: P.PlanNode, op: A.MvExpandOp, ctx: RowCtx): P.MvExpand {
+  const columns: P.PlanColumn[] = [...plan.columns]
+  const items = bindExpandItems(b, 'mv-expand', op.items, ctx, columns)
   const indexParam = op.params.find((p) => p.name === 'with_itemindex')
-  if (indexParam) {
-    const name = String(indexParam.value)
-    itemIndex = columns.findIndex((c) => c.name === name)
-    if (itemIndex >= 0) columns[itemIndex] = { name, type: 'long' }
-    else {
-      itemIndex = columns.length
-      columns.push({ name, type: 'long' })
-    }
-  }
+  const itemIndex = indexParam ? putColumn(columns, String(indexParam.value), 'long') : undefined
   const limit = op.limit ? constantCount(b, op.limit, ctx.scope, 'mv-expand limit') : undefined
   return { kind: 'MvExpand', columns, input: plan, items, bagExpansion: bagExpansion(b, op.params), itemIndex, limit }
 }
@@ -62,33 +59,9 @@ export function bindMvApply(b: BindContext, plan: P.PlanNode, op: A.MvApplyOp, c
   // the sub-table: the row's columns, each item replacing its column or appended, then the index
   const subtableColumns = plan.columns.map((c, i) => (c.hidden ? -1 : i)).filter((i) => i >= 0)
   const subColumns: P.PlanColumn[] = subtableColumns.map((i) => plan.columns[i]!)
-  const items: P.Expr[] = []
-  const itemTypes: KqlType[] = []
-  const itemOutputs: number[] = []
-  const expandedInPlace = new Set<number>()
-  let n = 1
-  for (const item of op.items) {
-    const expr = b.bindScalar(item.expr, ctx)
-    if (expr.type !== 'dynamic')
-      throw b.err(item.expr.start, `mv-apply needs a dynamic array or bag, but '${b.src(item.expr).slice(0, 40)}' is ${expr.type}`)
-    const type = item.toType ?? 'dynamic'
-    let name = item.name ?? b.nameOf(item.expr, ctx)
-    if (!name) {
-      do name = `Column${n++}`
-      while (subColumns.some((c) => c.name === name))
-    }
-    let at = subColumns.findIndex((c) => c.name === name)
-    if (at >= 0) {
-      subColumns[at] = { name, type }
-      if (at < subtableColumns.length) expandedInPlace.add(subtableColumns[at]!)
-    } else {
-      at = subColumns.length
-      subColumns.push({ name, type })
-    }
-    items.push(expr)
-    itemTypes.push(type)
-    itemOutputs.push(at)
-  }
+  const expanded = bindExpandItems(b, 'mv-apply', op.items, ctx, subColumns)
+  // an item written into one of the row's own columns replaces it in the output
+  const expandedInPlace = new Set(expanded.filter((x) => x.output < subtableColumns.length).map((x) => subtableColumns[x.output]!))
   const indexParam = op.params.find((p) => p.name === 'with_itemindex')
   if (indexParam) {
     const name = String(indexParam.value)
@@ -109,10 +82,10 @@ export function bindMvApply(b: BindContext, plan: P.PlanNode, op: A.MvApplyOp, c
     kind: 'MvApply',
     columns,
     input: plan,
-    items,
-    itemTypes,
+    items: expanded.map((x) => x.expr),
+    itemTypes: expanded.map((x) => x.type),
     subtableColumns,
-    itemOutputs,
+    itemOutputs: expanded.map((x) => x.output),
     bagExpansion: bagExpansion(b, op.params),
     withItemIndex: indexParam !== undefined,
     ...(limit !== undefined ? { limit } : {}),

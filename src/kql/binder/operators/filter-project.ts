@@ -9,7 +9,7 @@ import { multiColumnOutputs } from '../../functions/series-functions.js'
 import type * as P from '../../plan/plan.js'
 import type * as A from '../../syntax/ast.js'
 import type { KqlType } from '../../types.js'
-import { type BindContext, literal, type RowCtx, ref, selectColumns, visible, withoutHidden } from '../bind-context.js'
+import { type BindContext, literal, putColumn, type RowCtx, ref, selectColumns, visible, withoutHidden } from '../bind-context.js'
 import { matchesPattern, uniqueName } from '../names.js'
 import { argInfo, convert, fold } from '../scalar-expressions.js'
 import type { Scope } from '../scope.js'
@@ -240,14 +240,7 @@ export function bindExtend(b: BindContext, plan: P.PlanNode, items: readonly A.N
   const exprs: P.Expr[] = plan.columns.map((c, i) => ref(i, c))
   let n = 1
   const put = (name: string, type: KqlType, expr: P.Expr): void => {
-    const idx = columns.findIndex((c) => c.name === name)
-    if (idx >= 0) {
-      columns[idx] = { name, type }
-      exprs[idx] = expr
-    } else {
-      columns.push({ name, type })
-      exprs.push(expr)
-    }
+    exprs[putColumn(columns, name, type)] = expr
   }
   for (const item of items) {
     const tuple = tupleColumns(b, item, ctx, false)
@@ -262,15 +255,7 @@ export function bindExtend(b: BindContext, plan: P.PlanNode, items: readonly A.N
       do name = `Column${n++}`
       while (columns.some((c) => c.name === name) || ctx.scope.get(name!) !== undefined)
     }
-    const idx = columns.findIndex((c) => c.name === name)
-    const column = { name, type: expr.type }
-    if (idx >= 0) {
-      columns[idx] = column
-      exprs[idx] = expr
-    } else {
-      columns.push(column)
-      exprs.push(expr)
-    }
+    put(name, expr.type, expr)
   }
   return { kind: 'Project', columns, input: plan, exprs }
 }

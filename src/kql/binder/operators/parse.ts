@@ -7,7 +7,7 @@ import { compileRegex } from '../../functions/regex.js'
 import type * as P from '../../plan/plan.js'
 import type * as A from '../../syntax/ast.js'
 import type { KqlType } from '../../types.js'
-import type { BindContext, RowCtx } from '../bind-context.js'
+import { type BindContext, putColumn, type RowCtx } from '../bind-context.js'
 import { buildParseRegex } from '../parse-pattern.js'
 import { toText } from '../scalar-expressions.js'
 
@@ -34,13 +34,7 @@ export function bindParse(b: BindContext, plan: P.PlanNode, op: A.ParseOp, ctx: 
     if (part.kind !== 'column') continue
     const type = part.type ?? 'string'
     types.push(type)
-    let idx = columns.findIndex((c) => c.name === part.name)
-    if (idx >= 0) columns[idx] = { name: part.name, type }
-    else {
-      idx = columns.length
-      columns.push({ name: part.name, type })
-    }
-    outputs.push(idx)
+    outputs.push(putColumn(columns, part.name, type))
   }
   if (outputs.length === 0) throw b.err(op.start, 'the parse pattern names no column to extract')
   const built = buildParseRegex(op.pattern, mode, types, flags)
@@ -66,15 +60,7 @@ export function bindParse(b: BindContext, plan: P.PlanNode, op: A.ParseOp, ctx: 
 export function bindParseKv(b: BindContext, plan: P.PlanNode, op: A.ParseKvOp, ctx: RowCtx): P.ParseKv {
   const source = toText(b.bindScalar(op.source, ctx), op.source.start)
   const columns: P.PlanColumn[] = [...plan.columns]
-  const keys = op.keys.map((k) => {
-    let output = columns.findIndex((c) => c.name === k.name)
-    if (output >= 0) columns[output] = { name: k.name, type: k.type }
-    else {
-      output = columns.length
-      columns.push({ name: k.name, type: k.type })
-    }
-    return { name: k.name, type: k.type, output }
-  })
+  const keys = op.keys.map((k) => ({ name: k.name, type: k.type, output: putColumn(columns, k.name, k.type) }))
   const opt = (name: string): string | undefined => {
     const p = op.options.find((o) => o.name === name)
     return p === undefined ? undefined : String(p.value)
