@@ -82,6 +82,13 @@ const STRINGS = [
   'İerror',
   'ab\u212A',
   'ſtep',
+  // issue 17: dotless i (uppercases to I), a term ending in dotted I, sharp s inside a term
+  'ı',
+  'xı',
+  'Iİ',
+  'aİ-b',
+  'ſs',
+  'maß',
 ]
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
@@ -275,6 +282,11 @@ const PREDICATES: readonly Template[] = [
   [['s'], "s has 'abk'"],
   [['s'], "s hasprefix 'step'"],
   [['s'], "s hassuffix 'isk'"],
+  // issue 17: U+0130 lowers to i + U+0307 (a term boundary), so a term can end (or be) that i
+  [['s'], "s hassuffix 'i'"],
+  [['s'], "s hasprefix 'i'"],
+  [['s'], "s hassuffix 'xi'"],
+  [['s'], "s has 'i'"],
   [['s'], "s startswith 'a%'"],
   [['s'], "s contains '_'"],
   // kept in memory (no exact SQL form): the rest of the pipeline still runs
@@ -611,6 +623,12 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
       "s contains 'xi'",
       "s endswith 'xi'",
       "s contains 'tim'",
+      // issue 17: every case-insensitive operator against i, I, s, k, ss (İ, ı, ſ, K, ß)
+      ...['hassuffix', 'hasprefix', 'has', 'startswith', 'endswith', 'contains', '=~', '!hassuffix', '!has'].flatMap((op) =>
+        ['i', 'I', 's', 'k', 'ss', 'ii', 'ai'].map((n) => `s ${op} '${n}'`),
+      ),
+      "s hasprefix 'ai'",
+      "s in~ ('i', 'ss', 'k')",
     ]) {
       for (const text of [`T | where ${p} | project id`, `T | where not(${p}) | project id`]) await assertSameIds(text, schema)
     }
