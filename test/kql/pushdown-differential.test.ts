@@ -628,6 +628,9 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
         ['i', 'I', 's', 'k', 'ss', 'ii', 'ai'].map((n) => `s ${op} '${n}'`),
       ),
       "s hasprefix 'ai'",
+      "s has_any ('i', 's')",
+      "s has_all ('k', 'ab')",
+      "s has_any ('xi', 'step')",
       "s in~ ('i', 'ss', 'k')",
     ]) {
       for (const text of [`T | where ${p} | project id`, `T | where not(${p}) | project id`]) await assertSameIds(text, schema)
