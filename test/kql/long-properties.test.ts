@@ -112,8 +112,9 @@ describe('exact 64-bit long arithmetic against a BigInt reference', () => {
         const threshold = pairs[0]![0]
         const above = pairs.filter(([a]) => a > threshold).length
         // avg of long is real (Kusto): the exact sum (not wrapped), rounded to a double once and
-        // divided once by the count — what SQL computes on every backend (issue 17)
-        const mean = (xs: readonly bigint[]): number => (xs.length === 0 ? NaN : Number(xs.reduce((x, y) => x + y, 0n)) / xs.length)
+        // divided once by the count — what SQL computes on every backend (issue 17); no values: NaN, "NaN" on the wire
+        const mean = (xs: readonly bigint[]): number | string =>
+          xs.length === 0 ? 'NaN' : Number(xs.reduce((x, y) => x + y, 0n)) / xs.length
         const avg = mean(pairs.map(([a]) => a))
         const avgAbove = mean(pairs.filter(([a]) => a > threshold).map(([a]) => a))
         for (const backend of fixture.backends) {

@@ -668,6 +668,37 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
     }
   })
 
+  it('avg of longs beyond 2^53 is the exact sum divided once, in memory as in SQL (issue 17)', async () => {
+    const run = 10_002
+    // three 2^53 + 1: added as doubles the mean would be 2^53, exactly it is 2^53 + 2 (rounded once)
+    const longs = [2n ** 53n + 1n, 2n ** 53n + 1n, 2n ** 53n + 1n, ...EDGE_LONGS, 7, -3, null]
+    const rows = longs.map((n, i) => [i + 1, null, i < 3 ? 'a' : 'b', n, null, i % 2 === 0, null, null] as KqlValue[])
+    await fixture.load([
+      { sqlName: `t_${run}`, columns: T_COLUMNS, rows },
+      { sqlName: `u_${run}`, columns: U_COLUMNS, rows: [] },
+    ])
+    const schema = schemaFor(run)
+    for (const text of [
+      'T | summarize m = avg(n), c = count() by s | sort by s asc',
+      'T | summarize m = avgif(n, n > 0), p = avgif(n, id <= 3), e = avgif(n, id < 0) by b | sort by b asc',
+      'T | where id <= 4 | summarize avg(n), sum(n)',
+    ]) {
+      const expected = toWireRows(
+        await compileQuery(text, schema, { dialect: 'sqlite', pushdown: false }).execute(fixture.sources.sqlite!, {
+          now: NOW,
+          rowCap: 100,
+        }),
+      )
+      if (text.startsWith('T | summarize m = avg(n)')) assert.equal(expected.results[0]!['m'], 2 ** 53 + 2)
+      for (const backend of fixture.backends) {
+        const got = toWireRows(
+          await compileQuery(text, schema, { dialect: backend }).execute(fixture.sources[backend]!, { now: NOW, rowCap: 100 }),
+        )
+        assert.deepEqual(canonical(got.results), canonical(expected.results), `${backend}: ${text}`)
+      }
+    }
+  })
+
   it('random tables × random pipelines: memory, SQLite and PostgreSQL agree', async () => {
     let run = 0
     let pushed = 0

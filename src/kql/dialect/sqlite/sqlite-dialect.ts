@@ -171,8 +171,10 @@ export const sqliteDialect: SqlDialect = {
   },
   inIgnoreCase: (text, needles, bind) => `(kql_lower(${text}) IN (${needles.map((n) => bind(n.toLowerCase())).join(', ')}))`,
   stringSortKey: (x) => `kql_utf16(${x})`,
-  // SQLite's AVG of no values is NULL (it has no NaN): decoded as NaN, Kusto's 0 / 0
-  average: (x) => ({ sql: `AVG(${x})`, nullIsNaN: true }),
+  // SQLite's AVG of no values is NULL (it has no NaN): decoded as NaN, Kusto's 0 / 0. Integers:
+  // the exact SUM rounded once and divided once, as the evaluator does (AVG would go on in
+  // doubles past int64; SUM fails with "integer overflow" there, a refusal answered in memory)
+  average: (x, integral) => ({ sql: integral ? `(CAST(SUM(${x}) AS REAL) / COUNT(${x}))` : `AVG(${x})`, nullIsNaN: true }),
   // SQLite's SUM of integers fails with "integer overflow" (a refusal, query-source.ts)
   sum: (x) => `SUM(${x})`,
 }
