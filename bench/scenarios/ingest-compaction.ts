@@ -322,7 +322,7 @@ export const ingestCompaction: Scenario = {
   async run() {
     const rows: BenchRow[] = []
     const notes: string[] = [
-      `Each run is a fresh server in this process, ${ROWS.toLocaleString('en-US')} bench rows (kql-dataset's shape) sent by ${CLIENTS} concurrent clients in batches of ${BATCH.toLocaleString('en-US')}; runs alternate off/on, ${ROUNDS} of each. Compactor: PROVENANT_COLUMNAR_INTERVAL_MS=${INTERVAL_MS}, segments of up to ${SEGMENT_ROWS.toLocaleString('en-US')} rows, DuckDB threads ${process.env.PROVENANT_COLUMNAR_THREADS ?? '2'}. PostgreSQL's own CPU (it formats the compactor's CSV there) is not in the process CPU.`,
+      `Each run is a fresh server in this process, ${ROWS.toLocaleString('en-US')} bench rows (kql-dataset's shape) sent by ${CLIENTS} concurrent clients (a process of their own) in batches of ${BATCH.toLocaleString('en-US')}; runs alternate off/on, ${ROUNDS} of each. Compactor: PROVENANT_COLUMNAR_INTERVAL_MS=${INTERVAL_MS}, segments of up to ${SEGMENT_ROWS.toLocaleString('en-US')} rows, DuckDB threads ${process.env.PROVENANT_COLUMNAR_THREADS ?? '2'}. PostgreSQL's own CPU (it formats the compactor's CSV there) is not in the server process's CPU.`,
     ]
     for (const backend of BACKENDS_RUN) {
       console.log(`  ${backend}`)
