@@ -20,8 +20,8 @@ export type {
   SqlSource,
   Visualization,
 } from './engine-types.js'
-export { quoteIdentifier, scanSql } from './exec/evaluator.js'
 export { MAX_INTERMEDIATE_ROWS } from './exec/operator-context.js'
+export { quoteIdentifier, scanSql } from './exec/scan-sql.js'
 // Names the engine knows, for editors' completion (the portal's Explore page).
 export { aggregateNames, scalarNames } from './functions/registry.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'

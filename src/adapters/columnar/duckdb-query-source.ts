@@ -8,7 +8,7 @@
  * Failures that mean "the evaluator must answer" become SqlRefusalError: 64-bit overflow ("Out of
  * Range Error") and the dialect's own error('kql_refuse') (a has-term over non-ASCII text).
  */
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api'
+import { DOUBLE, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api'
 import type { KqlColumn, KqlValue, SqlSource } from '../../kql/index.js'
 import { DUCKDB_REFUSAL, SqlRefusalError } from '../../kql/index.js'
 import { decodeValue } from '../sql/column-codec.js'
@@ -53,7 +53,9 @@ export function createDuckdbQuerySource(connection: DuckDBConnection): DuckdbQue
       }
       try {
         const s = await statement
-        s.bind(params as DuckDBValue[])
+        // a real parameter is a JS number, which the driver would bind as BIGINT when it is integral
+        // (1e19 then fails as "out of int64 range"): numbers bind as DOUBLE (longs arrive as bigints)
+        for (const [i, p] of params.entries()) s.bindValue(i + 1, p as DuckDBValue, typeof p === 'number' ? DOUBLE : undefined)
         const reader = await s.runAndReadAll()
         return decodeDuckdbRows(reader.getRows(), columns)
       } catch (error) {

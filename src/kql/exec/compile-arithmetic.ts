@@ -11,8 +11,8 @@ import { KqlError } from '../kql-error.js'
 import { canonLong, type Long, longAdd, longDiv, longFromDouble, longMod, longMul, longSub } from '../long.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import type { CompiledExpr } from './compile-expr.js'
 import { textOf } from './compile-string-ops.js'
+import type { CompiledExpr } from './rows.js'
 import { dynamicEquals, equalsIgnoreCase } from './value-ops.js'
 
 /** .NET ticks between 0001-01-01 and the Unix epoch (datetime % timespan is computed on .NET ticks). */
@@ -130,8 +130,11 @@ export function compileArithmetic(
       const n = numberOf(ticksLeft ? rtype : lt, ticksLeft ? rv : lv)
       if (t === null || n === null) return null
       switch (op) {
-        case '*':
-          return scaleTicks(t, n)
+        case '*': {
+          // an exact long past 2^53 multiplies the ticks exactly (a double would drop its last digits)
+          const raw = ticksLeft ? rv : lv
+          return typeof raw === 'bigint' && !isTicks(ticksLeft ? rtype : lt) ? t * raw : scaleTicks(t, n)
+        }
         case '/':
           return n === 0 ? null : ticksLeft ? scaleTicks(t, 1 / n) : null
         case '%':
