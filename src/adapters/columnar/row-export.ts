@@ -21,8 +21,7 @@
 import { appendFileSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
-import { quoteIdent, type SqlDb } from '../sql/sql-db.js'
-import type { Dialect } from '../sql/sql-engine.js'
+import { type Dialect, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 
 /** Rows per page (one statement, one text value of a few MB). */
 export const EXPORT_PAGE_ROWS = 50_000
