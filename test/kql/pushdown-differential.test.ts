@@ -78,6 +78,10 @@ const STRINGS = [
   'xİ',
   'İm',
   'TİME',
+  // a term after U+0130 (toLowerCase() puts U+0307, a term boundary, before it), K and ſ folding to k and s
+  'İerror',
+  'ab\u212A',
+  'ſtep',
 ]
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
@@ -267,6 +271,9 @@ const PREDICATES: readonly Template[] = [
   [['s'], "s has 'rror'"],
   [['s'], "s hasprefix 'rr'"],
   [['s'], "s has 'line'"],
+  [['s'], "s has 'error'"],
+  [['s'], "s has 'abk'"],
+  [['s'], "s hasprefix 'step'"],
   [['s'], "s hassuffix 'isk'"],
   [['s'], "s startswith 'a%'"],
   [['s'], "s contains '_'"],
