@@ -35,6 +35,7 @@ export { type DynamicValue, KQL_TYPES, type KqlType, type KqlValue, parseTypeNam
 export {
   civilFromDays,
   dateTimeFromEpochMs,
+  dateTimeOfMatch,
   formatDateTime,
   formatTimespan,
   makeDateTime,

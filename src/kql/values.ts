@@ -169,6 +169,23 @@ function fractionTicksOf(digits: string | undefined): number {
 }
 
 /**
+ * The date and time (UTC ticks, or null when no such calendar moment) that a date-time pattern's
+ * groups name: 1-3 year, month, day; 4-6 hours, minutes, seconds (optional); 7 the fraction
+ * digits (optional, beyond 7 dropped). The zone, if any, is the caller's: its rules differ.
+ */
+export function dateTimeOfMatch(m: RegExpExecArray): bigint | null {
+  return makeDateTime({
+    year: Number(m[1]),
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4] ?? 0),
+    minute: Number(m[5] ?? 0),
+    second: Number(m[6] ?? 0),
+    fractionTicks: fractionTicksOf(m[7]),
+  })
+}
+
+/**
  * Parses the datetime texts Kusto's `datetime()` / `todatetime()` accept (ISO 8601 with or without
  * `T`, zone `Z` or an offset; `yyyy/mm/dd`; `mm/dd/yyyy [hh:mm[:ss]]` and `mm-dd-yyyy`; RFC 822/850/1123).
  * Returns ticks or null.
@@ -177,15 +194,7 @@ export function parseDateTime(text: string): bigint | null {
   const s = text.trim()
   let m = ISO_RE.exec(s) ?? SLASH_RE.exec(s)
   if (m) {
-    const ticks = makeDateTime({
-      year: Number(m[1]),
-      month: Number(m[2]),
-      day: Number(m[3]),
-      hour: Number(m[4] ?? 0),
-      minute: Number(m[5] ?? 0),
-      second: Number(m[6] ?? 0),
-      fractionTicks: fractionTicksOf(m[7]),
-    })
+    const ticks = dateTimeOfMatch(m)
     return ticks === null ? null : ticks - offsetTicks(m[8])
   }
   m = RFC_RE.exec(s)

@@ -4,7 +4,7 @@
  * times of the `[from, to)` window, and which slice of the 25,000-row capped set a page is
  * (design §5).
  */
-import { makeDateTime, TICKS_PER_MINUTE } from '../../kql/index.js'
+import { dateTimeOfMatch, TICKS_PER_MINUTE } from '../../kql/index.js'
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const
 export type ExportFormat = (typeof EXPORT_FORMATS)[number]
@@ -38,17 +38,8 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
 export function parseIsoTime(text: string): bigint | string {
   const m = ISO_RE.exec(text)
   if (!m) return 'is not an ISO 8601 time; write e.g. 2026-01-01T00:00:00Z or 2026-01-01T02:00:00+02:00'
-  const fraction = m[7] ?? ''
-  if (fraction.length > 7) return 'has more than 7 fraction digits (the precision is 100 ns)'
-  const ticks = makeDateTime({
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
-    hour: Number(m[4] ?? 0),
-    minute: Number(m[5] ?? 0),
-    second: Number(m[6] ?? 0),
-    fractionTicks: Number(fraction.padEnd(7, '0')),
-  })
+  if ((m[7] ?? '').length > 7) return 'has more than 7 fraction digits (the precision is 100 ns)'
+  const ticks = dateTimeOfMatch(m)
   if (ticks === null) return 'is not a valid calendar date and time (check month, day, hours, minutes and seconds)'
   const zone = m[8]
   if (!zone || zone === 'Z' || zone === 'z') return ticks
