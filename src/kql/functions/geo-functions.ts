@@ -184,35 +184,28 @@ export function pointInPolygon(lon: number, lat: number, shape: DynamicValue): b
 
 const BASE32 = '0123456789bcdefghjkmnpqrstuvwxyz'
 
+/** A geohash cell's extent on one axis, [low, high]; the bits halve longitude and latitude in turn. */
+type Span = [number, number]
+
+/** Keeps the upper or the lower half of a span, as one geohash bit says. */
+function halve(span: Span, upper: boolean): void {
+  const mid = (span[0] + span[1]) / 2
+  if (upper) span[0] = mid
+  else span[1] = mid
+}
+
 export function geohashEncode(lon: number, lat: number, length: number): string {
-  let lonLo = -180,
-    lonHi = 180,
-    latLo = -90,
-    latHi = 90
+  const lonSpan: Span = [-180, 180]
+  const latSpan: Span = [-90, 90]
   let out = ''
   let bits = 0
   let value = 0
   let even = true
   while (out.length < length) {
-    if (even) {
-      const mid = (lonLo + lonHi) / 2
-      if (lon >= mid) {
-        value = value * 2 + 1
-        lonLo = mid
-      } else {
-        value *= 2
-        lonHi = mid
-      }
-    } else {
-      const mid = (latLo + latHi) / 2
-      if (lat >= mid) {
-        value = value * 2 + 1
-        latLo = mid
-      } else {
-        value *= 2
-        latHi = mid
-      }
-    }
+    const span = even ? lonSpan : latSpan
+    const upper = (even ? lon : lat) >= (span[0] + span[1]) / 2
+    halve(span, upper)
+    value = value * 2 + (upper ? 1 : 0)
     even = !even
     if (++bits === 5) {
       out += BASE32[value]
@@ -226,29 +219,18 @@ export function geohashEncode(lon: number, lat: number, length: number): string 
 /** The rectangle of a geohash: [lonLo, latLo, lonHi, latHi], or undefined when invalid. */
 export function geohashBounds(hash: string): [number, number, number, number] | undefined {
   if (hash.length < 1 || hash.length > 18) return undefined
-  let lonLo = -180,
-    lonHi = 180,
-    latLo = -90,
-    latHi = 90
+  const lonSpan: Span = [-180, 180]
+  const latSpan: Span = [-90, 90]
   let even = true
   for (const ch of hash) {
     const v = BASE32.indexOf(ch)
     if (v < 0) return undefined
     for (let bit = 4; bit >= 0; bit--) {
-      const on = ((v >> bit) & 1) === 1
-      if (even) {
-        const mid = (lonLo + lonHi) / 2
-        if (on) lonLo = mid
-        else lonHi = mid
-      } else {
-        const mid = (latLo + latHi) / 2
-        if (on) latLo = mid
-        else latHi = mid
-      }
+      halve(even ? lonSpan : latSpan, ((v >> bit) & 1) === 1)
       even = !even
     }
   }
-  return [lonLo, latLo, lonHi, latHi]
+  return [lonSpan[0], latSpan[0], lonSpan[1], latSpan[1]]
 }
 
 const point = (lon: number, lat: number): DynamicValue => ({ type: 'Point', coordinates: [lon, lat] })
