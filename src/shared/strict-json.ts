@@ -200,11 +200,7 @@ function parseObject(): { [key: string]: ExactJsonValue } {
   pos++ // {
   const obj: { [key: string]: ExactJsonValue } = {}
   skipWhitespace()
-  if (src.charCodeAt(pos) === 0x7d) {
-    pos++
-    depth--
-    return obj
-  }
+  if (closes(0x7d)) return obj
   for (;;) {
     if (src.charCodeAt(pos) !== 0x22) {
       expected('a member name in double quotes')
@@ -222,19 +218,7 @@ function parseObject(): { [key: string]: ExactJsonValue } {
     pos++
     skipWhitespace()
     obj[key] = parseValue()
-    skipWhitespace()
-    const c = src.charCodeAt(pos)
-    if (c === 0x2c) {
-      pos++
-      skipWhitespace()
-      continue
-    }
-    if (c === 0x7d) {
-      pos++
-      depth--
-      return obj
-    }
-    expected('"," or "}"')
+    if (endsList(0x7d, '"," or "}"')) return obj
   }
 }
 
@@ -243,27 +227,29 @@ function parseArray(): ExactJsonValue[] {
   pos++ // [
   const arr: ExactJsonValue[] = []
   skipWhitespace()
-  if (src.charCodeAt(pos) === 0x5d) {
-    pos++
-    depth--
-    return arr
-  }
+  if (closes(0x5d)) return arr
   for (;;) {
     arr.push(parseValue())
-    skipWhitespace()
-    const c = src.charCodeAt(pos)
-    if (c === 0x2c) {
-      pos++
-      skipWhitespace()
-      continue
-    }
-    if (c === 0x5d) {
-      pos++
-      depth--
-      return arr
-    }
-    expected('"," or "]"')
+    if (endsList(0x5d, '"," or "]"')) return arr
   }
+}
+
+/** Consumes the closing bracket `close` (leaving its level) if it stands here. */
+function closes(close: number): boolean {
+  if (src.charCodeAt(pos) !== close) return false
+  pos++
+  depth--
+  return true
+}
+
+/** After a member or element: true at the closing bracket (consumed), false after a "," (consumed). */
+function endsList(close: number, expectation: string): boolean {
+  skipWhitespace()
+  if (closes(close)) return true
+  if (src.charCodeAt(pos) !== 0x2c) expected(expectation)
+  pos++
+  skipWhitespace()
+  return false
 }
 
 function expected(what: string): never {
