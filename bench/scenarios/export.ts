@@ -16,8 +16,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import pino from 'pino'
 import { sqliteFileOf } from '../../src/adapters/open-stores.js'
-import { loadConfig } from '../../src/config/config.js'
-import { createRuntime } from '../../src/main.js'
+import { applyAsAdmin, createBenchRuntime, issueBenchToken, sensorConnection } from '../bench-server.js'
 import type { BenchRow, Scenario } from '../harness.js'
 
 const WINDOW_ROWS = 25_000
@@ -81,47 +80,21 @@ function timeCli(
 
 async function measure(backend: 'sqlite' | 'postgres', databaseUrl: string | undefined): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-export-'))
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
-    logger: pino({ level: 'silent' }),
-    scryptCost: { log2N: 10, r: 8, p: 1 },
-  })
+  const runtime = await createBenchRuntime(dir, pino({ level: 'silent' }), { databaseUrl })
   try {
     const base = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
     const { services } = runtime
     const workspace = await services.admin.createWorkspace('bench')
     const admin = await services.admin.addAccount({ name: 'bench-admin', role: 'admin', workspaceId: workspace.id })
     const analyst = await services.admin.addAccount({ name: 'bench-analyst', role: 'analyst', workspaceId: workspace.id })
-    await services.config.apply(
-      workspace.id,
-      { accountId: admin.id, accountName: admin.name, role: 'admin' },
-      {
-        connections: [
-          {
-            lookup: 'line',
-            kind: 'push',
-            table: 'Line',
-            columns: [
-              { name: 'timestamp', type: 'datetime' },
-              { name: 'sensor', type: 'string' },
-              { name: 'value', type: 'real' },
-            ],
-          },
-        ],
-      },
-    )
+    await applyAsAdmin(services, workspace.id, admin, { connections: [sensorConnection('line', 'Line')] })
     const rows = Array.from({ length: WINDOW_ROWS + OUTSIDE_ROWS }, (_, i) => ({
       timestamp: new Date(START + i * 1000).toISOString(),
       sensor: `sensor-${i % 16}`,
       value: i + 0.25,
     }))
     for (let i = 0; i < rows.length; i += 20_000) await services.ingest.importRows(workspace.id, 'line', rows.slice(i, i + 20_000))
-    const { token } = await services.access.createToken({
-      workspaceId: workspace.id,
-      accountId: analyst.id,
-      name: 'bench',
-      expires: '1h',
-      createdBy: { id: analyst.id, name: analyst.name },
-    })
+    const token = await issueBenchToken(services, workspace.id, analyst)
 
     let csvBytes = 0
     const exportPages = async (format: 'csv' | 'jsonl'): Promise<number> => {

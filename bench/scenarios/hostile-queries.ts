@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { loadConfig } from '../../src/config/config.js'
-import { createRuntime } from '../../src/main.js'
+import { applyAsAdmin, createBenchRuntime, issueBenchToken, sensorConnection } from '../bench-server.js'
 import type { Scenario } from '../harness.js'
 
 const HOSTILE = [
@@ -43,36 +42,18 @@ export const hostileQueries: Scenario = {
   title: 'Query governance: /healthz and a warm query while 4 hostile queries run (SQLite)',
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-'))
-    const runtime = await createRuntime(loadConfig({ data: dir, port: 0 }, {}), {
-      logger: pino({ level: 'warn' }),
-      scryptCost: { log2N: 10, r: 8, p: 1 },
-    })
+    const runtime = await createBenchRuntime(dir, pino({ level: 'warn' }))
     const { services } = runtime
     try {
       const workspace = await services.admin.createWorkspace('bench')
       const admin = await services.admin.addAccount({ name: 'admin', role: 'admin', workspaceId: workspace.id })
       const analyst = await services.admin.addAccount({ name: 'analyst', role: 'analyst', workspaceId: workspace.id })
       const viewer = await services.admin.addAccount({ name: 'dashboard', role: 'viewer', workspaceId: workspace.id })
-      await services.config.apply(
-        workspace.id,
-        { accountId: admin.id, accountName: admin.name, role: 'admin' },
-        {
-          connections: [
-            {
-              lookup: 'readings',
-              kind: 'push',
-              table: 'Readings',
-              columns: [
-                { name: 'timestamp', type: 'datetime' },
-                { name: 'sensor', type: 'string' },
-                { name: 'value', type: 'real' },
-              ],
-            },
-          ],
-          warmQueries: [{ lookup: 'small', query: 'Readings | summarize n = count(), v = avg(value) by sensor' }],
-          settings: { queries: { rowCap: 10_000, timeoutSeconds: 5 } },
-        },
-      )
+      await applyAsAdmin(services, workspace.id, admin, {
+        connections: [sensorConnection('readings', 'Readings')],
+        warmQueries: [{ lookup: 'small', query: 'Readings | summarize n = count(), v = avg(value) by sensor' }],
+        settings: { queries: { rowCap: 10_000, timeoutSeconds: 5 } },
+      })
       const start = Date.parse('2026-01-01T00:00:00Z')
       const rows = Array.from({ length: 500 }, (_, i) => ({
         timestamp: new Date(start + i * 60_000).toISOString(),
@@ -80,16 +61,7 @@ export const hostileQueries: Scenario = {
         value: i,
       }))
       await services.ingest.importRows(workspace.id, 'readings', rows)
-      const tokenOf = async (account: { id: string; name: string }) =>
-        (
-          await services.access.createToken({
-            workspaceId: workspace.id,
-            accountId: account.id,
-            name: 'bench',
-            expires: '1h',
-            createdBy: { id: admin.id, name: admin.name },
-          })
-        ).token
+      const tokenOf = (account: { id: string; name: string }) => issueBenchToken(services, workspace.id, account, { createdBy: admin })
       const analystToken = await tokenOf(analyst)
       const dashboard = { authorization: `Bearer ${await tokenOf(viewer)}` }
       const base = await runtime.app.listen({ port: 0, host: '127.0.0.1' })

@@ -20,11 +20,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import pino from 'pino'
 import type { SqlStores } from '../../src/adapters/sql/sql-stores.js'
-import { loadConfig } from '../../src/config/config.js'
-import { createRuntime, type Runtime } from '../../src/main.js'
+import type { Runtime } from '../../src/main.js'
+import { benchWorkspace, createBenchRuntime, issueBenchToken, scratchDatabase } from '../bench-server.js'
 import type { BenchRow, Scenario } from '../harness.js'
 import { BENCH_CONFIG, PG_ADMIN_URL } from './kql-dataset.js'
 
@@ -80,24 +79,8 @@ async function freshServer(
   onMerge: (rows: number) => void,
 ): Promise<{ runtime: Runtime; baseUrl: string; token: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-ingest-'))
-  let dropDatabase: (() => Promise<void>) | undefined
-  let databaseUrl: string | undefined
-  if (backend === 'postgres') {
-    const name = `provenant_bench_ingest_${process.pid}_${Date.now()}`
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${name}`)
-    await admin.end()
-    const url = new URL(PG_ADMIN_URL)
-    url.pathname = `/${name}`
-    databaseUrl = url.toString()
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    }
-  }
+  const scratch =
+    backend === 'postgres' ? await scratchDatabase(PG_ADMIN_URL, `provenant_bench_ingest_${process.pid}_${Date.now()}`) : undefined
   const env = columnar
     ? {
         PROVENANT_COLUMNAR: 'on',
@@ -106,7 +89,6 @@ async function freshServer(
         PROVENANT_COLUMNAR_THREADS: process.env.PROVENANT_COLUMNAR_THREADS ?? '2',
       }
     : {}
-  const config = loadConfig({ data: join(dir, 'data'), port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, env)
   // the compactor's log (info) tells how many rows merges rewrote; nothing else is printed
   const logger = pino(
     { level: 'info' },
@@ -118,31 +100,17 @@ async function freshServer(
       },
     },
   )
-  const runtime = await createRuntime(config, { logger, scryptCost: { log2N: 10, r: 8, p: 1 } })
+  const runtime = await createBenchRuntime(join(dir, 'data'), logger, { databaseUrl: scratch?.url, env })
   const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
-  const services = runtime.services
-  const workspace = await services.admin.createWorkspace('bench')
-  const admin = await services.admin.addAccount({
-    name: 'bench-admin@bench',
-    role: 'admin',
-    workspaceId: workspace.id,
-    password: 'bench-admin-password',
-  })
-  await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
-  const { token } = await services.access.createToken({
-    workspaceId: workspace.id,
-    accountId: admin.id,
-    name: 'bench ingest',
-    expires: '24h',
-    createdBy: { id: admin.id, name: admin.name },
-  })
+  const { workspaceId, admin } = await benchWorkspace(runtime.services, BENCH_CONFIG)
+  const token = await issueBenchToken(runtime.services, workspaceId, admin, { name: 'bench ingest', expires: '24h' })
   return {
     runtime,
     baseUrl,
     token,
     async close() {
       await runtime.close()
-      await dropDatabase?.()
+      await scratch?.drop()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -14,10 +14,10 @@ import { join } from 'node:path'
 import pg from 'pg'
 import pino from 'pino'
 import { sqliteFileOf } from '../../src/adapters/open-stores.js'
-import { loadConfig } from '../../src/config/config.js'
 import type { Services } from '../../src/domain/services.js'
 import type { KqlSchema } from '../../src/kql/index.js'
-import { createRuntime, type Runtime } from '../../src/main.js'
+import type { Runtime } from '../../src/main.js'
+import { applyAsAdmin, createBenchRuntime, issueBenchToken } from '../bench-server.js'
 
 export type BenchBackend = 'sqlite' | 'postgres'
 
@@ -188,8 +188,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     const file = `${sqliteFileOf(join(dir, 'data'))}${suffix}`
     if (existsSync(file)) chmodSync(file, 0o600)
   }
-  const config = loadConfig({ data: join(dir, 'data'), port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
-  const runtime = await createRuntime(config, { logger: quiet, scryptCost: { log2N: 10, r: 8, p: 1 } })
+  const runtime = await createBenchRuntime(join(dir, 'data'), quiet, { databaseUrl })
   const services = runtime.services
   const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   let workspace = (await services.admin.listWorkspaces()).find((w) => w.name === 'bench')
@@ -203,17 +202,11 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
         workspaceId: workspace.id,
         password: 'bench-admin-password',
       }))
-    await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
+    await applyAsAdmin(services, workspace.id, admin, BENCH_CONFIG)
     const table = (await runtime.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
     if ((await runtime.stores.config.countRows(table)) > 0)
       throw new Error(`the cached ${backend} dataset is incomplete: delete ${dir}${databaseUrl ? ` and ${databaseUrl}` : ''} and run again`)
-    const { token } = await services.access.createToken({
-      workspaceId: workspace.id,
-      accountId: admin.id,
-      name: 'bench ingest',
-      expires: '24h',
-      createdBy: { id: admin.id, name: admin.name },
-    })
+    const token = await issueBenchToken(services, workspace.id, admin, { name: 'bench ingest', expires: '24h' })
     console.log(
       `  building the ${backend} dataset: ${DATASET_ROWS.toLocaleString('en-US')} rows through HTTP (cached for later runs in ${dir})`,
     )
@@ -243,13 +236,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
       workspaceId: workspace.id,
       password: 'bench-analyst-password',
     }))
-  const { token: analystToken } = await services.access.createToken({
-    workspaceId: workspace.id,
-    accountId: analyst.id,
-    name: 'bench',
-    expires: '24h',
-    createdBy: { id: analyst.id, name: analyst.name },
-  })
+  const analystToken = await issueBenchToken(services, workspace.id, analyst, { expires: '24h' })
   const tables = await runtime.stores.config.connectionTables(workspace.id)
   const sqlNames = Object.fromEntries(BENCH_CONFIG.connections.map((c) => [c.table, tables.find((t) => t.lookup === c.lookup)!.sqlName]))
   const schema: KqlSchema = {
@@ -272,7 +259,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     schema,
     sqlNames,
     analystToken,
-    ...(databaseUrl ? { databaseUrl } : { sqliteFile: sqliteFileOf(config.dataDir) }),
+    ...(databaseUrl ? { databaseUrl } : { sqliteFile: sqliteFileOf(runtime.config.dataDir) }),
     close: () => runtime.close(),
   }
 }

@@ -22,10 +22,9 @@ import { createSqliteQuerySource, registerKqlFunctions } from '../../src/adapter
 import { decodeValue } from '../../src/adapters/sql/column-codec.js'
 import { quoteIdent, type SqlDb } from '../../src/adapters/sql/sql-db.js'
 import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-db.js'
-import { loadConfig } from '../../src/config/config.js'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 import { compileQuery, type SqlSource } from '../../src/kql/index.js'
-import { createRuntime } from '../../src/main.js'
+import { createBenchRuntime } from '../bench-server.js'
 import type { BenchRow, Scenario } from '../harness.js'
 import { BENCH_CONFIG, DATASET_ROWS, openDataset, T0 } from './kql-dataset.js'
 import { BENCH_QUERIES } from './kql-queries.js'
@@ -276,10 +275,7 @@ const WARM_REQUESTS = Number(process.env.PROVENANT_BENCH_WARM_REQUESTS ?? 40)
 
 /** Latency of the bench's warm query through a server with the columnar tier on, one request at a time. */
 async function warmQueryOverHttp(dataDir: string, token: string): Promise<{ p50: number; p90: number; requests: number }> {
-  const runtime = await createRuntime(loadConfig({ data: dataDir, port: 0 }, { PROVENANT_COLUMNAR: 'on' }), {
-    logger: pino({ level: 'warn' }),
-    scryptCost: { log2N: 10, r: 8, p: 1 },
-  })
+  const runtime = await createBenchRuntime(dataDir, pino({ level: 'warn' }), { env: { PROVENANT_COLUMNAR: 'on' } })
   try {
     const url = `${await runtime.app.listen({ port: 0, host: '127.0.0.1' })}/oi-api/warm-queries/${BENCH_CONFIG.warmQueries[0]!.path}`
     const headers = { authorization: `Bearer ${token}` }

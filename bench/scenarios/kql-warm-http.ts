@@ -16,9 +16,8 @@ import pg from 'pg'
 import pino from 'pino'
 import { pgTypes } from '../../src/adapters/postgres/postgres-db.js'
 import { registerKqlFunctions } from '../../src/adapters/query-workers/query-source.js'
-import { loadConfig } from '../../src/config/config.js'
 import { compileQuery, type SqlQuery } from '../../src/kql/index.js'
-import { createRuntime } from '../../src/main.js'
+import { benchWorkspace, createBenchRuntime, issueBenchToken, scratchDatabase } from '../bench-server.js'
 import { type BenchRow, formatRate, type Scenario } from '../harness.js'
 import { load } from '../load.js'
 import { BENCH_CONFIG, type BenchBackend, openDataset, PG_ADMIN_URL, pushOverHttp, readingRow } from './kql-dataset.js'
@@ -94,47 +93,12 @@ async function warmQuery(backend: BenchBackend): Promise<BenchRow> {
 /** Ingest throughput into a fresh server: INGEST_ROWS rows in batches of 1,000, two requests at a time. */
 async function ingest(backend: BenchBackend): Promise<BenchRow> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-ingest-'))
-  let dropDatabase: (() => Promise<void>) | undefined
-  let databaseUrl: string | undefined
-  if (backend === 'postgres') {
-    const name = `provenant_bench_ingest_${process.pid}`
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
-    await admin.connect()
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await admin.query(`CREATE DATABASE ${name}`)
-    await admin.end()
-    const url = new URL(PG_ADMIN_URL)
-    url.pathname = `/${name}`
-    databaseUrl = url.toString()
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await c.end()
-    }
-  }
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
-    logger: pino({ level: 'warn' }),
-    scryptCost: { log2N: 10, r: 8, p: 1 },
-  })
+  const scratch = backend === 'postgres' ? await scratchDatabase(PG_ADMIN_URL, `provenant_bench_ingest_${process.pid}`) : undefined
+  const runtime = await createBenchRuntime(dir, pino({ level: 'warn' }), { databaseUrl: scratch?.url })
   try {
-    const services = runtime.services
     const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
-    const workspace = await services.admin.createWorkspace('bench')
-    const admin = await services.admin.addAccount({
-      name: 'bench-admin@bench',
-      role: 'admin',
-      workspaceId: workspace.id,
-      password: 'bench-admin-password',
-    })
-    await services.config.apply(workspace.id, { accountId: admin.id, accountName: admin.name, role: 'admin' }, BENCH_CONFIG)
-    const { token } = await services.access.createToken({
-      workspaceId: workspace.id,
-      accountId: admin.id,
-      name: 'bench',
-      expires: '1h',
-      createdBy: { id: admin.id, name: admin.name },
-    })
+    const { workspaceId, admin } = await benchWorkspace(runtime.services, BENCH_CONFIG)
+    const token = await issueBenchToken(runtime.services, workspaceId, admin)
     await pushOverHttp(baseUrl, token, 'readings', 10_000, readingRow) // warm-up
     const rate = await pushOverHttp(baseUrl, token, 'readings', INGEST_ROWS, (i) => readingRow(i + 10_000))
     return {
@@ -146,7 +110,7 @@ async function ingest(backend: BenchBackend): Promise<BenchRow> {
     }
   } finally {
     await runtime.close()
-    await dropDatabase?.()
+    await scratch?.drop()
     rmSync(dir, { recursive: true, force: true })
   }
 }

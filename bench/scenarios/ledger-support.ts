@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import pino from 'pino'
-import { loadConfig } from '../../src/config/config.js'
-import { createRuntime, type Runtime } from '../../src/main.js'
+import type { Runtime } from '../../src/main.js'
+import { createBenchRuntime, issueBenchToken, scratchDatabase } from '../bench-server.js'
 
 export const PG_URL = process.env['BENCH_DATABASE_URL'] ?? process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -38,31 +38,11 @@ export async function postgresReachable(): Promise<boolean> {
 
 export async function startBenchRuntime(backend: 'sqlite' | 'postgres', role: 'editor' | 'analyst' = 'editor'): Promise<BenchRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-'))
-  let databaseUrl: string | undefined
-  let dbName: string | undefined
-  if (backend === 'postgres') {
-    dbName = `provenant_bench_${randomBytes(5).toString('hex')}`
-    const admin = new pg.Client({ connectionString: PG_URL })
-    await admin.connect()
-    await admin.query(`CREATE DATABASE ${dbName}`)
-    await admin.end()
-    const u = new URL(PG_URL)
-    u.pathname = `/${dbName}`
-    databaseUrl = u.toString()
-  }
-  const runtime = await createRuntime(loadConfig({ data: dir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {}), {
-    scryptCost: { log2N: 10, r: 8, p: 1 },
-    logger: pino({ level: 'silent' }),
-  })
+  const scratch = backend === 'postgres' ? await scratchDatabase(PG_URL, `provenant_bench_${randomBytes(5).toString('hex')}`) : undefined
+  const runtime = await createBenchRuntime(dir, pino({ level: 'silent' }), { databaseUrl: scratch?.url })
   const workspace = await runtime.services.admin.createWorkspace('bench')
   const account = await runtime.services.admin.addAccount({ name: 'bench', role, workspaceId: workspace.id })
-  const { token } = await runtime.services.access.createToken({
-    workspaceId: workspace.id,
-    accountId: account.id,
-    name: 'bench',
-    expires: '1h',
-    createdBy: { id: account.id, name: account.name },
-  })
+  const token = await issueBenchToken(runtime.services, workspace.id, account)
   const url = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   return {
     runtime,
@@ -72,12 +52,7 @@ export async function startBenchRuntime(backend: 'sqlite' | 'postgres', role: 'e
     async close() {
       await runtime.close()
       rmSync(dir, { recursive: true, force: true })
-      if (dbName) {
-        const admin = new pg.Client({ connectionString: PG_URL })
-        await admin.connect()
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`)
-        await admin.end()
-      }
+      await scratch?.drop()
     },
   }
 }

@@ -7,49 +7,21 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { loadConfig } from '../../src/config/config.js'
-import { createRuntime } from '../../src/main.js'
+import { applyAsAdmin, createBenchRuntime, issueBenchToken, sensorConnection } from '../bench-server.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'provenant-bench-live-'))
-const runtime = await createRuntime(loadConfig({ data: dir, port: 0 }, {}), {
-  logger: pino({ level: 'silent' }),
-  scryptCost: { log2N: 10, r: 8, p: 1 },
-})
+const runtime = await createBenchRuntime(dir, pino({ level: 'silent' }))
 const base = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
 const { services } = runtime
 const workspace = await services.admin.createWorkspace('bench')
 const admin = await services.admin.addAccount({ name: 'bench-admin', role: 'admin', workspaceId: workspace.id })
 const viewer = await services.admin.addAccount({ name: 'bench-viewer', role: 'viewer', workspaceId: workspace.id })
 const editor = await services.admin.addAccount({ name: 'bench-editor', role: 'editor', workspaceId: workspace.id })
-await services.config.apply(
-  workspace.id,
-  { accountId: admin.id, accountName: admin.name, role: 'admin' },
-  {
-    connections: [
-      {
-        lookup: 'line',
-        kind: 'push',
-        table: 'Line',
-        columns: [
-          { name: 'timestamp', type: 'datetime' },
-          { name: 'sensor', type: 'string' },
-          { name: 'value', type: 'real' },
-        ],
-      },
-    ],
-    surfaces: [{ lookup: 'plant', connections: ['line'] }],
-  },
-)
-const tokenOf = async (account: { id: string; name: string }) =>
-  (
-    await services.access.createToken({
-      workspaceId: workspace.id,
-      accountId: account.id,
-      name: 'bench',
-      expires: '1h',
-      createdBy: { id: account.id, name: account.name },
-    })
-  ).token
+await applyAsAdmin(services, workspace.id, admin, {
+  connections: [sensorConnection('line', 'Line')],
+  surfaces: [{ lookup: 'plant', connections: ['line'] }],
+})
+const tokenOf = (account: { id: string; name: string }) => issueBenchToken(services, workspace.id, account)
 
 let peakRss = process.memoryUsage().rss
 setInterval(() => {
