@@ -152,15 +152,10 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
     }
   }
 
-  async function signIn(typed: SignInAttempt): Promise<SignInOutcome> {
-    // No account name holds U+0000 (PostgreSQL text cannot): a typed one is a wrong name like any
-    // other, never a query error (it was a 500 on PostgreSQL).
-    const attempt = { ...typed, accountName: typed.accountName.replace(/\u0000/g, '\uFFFD') }
-    const now = clock.now()
-    const keys = throttleKeys(attempt.accountName, attempt.clientAddress)
-    const window = Math.max(loginLimits.account.windowMs, loginLimits.address.windowMs)
+  /** The throttle's verdict on a password attempt now, from the recent failures of its account and its address. */
+  async function throttleNow(keys: ReturnType<typeof throttleKeys>, now: number): Promise<ReturnType<typeof throttleVerdict>> {
     const recent = async (key: string, windowMs: number) => (await stores.sessions.loginFailures([key], now - windowMs)).get(key)
-    const verdict = throttleVerdict(
+    return throttleVerdict(
       loginLimits,
       {
         account: await recent(keys.account, loginLimits.account.windowMs),
@@ -168,6 +163,16 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       },
       now,
     )
+  }
+
+  async function signIn(typed: SignInAttempt): Promise<SignInOutcome> {
+    // No account name holds U+0000 (PostgreSQL text cannot): a typed one is a wrong name like any
+    // other, never a query error (it was a 500 on PostgreSQL).
+    const attempt = { ...typed, accountName: typed.accountName.replace(/\u0000/g, '\uFFFD') }
+    const now = clock.now()
+    const keys = throttleKeys(attempt.accountName, attempt.clientAddress)
+    const window = Math.max(loginLimits.account.windowMs, loginLimits.address.windowMs)
+    const verdict = await throttleNow(keys, now)
     if (!verdict.allowed) {
       await recordRefusal(attempt, 'sign-in-throttled', { limitedBy: verdict.limitedBy })
       return { outcome: 'throttled', limitedBy: verdict.limitedBy, retryAfterMs: verdict.retryAfterMs }
@@ -341,15 +346,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
   async function confirmPassword(session: PortalSession, password: string, clientAddress: string): Promise<SignatureCheck> {
     const now = clock.now()
     const keys = throttleKeys(session.account.name, clientAddress)
-    const recent = async (key: string, windowMs: number) => (await stores.sessions.loginFailures([key], now - windowMs)).get(key)
-    const verdict = throttleVerdict(
-      loginLimits,
-      {
-        account: await recent(keys.account, loginLimits.account.windowMs),
-        address: await recent(keys.address, loginLimits.address.windowMs),
-      },
-      now,
-    )
+    const verdict = await throttleNow(keys, now)
     if (!verdict.allowed) return { outcome: 'throttled', limitedBy: verdict.limitedBy, retryAfterMs: verdict.retryAfterMs }
     const account = password === '' ? undefined : await deps.admin.checkPassword(session.account.name, password)
     if (!account || account.id !== session.account.id) {
