@@ -81,59 +81,50 @@ const MONTH_NAMES = [
 ]
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
+/** A field written with one letter unpadded, with two or more as two digits (`h`, `hh`). */
+const oneOrTwoDigits = (value: number, n: number): string => (n === 1 ? String(value) : pad(value, 2))
+
+/** Writes a format's literals as they are and each field (letter `ch` repeated `n` times) as `field` renders it. */
+function renderTokens(tokens: readonly FormatToken[], field: (ch: string, n: number) => string): string {
+  let out = ''
+  for (const tok of tokens) out += tok.kind === 'lit' ? tok.text : field(tok.ch, tok.n)
+  return out
+}
+
 function formatDatetimeWith(tokens: readonly FormatToken[], t: bigint): string {
   const p = dateTimeParts(t)
-  let out = ''
-  for (const tok of tokens) {
-    if (tok.kind === 'lit') {
-      out += tok.text
-      continue
-    }
-    const n = tok.n
-    switch (tok.ch) {
+  return renderTokens(tokens, (ch, n) => {
+    switch (ch) {
       case 'd':
-        out += n === 1 ? String(p.day) : n === 2 ? pad(p.day, 2) : n === 3 ? DAY_NAMES[weekday(t)]!.slice(0, 3) : DAY_NAMES[weekday(t)]!
-        break
+        return n === 1 ? String(p.day) : n === 2 ? pad(p.day, 2) : n === 3 ? DAY_NAMES[weekday(t)]!.slice(0, 3) : DAY_NAMES[weekday(t)]!
       case 'f':
-        out += fraction(p.fractionTicks, n, false)
-        break
-      case 'F': {
-        out += fraction(p.fractionTicks, n, true)
-        break
-      }
-      case 'h': {
-        const h12 = p.hour % 12 === 0 ? 12 : p.hour % 12
-        out += n === 1 ? String(h12) : pad(h12, 2)
-        break
-      }
+        return fraction(p.fractionTicks, n, false)
+      case 'F':
+        return fraction(p.fractionTicks, n, true)
+      case 'h':
+        return oneOrTwoDigits(p.hour % 12 === 0 ? 12 : p.hour % 12, n)
       case 'H':
-        out += n === 1 ? String(p.hour) : pad(p.hour, 2)
-        break
+        return oneOrTwoDigits(p.hour, n)
       case 'm':
-        out += n === 1 ? String(p.minute) : pad(p.minute, 2)
-        break
+        return oneOrTwoDigits(p.minute, n)
       case 'M':
-        out +=
-          n === 1
-            ? String(p.month)
-            : n === 2
-              ? pad(p.month, 2)
-              : n === 3
-                ? MONTH_NAMES[p.month - 1]!.slice(0, 3)
-                : MONTH_NAMES[p.month - 1]!
-        break
+        return n === 1
+          ? String(p.month)
+          : n === 2
+            ? pad(p.month, 2)
+            : n === 3
+              ? MONTH_NAMES[p.month - 1]!.slice(0, 3)
+              : MONTH_NAMES[p.month - 1]!
       case 's':
-        out += n === 1 ? String(p.second) : pad(p.second, 2)
-        break
+        return oneOrTwoDigits(p.second, n)
       case 'y':
-        out += n === 1 ? String(p.year % 100) : n === 2 ? pad(p.year % 100, 2) : pad(p.year, n)
-        break
+        return n === 1 ? String(p.year % 100) : n === 2 ? pad(p.year % 100, 2) : pad(p.year, n)
       case 't':
-        out += n === 1 ? (p.hour < 12 ? 'A' : 'P') : p.hour < 12 ? 'AM' : 'PM'
-        break
+        return n === 1 ? (p.hour < 12 ? 'A' : 'P') : p.hour < 12 ? 'AM' : 'PM'
+      default:
+        return ''
     }
-  }
-  return out
+  })
 }
 
 function formatTimespanWith(tokens: readonly FormatToken[], ticks: bigint): string {
@@ -144,36 +135,29 @@ function formatTimespanWith(tokens: readonly FormatToken[], ticks: bigint): stri
   const minutes = Number((rem % TICKS_PER_HOUR) / TICKS_PER_MINUTE)
   const seconds = Number((rem % TICKS_PER_MINUTE) / TICKS_PER_SECOND)
   const frac = Number(rem % TICKS_PER_SECOND)
-  let out = ticks < 0n ? '-' : ''
-  for (const tok of tokens) {
-    if (tok.kind === 'lit') {
-      out += tok.text
-      continue
-    }
-    const n = tok.n
-    switch (tok.ch) {
-      case 'd':
-        out += pad(days, n)
-        break
-      case 'h':
-      case 'H':
-        out += n === 1 ? String(hours) : pad(hours, 2)
-        break
-      case 'm':
-        out += n === 1 ? String(minutes) : pad(minutes, 2)
-        break
-      case 's':
-        out += n === 1 ? String(seconds) : pad(seconds, 2)
-        break
-      case 'f':
-        out += fraction(frac, n, false)
-        break
-      case 'F':
-        out += fraction(frac, n, true)
-        break
-    }
-  }
-  return out
+  const sign = ticks < 0n ? '-' : ''
+  return (
+    sign +
+    renderTokens(tokens, (ch, n) => {
+      switch (ch) {
+        case 'd':
+          return pad(days, n)
+        case 'h':
+        case 'H':
+          return oneOrTwoDigits(hours, n)
+        case 'm':
+          return oneOrTwoDigits(minutes, n)
+        case 's':
+          return oneOrTwoDigits(seconds, n)
+        case 'f':
+          return fraction(frac, n, false)
+        case 'F':
+          return fraction(frac, n, true)
+        default:
+          return ''
+      }
+    })
+  )
 }
 
 /** Binds a format-string function: a constant format is tokenized once. */
