@@ -170,14 +170,16 @@ function fractionTicksOf(digits: string | undefined): number {
 
 /**
  * The date and time (UTC ticks, or null when no such calendar moment) that a date-time pattern's
- * groups name: 1-3 year, month, day; 4-6 hours, minutes, seconds (optional); 7 the fraction
- * digits (optional, beyond 7 dropped). The zone, if any, is the caller's: its rules differ.
+ * groups name: 1-3 the date (year, month, day; or month, day, year for US dates); 4-6 hours,
+ * minutes, seconds (optional); 7 the fraction digits (optional, beyond 7 dropped). The zone, if
+ * any, is the caller's: its rules differ.
  */
-export function dateTimeOfMatch(m: RegExpExecArray): bigint | null {
+export function dateTimeOfMatch(m: RegExpExecArray, order: 'ymd' | 'mdy' = 'ymd'): bigint | null {
+  const [year, month, day] = order === 'ymd' ? [m[1], m[2], m[3]] : [m[3], m[1], m[2]]
   return makeDateTime({
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
+    year: Number(year),
+    month: Number(month),
+    day: Number(day),
     hour: Number(m[4] ?? 0),
     minute: Number(m[5] ?? 0),
     second: Number(m[6] ?? 0),

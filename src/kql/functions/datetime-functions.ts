@@ -10,6 +10,7 @@
 import { canonLong, isLongValue, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import {
+  dateTimeOfMatch,
   dateTimeParts,
   floorDiv,
   MAX_DATETIME_TICKS,
@@ -205,15 +206,7 @@ function parseDatetimeText(text: string): bigint | null {
   if (parsed !== null) return parsed
   const m = US_DATE.exec(text.trim())
   if (!m) return null
-  return makeDateTime({
-    year: Number(m[3]),
-    month: Number(m[1]),
-    day: Number(m[2]),
-    hour: Number(m[4] ?? 0),
-    minute: Number(m[5] ?? 0),
-    second: Number(m[6] ?? 0),
-    fractionTicks: Number(((m[7] ?? '') + '0000000').slice(0, 7)),
-  })
+  return dateTimeOfMatch(m, 'mdy')
 }
 
 function toDatetimeValue(type: KqlType, v: KqlValue): KqlValue {
