@@ -256,7 +256,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       await shoot(adminPage, 'overview')
       await adminPage.close()
 
-      // A separate browser profile for the second person.
+      // A separate browser context (its own cookies and storage, as a second profile) for the second person.
       const viewerBrowser = await openBrowser()
       try {
         const page = await viewerBrowser.newPage()
