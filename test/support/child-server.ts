@@ -85,6 +85,13 @@ export async function freePort(): Promise<number> {
   })
 }
 
+/**
+ * The environment of a child server whose suite runs a query at a time: one query worker (and the
+ * pool's spare) instead of two, as test servers have (test-server.ts says why). The soak keeps the
+ * deployment default.
+ */
+export const ONE_QUERY_WORKER: Readonly<Record<string, string>> = { PROVENANT_QUERY_WORKERS: '1' }
+
 /** Starts `provenant serve` on the deployment and resolves once it listens. */
 export async function startChildServer(
   deployment: Pick<Deployment, 'dataDir' | 'databaseUrl'>,
