@@ -20,15 +20,17 @@ export type {
   SqlSource,
   Visualization,
 } from './engine-types.js'
-export { quoteIdentifier, scanSql } from './exec/evaluator.js'
 export { MAX_INTERMEDIATE_ROWS } from './exec/operator-context.js'
+export { quoteIdentifier, scanSql } from './exec/scan-sql.js'
 // Names the engine knows, for editors' completion (the portal's Explore page).
 export { aggregateNames, scalarNames } from './functions/registry.js'
 export { KqlError, type KqlErrorKind, type SourcePosition, SqlRefusalError } from './kql-error.js'
 export { canonLong, INT64_MAX, INT64_MIN, type Long, longFrom, longFromText, longToString } from './long.js'
 export type { Expr as PlanExpr, PlanColumn, PlanNode, SqlParam, SqlQuery } from './plan/plan.js'
+export { JOIN_KINDS } from './plan/plan.js'
 export type { KqlColumn, KqlSchema, KqlTable } from './schema.js'
 export { EMPTY_SCHEMA } from './schema.js'
+export { TABULAR_OPERATORS } from './syntax/operator-parsers.js'
 export { type DynamicValue, KQL_TYPES, type KqlType, type KqlValue, parseTypeName } from './types.js'
 export {
   civilFromDays,

@@ -5,6 +5,7 @@
  * wraps each in a `<span class="k-…">`. It never fails: text it does not recognise stays plain, and
  * the spans concatenated give back the input exactly.
  */
+import { JOIN_KINDS, TABULAR_OPERATORS } from '../kql/index.js'
 import { escapeHtml, Html } from './html.js'
 
 export type KqlTokenClass = 'comment' | 'string' | 'number' | 'keyword' | 'function' | 'pipe' | 'operator' | 'plain'
@@ -14,55 +15,20 @@ export interface KqlToken {
   readonly kind: KqlTokenClass
 }
 
-/** The tabular operators: the words that may follow a pipe (also the Explore editor's completion after `|`). */
-export const PIPE_OPERATORS: ReadonlySet<string> = new Set([
-  'where',
-  'filter',
-  'project',
-  'project-away',
-  'project-keep',
-  'project-rename',
-  'project-reorder',
-  'extend',
-  'summarize',
-  'order',
-  'sort',
-  'take',
-  'limit',
-  'top',
-  'top-nested',
-  'top-hitters',
-  'count',
-  'distinct',
-  'join',
-  'lookup',
-  'union',
-  'render',
-  'mv-expand',
-  'mv-apply',
-  'make-series',
-  'parse',
-  'parse-where',
-  'parse-kv',
-  'as',
-  'getschema',
-  'sample',
-  'sample-distinct',
-  'serialize',
-  'search',
-  'invoke',
-  'evaluate',
-  'scan',
+/** The tabular operators the engine parses after a pipe (also the Explore editor's completion after `|`). */
+export const PIPE_OPERATORS: ReadonlySet<string> = new Set(TABULAR_OPERATORS)
+
+/**
+ * Query operators and their keywords (also the Explore editor's completion list): the engine's operators and
+ * join kinds, the words inside operators, and the operators it refuses (still highlighted as KQL).
+ */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  ...TABULAR_OPERATORS,
+  ...JOIN_KINDS,
   'fork',
   'facet',
-  'partition',
   'range',
   'print',
-])
-
-/** Query operators and their keywords (also the Explore editor's completion list). */
-export const KEYWORDS: ReadonlySet<string> = new Set([
-  ...PIPE_OPERATORS,
   'by',
   'asc',
   'desc',
@@ -110,15 +76,6 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'has_all',
   'true',
   'false',
-  'inner',
-  'innerunique',
-  'leftouter',
-  'rightouter',
-  'fullouter',
-  'leftanti',
-  'rightanti',
-  'leftsemi',
-  'rightsemi',
   'materialize',
   'externaldata',
   'reduce',

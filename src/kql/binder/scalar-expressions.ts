@@ -4,7 +4,8 @@
  * names, member access, operators with Kusto's typing, `in`, calls of library, user, aggregate
  * and window functions, constant folding. The tabular binder (binder.ts) is the `BindContext`.
  */
-import { compileExpr, type ExprRuntime } from '../exec/compile-expr.js'
+import { compileExpr } from '../exec/compile-expr.js'
+import type { ExprRuntime } from '../exec/rows.js'
 import type { AggregateFunction, ArgInfo } from '../functions/function-types.js'
 import { compileRegex } from '../functions/regex.js'
 import { convertValue } from '../functions/value-conversions.js'

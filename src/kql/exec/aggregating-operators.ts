@@ -10,8 +10,9 @@ import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlValue } from '../types.js'
 import { floorDiv } from '../values.js'
-import { compositeKey, type Row } from './compile-expr.js'
+import { compositeKey } from './compile-expr.js'
 import { CHECK_EVERY, nullOf, type OperatorContext } from './operator-context.js'
+import type { Row } from './rows.js'
 import { compareNonNull, keyOf } from './value-ops.js'
 
 export async function makeSeries(ex: OperatorContext, node: P.MakeSeries): Promise<Row[]> {

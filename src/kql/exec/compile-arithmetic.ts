@@ -11,8 +11,8 @@ import { KqlError } from '../kql-error.js'
 import { canonLong, type Long, longAdd, longDiv, longFromDouble, longMod, longMul, longSub } from '../long.js'
 import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import type { CompiledExpr } from './compile-expr.js'
 import { textOf } from './compile-string-ops.js'
+import type { CompiledExpr } from './rows.js'
 import { dynamicEquals, equalsIgnoreCase } from './value-ops.js'
 
 /** .NET ticks between 0001-01-01 and the Unix epoch (datetime % timespan is computed on .NET ticks). */

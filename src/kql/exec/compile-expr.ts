@@ -4,7 +4,6 @@
  * compile time, so the per-row work is the operation itself (design §12: execution speed).
  */
 
-import type { EvalContext } from '../functions/function-types.js'
 import { convertValue, toDynamic } from '../functions/value-conversions.js'
 import { KqlError } from '../kql-error.js'
 import { isLongValue, type Long, longAdd, longNeg } from '../long.js'
@@ -12,21 +11,8 @@ import type * as P from '../plan/plan.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { comparerFor, compileArithmetic, compileComparison, isNullish, isNum } from './compile-arithmetic.js'
 import { compileStringOp, textOf } from './compile-string-ops.js'
+import type { CompiledExpr, ExprRuntime, Row } from './rows.js'
 import { compositeKey, has, keyOf } from './value-ops.js'
-
-export type Row = readonly KqlValue[]
-/** A compiled expression: the row, its position, and all rows of the input (window functions). */
-export type CompiledExpr = (row: Row, index: number, rows: readonly Row[]) => KqlValue
-
-/** What a subquery expression evaluated to, computed before its node runs. */
-export type SubqueryValue =
-  | { readonly kind: 'scalar'; readonly value: KqlValue }
-  | { readonly kind: 'rows'; readonly values: readonly KqlValue[] }
-
-export interface ExprRuntime {
-  readonly ctx: EvalContext
-  readonly subqueries: ReadonlyMap<P.Expr, SubqueryValue>
-}
 
 export function compileExpr(e: P.Expr, rt: ExprRuntime): CompiledExpr {
   switch (e.kind) {

@@ -10,7 +10,7 @@ import { valueToString } from '../functions/value-conversions.js'
 import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { KqlType, KqlValue } from '../types.js'
-import type { CompiledExpr } from './compile-expr.js'
+import type { CompiledExpr } from './rows.js'
 import { equalsIgnoreCase, has, hasCs, hasPrefix, hasSuffix, hasTermRegex, likePattern } from './value-ops.js'
 
 /** Text of a value of a type, as string operators see it (tostring semantics). */

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test'
 import type { BoundAggregate } from '../functions/function-types.js'
 import type * as P from '../plan/plan.js'
 import type { KqlType, KqlValue } from '../types.js'
-import { runPlan, scanSql } from './evaluator.js'
+import { runPlan } from './evaluator.js'
+import { scanSql } from './scan-sql.js'
 
 const ctx = { now: 0n, random: () => 0.5 }
 const run = (plan: P.PlanNode, source?: Parameters<typeof runPlan>[1]['source']) => runPlan(plan, { ctx, source })

@@ -11,31 +11,22 @@ import { convertValue } from '../functions/value-conversions.js'
 import { KqlError, SqlRefusalError } from '../kql-error.js'
 import { canonLong, type Long, longToBigInt } from '../long.js'
 import type * as P from '../plan/plan.js'
-import { scaledColumn } from '../plan/scan-scale.js'
 import type { KqlColumn } from '../schema.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { makeSeries, topHitters, topNested } from './aggregating-operators.js'
-import { type CompiledExpr, compileExpr, compositeKey, type ExprRuntime, type Row, type SubqueryValue } from './compile-expr.js'
+import { compileExpr, compositeKey } from './compile-expr.js'
 import { join, union } from './join-operators.js'
 import { CHECK_EVERY, MAX_INTERMEDIATE_ROWS, nullOf, type OperatorContext } from './operator-context.js'
 import { parse, parseKv } from './parse-operators.js'
+import type { CompiledExpr, ExprRuntime, Row, SubqueryValue } from './rows.js'
 import { runScan } from './scan.js'
+import { scanSql } from './scan-sql.js'
 import { compareNonNull, keyOf } from './value-ops.js'
 
 export interface RunOptions {
   readonly source?: SqlSource
   readonly ctx: EvalContext
   readonly signal?: AbortSignal
-}
-
-/** Quotes an identifier for SQLite and PostgreSQL alike: double quotes, embedded quotes doubled. */
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`
-}
-
-/** The first-phase SQL of a table scan. */
-export function scanSql(node: P.TableScan): string {
-  return `SELECT ${node.sqlColumns.map((c, i) => scaledColumn(quoteIdentifier(c), node.sqlScale?.[i])).join(', ')} FROM ${quoteIdentifier(node.sqlName)}`
 }
 
 const SOURCE_FAILURES = new WeakSet<object>()
@@ -574,21 +565,22 @@ class Executor implements OperatorContext {
    * Each row's element lists, computed before any output row is built so that a blow-up is
    * refused at once (issue 15): the output size is known from the lists' lengths.
    */
+  /** The element lists each row expands into (one list per expression), refused above MAX_INTERMEDIATE_ROWS. */
   private async expansions(
     rows: readonly Row[],
-    fns: readonly CompiledExpr[],
+    exprs: readonly P.Expr[],
     mode: 'bag' | 'array',
     limit: number,
     operator: string,
   ): Promise<DynamicValue[][][]> {
+    await this.prepare(exprs)
+    const fns = exprs.map((e) => this.compile(e))
     const out = new Array<DynamicValue[][]>(rows.length)
     let expected = 0
     for (let i = 0; i < rows.length; i++) {
       const lists = fns.map((f) => this.elementsOf(f(rows[i]!, i, rows), mode))
       out[i] = lists
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      expected += Math.min(n, limit)
+      expected += expansionCount(lists, limit)
       if (expected > MAX_INTERMEDIATE_ROWS)
         throw new KqlError(
           'runtime',
@@ -601,18 +593,20 @@ class Executor implements OperatorContext {
 
   private async mvExpand(node: P.MvExpand): Promise<Row[]> {
     const rows = await this.run(node.input)
-    await this.prepare(node.items.map((it) => it.expr))
-    const fns = node.items.map((it) => this.compile(it.expr))
     const width = node.columns.length
     const limit = node.limit ?? Infinity
-    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-expand')
+    const expansions = await this.expansions(
+      rows,
+      node.items.map((it) => it.expr),
+      node.bagExpansion,
+      limit,
+      'mv-expand',
+    )
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = expansions[i]!
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      n = Math.min(n, limit)
+      const n = expansionCount(lists, limit)
       for (let k = 0; k < n; k++) {
         const o = new Array<KqlValue>(width)
         for (let c = 0; c < r.length; c++) o[c] = r[c] ?? null
@@ -634,17 +628,13 @@ class Executor implements OperatorContext {
 
   private async mvApply(node: P.MvApply): Promise<Row[]> {
     const rows = await this.run(node.input)
-    await this.prepare(node.items)
-    const fns = node.items.map((e) => this.compile(e))
     const limit = node.limit ?? Infinity
-    const expansions = await this.expansions(rows, fns, node.bagExpansion, limit, 'mv-apply')
+    const expansions = await this.expansions(rows, node.items, node.bagExpansion, limit, 'mv-apply')
     const out: Row[] = []
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!
       const lists = expansions[i]!
-      let n = 0
-      for (const l of lists) n = Math.max(n, l.length)
-      n = Math.min(n, limit)
+      const n = expansionCount(lists, limit)
       const sub: Row[] = []
       const width = node.subquery.kind === 'ApplyInput' ? node.subquery.columns.length : 0
       for (let k = 0; k < n; k++) {
@@ -793,4 +783,11 @@ class Executor implements OperatorContext {
     const empty = (): KqlValue => node.aggregate.impl.create().result()[0] ?? null
     return [...groups.values()].map((g) => [...g.keys, ...g.accs.map((a) => (a ? (a.result()[0] ?? null) : empty()))])
   }
+}
+
+/** How many rows one input row expands into: its longest element list, at most `limit`. */
+function expansionCount(lists: readonly (readonly DynamicValue[])[], limit: number): number {
+  let n = 0
+  for (const l of lists) n = Math.max(n, l.length)
+  return Math.min(n, limit)
 }

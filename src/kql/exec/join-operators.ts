@@ -8,8 +8,9 @@
 import { KqlError } from '../kql-error.js'
 import type * as P from '../plan/plan.js'
 import type { KqlValue } from '../types.js'
-import { compositeKey, type Row } from './compile-expr.js'
+import { compositeKey } from './compile-expr.js'
 import { CHECK_EVERY, MAX_INTERMEDIATE_ROWS, nullOf, type OperatorContext } from './operator-context.js'
+import type { Row } from './rows.js'
 import { keyOf } from './value-ops.js'
 
 export async function join(ex: OperatorContext, node: P.Join): Promise<Row[]> {

@@ -7,7 +7,7 @@
  */
 import type * as P from '../plan/plan.js'
 import type { KqlType, KqlValue } from '../types.js'
-import type { CompiledExpr, Row } from './compile-expr.js'
+import type { CompiledExpr, Row } from './rows.js'
 
 /** The engine refuses intermediate results above this many rows (brief: memory safety). */
 export const MAX_INTERMEDIATE_ROWS = 5_000_000

@@ -9,9 +9,9 @@ import { compileRegex } from '../functions/regex.js'
 import { convertValue } from '../functions/value-conversions.js'
 import type * as P from '../plan/plan.js'
 import type { KqlValue } from '../types.js'
-import type { Row } from './compile-expr.js'
 import { CHECK_EVERY, nullOf, type OperatorContext } from './operator-context.js'
 import { extractKeyValues } from './parse-kv.js'
+import type { Row } from './rows.js'
 
 export async function parse(ex: OperatorContext, node: P.Parse): Promise<Row[]> {
   const rows = await ex.run(node.input)

@@ -6,7 +6,7 @@
  */
 import type { ScanPattern } from '../plan/plan.js'
 import type { KqlValue } from '../types.js'
-import type { CompiledExpr, Row } from './compile-expr.js'
+import type { CompiledExpr, Row } from './rows.js'
 
 interface CompiledStep {
   readonly spec: ScanPattern['steps'][number]

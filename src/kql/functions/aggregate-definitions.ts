@@ -7,9 +7,9 @@
  * aggregates.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { constantOf, expectArgs, functionError } from './function-definitions.js'
 import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo, BoundAggregate } from './function-types.js'
-import { constantOf } from './numeric-helpers.js'
+import type { ParamKind } from './param-kinds.js'
 import { FUNCTION_RESULT_NAMES } from './result-names.js'
 
 export type Bag = { [key: string]: DynamicValue }
@@ -21,12 +21,16 @@ export type Options = Parameters<AggregateFunction['bind']>[1]
 
 const IDENT = /^[A-Za-z_][A-Za-z_0-9]*$/
 
-/** Splits a call's argument text at top-level commas. */
-function splitArgs(text: string): string[] {
-  const out: string[] = []
+/**
+ * One scan of a call's argument text: its parts at top-level commas, and whether its brackets
+ * balance outside string literals.
+ */
+function scanArgs(text: string): { readonly parts: string[]; readonly balanced: boolean } {
+  const parts: string[] = []
   let depth = 0
   let quote = ''
   let start = 0
+  let balanced = true
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quote) {
@@ -36,14 +40,16 @@ function splitArgs(text: string): string[] {
     }
     if (c === '"' || c === "'") quote = c
     else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') depth--
-    else if (c === ',' && depth === 0) {
-      out.push(text.slice(start, i))
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--
+      if (depth < 0) balanced = false
+    } else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i))
       start = i + 1
     }
   }
-  out.push(text.slice(start))
-  return out
+  parts.push(text.slice(start))
+  return { parts, balanced: balanced && depth === 0 }
 }
 
 /**
@@ -58,8 +64,10 @@ export function inferName(text: string): string | undefined {
   if (IDENT.test(t)) return t
   const bracket = /^\[\s*(['"])(.*)\1\s*\]$/.exec(t)
   if (bracket) return bracket[2]
-  if (t.startsWith('(') && t.endsWith(')') && splitArgs(t.slice(1, -1)).length === 1 && balanced(t.slice(1, -1)))
-    return inferName(t.slice(1, -1))
+  if (t.startsWith('(') && t.endsWith(')')) {
+    const inner = scanArgs(t.slice(1, -1))
+    if (inner.parts.length === 1 && inner.balanced) return inferName(t.slice(1, -1))
+  }
   const path = /^([A-Za-z_][A-Za-z_0-9]*)((?:\.[A-Za-z_][A-Za-z_0-9]*|\[\s*(?:'[^']*'|"[^"]*"|\d+)\s*\])+)$/.exec(t)
   if (path) {
     const parts = [path[1]!]
@@ -68,10 +76,11 @@ export function inferName(text: string): string | undefined {
     return parts.join('_')
   }
   const call = /^([A-Za-z_][A-Za-z_0-9]*)\s*\(([\s\S]*)\)$/.exec(t)
-  if (call && balanced(call[2]!)) {
+  const scanned = call ? scanArgs(call[2]!) : undefined
+  if (call && scanned?.balanced) {
     const rule = FUNCTION_RESULT_NAMES[call[1]!]
     if (!rule) return undefined
-    const args = call[2]!.trim() === '' ? [] : splitArgs(call[2]!)
+    const args = call[2]!.trim() === '' ? [] : scanned.parts
     const first = args[0] === undefined ? undefined : (inferName(args[0]) ?? '')
     switch (rule.kind) {
       case 'firstArgument':
@@ -89,27 +98,6 @@ export function inferName(text: string): string | undefined {
   return undefined
 }
 
-/** True when the parentheses/brackets of a text are balanced outside string literals. */
-function balanced(text: string): boolean {
-  let depth = 0
-  let quote = ''
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quote) {
-      if (c === '\\') i++
-      else if (c === quote) quote = ''
-      continue
-    }
-    if (c === '"' || c === "'") quote = c
-    else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') {
-      depth--
-      if (depth < 0) return false
-    }
-  }
-  return depth === 0
-}
-
 export function argName(arg: ArgInfo | undefined): string | undefined {
   if (!arg) return undefined
   return arg.columnName ?? inferName(arg.text)
@@ -124,29 +112,12 @@ export function prefixed(prefix: string, arg: ArgInfo | undefined): string {
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-const NUMERIC: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-
 export function isMissing(type: KqlType, v: KqlValue | undefined): boolean {
   return v === null || v === undefined || (type === 'string' && v === '')
 }
 
 export function truthy(v: KqlValue | undefined): boolean {
   return v === true
-}
-
-export function checkPredicate(name: string, args: readonly ArgInfo[], index: number): void {
-  const a = args[index]
-  if (a && a.type !== 'bool' && a.type !== 'dynamic') throw functionError(name, `predicate (${a.text}) must be a bool, got ${a.type}`)
-}
-
-export function checkNumericLike(name: string, args: readonly ArgInfo[], index: number, extra: readonly KqlType[]): void {
-  const a = args[index]
-  if (a && !NUMERIC.includes(a.type) && !extra.includes(a.type) && a.type !== 'dynamic') {
-    throw functionError(
-      name,
-      `argument #${index + 1} (${a.text}) must be a number${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${a.type}`,
-    )
-  }
 }
 
 export function constantInt(name: string, arg: ArgInfo | undefined, what: string): number | undefined {
@@ -176,32 +147,55 @@ export function fromNumber(type: KqlType, n: number | null): KqlValue {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Definitions: a compact way to declare "one value in, one column out" aggregates
+// Definitions: THE way to declare an aggregate (its signature in function-definitions' kind table)
 // ---------------------------------------------------------------------------------------------
 
-interface SimpleSpec {
+/** What every aggregate declares: name, parameter kinds and arity (checked before anything else). */
+interface AggregateSignature {
   readonly name: string
   readonly aliases?: readonly string[]
-  /** Number of arguments (min..max), including an `if` predicate. */
-  readonly arity: readonly [number, number]
-  /** Index of the bool predicate of an `…if` variant. */
-  readonly predicate?: number
+  /**
+   * Parameter kinds in order, an `…if` variant's predicate included (kind `predicate`: rows
+   * where it is not true are skipped); the last kind repeats up to `max`.
+   */
+  readonly params: readonly ParamKind[]
+  /** Minimum argument count; defaults to params.length. */
+  readonly min?: number
+  /** Maximum argument count; defaults to params.length. */
+  readonly max?: number
+  /** Minimum argument count when `*` is written (`take_any(*)`); defaults to `min`. */
+  readonly minWithStar?: number
+}
+
+/** One accumulator per group over the explicit arguments' values (the predicate filters rows). */
+interface AccumulatingSpec extends AggregateSignature {
+  /** Checks beyond the kinds (constant arguments, ...). */
   readonly check?: (args: readonly ArgInfo[]) => void
   readonly output: (args: readonly ArgInfo[]) => readonly AggregateOutput[]
   /** Builds an accumulator over the (non-predicate) values; `args` are the call's infos. */
   readonly create: (args: readonly ArgInfo[]) => { add(values: readonly KqlValue[]): void; result(): readonly KqlValue[] }
 }
 
-export function defineAggregate(spec: SimpleSpec): AggregateFunction {
+/** An aggregate that binds itself once its signature is checked (`*` arguments, several outputs). */
+interface BindingSpec extends AggregateSignature {
+  readonly bind: AggregateFunction['bind']
+}
+
+export type AggregateSpec = AccumulatingSpec | BindingSpec
+
+export function defineAggregate(spec: AggregateSpec): AggregateFunction {
+  const min = spec.min ?? spec.params.length
+  const max = spec.max ?? spec.params.length
+  const predicate = spec.params.indexOf('predicate')
   return {
     name: spec.name,
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
-    bind(args): BoundAggregate {
-      checkArity(spec.name, args, spec.arity[0], spec.arity[1])
-      if (spec.predicate !== undefined) checkPredicate(spec.name, args, spec.predicate)
+    bind(args, options): BoundAggregate {
+      expectArgs(spec.name, args, spec.params, options.star ? (spec.minWithStar ?? min) : min, max)
+      if ('bind' in spec) return spec.bind(args, options)
       spec.check?.(args)
       const outputs = spec.output(args)
-      const p = spec.predicate
+      const p = predicate >= 0 && predicate < args.length ? predicate : undefined
       return {
         outputs,
         create(): Accumulator {

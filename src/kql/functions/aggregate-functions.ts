@@ -22,8 +22,6 @@ import {
   argName,
   asNumber,
   type Bag,
-  checkNumericLike,
-  checkPredicate,
   constantInt,
   defineAggregate,
   isMissing,
@@ -33,9 +31,9 @@ import {
   prefixed,
   truthy,
 } from './aggregate-definitions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { constantOf, functionError } from './function-definitions.js'
 import type { AggregateFunction, AggregateOutput, ArgInfo } from './function-types.js'
-import { asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, scalarKey } from './numeric-helpers.js'
+import { asBag, asDynamic, compareScalar, dynamicKey, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // count, sum, avg, min, max
@@ -43,7 +41,8 @@ import { asBag, asDynamic, checkKind, compareScalar, constantOf, dynamicKey, sca
 
 const count = defineAggregate({
   name: 'count',
-  arity: [0, 1],
+  params: ['scalar'],
+  min: 0,
   // count(x) with a bool is the obsolete spelling of countif(x) (named count_); any other argument
   // counts every row, nulls included, and is named count_<x> (summarize documentation, "The
   // standard count function includes null values in its count": count(y) = 2 over [null, 5]).
@@ -62,8 +61,7 @@ const count = defineAggregate({
 
 const countif = defineAggregate({
   name: 'countif',
-  arity: [1, 1],
-  predicate: 0,
+  params: ['predicate'],
   output: () => one('countif_', 'long'),
   create: () => {
     let n = 0
@@ -76,20 +74,18 @@ const countif = defineAggregate({
   },
 })
 
-function sumType(name: string, args: readonly ArgInfo[]): KqlType {
+function sumType(args: readonly ArgInfo[]): KqlType {
   const t = args[0]!.type
-  checkNumericLike(name, args, 0, ['timespan'])
   return t === 'int' ? 'long' : t === 'dynamic' ? 'real' : t
 }
 
 function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
   return defineAggregate({
     name,
-    arity: withPredicate ? [2, 2] : [1, 1],
-    ...(withPredicate ? { predicate: 1 } : {}),
-    output: (args) => one(prefixed(name, args[0]), sumType(name, args)),
+    params: withPredicate ? ['numberOrTimespan', 'predicate'] : ['numberOrTimespan'],
+    output: (args) => one(prefixed(name, args[0]), sumType(args)),
     create: (args) => {
-      const type = sumType(name, args)
+      const type = sumType(args)
       if (type === 'timespan') {
         // Kusto's summarize defaults: sum()/sumif() of no (non-null) values is 0
         let total = 0n
@@ -127,14 +123,12 @@ function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
 
 function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
   const outType = (args: readonly ArgInfo[]): KqlType => {
-    checkNumericLike(name, args, 0, ['timespan', 'datetime'])
     const t = args[0]!.type
     return t === 'timespan' || t === 'datetime' || t === 'decimal' ? t : 'real'
   }
   return defineAggregate({
     name,
-    arity: withPredicate ? [2, 2] : [1, 1],
-    ...(withPredicate ? { predicate: 1 } : {}),
+    params: withPredicate ? ['numberOrTime', 'predicate'] : ['numberOrTime'],
     output: (args) => one(prefixed(name, args[0]), outType(args)),
     create: (args) => {
       const type = outType(args)
@@ -172,12 +166,7 @@ function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
 function extremeAggregate(name: string, sign: 1 | -1, withPredicate: boolean): AggregateFunction {
   return defineAggregate({
     name,
-    arity: withPredicate ? [2, 2] : [1, 1],
-    ...(withPredicate ? { predicate: 1 } : {}),
-    check: (args) => {
-      if (args[0]!.type === 'dynamic')
-        throw functionError(name, `argument (${args[0]!.text}) must be a scalar of an orderable type, got dynamic`)
-    },
+    params: withPredicate ? ['orderable', 'predicate'] : ['orderable'],
     output: (args) => one(prefixed(name, args[0]), args[0]!.type),
     create: (args) => {
       const t = args[0]!.type
@@ -201,8 +190,9 @@ function extremeAggregate(name: string, sign: 1 | -1, withPredicate: boolean): A
 function distinctCount(name: string, prefix: string, withPredicate: boolean, maxArgs: number): AggregateFunction {
   return defineAggregate({
     name,
-    arity: withPredicate ? [2, maxArgs] : [1, maxArgs],
-    ...(withPredicate ? { predicate: 1 } : {}),
+    params: withPredicate ? ['scalar', 'predicate', 'scalar'] : ['scalar', 'scalar'],
+    min: withPredicate ? 2 : 1,
+    max: maxArgs,
     output: (args) => one(prefixed(prefix, args[0]), 'long'),
     create: () => {
       const seen = new Set<string>()
@@ -243,8 +233,7 @@ function percentileList(name: string, args: readonly ArgInfo[], from: number, al
   return out
 }
 
-function percentileType(name: string, args: readonly ArgInfo[]): KqlType {
-  checkNumericLike(name, args, 0, ['datetime', 'timespan'])
+function percentileType(args: readonly ArgInfo[]): KqlType {
   const t = args[0]!.type
   return t === 'int' ? 'long' : t === 'dynamic' || t === 'decimal' ? 'real' : t
 }
@@ -256,12 +245,12 @@ function percentileAggregate(
   arrayPrefix = 'percentiles',
 ): AggregateFunction {
   const first = weighted ? 2 : 1
-  return {
+  return defineAggregate({
     name,
-    bind(args, _options) {
-      checkArity(name, args, first + 1, shape === 'one' ? first + 1 : Infinity)
-      const type = percentileType(name, args)
-      if (weighted) checkKind(name, args, 1, 'integer')
+    params: weighted ? ['numberOrTime', 'integer', 'scalar'] : ['numberOrTime', 'scalar'],
+    max: shape === 'one' ? first + 1 : Infinity,
+    bind(args) {
+      const type = percentileType(args)
       const ps = percentileList(name, args, first, shape === 'array')
       const base = argName(args[0]) ?? ''
       const outputs: AggregateOutput[] =
@@ -292,7 +281,7 @@ function percentileAggregate(
         },
       }
     },
-  }
+  })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,8 +298,8 @@ function listAggregate(
   return defineAggregate({
     name,
     ...(opts.aliases ? { aliases: opts.aliases } : {}),
-    arity: opts.nulls ? [1, 1] : [sizeIndex, sizeIndex + 1],
-    ...(opts.predicate ? { predicate: 1 } : {}),
+    params: opts.nulls ? ['scalar'] : opts.predicate ? ['scalar', 'predicate', 'scalar'] : ['scalar', 'scalar'],
+    min: opts.nulls ? 1 : sizeIndex,
     output: (args) => one(prefixed('list', args[0]), 'dynamic'),
     create: (args) => {
       const t = args[0]!.type
@@ -333,8 +322,8 @@ function setAggregate(name: string, predicate: boolean, aliases?: readonly strin
   return defineAggregate({
     name,
     ...(aliases ? { aliases } : {}),
-    arity: [sizeIndex, sizeIndex + 1],
-    ...(predicate ? { predicate: 1 } : {}),
+    params: predicate ? ['scalar', 'predicate', 'scalar'] : ['scalar', 'scalar'],
+    min: sizeIndex,
     output: (args) => one(prefixed('set', args[0]), 'dynamic'),
     create: (args) => {
       const t = args[0]!.type
@@ -367,9 +356,8 @@ function bagAggregate(name: string, predicate: boolean, prefix = 'bag'): Aggrega
   const sizeIndex = predicate ? 2 : 1
   return defineAggregate({
     name,
-    arity: [sizeIndex, sizeIndex + 1],
-    ...(predicate ? { predicate: 1 } : {}),
-    check: (args) => checkKind(name, args, 0, 'dynamic'),
+    params: predicate ? ['dynamic', 'predicate', 'scalar'] : ['dynamic', 'scalar'],
+    min: sizeIndex,
     output: (args) => one(prefixed(prefix, args[0]), 'dynamic'),
     create: (args) => {
       const limit = constantInt(name, args[sizeIndex], 'max size') ?? MAX_SIZE
@@ -407,12 +395,13 @@ function _starColumns(options: Options, exclude: string | undefined): readonly A
  */
 function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateFunction {
   const word = sign > 0 ? 'max' : 'min'
-  return {
+  return defineAggregate({
     name,
+    params: ['orderable', 'scalar'],
+    min: 1,
+    max: Infinity,
     bind(args, options) {
-      checkArity(name, args, 1, Infinity)
       const key = args[0]!
-      if (key.type === 'dynamic') throw functionError(name, `argument (${key.text}) must be a scalar of an orderable type, got dynamic`)
       const keyName = argName(key) ?? (deprecated ? `${word}_${key.text}` : `${word}_`)
       const explicit = args.slice(1)
       const seen = new Set<string>([keyName])
@@ -460,7 +449,7 @@ function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateF
         },
       }
     },
-  }
+  })
 }
 
 /**
@@ -470,15 +459,11 @@ function argExtreme(name: string, sign: 1 | -1, deprecated: boolean): AggregateF
  */
 function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'): AggregateFunction {
   const predicate = mode === 'take_anyif' || mode === 'anyif'
-  return {
+  return defineAggregate({
     name,
+    params: predicate ? ['scalar', 'predicate'] : ['scalar'],
+    ...(predicate ? {} : { max: Infinity, minWithStar: 0 }),
     bind(args, options) {
-      if (predicate) {
-        checkArity(name, args, 2)
-        checkPredicate(name, args, 1)
-      } else {
-        checkArity(name, args, options.star ? 0 : 1, Infinity)
-      }
       const explicit = predicate ? args.slice(0, 1) : args
       const singlePrefixed = (mode === 'any' && explicit.length === 1 && !options.star) || mode === 'anyif'
       const outputs: AggregateOutput[] = []
@@ -523,7 +508,7 @@ function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'
         },
       }
     },
-  }
+  })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,9 +518,7 @@ function takeAny(name: string, mode: 'take_any' | 'any' | 'take_anyif' | 'anyif'
 function dispersion(name: string, kind: 'stdev' | 'variance', population: boolean, withPredicate: boolean): AggregateFunction {
   return defineAggregate({
     name,
-    arity: withPredicate ? [2, 2] : [1, 1],
-    ...(withPredicate ? { predicate: 1 } : {}),
-    check: (args) => checkNumericLike(name, args, 0, []),
+    params: withPredicate ? ['number', 'predicate'] : ['number'],
     output: (args) => one(prefixed(name, args[0]), 'real'),
     create: () => {
       // Welford's online algorithm: numerically stable in one pass.
@@ -566,12 +549,7 @@ function dispersion(name: string, kind: 'stdev' | 'variance', population: boolea
 function covariance(name: string, population: boolean, withPredicate: boolean): AggregateFunction {
   return defineAggregate({
     name,
-    arity: withPredicate ? [3, 3] : [2, 2],
-    ...(withPredicate ? { predicate: 2 } : {}),
-    check: (args) => {
-      checkNumericLike(name, args, 0, [])
-      checkNumericLike(name, args, 1, [])
-    },
+    params: withPredicate ? ['number', 'number', 'predicate'] : ['number', 'number'],
     output: (args) => one(`${prefixed(name, args[0])}_${argName(args[1]) ?? ''}`, 'real'),
     create: () => {
       // the bivariate Welford update: one pass, numerically stable
@@ -607,8 +585,7 @@ function covariance(name: string, population: boolean, withPredicate: boolean): 
 function bitwiseFold(name: string, op: (a: bigint, b: bigint) => bigint): AggregateFunction {
   return defineAggregate({
     name,
-    arity: [1, 1],
-    check: (args) => checkKind(name, args, 0, 'integer'),
+    params: ['integer'],
     // Kusto names these after the argument itself (FirstArgument), typed like it
     output: (args) => one(argName(args[0]) ?? '', args[0]!.type === 'int' ? 'int' : 'long'),
     create: () => {
@@ -697,8 +674,7 @@ function renderSchema(node: SchemaNode): DynamicValue {
 
 const buildschema = defineAggregate({
   name: 'buildschema',
-  arity: [1, 1],
-  check: (args) => checkKind('buildschema', args, 0, 'dynamic'),
+  params: ['dynamic'],
   output: (args) => one(prefixed('schema', args[0]), 'dynamic'),
   create: () => {
     const root = newNode()

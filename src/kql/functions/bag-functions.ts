@@ -5,10 +5,11 @@
  * and the key paths they read (a root-level name or JSONPath `$.a.b`).
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import type { Bag } from './dynamic-functions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, asBag, asDynamic, checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { asArray, asBag, asDynamic, coercer } from './numeric-helpers.js'
+
+type Bag = { [key: string]: DynamicValue }
 
 /**
  * Parses a bag key: a plain root-level name, or JSONPath (`$.a.b`, `$['a']["b"]`). Array
@@ -90,46 +91,47 @@ export function toDyn(arg: ArgInfo): (v: KqlValue) => DynamicValue {
   return (v) => asDynamic(t, v ?? null)
 }
 
-export const bagPack: ScalarFunction = {
+export const bagPack = defineScalar({
   name: 'bag_pack',
   aliases: ['pack', 'pack_dictionary'],
+  params: ['string', 'scalar'],
+  min: 0,
+  max: Infinity,
+  repeat: 2,
+  result: 'dynamic',
   bind(args) {
     if (args.length % 2 !== 0) throw functionError('bag_pack', `expects an even number of arguments (key, value pairs), got ${args.length}`)
-    for (let i = 0; i < args.length; i += 2) checkKind('bag_pack', args, i, 'string')
     const keys = args.map((a) => coercer('string', a.type))
     const conv = args.map(toDyn)
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        for (let i = 0; i + 1 < values.length; i += 2) out[keys[i]!(values[i] ?? '') as string] = conv[i + 1]!(values[i + 1] ?? null)
-        return out
-      },
+    return (values) => {
+      const out: Bag = {}
+      for (let i = 0; i + 1 < values.length; i += 2) out[keys[i]!(values[i] ?? '') as string] = conv[i + 1]!(values[i + 1] ?? null)
+      return out
     }
   },
-}
+})
 
-export const bagPackColumns: ScalarFunction = {
+export const bagPackColumns = defineScalar({
   name: 'bag_pack_columns',
+  params: ['scalar'],
+  min: 1,
+  max: Infinity,
+  result: 'dynamic',
   bind(args) {
-    checkArity('bag_pack_columns', args, 1, Infinity)
     const names = args.map((a) => {
       if (!a.columnName) throw functionError('bag_pack_columns', `argument ${a.text} must be a column reference`)
       return a.columnName
     })
     const conv = args.map(toDyn)
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        values.forEach((v, i) => {
-          out[names[i]!] = conv[i]!(v ?? null)
-        })
-        return out
-      },
+    return (values) => {
+      const out: Bag = {}
+      values.forEach((v, i) => {
+        out[names[i]!] = conv[i]!(v ?? null)
+      })
+      return out
     }
   },
-}
+})
 
 /**
  * pack_all([ignore_null_empty]): a bag of every column of the row. Convention for the binder
@@ -140,7 +142,8 @@ export const packAll: ScalarFunction = {
   name: 'pack_all',
   bind(args) {
     const hasFlag = args.length > 0 && args[0]!.columnName === undefined
-    if (hasFlag) checkKind('pack_all', args, 0, 'bool')
+    // the binder passes the columns as arguments after the optional flag (see above): no fixed signature
+    if (hasFlag) expectKind('pack_all', args, 0, 'bool')
     const columns = hasFlag ? args.slice(1) : args
     if (columns.some((c) => c.columnName === undefined)) throw functionError('pack_all', 'expects at most one argument (ignore_null_empty)')
     const conv = columns.map(toDyn)
@@ -161,49 +164,43 @@ export const packAll: ScalarFunction = {
   },
 }
 
-export const bagMerge: ScalarFunction = {
+export const bagMerge = defineScalar({
   name: 'bag_merge',
-  bind(args) {
-    checkArity('bag_merge', args, 2, 64)
-    args.forEach((_, i) => {
-      checkKind('bag_merge', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: Bag = {}
-        for (const v of values) {
-          const b = asBag(v ?? null)
-          if (!b) continue
-          for (const [k, x] of Object.entries(b)) if (!(k in out)) out[k] = x
-        }
-        return out
-      },
+  params: ['dynamic'],
+  min: 2,
+  max: 64,
+  result: 'dynamic',
+  bind() {
+    return (values) => {
+      const out: Bag = {}
+      for (const v of values) {
+        const b = asBag(v ?? null)
+        if (!b) continue
+        for (const [k, x] of Object.entries(b)) if (!(k in out)) out[k] = x
+      }
+      return out
     }
   },
-}
+})
 
-export const bagSetKey: ScalarFunction = {
+export const bagSetKey = defineScalar({
   name: 'bag_set_key',
+  params: ['dynamic', 'string', 'scalar'],
+  result: 'dynamic',
   bind(args) {
-    checkArity('bag_set_key', args, 3)
-    checkKind('bag_set_key', args, 0, 'dynamic')
-    checkKind('bag_set_key', args, 1, 'string')
     const value = toDyn(args[2]!)
     const key = coercer('string', args[1]!.type)
-    return {
-      type: 'dynamic',
-      evaluate([b, k, v]) {
-        const bag = asBag(b ?? null)
-        const path = parseKeyPath(key(k ?? '') as string)
-        if (!bag || !path) return null
-        return setPath(bag, path, value(v ?? null))
-      },
+    return ([b, k, v]) => {
+      const bag = asBag(b ?? null)
+      const path = parseKeyPath(key(k ?? '') as string)
+      if (!bag || !path) return null
+      return setPath(bag, path, value(v ?? null))
     }
   },
-}
+})
 
-export const bagHasKey = defineScalar('bag_has_key', {
+export const bagHasKey = defineScalar({
+  name: 'bag_has_key',
   params: ['dynamic', 'string'],
   result: 'bool',
   impl: ([b, k]) => {
@@ -214,7 +211,8 @@ export const bagHasKey = defineScalar('bag_has_key', {
   },
 })
 
-export const bagRemoveKeys = defineScalar('bag_remove_keys', {
+export const bagRemoveKeys = defineScalar({
+  name: 'bag_remove_keys',
   params: ['dynamic', 'dynamic'],
   result: 'dynamic',
   impl: ([b, ks]) => {
@@ -231,7 +229,8 @@ export const bagRemoveKeys = defineScalar('bag_remove_keys', {
   },
 })
 
-export const bagZip = defineScalar('bag_zip', {
+export const bagZip = defineScalar({
+  name: 'bag_zip',
   params: ['dynamic', 'dynamic'],
   result: 'dynamic',
   nullInNullOut: false,

@@ -1,33 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { b, d, i, l, s, scalarCaller } from '../../../test/support/kql-function-calls.js'
 import { KqlError } from '../kql-error.js'
-import type { KqlType, KqlValue } from '../types.js'
-import type { EvalContext } from './function-types.js'
-import { lookupScalar } from './registry.js'
+import type { KqlValue } from '../types.js'
 
-const ctx: EvalContext = { now: 0n, random: () => 0.5 }
-
-type Arg = readonly [KqlType, KqlValue]
-
-function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue } {
-  const fn = lookupScalar(name)
-  assert.ok(fn, `${name} is registered`)
-  const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return {
-    type: b.type,
-    value: b.evaluate(
-      args.map((a) => a[1]),
-      ctx,
-    ),
-  }
-}
-
-const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
-const b = (v: boolean | null): Arg => ['bool', v]
-const l = (v: number | null): Arg => ['long', v]
-const i = (v: number | null): Arg => ['int', v]
-const s = (v: string): Arg => ['string', v]
-const d = (v: KqlValue): Arg => ['dynamic', v]
+const { bound, call } = scalarCaller()
 
 describe('iff / iif', () => {
   it('chooses a branch; null predicates choose else', () => {

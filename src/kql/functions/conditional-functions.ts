@@ -7,17 +7,9 @@
  */
 import { KqlError } from '../kql-error.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import {
-  boolReader,
-  commonType,
-  defineScalar,
-  expectKind,
-  functionError,
-  ORDERABLE_TYPES,
-  textReader,
-  toCommon,
-} from './function-definitions.js'
+import { boolReader, commonType, defineScalar, expectKind, functionError, textReader, toCommon } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { ORDERABLE_TYPES } from './param-kinds.js'
 import { compareValues } from './value-conversions.js'
 
 /** Reads a predicate: true only for a true bool (null and false both choose the other branch). */
@@ -51,6 +43,7 @@ const caseFn: ScalarFunction = {
     const valueIndices: number[] = []
     const preds: ((values: readonly KqlValue[]) => boolean)[] = []
     for (let i = 0; i < args.length - 1; i += 2) {
+      // predicates at even positions, the else value last: pairs the kind table cannot say
       expectKind('case', args, i, 'bool')
       preds.push(predicate(args, i))
       valueIndices.push(i + 1)

@@ -19,9 +19,8 @@ import {
   TICKS_PER_MINUTE,
   TICKS_PER_SECOND,
 } from '../values.js'
-import { functionError } from './function-definitions.js'
+import { constantOf, functionError } from './function-definitions.js'
 import type { ArgInfo } from './function-types.js'
-import { constantOf } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Calendar helpers

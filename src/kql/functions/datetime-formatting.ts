@@ -15,8 +15,8 @@ import {
   TICKS_PER_SECOND,
 } from '../values.js'
 import { inRange, weekday } from './datetime-calendar.js'
+import { constantOf, defineScalar } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
-import { constantOf, defineScalar } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -180,7 +180,8 @@ function formatTimespanWith(tokens: readonly FormatToken[], ticks: bigint): stri
 export function formatFunction(name: string, valueKind: 'datetime' | 'timespan'): ScalarFunction {
   const chars = valueKind === 'datetime' ? DATETIME_SPEC_CHARS : TIMESPAN_SPEC_CHARS
   const render = valueKind === 'datetime' ? formatDatetimeWith : formatTimespanWith
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: [valueKind, 'string'],
     result: 'string',
     impl: ([v, f]) => render(tokenize(f as string, chars), v as bigint),

@@ -38,9 +38,9 @@ import {
   weekday,
 } from './datetime-calendar.js'
 import { formatFunction, localToUtc, utcToLocal, zoneFormatter } from './datetime-formatting.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { checkArity, constantOf, defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
-import { checkKind, coercer, constantOf, defineScalar, widest } from './numeric-helpers.js'
+import { coercer, widest } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Binning (bin, floor, bin_at)
@@ -85,66 +85,65 @@ function sizeTicks(v: KqlValue, type: KqlType): bigint | null {
 }
 
 function binFunction(name: string, aliases?: readonly string[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     ...(aliases ? { aliases } : {}),
+    params: ['scalar', 'scalar'],
+    result: (args) => binResultType(name, args),
     bind(args) {
-      checkArity(name, args, 2)
       const type = binResultType(name, args)
       const sizeType = args[1]!.type
       if (type === 'datetime' || type === 'timespan') {
         const origin = type === 'datetime' ? DOTNET_EPOCH : 0n
         const value = coercer(type, args[0]!.type)
-        return {
-          type,
-          evaluate([v, s]) {
-            const x = value(v ?? null)
-            const size = sizeTicks(s ?? null, sizeType)
-            if (typeof x !== 'bigint' || size === null) return null
-            return binTicks(x, size, origin)
-          },
+        return ([v, s]) => {
+          const x = value(v ?? null)
+          const size = sizeTicks(s ?? null, sizeType)
+          if (typeof x !== 'bigint' || size === null) return null
+          return binTicks(x, size, origin)
         }
       }
       const size = coercer('number', sizeType)
       if (type === 'long') {
         // exact 64-bit: a long beyond 2^53 is binned with bigint floor division
         const exact = coercer('long', args[0]!.type)
-        return {
-          type,
-          evaluate([v, s]) {
-            const x = exact(v ?? null)
-            const z = size(s ?? null)
-            if (x === null || typeof z !== 'number' || !(z > 0)) return null
-            if (typeof x === 'number') return Math.floor(x / z) * z
-            if (!Number.isInteger(z)) return canonLong(BigInt(Math.floor(Number(x) / z) * z))
-            const zb = BigInt(z)
-            return canonLong(floorDiv(x as bigint, zb) * zb)
-          },
+        return ([v, s]) => {
+          const x = exact(v ?? null)
+          const z = size(s ?? null)
+          if (x === null || typeof z !== 'number' || !(z > 0)) return null
+          if (typeof x === 'number') return Math.floor(x / z) * z
+          if (!Number.isInteger(z)) return canonLong(BigInt(Math.floor(Number(x) / z) * z))
+          const zb = BigInt(z)
+          return canonLong(floorDiv(x as bigint, zb) * zb)
         }
       }
       const value = coercer('number', args[0]!.type)
       const integral = type === 'int'
-      return {
-        type,
-        evaluate([v, s]) {
-          const x = value(v ?? null)
-          const z = size(s ?? null)
-          if (typeof x !== 'number' || typeof z !== 'number') return null
-          if (integral) {
-            if (!(z > 0)) return null
-            return Math.floor(x / z) * z
-          }
-          return binNumber(x, z)
-        },
+      return ([v, s]) => {
+        const x = value(v ?? null)
+        const z = size(s ?? null)
+        if (typeof x !== 'number' || typeof z !== 'number') return null
+        if (integral) {
+          if (!(z > 0)) return null
+          return Math.floor(x / z) * z
+        }
+        return binNumber(x, z)
       }
     },
-  }
+  })
 }
 
-const binAt: ScalarFunction = {
+/** bin_at's result type: the value's for datetimes and timespans, else the widest of value and fixed point. */
+function binAtType(args: readonly ArgInfo[]): KqlType {
+  const type = binResultType('bin_at', args)
+  return type === 'datetime' || type === 'timespan' ? type : widest([type, args[2]!.type])
+}
+
+const binAt = defineScalar({
   name: 'bin_at',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: binAtType,
   bind(args) {
-    checkArity('bin_at', args, 3)
     const type = binResultType('bin_at', args)
     const fixedType = args[2]!.type
     if (type === 'datetime' || type === 'timespan') {
@@ -154,34 +153,28 @@ const binAt: ScalarFunction = {
       const value = coercer(type, args[0]!.type)
       const fixed = coercer(type, fixedType)
       const sizeType = args[1]!.type
-      return {
-        type,
-        evaluate([v, s, f]) {
-          const x = value(v ?? null)
-          const o = fixed(f ?? null)
-          const size = sizeTicks(s ?? null, sizeType)
-          if (typeof x !== 'bigint' || typeof o !== 'bigint' || size === null) return null
-          return binTicks(x, size, o)
-        },
+      return ([v, s, f]) => {
+        const x = value(v ?? null)
+        const o = fixed(f ?? null)
+        const size = sizeTicks(s ?? null, sizeType)
+        if (typeof x !== 'bigint' || typeof o !== 'bigint' || size === null) return null
+        return binTicks(x, size, o)
       }
     }
-    checkKind('bin_at', args, 2, 'number')
+    // the fixed point's kind depends on the value's type (an overload, not one kind)
+    expectKind('bin_at', args, 2, 'number')
     const value = coercer('number', args[0]!.type)
     const size = coercer('number', args[1]!.type)
     const fixed = coercer('number', fixedType)
-    const resultType = widest([type, fixedType])
-    return {
-      type: resultType,
-      evaluate([v, s, f]) {
-        const x = value(v ?? null)
-        const z = size(s ?? null)
-        const o = fixed(f ?? null)
-        if (typeof x !== 'number' || typeof z !== 'number' || typeof o !== 'number' || !(z > 0)) return null
-        return Math.floor((x - o) / z) * z + o
-      },
+    return ([v, s, f]) => {
+      const x = value(v ?? null)
+      const z = size(s ?? null)
+      const o = fixed(f ?? null)
+      if (typeof x !== 'number' || typeof z !== 'number' || typeof o !== 'number' || !(z > 0)) return null
+      return Math.floor((x - o) / z) * z + o
     }
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // Conversions
@@ -258,19 +251,21 @@ function converter(
   convert: (t: KqlType, v: KqlValue) => KqlValue,
   aliases?: readonly string[],
 ): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     ...(aliases ? { aliases } : {}),
+    params: ['scalar'],
+    result: type,
     bind(args) {
-      checkArity(name, args, 1)
       const from = args[0]!.type
-      return { type, evaluate: ([v]) => convert(from, v ?? null) }
+      return ([v]) => convert(from, v ?? null)
     },
-  }
+  })
 }
 
 function unixConverter(name: string, ticksPerUnit: number): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['number'],
     result: 'datetime',
     impl: ([v]) => {
@@ -305,9 +300,10 @@ function startOf(unit: 'day' | 'week' | 'month' | 'year', t: bigint, offset: num
 }
 
 function periodBoundary(name: string, unit: 'day' | 'week' | 'month' | 'year', end: boolean): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['datetime', 'integer'],
-    optional: 1,
+    min: 1,
     result: 'datetime',
     impl: ([t, offset]) => {
       const off = offset === undefined ? 0 : (offset as number)
@@ -329,9 +325,10 @@ function splitSeconds(s: number): { whole: number; fractionTicks: number } | nul
   return { whole: Math.floor(ticks / 1e7), fractionTicks: ticks % 1e7 }
 }
 
-const makeDatetimeParts = defineScalar('make_datetime', {
+const makeDatetimeParts = defineScalar({
+  name: 'make_datetime',
   params: ['number', 'number', 'number', 'number', 'number', 'number'],
-  optional: 3,
+  min: 3,
   result: 'datetime',
   impl: (v) => {
     const ints = v.slice(0, 5).map((x) => Math.trunc(x as number))
@@ -357,14 +354,16 @@ const makeDatetime: ScalarFunction = {
       const from = args[0]!.type
       return { type: 'datetime', evaluate: ([v]) => toDatetimeValue(from, v ?? null) }
     }
+    // the parts overload takes 3, 5 or 6 arguments (hours without minutes are no time)
     if (args.length === 4) checkArity('make_datetime', args, 3)
     return makeDatetimeParts.bind(args)
   },
 }
 
-const makeTimespanParts = defineScalar('make_timespan', {
+const makeTimespanParts = defineScalar({
+  name: 'make_timespan',
   params: ['integer', 'integer', 'real', 'real'],
-  optional: 2,
+  min: 2,
   result: 'timespan',
   impl: (v) => {
     let d = 0,
@@ -391,7 +390,8 @@ const makeTimespan: ScalarFunction = {
   },
 }
 
-const listTimezones = defineScalar('datetime_list_timezones', {
+const listTimezones = defineScalar({
+  name: 'datetime_list_timezones',
   params: [],
   result: 'dynamic',
   impl: () => {
@@ -405,75 +405,62 @@ const listTimezones = defineScalar('datetime_list_timezones', {
 // The family
 // ---------------------------------------------------------------------------------------------
 
-const datetimeAddFn: ScalarFunction = {
+const datetimeAddFn = defineScalar({
   name: 'datetime_add',
+  params: ['string', 'integer', 'datetime'],
+  result: 'datetime',
   bind(args) {
-    checkArity('datetime_add', args, 3)
-    checkKind('datetime_add', args, 0, 'string')
-    checkKind('datetime_add', args, 1, 'integer')
-    checkKind('datetime_add', args, 2, 'datetime')
     const period = periodResolver('datetime_add', args[0]!, PERIODS)
     const amount = coercer('integer', args[1]!.type)
     const dt = coercer('datetime', args[2]!.type)
-    return {
-      type: 'datetime',
-      evaluate([p, a, t]) {
-        const per = period(p ?? '')
-        const n = amount(a ?? null)
-        const x = dt(t ?? null)
-        if (per === null || typeof n !== 'number' || typeof x !== 'bigint') return null
-        return datetimeAdd(per, n, x)
-      },
+    return ([p, a, t]) => {
+      const per = period(p ?? '')
+      const n = amount(a ?? null)
+      const x = dt(t ?? null)
+      if (per === null || typeof n !== 'number' || typeof x !== 'bigint') return null
+      return datetimeAdd(per, n, x)
     }
   },
-}
+})
 
-const datetimeDiffFn: ScalarFunction = {
+const datetimeDiffFn = defineScalar({
   name: 'datetime_diff',
+  params: ['string', 'datetime', 'datetime'],
+  result: 'long',
   bind(args) {
-    checkArity('datetime_diff', args, 3)
-    checkKind('datetime_diff', args, 0, 'string')
-    checkKind('datetime_diff', args, 1, 'datetime')
-    checkKind('datetime_diff', args, 2, 'datetime')
     const period = periodResolver('datetime_diff', args[0]!, PERIODS)
     const a = coercer('datetime', args[1]!.type)
     const b = coercer('datetime', args[2]!.type)
-    return {
-      type: 'long',
-      evaluate([p, x, y]) {
-        const per = period(p ?? '')
-        const t1 = a(x ?? null)
-        const t2 = b(y ?? null)
-        if (per === null || typeof t1 !== 'bigint' || typeof t2 !== 'bigint') return null
-        return datetimeDiff(per, t1, t2)
-      },
+    return ([p, x, y]) => {
+      const per = period(p ?? '')
+      const t1 = a(x ?? null)
+      const t2 = b(y ?? null)
+      if (per === null || typeof t1 !== 'bigint' || typeof t2 !== 'bigint') return null
+      return datetimeDiff(per, t1, t2)
     }
   },
-}
+})
 
-const datetimePartFn: ScalarFunction = {
+const datetimePartFn = defineScalar({
   name: 'datetime_part',
   aliases: ['datepart'],
+  params: ['string', 'datetime'],
+  result: 'int',
   bind(args) {
-    checkArity('datetime_part', args, 2)
-    checkKind('datetime_part', args, 0, 'string')
-    checkKind('datetime_part', args, 1, 'datetime')
     const part = periodResolver('datetime_part', args[0]!, PARTS)
     const dt = coercer('datetime', args[1]!.type)
-    return {
-      type: 'int',
-      evaluate([p, t]) {
-        const which = part(p ?? '')
-        const x = dt(t ?? null)
-        if (which === null || typeof x !== 'bigint') return null
-        return datetimePart(which, x)
-      },
+    return ([p, t]) => {
+      const which = part(p ?? '')
+      const x = dt(t ?? null)
+      if (which === null || typeof x !== 'bigint') return null
+      return datetimePart(which, x)
     }
   },
-}
+})
 
 function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint | null): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['datetime', 'string'],
     result: 'datetime',
     impl: ([t, z]) => convert(t as bigint, z as string),
@@ -485,28 +472,24 @@ function zoneFunction(name: string, convert: (t: bigint, zone: string) => bigint
 }
 
 const part = (name: string, f: (t: bigint) => KqlValue, type: KqlType = 'int', aliases?: readonly string[]): ScalarFunction =>
-  defineScalar(name, { params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) }, aliases ? { aliases } : {})
+  defineScalar({ name, ...(aliases ? { aliases } : {}), params: ['datetime'], result: type, impl: ([t]) => f(t as bigint) })
 
 export const datetimeFunctions: readonly ScalarFunction[] = [
-  defineScalar(
-    'now',
-    {
-      params: ['timespan'],
-      optional: 1,
-      result: 'datetime',
-      impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
-    },
-    { deterministic: false },
-  ),
-  defineScalar(
-    'ago',
-    {
-      params: ['timespan'],
-      result: 'datetime',
-      impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
-    },
-    { deterministic: false },
-  ),
+  defineScalar({
+    name: 'now',
+    deterministic: false,
+    params: ['timespan'],
+    min: 0,
+    result: 'datetime',
+    impl: ([off], ctx: EvalContext) => inRange(ctx.now + ((off as bigint | undefined) ?? 0n)),
+  }),
+  defineScalar({
+    name: 'ago',
+    deterministic: false,
+    params: ['timespan'],
+    result: 'datetime',
+    impl: ([span], ctx: EvalContext) => inRange(ctx.now - (span as bigint)),
+  }),
   converter('todatetime', 'datetime', toDatetimeValue),
   converter('totimespan', 'timespan', toTimespanValue, ['totime']),
   datetimeAddFn,

@@ -11,13 +11,11 @@ import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName } from './aggregate-definitions.js'
 import { bagHasKey, bagMerge, bagPack, bagPackColumns, bagRemoveKeys, bagSetKey, bagZip, packAll, toDyn } from './bag-functions.js'
-import { checkArity, functionError } from './function-definitions.js'
+import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, asBag, asDynamic, checkKind, coercer, compareDynamic, defineScalar, dynamicKey } from './numeric-helpers.js'
+import { asArray, asBag, asDynamic, coercer, compareDynamic, dynamicKey } from './numeric-helpers.js'
 import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
-
-export type Bag = { [key: string]: DynamicValue }
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -167,46 +165,47 @@ function compareInGroup(a: SortKey, b: SortKey): number {
  * this into one column per input (`<name>_sorted`).
  */
 function sortFunction(name: string, descending: boolean): ScalarFunction {
-  return {
+  return defineScalar({
     name,
+    params: ['scalar'],
+    min: 1,
+    max: 65,
+    result: 'dynamic',
     bind(args) {
-      checkArity(name, args, 1, 65)
       const last = args[args.length - 1]!
       const hasNullsLast = args.length > 1 && last.type === 'bool'
       const arrays = hasNullsLast ? args.slice(0, -1) : args
+      // the arrays (all arguments but a trailing bool): a rule across arguments, not one kind each
       arrays.forEach((_, i) => {
-        checkKind(name, args, i, 'dynamic')
+        expectKind(name, args, i, 'dynamic')
       })
       const nullsLastOf = hasNullsLast ? coercer('bool', 'bool') : () => true
       const single = arrays.length === 1
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const nullsLast = hasNullsLast ? nullsLastOf(values[values.length - 1] ?? null) !== false : true
-          const inputs = arrays.map((_, i) => asArray(values[i] ?? null))
-          const first = inputs[0]
-          if (!first) return single ? null : inputs.map(() => null)
-          const order = first.map((_, i) => i)
-          const keys = first.map((v) => (v === null ? null : sortKey(v)))
-          order.sort((x, y) => {
-            const a = keys[x]!
-            const b = keys[y]!
-            if (a === null || b === null) {
-              if (a === b) return x - y
-              const nullFirst = a === null ? -1 : 1
-              return nullsLast ? -nullFirst : nullFirst
-            }
-            // the groups keep their documented order both ways; descending reverses each group
-            if (a.group !== b.group) return a.group - b.group
-            const c = compareInGroup(a, b)
-            return (descending ? -c : c) || x - y
-          })
-          const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))
-          return single ? sorted[0]! : sorted
-        },
+      return (values) => {
+        const nullsLast = hasNullsLast ? nullsLastOf(values[values.length - 1] ?? null) !== false : true
+        const inputs = arrays.map((_, i) => asArray(values[i] ?? null))
+        const first = inputs[0]
+        if (!first) return single ? null : inputs.map(() => null)
+        const order = first.map((_, i) => i)
+        const keys = first.map((v) => (v === null ? null : sortKey(v)))
+        order.sort((x, y) => {
+          const a = keys[x]!
+          const b = keys[y]!
+          if (a === null || b === null) {
+            if (a === b) return x - y
+            const nullFirst = a === null ? -1 : 1
+            return nullsLast ? -nullFirst : nullFirst
+          }
+          // the groups keep their documented order both ways; descending reverses each group
+          if (a.group !== b.group) return a.group - b.group
+          const c = compareInGroup(a, b)
+          return (descending ? -c : c) || x - y
+        })
+        const sorted = inputs.map((arr) => (arr && arr.length === first.length ? order.map((i) => arr[i]!) : null))
+        return single ? sorted[0]! : sorted
       }
     },
-  }
+  })
 }
 
 /**
@@ -225,38 +224,36 @@ export function arraySortOutputs(args: readonly ArgInfo[]): { name: string; type
 }
 
 function arrayIff(name: string, aliases: readonly string[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
     aliases,
+    params: ['dynamic', 'scalar', 'scalar'],
+    result: 'dynamic',
     bind(args) {
-      checkArity(name, args, 3)
-      checkKind(name, args, 0, 'dynamic')
       const t = toDyn(args[1]!)
       const f = toDyn(args[2]!)
       const trueIsArray = args[1]!.type === 'dynamic'
       const falseIsArray = args[2]!.type === 'dynamic'
-      return {
-        type: 'dynamic',
-        evaluate([c, x, y]) {
-          const cond = asArray(c ?? null)
-          if (!cond) return null
-          const xa = trueIsArray ? asArray(x ?? null) : null
-          const ya = falseIsArray ? asArray(y ?? null) : null
-          const xs = trueIsArray ? null : t(x ?? null)
-          const ys = falseIsArray ? null : f(y ?? null)
-          return cond.map((b, i) => {
-            const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
-            if (truthy === null) return null
-            if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? ((x as DynamicValue) ?? null) : xs
-            return ya ? (ya[i] ?? null) : falseIsArray ? ((y as DynamicValue) ?? null) : ys
-          })
-        },
+      return ([c, x, y]) => {
+        const cond = asArray(c ?? null)
+        if (!cond) return null
+        const xa = trueIsArray ? asArray(x ?? null) : null
+        const ya = falseIsArray ? asArray(y ?? null) : null
+        const xs = trueIsArray ? null : t(x ?? null)
+        const ys = falseIsArray ? null : f(y ?? null)
+        return cond.map((b, i) => {
+          const truthy = typeof b === 'boolean' ? b : typeof b === 'number' ? b !== 0 : null
+          if (truthy === null) return null
+          if (truthy) return xa ? (xa[i] ?? null) : trueIsArray ? ((x as DynamicValue) ?? null) : xs
+          return ya ? (ya[i] ?? null) : falseIsArray ? ((y as DynamicValue) ?? null) : ys
+        })
       }
     },
-  }
+  })
 }
 
-const arraySum = defineScalar('array_sum', {
+const arraySum = defineScalar({
+  name: 'array_sum',
   params: ['dynamic'],
   result: 'real',
   impl: ([a]) => {
@@ -272,23 +269,20 @@ const arraySum = defineScalar('array_sum', {
 })
 
 function setFunction(name: string, combine: (sets: DynamicValue[][]) => DynamicValue[]): ScalarFunction {
-  return {
+  return defineScalar({
     name,
-    bind(args) {
-      checkArity(name, args, 2, 64)
-      args.forEach((_, i) => {
-        checkKind(name, args, i, 'dynamic')
-      })
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const arrays = values.map((v) => asArray(v ?? null))
-          if (arrays.some((a) => a === null)) return null
-          return combine(arrays as DynamicValue[][])
-        },
+    params: ['dynamic'],
+    min: 2,
+    max: 64,
+    result: 'dynamic',
+    bind() {
+      return (values) => {
+        const arrays = values.map((v) => asArray(v ?? null))
+        if (arrays.some((a) => a === null)) return null
+        return combine(arrays as DynamicValue[][])
       }
     },
-  }
+  })
 }
 
 const keysOf = (arr: readonly DynamicValue[]): Set<string> => new Set(arr.map(dynamicKey))
@@ -299,46 +293,43 @@ const keysOf = (arr: readonly DynamicValue[]): Set<string> => new Set(arr.map(dy
 
 const MAX_RANGE = 1_048_576
 
-const rangeFn: ScalarFunction = {
+const rangeFn = defineScalar({
   name: 'range',
+  params: ['scalar', 'scalar', 'scalar'],
+  min: 2,
+  result: 'dynamic',
   bind(args) {
-    checkArity('range', args, 2, 3)
     const t0 = args[0]!.type
     const t1 = args[1]!.type
     if (t0 === 'datetime' || t0 === 'timespan') {
       if (t1 !== t0) throw functionError('range', `stop (${args[1]!.text}) must be a ${t0}, got ${t1}`)
       if (args[2] && args[2].type !== 'timespan')
         throw functionError('range', `step (${args[2].text}) must be a timespan, got ${args[2].type}`)
-      return {
-        type: 'dynamic',
-        evaluate([a, b, s]) {
-          const step = args[2] ? s : TICKS_PER_HOUR
-          if (typeof a !== 'bigint' || typeof b !== 'bigint' || typeof step !== 'bigint' || step === 0n) return null
-          const out: DynamicValue[] = []
-          for (let v = a; (step > 0n ? v <= b : v >= b) && out.length < MAX_RANGE; v += step) out.push(asDynamic(t0, v))
-          return out
-        },
+      return ([a, b, s]) => {
+        const step = args[2] ? s : TICKS_PER_HOUR
+        if (typeof a !== 'bigint' || typeof b !== 'bigint' || typeof step !== 'bigint' || step === 0n) return null
+        const out: DynamicValue[] = []
+        for (let v = a; (step > 0n ? v <= b : v >= b) && out.length < MAX_RANGE; v += step) out.push(asDynamic(t0, v))
+        return out
       }
     }
-    for (let i = 0; i < args.length; i++) checkKind('range', args, i, 'number')
+    // the numeric overload (the kinds depend on the first argument's type)
+    for (let i = 0; i < args.length; i++) expectKind('range', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
-        const step = args[2] ? s : 1
-        if (typeof a !== 'number' || typeof b !== 'number' || typeof step !== 'number' || step === 0 || !Number.isFinite(step)) return null
-        const out: DynamicValue[] = []
-        for (let i = 0; out.length < MAX_RANGE; i++) {
-          const v = a + i * step
-          if (step > 0 ? v > b : v < b) break
-          out.push(v)
-        }
-        return out
-      },
+    return (values) => {
+      const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
+      const step = args[2] ? s : 1
+      if (typeof a !== 'number' || typeof b !== 'number' || typeof step !== 'number' || step === 0 || !Number.isFinite(step)) return null
+      const out: DynamicValue[] = []
+      for (let i = 0; out.length < MAX_RANGE; i++) {
+        const v = a + i * step
+        if (step > 0 ? v > b : v < b) break
+        out.push(v)
+      }
+      return out
     }
   },
-}
+})
 
 // ---------------------------------------------------------------------------------------------
 // treepath()
@@ -366,7 +357,8 @@ function treePaths(v: DynamicValue, prefix: string, out: Set<string>): void {
 // ---------------------------------------------------------------------------------------------
 
 const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType = 'dynamic'): ScalarFunction =>
-  defineScalar(name, {
+  defineScalar({
+    name,
     params: ['dynamic'],
     result,
     impl: ([a]) => {
@@ -375,28 +367,27 @@ const arr1 = (name: string, fn: (a: DynamicValue[]) => KqlValue, result: KqlType
     },
   })
 
-const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction => ({
-  name,
-  bind(args) {
-    checkArity(name, args, 2, 3)
-    checkKind(name, args, 0, 'dynamic')
-    checkKind(name, args, 1, 'integer')
-    const count = coercer('integer', args[1]!.type)
-    const fill = args[2] ? toDyn(args[2]) : null
-    return {
-      type: 'dynamic',
-      evaluate([a, c, d]) {
+const shiftFunction = (name: string, sign: 1 | -1): ScalarFunction =>
+  defineScalar({
+    name,
+    params: ['dynamic', 'integer', 'scalar'],
+    min: 2,
+    result: 'dynamic',
+    bind(args) {
+      const count = coercer('integer', args[1]!.type)
+      const fill = args[2] ? toDyn(args[2]) : null
+      return ([a, c, d]) => {
         const arr = asArray(a ?? null)
         const n = count(c ?? null)
         if (!arr || typeof n !== 'number') return null
         return shift(arr, sign * n, fill ? fill(d ?? null) : defaultFill(arr))
-      },
-    }
-  },
-})
+      }
+    },
+  })
 
 const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
-  defineScalar(name, {
+  defineScalar({
+    name,
     params: ['dynamic', 'integer'],
     result: 'dynamic',
     impl: ([a, c]) => {
@@ -405,36 +396,35 @@ const rotateFunction = (name: string, sign: 1 | -1): ScalarFunction =>
     },
   })
 
-const arrayIndexOfFn: ScalarFunction = {
+const arrayIndexOfFn = defineScalar({
   name: 'array_index_of',
+  params: ['dynamic', 'scalar', 'integer'],
+  min: 2,
+  max: 5,
+  result: 'long',
   bind(args) {
-    checkArity('array_index_of', args, 2, 5)
-    checkKind('array_index_of', args, 0, 'dynamic')
-    for (let i = 2; i < args.length; i++) checkKind('array_index_of', args, i, 'integer')
     const value = toDyn(args[1]!)
     const ints = args.map((a) => coercer('integer', a.type))
-    return {
-      type: 'long',
-      evaluate(values) {
-        const arr = asArray(values[0] ?? null)
-        if (!arr) return null
-        const v = value(values[1] ?? null)
-        const opt = (i: number, d: number): number | null => {
-          if (i >= values.length) return d
-          const x = ints[i]!(values[i] ?? null)
-          return typeof x === 'number' ? x : null
-        }
-        const start = opt(2, 0)
-        const length = opt(3, -1)
-        const occurrence = opt(4, 1)
-        if (start === null || length === null || occurrence === null) return null
-        return arrayIndexOf(arr, v, start, length, occurrence)
-      },
+    return (values) => {
+      const arr = asArray(values[0] ?? null)
+      if (!arr) return null
+      const v = value(values[1] ?? null)
+      const opt = (i: number, d: number): number | null => {
+        if (i >= values.length) return d
+        const x = ints[i]!(values[i] ?? null)
+        return typeof x === 'number' ? x : null
+      }
+      const start = opt(2, 0)
+      const length = opt(3, -1)
+      const occurrence = opt(4, 1)
+      if (start === null || length === null || occurrence === null) return null
+      return arrayIndexOf(arr, v, start, length, occurrence)
     }
   },
-}
+})
 
-const arraySplitFn = defineScalar('array_split', {
+const arraySplitFn = defineScalar({
+  name: 'array_split',
   params: ['dynamic', 'scalar'],
   result: 'dynamic',
   prepare: (args) => {
@@ -451,7 +441,8 @@ const arraySplitFn = defineScalar('array_split', {
   },
 })
 
-const arraySliceFn = defineScalar('array_slice', {
+const arraySliceFn = defineScalar({
+  name: 'array_slice',
   params: ['dynamic', 'integer', 'integer'],
   result: 'dynamic',
   impl: ([a, s, e]) => {
@@ -460,47 +451,42 @@ const arraySliceFn = defineScalar('array_slice', {
   },
 })
 
-const arrayConcat: ScalarFunction = {
+const arrayConcat = defineScalar({
   name: 'array_concat',
-  bind(args) {
-    checkArity('array_concat', args, 1, 64)
-    args.forEach((_, i) => {
-      checkKind('array_concat', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const out: DynamicValue[] = []
-        for (const v of values) {
-          const arr = asArray(v ?? null)
-          if (!arr) return null
-          out.push(...arr)
-        }
-        return out
-      },
-    }
-  },
-}
-
-const setHasElement: ScalarFunction = {
-  name: 'set_has_element',
-  bind(args) {
-    checkArity('set_has_element', args, 2)
-    checkKind('set_has_element', args, 0, 'dynamic')
-    const value = toDyn(args[1]!)
-    return {
-      type: 'bool',
-      evaluate([a, v]) {
-        const arr = asArray(a ?? null)
+  params: ['dynamic'],
+  min: 1,
+  max: 64,
+  result: 'dynamic',
+  bind() {
+    return (values) => {
+      const out: DynamicValue[] = []
+      for (const v of values) {
+        const arr = asArray(v ?? null)
         if (!arr) return null
-        const key = dynamicKey(value(v ?? null))
-        return arr.some((x) => dynamicKey(x) === key)
-      },
+        out.push(...arr)
+      }
+      return out
     }
   },
-}
+})
 
-const jaccardIndex = defineScalar('jaccard_index', {
+const setHasElement = defineScalar({
+  name: 'set_has_element',
+  params: ['dynamic', 'scalar'],
+  result: 'bool',
+  bind(args) {
+    const value = toDyn(args[1]!)
+    return ([a, v]) => {
+      const arr = asArray(a ?? null)
+      if (!arr) return null
+      const key = dynamicKey(value(v ?? null))
+      return arr.some((x) => dynamicKey(x) === key)
+    }
+  },
+})
+
+const jaccardIndex = defineScalar({
+  name: 'jaccard_index',
   params: ['dynamic', 'dynamic'],
   result: 'real',
   impl: ([a, b]) => {
@@ -516,54 +502,51 @@ const jaccardIndex = defineScalar('jaccard_index', {
   },
 })
 
-const repeatFn: ScalarFunction = {
+const repeatFn = defineScalar({
   name: 'repeat',
+  params: ['scalar', 'integer'],
+  result: 'dynamic',
   bind(args) {
-    checkArity('repeat', args, 2)
-    checkKind('repeat', args, 1, 'integer')
     const value = toDyn(args[0]!)
     const count = coercer('integer', args[1]!.type)
-    return {
-      type: 'dynamic',
-      evaluate([v, c]) {
-        const n = count(c ?? null)
-        if (typeof n !== 'number' || n < 0) return null
-        const x = value(v ?? null)
-        return new Array<DynamicValue>(Math.min(n, MAX_RANGE)).fill(x)
-      },
+    return ([v, c]) => {
+      const n = count(c ?? null)
+      if (typeof n !== 'number' || n < 0) return null
+      const x = value(v ?? null)
+      return new Array<DynamicValue>(Math.min(n, MAX_RANGE)).fill(x)
     }
   },
-}
+})
 
-const zipFn: ScalarFunction = {
+const zipFn = defineScalar({
   name: 'zip',
-  bind(args) {
-    checkArity('zip', args, 2, 16)
-    args.forEach((_, i) => {
-      checkKind('zip', args, i, 'dynamic')
-    })
-    return {
-      type: 'dynamic',
-      evaluate(values) {
-        const arrays = values.map((v) => asArray(v ?? null))
-        if (arrays.some((a) => a === null)) return null
-        const n = Math.max(...arrays.map((a) => a!.length))
-        const out: DynamicValue[] = []
-        for (let i = 0; i < n; i++) out.push(arrays.map((a) => a![i] ?? null))
-        return out
-      },
+  params: ['dynamic'],
+  min: 2,
+  max: 16,
+  result: 'dynamic',
+  bind() {
+    return (values) => {
+      const arrays = values.map((v) => asArray(v ?? null))
+      if (arrays.some((a) => a === null)) return null
+      const n = Math.max(...arrays.map((a) => a!.length))
+      const out: DynamicValue[] = []
+      for (let i = 0; i < n; i++) out.push(arrays.map((a) => a![i] ?? null))
+      return out
     }
   },
-}
+})
 
-const packArray: ScalarFunction = {
+const packArray = defineScalar({
   name: 'pack_array',
+  params: ['scalar'],
+  min: 1,
+  max: Infinity,
+  result: 'dynamic',
   bind(args) {
-    checkArity('pack_array', args, 1, Infinity)
     const conv = args.map(toDyn)
-    return { type: 'dynamic', evaluate: (values) => values.map((v, i) => conv[i]!(v ?? null)) }
+    return (values) => values.map((v, i) => conv[i]!(v ?? null))
   },
-}
+})
 
 export const dynamicFunctions: readonly ScalarFunction[] = [
   ...sketchFunctions,
@@ -600,7 +583,8 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   bagHasKey,
   bagRemoveKeys,
   bagZip,
-  defineScalar('bag_keys', {
+  defineScalar({
+    name: 'bag_keys',
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([b]) => {
@@ -612,7 +596,8 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
   zipFn,
   repeatFn,
   rangeFn,
-  defineScalar('treepath', {
+  defineScalar({
+    name: 'treepath',
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([v]) => {
@@ -621,19 +606,17 @@ export const dynamicFunctions: readonly ScalarFunction[] = [
       return [...out]
     },
   }),
-  {
+  defineScalar({
     name: 'dynamic_to_json',
+    params: ['scalar'],
+    result: 'string',
     bind(args) {
-      checkArity('dynamic_to_json', args, 1)
       const t = args[0]!.type
       // Scalars print as tostring() does; only arrays and bags get the canonical (sorted-key) form.
-      return {
-        type: 'string',
-        evaluate: ([v]) => {
-          if (t !== 'dynamic') return valueToString(t, v ?? null)
-          return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
-        },
+      return ([v]) => {
+        if (t !== 'dynamic') return valueToString(t, v ?? null)
+        return v !== null && typeof v === 'object' ? canonicalJson(v as DynamicValue) : valueToString('dynamic', v ?? null)
       }
     },
-  },
+  }),
 ]

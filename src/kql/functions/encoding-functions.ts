@@ -8,7 +8,7 @@
  */
 import { deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib'
 import type { DynamicValue } from '../types.js'
-import { defineScalar, dynamicReader, functionError, textReader } from './function-definitions.js'
+import { defineScalar, defineTextFunction, dynamicReader, functionError } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
 import { crc32 } from './hash-functions.js'
 import { guidToBytes } from './value-conversions.js'
@@ -44,41 +44,29 @@ function bytesToGuid(bytes: Buffer): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
 
-const base64EncodeToString = defineScalar({
+const base64EncodeToString = defineTextFunction({
   name: 'base64_encode_tostring',
   aliases: ['base64_encodestring'],
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => Buffer.from(read(values), 'utf8').toString('base64')
-  },
+  text: (text) => Buffer.from(text, 'utf8').toString('base64'),
 })
 
-const base64DecodeToString = defineScalar({
+const base64DecodeToString = defineTextFunction({
   name: 'base64_decode_tostring',
   aliases: ['base64_decodestring'],
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null ? '' : (utf8(bytes) ?? '')
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null ? '' : (utf8(bytes) ?? '')
   },
 })
 
-const base64DecodeToArray = defineScalar({
+const base64DecodeToArray = defineTextFunction({
   name: 'base64_decode_toarray',
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null ? null : [...bytes]
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null ? null : [...bytes]
   },
 })
 
@@ -113,16 +101,12 @@ const base64EncodeFromGuid = defineScalar({
   },
 })
 
-const base64DecodeToGuid = defineScalar({
+const base64DecodeToGuid = defineTextFunction({
   name: 'base64_decode_toguid',
-  params: ['string'],
   result: 'guid',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      return bytes === null || bytes.length !== 16 ? null : bytesToGuid(bytes)
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    return bytes === null || bytes.length !== 16 ? null : bytesToGuid(bytes)
   },
 })
 
@@ -163,34 +147,22 @@ export function urlDecode(text: string): string {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-const urlEncodeFn = defineScalar({
+const urlEncodeFn = defineTextFunction({
   name: 'url_encode',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => urlEncode(read(values), '+')
-  },
+  text: (text) => urlEncode(text, '+'),
 })
 
-const urlEncodeComponent = defineScalar({
+const urlEncodeComponent = defineTextFunction({
   name: 'url_encode_component',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => urlEncode(read(values), '%20')
-  },
+  text: (text) => urlEncode(text, '%20'),
 })
 
-const urlDecodeFn = defineScalar({
+const urlDecodeFn = defineTextFunction({
   name: 'url_decode',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => urlDecode(read(values))
-  },
+  text: (text) => urlDecode(text),
 })
 
 /** `k1=v1&k2=v2` → { k1: 'v1', k2: 'v2' } (keys and values percent-decoded). */
@@ -224,26 +196,18 @@ export function parseUrl(url: string): DynamicValue {
   }
 }
 
-const parseUrlFn = defineScalar({
+const parseUrlFn = defineTextFunction({
   name: 'parse_url',
   aliases: ['parseurl'],
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => parseUrl(read(values))
-  },
+  text: (text) => parseUrl(text),
 })
 
-const parseUrlQuery = defineScalar({
+const parseUrlQuery = defineTextFunction({
   name: 'parse_urlquery',
   aliases: ['parseurlquery'],
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => ({ 'Query Parameters': parseQueryString(read(values).replace(/^\?/, '')) })
-  },
+  text: (text) => ({ 'Query Parameters': parseQueryString(text.replace(/^\?/, '')) }),
 })
 
 /** parse_path(): scheme, root, directory, file name, extension and alternate data stream of a file path. */
@@ -289,43 +253,31 @@ export function parsePath(input: string): DynamicValue {
   }
 }
 
-const parsePathFn = defineScalar({
+const parsePathFn = defineTextFunction({
   name: 'parse_path',
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => parsePath(read(values))
-  },
+  text: (text) => parsePath(text),
 })
 
 // ---------------------------------------------------------------------------------------------
 // compression
 
-const zlibCompress = defineScalar({
+const zlibCompress = defineTextFunction({
   name: 'zlib_compress_to_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => deflateSync(Buffer.from(read(values), 'utf8'), { level: 0 }).toString('base64')
-  },
+  text: (text) => deflateSync(Buffer.from(text, 'utf8'), { level: 0 }).toString('base64'),
 })
 
-const zlibDecompress = defineScalar({
+const zlibDecompress = defineTextFunction({
   name: 'zlib_decompress_from_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      if (bytes === null || bytes.length < 2) return ''
-      try {
-        return utf8(inflateSync(bytes, { windowBits: 15 })) ?? ''
-      } catch {
-        return ''
-      }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    if (bytes === null || bytes.length < 2) return ''
+    try {
+      return utf8(inflateSync(bytes, { windowBits: 15 })) ?? ''
+    } catch {
+      return ''
     }
   },
 })
@@ -351,27 +303,19 @@ export function gunzipPlain(bytes: Buffer): Buffer | null {
   }
 }
 
-const gzipCompress = defineScalar({
+const gzipCompress = defineTextFunction({
   name: 'gzip_compress_to_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => gzipStored(Buffer.from(read(values), 'utf8')).toString('base64')
-  },
+  text: (text) => gzipStored(Buffer.from(text, 'utf8')).toString('base64'),
 })
 
-const gzipDecompress = defineScalar({
+const gzipDecompress = defineTextFunction({
   name: 'gzip_decompress_from_base64_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const bytes = decodeBase64(read(values))
-      const data = bytes === null ? null : gunzipPlain(bytes)
-      return data === null ? '' : (utf8(data) ?? '')
-    }
+  text: (text) => {
+    const bytes = decodeBase64(text)
+    const data = bytes === null ? null : gunzipPlain(bytes)
+    return data === null ? '' : (utf8(data) ?? '')
   },
 })
 

@@ -12,7 +12,9 @@
  */
 import { KqlError } from '../kql-error.js'
 import { type DynamicValue, type KqlType, type KqlValue, parseTypeName } from '../types.js'
-import type { ArgInfo, EvalContext, ScalarFunction } from './function-types.js'
+import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './function-types.js'
+import { coercer } from './numeric-helpers.js'
+import { KINDS, kindAt, NUMERIC_TYPES, type ParamKind } from './param-kinds.js'
 import { toBool, toDynamic, toInteger, toNumber, valueToString } from './value-conversions.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -27,75 +29,30 @@ export function functionError(name: string, detail: string): KqlError {
 export function checkArity(name: string, args: readonly ArgInfo[], min: number, max: number = min): void {
   if (args.length >= min && args.length <= max) return
   const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`
-  throw functionError(name, `expects ${expected} argument${expected === '1' ? '' : 's'}, got ${args.length}`)
-}
-
-/** Throws unless the argument's type is one of `allowed`. */
-export function checkType(name: string, args: readonly ArgInfo[], index: number, allowed: readonly KqlType[]): void {
-  const arg = args[index]
-  if (arg && !allowed.includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${allowed.join(' or ')}, got ${arg.type}`)
-  }
-}
-
-export const ALL_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic']
-/** Kusto's "scalar" parameter kind: any type (values are converted as the function documents). */
-export const SCALAR_TYPES = ALL_TYPES
-export const INTEGER_TYPES: readonly KqlType[] = ['int', 'long']
-export const NUMERIC_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-/** Types whose values order (min_of, max_of, comparisons). */
-export const ORDERABLE_TYPES: readonly KqlType[] = ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid']
-
-/**
- * Parameter kinds the families check. `dynamic` values are accepted wherever a scalar is expected
- * and converted at run time (Kusto does the same for values taken out of a property bag).
- */
-export type ParamKind = 'scalar' | 'string' | 'integer' | 'number' | 'bool' | 'dynamic' | 'datetime' | 'timespan' | 'guid' | 'notDynamic'
-
-const KIND_TYPES: Readonly<Record<ParamKind, readonly KqlType[]>> = {
-  scalar: ALL_TYPES,
-  string: ['string', 'dynamic'],
-  integer: ['int', 'long', 'dynamic'],
-  number: ['int', 'long', 'real', 'decimal', 'dynamic'],
-  bool: ['bool', 'dynamic'],
-  dynamic: ['dynamic'],
-  datetime: ['datetime', 'dynamic'],
-  timespan: ['timespan', 'dynamic'],
-  guid: ['guid', 'string', 'dynamic'],
-  notDynamic: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid'],
-}
-
-const KIND_LABEL: Readonly<Record<ParamKind, string>> = {
-  scalar: 'a scalar',
-  string: 'a string',
-  integer: 'an integer (int or long)',
-  number: 'a number',
-  bool: 'a bool',
-  dynamic: 'dynamic',
-  datetime: 'a datetime',
-  timespan: 'a timespan',
-  guid: 'a guid',
-  notDynamic: 'a non-dynamic scalar',
+  const one = expected === '1' || expected === 'at least 1'
+  throw functionError(name, `expects ${expected} argument${one ? '' : 's'}, got ${args.length}`)
 }
 
 /** Throws unless argument `index` (when present) fits `kind`. */
 export function expectKind(name: string, args: readonly ArgInfo[], index: number, kind: ParamKind): void {
   const arg = args[index]
-  if (arg && !KIND_TYPES[kind].includes(arg.type)) {
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${KIND_LABEL[kind]}, got ${arg.type}`)
+  if (arg && !KINDS[kind].types.includes(arg.type)) {
+    const what = kind === 'predicate' ? 'predicate' : `argument #${index + 1}`
+    throw functionError(name, `${what} (${arg.text}) must be ${KINDS[kind].label}, got ${arg.type}`)
   }
 }
 
-/** Checks arity and every argument against `kinds` (the last kind repeats for variadic tails). */
+/** Checks arity and every argument against `kinds` (the last `repeat` kinds repeat for variadic tails). */
 export function expectArgs(
   name: string,
   args: readonly ArgInfo[],
   kinds: readonly ParamKind[],
   min: number = kinds.length,
   max: number = kinds.length,
+  repeat = 1,
 ): void {
   checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kinds[Math.min(i, kinds.length - 1)]!)
+  for (let i = 0; i < args.length; i++) expectKind(name, args, i, kindAt(kinds, i, repeat))
 }
 
 /** A constant argument's value, or undefined when the argument is not constant. */
@@ -129,34 +86,107 @@ export function isNull(value: KqlValue): boolean {
 // ---------------------------------------------------------------------------------------------
 // Defining simple scalar functions
 
-/** What `defineScalar` needs: parameter kinds (the last one repeats up to `max`), result type, implementation. */
-export interface ScalarSpec {
+/** What every scalar definition declares: name, parameter kinds, arity and result type. */
+interface ScalarSignature {
   readonly name: string
   readonly aliases?: readonly string[]
+  /** Parameter kinds in order; the last one (the last `repeat`, as a group) repeats up to `max`. */
   readonly params: readonly ParamKind[]
   /** Minimum argument count; defaults to params.length. */
   readonly min?: number
   /** Maximum argument count; defaults to params.length (Infinity for open-ended lists). */
   readonly max?: number
+  /** How many trailing kinds repeat as a group (bag_pack's key, value pairs); defaults to 1. */
+  readonly repeat?: number
   readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
+  /** false for now(), rand(), ...: never constant-folded. */
   readonly deterministic?: boolean
-  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
-  readonly bind: (args: readonly ArgInfo[]) => (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
 }
 
-/** Builds a ScalarFunction from a spec: arity and kinds are checked before `spec.bind` runs. */
+/** The per-row implementation of a bound call. */
+export type RowFunction = (values: readonly KqlValue[], ctx: EvalContext) => KqlValue
+
+/** A function that reads its arguments' values as they come (through the readers below). */
+interface RawScalarSpec extends ScalarSignature {
+  /** Extra bind-time checks and precomputation; returns the per-row implementation. */
+  readonly bind: (args: readonly ArgInfo[]) => RowFunction
+}
+
+/** A function whose arguments are converted to their parameter kinds before `impl` runs. */
+interface ConvertedScalarSpec extends ScalarSignature {
+  /**
+   * When true (the default) any null argument of a number, integer, long, real, bool, datetime or
+   * timespan parameter gives a null result ("" for a string result) without calling `impl`.
+   */
+  readonly nullInNullOut?: boolean
+  /** Called per row with the converted values. `args` are the call site's infos (for constants). */
+  readonly impl: (values: readonly KqlValue[], ctx: EvalContext, args: readonly ArgInfo[]) => KqlValue
+  /** Optional bind-time hook: validate constants, precompute; may return a specialised impl. */
+  readonly prepare?: (args: readonly ArgInfo[]) => ConvertedScalarSpec['impl'] | undefined
+}
+
+/** THE way to define a scalar function: one of the two spec shapes above. */
+export type ScalarSpec = RawScalarSpec | ConvertedScalarSpec
+
+/** Builds a ScalarFunction from a spec: arity and kinds are checked (one table) before anything else runs. */
 export function defineScalar(spec: ScalarSpec): ScalarFunction {
-  const fn: ScalarFunction = {
+  const min = spec.min ?? spec.params.length
+  const max = spec.max ?? spec.params.length
+  return {
     name: spec.name,
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
     ...(spec.deterministic === false ? { deterministic: false } : {}),
     bind: (args) => {
-      expectArgs(spec.name, args, spec.params, spec.min ?? spec.params.length, spec.max ?? spec.params.length)
-      const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
-      return { type, evaluate: spec.bind(args) }
+      expectArgs(spec.name, args, spec.params, min, max, spec.repeat)
+      if ('bind' in spec) {
+        const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
+        return { type, evaluate: spec.bind(args) }
+      }
+      return bindConverted(spec, args)
     },
   }
-  return fn
+}
+
+function bindConverted(spec: ConvertedScalarSpec, args: readonly ArgInfo[]): BoundScalar {
+  const kinds = args.map((_, i) => kindAt(spec.params, i, spec.repeat))
+  const coerce = args.map((a, i) => coercer(kinds[i]!, a.type))
+  const impl = spec.prepare?.(args) ?? spec.impl
+  const type = typeof spec.result === 'function' ? spec.result(args) : spec.result
+  const nullOut = spec.nullInNullOut !== false
+  const nullable = kinds.map((k) => k !== 'string' && k !== 'scalar' && k !== 'dynamic')
+  return {
+    type,
+    evaluate(values, ctx) {
+      const vs: KqlValue[] = new Array(values.length)
+      for (let i = 0; i < values.length; i++) {
+        const v = coerce[i]!(values[i] ?? null)
+        if (nullOut && nullable[i] && v === null) return type === 'string' ? '' : null
+        vs[i] = v
+      }
+      return impl(vs, ctx, args)
+    },
+  }
+}
+
+/** A function of one argument's text (tostring semantics), e.g. strlen, toupper, url_decode. */
+export function defineTextFunction(spec: {
+  readonly name: string
+  readonly aliases?: readonly string[]
+  /** `string` (the default) or `scalar` for functions Kusto documents as converting any value. */
+  readonly param?: 'string' | 'scalar'
+  readonly result: KqlType
+  readonly text: (text: string) => KqlValue
+}): ScalarFunction {
+  return defineScalar({
+    name: spec.name,
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
+    params: [spec.param ?? 'string'],
+    result: spec.result,
+    bind: (args) => {
+      const read = textReader(args, 0)
+      return (values) => spec.text(read(values))
+    },
+  })
 }
 
 /** Reads argument `i` of a row as text (tostring semantics; a missing argument reads as ""). */

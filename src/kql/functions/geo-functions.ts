@@ -479,22 +479,31 @@ const azimuthFn = defineScalar({
   },
 })
 
-const pointToGeohash = defineScalar({
-  name: 'geo_point_to_geohash',
-  params: ['number', 'number', 'integer'],
-  min: 2,
-  result: 'string',
-  bind: (args) => {
-    const read = [0, 1].map((i) => numberReader(args, i))
-    const accuracy = integerReader(args, 2, 5)
-    return (values) => {
-      const c = coordinates(read, values)
-      const n = accuracy(values)
-      if (!c || n === null || n < 1 || n > 18) return ''
-      return geohashEncode(c[0]!, c[1]!, n)
-    }
-  },
-})
+/** geo_point_to_geohash / geo_point_to_s2cell: the cell's code at a level in [min, max], "" for invalid input. */
+function pointToCell(
+  name: string,
+  levels: { readonly fallback: number; readonly min: number; readonly max: number },
+  encode: (longitude: number, latitude: number, level: number) => string,
+): ScalarFunction {
+  return defineScalar({
+    name,
+    params: ['number', 'number', 'integer'],
+    min: 2,
+    result: 'string',
+    bind: (args) => {
+      const read = [0, 1].map((i) => numberReader(args, i))
+      const level = integerReader(args, 2, levels.fallback)
+      return (values) => {
+        const c = coordinates(read, values)
+        const n = level(values)
+        if (!c || n === null || n < levels.min || n > levels.max) return ''
+        return encode(c[0]!, c[1]!, n)
+      }
+    },
+  })
+}
+
+const pointToGeohash = pointToCell('geo_point_to_geohash', { fallback: 5, min: 1, max: 18 }, geohashEncode)
 
 const geohashToCentralPoint = defineScalar({
   name: 'geo_geohash_to_central_point',
@@ -545,22 +554,7 @@ const geohashNeighborsFn = defineScalar({
   },
 })
 
-const pointToS2Cell = defineScalar({
-  name: 'geo_point_to_s2cell',
-  params: ['number', 'number', 'integer'],
-  min: 2,
-  result: 'string',
-  bind: (args) => {
-    const read = [0, 1].map((i) => numberReader(args, i))
-    const level = integerReader(args, 2, 11)
-    return (values) => {
-      const c = coordinates(read, values)
-      const n = level(values)
-      if (!c || n === null || n < 0 || n > 30) return ''
-      return s2Token(s2CellId(c[0]!, c[1]!, n))
-    }
-  },
-})
+const pointToS2Cell = pointToCell('geo_point_to_s2cell', { fallback: 11, min: 0, max: 30 }, (lon, lat, n) => s2Token(s2CellId(lon, lat, n)))
 
 const s2CellToCentralPoint = defineScalar({
   name: 'geo_s2cell_to_central_point',

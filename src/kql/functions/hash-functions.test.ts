@@ -1,32 +1,11 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { type Arg, l, s, scalarCaller } from '../../../test/support/kql-function-calls.js'
 import { KqlError } from '../kql-error.js'
-import type { KqlType, KqlValue } from '../types.js'
 import { parseDateTime } from '../values.js'
-import type { EvalContext } from './function-types.js'
 import { crc32, xxhash64 } from './hash-functions.js'
-import { lookupScalar } from './registry.js'
 
-const ctx: EvalContext = { now: 0n, random: () => 0.5 }
-
-type Arg = readonly [KqlType, KqlValue]
-
-function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue } {
-  const fn = lookupScalar(name)
-  assert.ok(fn, `${name} is registered`)
-  const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return {
-    type: b.type,
-    value: b.evaluate(
-      args.map((a) => a[1]),
-      ctx,
-    ),
-  }
-}
-
-const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
-const s = (v: string): Arg => ['string', v]
-const l = (v: number | bigint | null): Arg => ['long', v]
+const { bound, call } = scalarCaller()
 const dt = (text: string): Arg => ['datetime', parseDateTime(text)]
 
 describe('xxhash64 and crc32 known answers', () => {

@@ -1,31 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { d, l, s, scalarCaller } from '../../../test/support/kql-function-calls.js'
 import { KqlError } from '../kql-error.js'
-import type { KqlType, KqlValue } from '../types.js'
-import type { EvalContext } from './function-types.js'
-import { lookupScalar } from './registry.js'
 
-const ctx: EvalContext = { now: 0n, random: () => 0.5 }
-
-type Arg = readonly [KqlType, KqlValue]
-
-function bound(name: string, ...args: Arg[]): { type: KqlType; value: KqlValue } {
-  const fn = lookupScalar(name)
-  assert.ok(fn, `${name} is registered`)
-  const b = fn.bind(args.map(([type, value]) => ({ type, text: String(value) })))
-  return {
-    type: b.type,
-    value: b.evaluate(
-      args.map((a) => a[1]),
-      ctx,
-    ),
-  }
-}
-
-const call = (name: string, ...args: Arg[]): KqlValue => bound(name, ...args).value
-const s = (v: string): Arg => ['string', v]
-const l = (v: number | null): Arg => ['long', v]
-const d = (v: KqlValue): Arg => ['dynamic', v]
+const { bound, call } = scalarCaller()
 
 describe('parse_ipv4, parse_ipv4_mask, ipv4_netmask_suffix', () => {
   it('follow the documented examples', () => {

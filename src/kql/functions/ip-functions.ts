@@ -6,7 +6,7 @@
  * (also `::a.b.c.d/N`) counts IPv4 bits, i.e. N + 96 IPv6 bits.
  */
 import type { DynamicValue, KqlValue } from '../types.js'
-import { defineScalar, functionError, integerReader, textReader } from './function-definitions.js'
+import { defineScalar, defineTextFunction, functionError, integerReader, textReader } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
 import { dynamicToText, toNumber } from './value-conversions.js'
 
@@ -149,16 +149,12 @@ function optionalPrefix(args: readonly ArgInfo[], i: number, max: number): (valu
 // ---------------------------------------------------------------------------------------------
 // IPv4
 
-const parseIpv4Fn = defineScalar({
+const parseIpv4Fn = defineTextFunction({
   name: 'parse_ipv4',
-  params: ['string'],
   result: 'long',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const ip = parseIpv4(read(values))
-      return ip === null ? null : maskV4(ip.address, ip.prefix)
-    }
+  text: (text) => {
+    const ip = parseIpv4(text)
+    return ip === null ? null : maskV4(ip.address, ip.prefix)
   },
 })
 
@@ -217,64 +213,6 @@ function formatIpv4Def(name: string, withMask: boolean): ScalarFunction {
   })
 }
 
-/** Both addresses masked with the smallest prefix (theirs and the optional argument), or null. */
-function maskedPairV4(a: Ipv4 | null, b: Ipv4 | null, p: number | null | undefined): [number, number] | null {
-  if (a === null || b === null || p === null) return null
-  const prefix = Math.min(a.prefix, b.prefix, p ?? 32)
-  return [maskV4(a.address, prefix), maskV4(b.address, prefix)]
-}
-
-const ipv4Compare = defineScalar({
-  name: 'ipv4_compare',
-  params: ['string', 'string', 'integer'],
-  min: 2,
-  result: 'long',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    const prefix = optionalPrefix(args, 2, 32)
-    return (values) => {
-      const pair = maskedPairV4(parseIpv4(a(values)), parseIpv4(b(values)), prefix(values))
-      return pair === null ? null : Math.sign(pair[0] - pair[1])
-    }
-  },
-})
-
-const ipv4IsMatch = defineScalar({
-  name: 'ipv4_is_match',
-  params: ['string', 'string', 'integer'],
-  min: 2,
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    const prefix = optionalPrefix(args, 2, 32)
-    return (values) => {
-      const pair = maskedPairV4(parseIpv4(a(values)), parseIpv4(b(values)), prefix(values))
-      return pair === null ? null : pair[0] === pair[1]
-    }
-  },
-})
-
-function inRangeV4(ip: Ipv4, range: Ipv4): boolean {
-  return maskV4(ip.address, range.prefix) === maskV4(range.address, range.prefix)
-}
-
-const ipv4IsInRange = defineScalar({
-  name: 'ipv4_is_in_range',
-  params: ['string', 'string'],
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    return (values) => {
-      const ip = parseIpv4(a(values)),
-        range = parseIpv4(b(values))
-      return ip === null || range === null ? null : inRangeV4(ip, range)
-    }
-  },
-})
-
 /** The range list of *_is_in_any_range() and has_any_ipv4*(): string arguments or one dynamic array. */
 function rangeList(name: string, args: readonly ArgInfo[]): (values: readonly KqlValue[]) => string[] {
   const rest = args.slice(1)
@@ -293,28 +231,6 @@ function rangeList(name: string, args: readonly ArgInfo[]): (values: readonly Kq
   return (values) => readers.map((r) => r(values))
 }
 
-const ipv4IsInAnyRange = defineScalar({
-  name: 'ipv4_is_in_any_range',
-  params: ['string', 'scalar'],
-  min: 2,
-  max: 64,
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0)
-    const ranges = rangeList('ipv4_is_in_any_range', args)
-    return (values) => {
-      const ip = parseIpv4(a(values))
-      if (ip === null) return null
-      for (const r of ranges(values)) {
-        const range = parseIpv4(r)
-        if (range === null) return null
-        if (inRangeV4(ip, range)) return true
-      }
-      return false
-    }
-  },
-})
-
 const PRIVATE_V4: readonly Ipv4[] = [
   { address: 0x0a000000, prefix: 8 },
   { address: 0xac100000, prefix: 12 },
@@ -331,7 +247,7 @@ const ipv4IsPrivate = defineScalar({
       const ip = parseIpv4(a(values))
       if (ip === null) return null
       const masked = { address: maskV4(ip.address, ip.prefix), prefix: ip.prefix }
-      return PRIVATE_V4.some((r) => inRangeV4(masked, r))
+      return PRIVATE_V4.some((r) => inRange(V4, masked, r))
     }
   },
 })
@@ -384,16 +300,12 @@ const ipv4RangeToCidrList = defineScalar({
 // ---------------------------------------------------------------------------------------------
 // IPv6
 
-const parseIpv6Fn = defineScalar({
+const parseIpv6Fn = defineTextFunction({
   name: 'parse_ipv6',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => {
-      const ip = parseIpv6(read(values))
-      return ip === null ? '' : formatIpv6(maskV6(ip.address, ip.prefix))
-    }
+  text: (text) => {
+    const ip = parseIpv6(text)
+    return ip === null ? '' : formatIpv6(maskV6(ip.address, ip.prefix))
   },
 })
 
@@ -413,84 +325,92 @@ const parseIpv6Mask = defineScalar({
   },
 })
 
-function maskedPairV6(a: Ipv6 | null, b: Ipv6 | null, p: number | null | undefined): [bigint, bigint] | null {
-  if (a === null || b === null || p === null) return null
-  const prefix = Math.min(a.prefix, b.prefix, p ?? 128)
-  return [maskV6(a.address, prefix), maskV6(b.address, prefix)]
+/** What the comparison functions need of an address family (IPv4 in a number, IPv6 in a bigint). */
+interface IpFamily<A extends number | bigint> {
+  readonly name: 'ipv4' | 'ipv6'
+  readonly bits: number
+  readonly parse: (text: string) => { readonly address: A; readonly prefix: number } | null
+  readonly mask: (address: A, prefix: number) => A
 }
 
-const ipv6Compare = defineScalar({
-  name: 'ipv6_compare',
-  params: ['string', 'string', 'integer'],
-  min: 2,
-  result: 'long',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    const prefix = optionalPrefix(args, 2, 128)
-    return (values) => {
-      const pair = maskedPairV6(parseIpv6(a(values)), parseIpv6(b(values)), prefix(values))
-      return pair === null ? null : pair[0] < pair[1] ? -1 : pair[0] > pair[1] ? 1 : 0
-    }
-  },
-})
+const V4: IpFamily<number> = { name: 'ipv4', bits: 32, parse: parseIpv4, mask: maskV4 }
+const V6: IpFamily<bigint> = { name: 'ipv6', bits: 128, parse: parseIpv6, mask: maskV6 }
 
-const ipv6IsMatch = defineScalar({
-  name: 'ipv6_is_match',
-  params: ['string', 'string', 'integer'],
-  min: 2,
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    const prefix = optionalPrefix(args, 2, 128)
-    return (values) => {
-      const pair = maskedPairV6(parseIpv6(a(values)), parseIpv6(b(values)), prefix(values))
-      return pair === null ? null : pair[0] === pair[1]
-    }
-  },
-})
-
-function inRangeV6(ip: Ipv6, range: Ipv6): boolean {
-  return maskV6(ip.address, range.prefix) === maskV6(range.address, range.prefix)
+/** Both addresses masked with the smallest prefix (theirs and the optional argument), or null. */
+function maskedPair<A extends number | bigint>(family: IpFamily<A>, a: string, b: string, p: number | null | undefined): [A, A] | null {
+  const x = family.parse(a)
+  const y = family.parse(b)
+  if (x === null || y === null || p === null) return null
+  const prefix = Math.min(x.prefix, y.prefix, p ?? family.bits)
+  return [family.mask(x.address, prefix), family.mask(y.address, prefix)]
 }
 
-const ipv6IsInRange = defineScalar({
-  name: 'ipv6_is_in_range',
-  params: ['string', 'string'],
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0),
-      b = textReader(args, 1)
-    return (values) => {
-      const ip = parseIpv6(a(values)),
-        range = parseIpv6(b(values))
-      return ip === null || range === null ? null : inRangeV6(ip, range)
-    }
-  },
-})
+function inRange<A extends number | bigint>(family: IpFamily<A>, ip: { address: A }, range: { address: A; prefix: number }): boolean {
+  return family.mask(ip.address, range.prefix) === family.mask(range.address, range.prefix)
+}
 
-const ipv6IsInAnyRange = defineScalar({
-  name: 'ipv6_is_in_any_range',
-  params: ['string', 'scalar'],
-  min: 2,
-  max: 64,
-  result: 'bool',
-  bind: (args) => {
-    const a = textReader(args, 0)
-    const ranges = rangeList('ipv6_is_in_any_range', args)
-    return (values) => {
-      const ip = parseIpv6(a(values))
-      if (ip === null) return null
-      for (const r of ranges(values)) {
-        const range = parseIpv6(r)
-        if (range === null) return null
-        if (inRangeV6(ip, range)) return true
+/** ipv4_compare / ipv6_compare (-1, 0, 1) and ipv4_is_match / ipv6_is_match over the masked pair. */
+function pairFunction<A extends number | bigint>(family: IpFamily<A>, suffix: 'compare' | 'is_match'): ScalarFunction {
+  return defineScalar({
+    name: `${family.name}_${suffix}`,
+    params: ['string', 'string', 'integer'],
+    min: 2,
+    result: suffix === 'compare' ? 'long' : 'bool',
+    bind: (args) => {
+      const a = textReader(args, 0),
+        b = textReader(args, 1)
+      const prefix = optionalPrefix(args, 2, family.bits)
+      return (values) => {
+        const pair = maskedPair(family, a(values), b(values), prefix(values))
+        if (pair === null) return null
+        if (suffix === 'is_match') return pair[0] === pair[1]
+        return pair[0] < pair[1] ? -1 : pair[0] > pair[1] ? 1 : 0
       }
-      return false
-    }
-  },
-})
+    },
+  })
+}
+
+function isInRangeFunction<A extends number | bigint>(family: IpFamily<A>): ScalarFunction {
+  return defineScalar({
+    name: `${family.name}_is_in_range`,
+    params: ['string', 'string'],
+    result: 'bool',
+    bind: (args) => {
+      const a = textReader(args, 0),
+        b = textReader(args, 1)
+      return (values) => {
+        const ip = family.parse(a(values)),
+          range = family.parse(b(values))
+        return ip === null || range === null ? null : inRange(family, ip, range)
+      }
+    },
+  })
+}
+
+function isInAnyRangeFunction<A extends number | bigint>(family: IpFamily<A>): ScalarFunction {
+  const name = `${family.name}_is_in_any_range`
+  return defineScalar({
+    name,
+    params: ['string', 'scalar'],
+    min: 2,
+    max: 64,
+    result: 'bool',
+    bind: (args) => {
+      const a = textReader(args, 0)
+      const ranges = rangeList(name, args)
+      return (values) => {
+        const ip = family.parse(a(values))
+        if (ip === null) return null
+        for (const r of ranges(values)) {
+          const range = family.parse(r)
+          if (range === null) return null
+          if (inRange(family, ip, range)) return true
+        }
+        return false
+      }
+    },
+  })
+}
 
 // ---------------------------------------------------------------------------------------------
 // IPv4 text search
@@ -554,19 +474,19 @@ export const ipFunctions: readonly ScalarFunction[] = [
   parseIpv4Mask,
   formatIpv4Def('format_ipv4', false),
   formatIpv4Def('format_ipv4_mask', true),
-  ipv4Compare,
-  ipv4IsMatch,
-  ipv4IsInRange,
-  ipv4IsInAnyRange,
+  pairFunction(V4, 'compare'),
+  pairFunction(V4, 'is_match'),
+  isInRangeFunction(V4),
+  isInAnyRangeFunction(V4),
   ipv4IsPrivate,
   ipv4NetmaskSuffix,
   ipv4RangeToCidrList,
   parseIpv6Fn,
   parseIpv6Mask,
-  ipv6Compare,
-  ipv6IsMatch,
-  ipv6IsInRange,
-  ipv6IsInAnyRange,
+  pairFunction(V6, 'compare'),
+  pairFunction(V6, 'is_match'),
+  isInRangeFunction(V6),
+  isInAnyRangeFunction(V6),
   hasIpv4Def('has_ipv4', false, false),
   hasIpv4Def('has_ipv4_prefix', true, false),
   hasIpv4Def('has_any_ipv4', false, true),

@@ -9,9 +9,9 @@
  */
 import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
 import type { KqlType } from '../types.js'
-import { checkArity, functionError } from './function-definitions.js'
-import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { defineScalar, expectKind, functionError } from './function-definitions.js'
+import type { ScalarFunction } from './function-types.js'
+import { coercer } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Special functions
@@ -473,7 +473,8 @@ const VOLUME_UNITS: Readonly<Record<string, Unit>> = {
 
 function converterFunction(name: string, units: Readonly<Record<string, Unit>>): ScalarFunction {
   const unit = (s: string): Unit | undefined => units[s.trim().toLowerCase()]
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['real', 'string', 'string'],
     result: 'real',
     impl: ([v, from, to]) => {
@@ -491,29 +492,27 @@ function converterFunction(name: string, units: Readonly<Record<string, Unit>>):
 
 /** A real → real function (the result is null when `fn` reports a domain error with null). */
 const real1 = (name: string, fn: (x: number) => number | null, aliases?: readonly string[]): ScalarFunction =>
-  defineScalar(name, { params: ['real'], result: 'real', impl: ([x]) => fn(x as number) }, aliases ? { aliases } : {})
+  defineScalar({ name, ...(aliases ? { aliases } : {}), params: ['real'], result: 'real', impl: ([x]) => fn(x as number) })
 
 const real2 = (name: string, fn: (x: number, y: number) => number | null): ScalarFunction =>
-  defineScalar(name, { params: ['real', 'real'], result: 'real', impl: ([x, y]) => fn(x as number, y as number) })
+  defineScalar({ name, params: ['real', 'real'], result: 'real', impl: ([x, y]) => fn(x as number, y as number) })
 
 const real3 = (name: string, fn: (x: number, y: number, z: number) => number | null): ScalarFunction =>
-  defineScalar(name, { params: ['real', 'real', 'real'], result: 'real', impl: ([x, y, z]) => fn(x as number, y as number, z as number) })
+  defineScalar({ name, params: ['real', 'real', 'real'], result: 'real', impl: ([x, y, z]) => fn(x as number, y as number, z as number) })
 
-const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction => ({
-  name,
-  bind(args) {
-    checkArity(name, args, 1)
-    checkKind(name, args, 0, 'real')
-    const c = coercer('real', args[0]!.type)
-    return {
-      type: 'bool',
-      evaluate: ([v]) => {
+const predicate = (name: string, fn: (x: number) => boolean): ScalarFunction =>
+  defineScalar({
+    name,
+    params: ['real'],
+    result: 'bool',
+    bind(args) {
+      const c = coercer('real', args[0]!.type)
+      return ([v]) => {
         const x = c(v ?? null)
         return typeof x === 'number' ? fn(x) : false
-      },
-    }
-  },
-})
+      }
+    },
+  })
 
 const logOf =
   (fn: (x: number) => number) =>
@@ -521,105 +520,95 @@ const logOf =
     x < 0 ? null : fn(x)
 
 const bitwise2 = (name: string, fn: (a: bigint, b: bigint) => bigint): ScalarFunction =>
-  defineScalar(name, { params: ['long', 'long'], result: 'long', impl: ([a, b]) => long(fn(big(a as Long), big(b as Long))) })
+  defineScalar({ name, params: ['long', 'long'], result: 'long', impl: ([a, b]) => long(fn(big(a as Long), big(b as Long))) })
 
 /** abs, ceiling: the result keeps the (numeric or timespan) type of the argument. */
 function sameType(name: string, num: (x: number) => number, ticks: ((t: bigint) => bigint) | null): ScalarFunction {
-  return {
+  const timespans = (t: KqlType): boolean => ticks !== null && t === 'timespan'
+  return defineScalar({
     name,
+    params: ['scalar'],
+    // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
+    result: ([a]) =>
+      timespans(a!.type) ? 'timespan' : a!.type === 'dynamic' ? 'real' : name === 'abs' && a!.type === 'int' ? 'long' : a!.type,
     bind(args) {
-      checkArity(name, args, 1)
       const t = args[0]!.type
-      if (ticks && t === 'timespan') return { type: t, evaluate: ([v]) => (typeof v === 'bigint' ? ticks(v) : null) }
-      checkKind(name, args, 0, 'number')
-      // Kusto: abs(int) is long; otherwise the argument's type (ceiling keeps int too)
-      const type: KqlType = t === 'dynamic' ? 'real' : name === 'abs' && t === 'int' ? 'long' : t
+      if (ticks && timespans(t)) return ([v]) => (typeof v === 'bigint' ? ticks(v) : null)
+      // the kind depends on the overload: a number unless this function takes timespans too
+      expectKind(name, args, 0, 'number')
       if (t === 'long') {
         // exact 64-bit (abs(long.MinValue) wraps, as .NET's unchecked arithmetic)
-        return { type, evaluate: ([v]) => (isLongValue(v) ? (name === 'abs' ? longAbs(v) : v) : null) }
+        return ([v]) => (isLongValue(v) ? (name === 'abs' ? longAbs(v) : v) : null)
       }
       const c = coercer('number', t)
-      return {
-        type,
-        evaluate: ([v]) => {
-          const x = c(v ?? null)
-          return typeof x === 'number' ? num(x) : null
-        },
+      return ([v]) => {
+        const x = c(v ?? null)
+        return typeof x === 'number' ? num(x) : null
       }
     },
-  }
+  })
 }
 
-const roundFn: ScalarFunction = {
+const roundFn = defineScalar({
   name: 'round',
-  bind(args: readonly ArgInfo[]) {
-    checkArity('round', args, 1, 2)
-    checkKind('round', args, 0, 'number')
-    checkKind('round', args, 1, 'integer')
+  params: ['number', 'integer'],
+  min: 1,
+  result: (args) => (args[0]!.type === 'dynamic' ? 'real' : args[0]!.type),
+  bind(args) {
     const t = args[0]!.type
-    const type: KqlType = t === 'dynamic' ? 'real' : t
     const value = coercer('number', t)
     const digits = args[1] ? coercer('integer', args[1].type) : () => 0
-    return {
-      type,
-      evaluate([v, d]) {
-        const x = value(v ?? null)
-        const p = digits(d ?? null)
-        if (typeof x !== 'number' || typeof p !== 'number') return null
-        return roundTo(x, p)
-      },
+    return ([v, d]) => {
+      const x = value(v ?? null)
+      const p = digits(d ?? null)
+      if (typeof x !== 'number' || typeof p !== 'number') return null
+      return roundTo(x, p)
     }
   },
-}
+})
 
-const randFn: ScalarFunction = {
+const randFn = defineScalar({
   name: 'rand',
   deterministic: false,
+  params: ['integer'],
+  min: 0,
+  result: 'real',
   bind(args) {
-    checkArity('rand', args, 0, 1)
-    checkKind('rand', args, 0, 'integer')
     const n = args[0] ? coercer('integer', args[0].type) : null
-    return {
-      type: 'real',
-      evaluate(values, ctx) {
-        if (!n) return ctx.random()
-        const limit = n(values[0] ?? null)
-        if (typeof limit !== 'number' || !(limit >= 1)) return null
-        return Math.floor(ctx.random() * Math.floor(limit))
-      },
+    return (values, ctx) => {
+      if (!n) return ctx.random()
+      const limit = n(values[0] ?? null)
+      if (typeof limit !== 'number' || !(limit >= 1)) return null
+      return Math.floor(ctx.random() * Math.floor(limit))
     }
   },
-}
+})
 
-const aroundFn: ScalarFunction = {
+const aroundFn = defineScalar({
   name: 'around',
+  params: ['scalar', 'scalar', 'scalar'],
+  result: 'bool',
   bind(args) {
-    checkArity('around', args, 3)
     const t = args[0]!.type
     const ticks = t === 'datetime' || t === 'timespan'
     if (ticks) {
       if (args[1]!.type !== t) throw functionError('around', `center (${args[1]!.text}) must be a ${t}, got ${args[1]!.type}`)
-      checkKind('around', args, 2, 'timespan')
-      return {
-        type: 'bool',
-        evaluate([v, c, d]) {
-          if (typeof v !== 'bigint' || typeof c !== 'bigint' || typeof d !== 'bigint') return null
-          return v >= c - d && v <= c + d
-        },
+      expectKind('around', args, 2, 'timespan')
+      return ([v, c, d]) => {
+        if (typeof v !== 'bigint' || typeof c !== 'bigint' || typeof d !== 'bigint') return null
+        return v >= c - d && v <= c + d
       }
     }
-    for (let i = 0; i < 3; i++) checkKind('around', args, i, 'number')
+    // the numeric overload (the kinds depend on the first argument's type)
+    for (let i = 0; i < 3; i++) expectKind('around', args, i, 'number')
     const cs = args.map((a) => coercer('number', a.type))
-    return {
-      type: 'bool',
-      evaluate(values) {
-        const [v, c, d] = values.map((x, i) => cs[i]!(x ?? null))
-        if (typeof v !== 'number' || typeof c !== 'number' || typeof d !== 'number') return null
-        return v >= c - d && v <= c + d
-      },
+    return (values) => {
+      const [v, c, d] = values.map((x, i) => cs[i]!(x ?? null))
+      if (typeof v !== 'number' || typeof c !== 'number' || typeof d !== 'number') return null
+      return v >= c - d && v <= c + d
     }
   },
-}
+})
 
 const signFn = real1('sign', (x) => (Number.isNaN(x) ? NaN : x > 0 ? 1 : x < 0 ? -1 : 0))
 
@@ -637,7 +626,7 @@ export const mathFunctions: readonly ScalarFunction[] = [
   real1('log', logOf(Math.log)),
   real1('log2', logOf(Math.log2)),
   real1('log10', logOf(Math.log10)),
-  defineScalar('pi', { params: [], result: 'real', impl: () => Math.PI }),
+  defineScalar({ name: 'pi', params: [], result: 'real', impl: () => Math.PI }),
   real1('sin', Math.sin),
   real1('cos', Math.cos),
   real1('tan', Math.tan),
@@ -658,7 +647,8 @@ export const mathFunctions: readonly ScalarFunction[] = [
   real3('beta_cdf', betaCdf),
   real3('beta_pdf', betaPdf),
   real3('beta_inv', betaInv),
-  defineScalar('welch_test', {
+  defineScalar({
+    name: 'welch_test',
     params: ['real', 'real', 'real', 'real', 'real', 'real'],
     result: 'real',
     impl: (v) => welchTest(...(v as [number, number, number, number, number, number])),
@@ -669,8 +659,8 @@ export const mathFunctions: readonly ScalarFunction[] = [
   bitwise2('binary_xor', (a, b) => a ^ b),
   bitwise2('binary_shift_left', (a, n) => a << (n & 63n)),
   bitwise2('binary_shift_right', (a, n) => BigInt.asIntN(64, a) >> (n & 63n)),
-  defineScalar('binary_not', { params: ['long'], result: 'long', impl: ([a]) => long(~big(a as Long)) }),
-  defineScalar('bitset_count_ones', { params: ['long'], result: 'long', impl: ([a]) => popcount(a as Long) }),
+  defineScalar({ name: 'binary_not', params: ['long'], result: 'long', impl: ([a]) => long(~big(a as Long)) }),
+  defineScalar({ name: 'bitset_count_ones', params: ['long'], result: 'long', impl: ([a]) => popcount(a as Long) }),
   converterFunction('convert_angle', ANGLE_UNITS),
   converterFunction('convert_energy', ENERGY_UNITS),
   converterFunction('convert_force', FORCE_UNITS),

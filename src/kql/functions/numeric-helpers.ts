@@ -1,56 +1,15 @@
 /**
  * @module
- * Helpers shared by the "data" families (datetime, math, dynamic, series, aggregates): declarative
- * signatures with Kusto's implicit widening, run-time conversion of dynamic arguments, and the
- * ordering and equality of values that sorting, sets and min/max need.
+ * Helpers shared by the "data" families (datetime, math, dynamic, series, aggregates): run-time
+ * conversion of arguments to their parameter kinds (`coercer`, used by `defineScalar`'s `impl`
+ * specs), Kusto's implicit numeric widening, and the ordering and equality of values that
+ * sorting, sets and min/max need.
  */
 import { dynamicJsonText } from '../dynamic-json.js'
 import { canonLong, longFromDouble } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { formatDateTime, formatTimespan, parseDateTime, parseTimespan } from '../values.js'
-import { checkArity, functionError } from './function-definitions.js'
-import type { ArgInfo, BoundScalar, EvalContext, ScalarFunction } from './function-types.js'
-
-/**
- * What a parameter accepts. Numeric kinds widen (int → long → real); `dynamic` arguments are
- * accepted where Kusto converts them at run time (a number inside dynamic for a numeric parameter).
- */
-export type ParamKind =
-  | 'number' // int, long, real, decimal → JS number
-  | 'integer' // int, long → JS number (a long beyond 2^53 rounded: counts, indexes, sizes)
-  | 'long' // int, long → the exact long (long.ts: number or bigint)
-  | 'real' // int, long, real, decimal → JS number (alias of number, documents intent)
-  | 'datetime'
-  | 'timespan'
-  | 'string'
-  | 'bool'
-  | 'dynamic'
-  | 'scalar' // any type, passed through
-
-const ACCEPTS: Readonly<Record<ParamKind, readonly KqlType[]>> = {
-  number: ['int', 'long', 'real', 'decimal', 'dynamic'],
-  integer: ['int', 'long', 'dynamic'],
-  long: ['int', 'long', 'dynamic'],
-  real: ['int', 'long', 'real', 'decimal', 'dynamic'],
-  datetime: ['datetime', 'dynamic'],
-  timespan: ['timespan', 'dynamic'],
-  string: ['string', 'dynamic'],
-  bool: ['bool', 'dynamic'],
-  dynamic: ['dynamic'],
-  scalar: ['bool', 'int', 'long', 'real', 'decimal', 'string', 'datetime', 'timespan', 'guid', 'dynamic'],
-}
-
-export const NUMERIC_TYPES: readonly KqlType[] = ['int', 'long', 'real', 'decimal']
-
-/** Throws the family's usual "argument #i must be ..." error unless the argument fits `kind`. */
-export function checkKind(name: string, args: readonly ArgInfo[], index: number, kind: ParamKind): void {
-  const arg = args[index]
-  if (!arg) return
-  if (!ACCEPTS[kind].includes(arg.type)) {
-    const wanted = kind === 'number' || kind === 'real' ? 'a number' : kind === 'integer' || kind === 'long' ? 'an int or long' : kind
-    throw functionError(name, `argument #${index + 1} (${arg.text}) must be ${wanted}, got ${arg.type}`)
-  }
-}
+import type { ParamKind } from './param-kinds.js'
 
 /** A converter from an argument's runtime value (of its static type) to the value a parameter kind expects. */
 export type Coerce = (v: KqlValue) => KqlValue
@@ -118,69 +77,6 @@ export function widest(types: readonly KqlType[]): KqlType {
     else if (t === 'long' && out === 'int') out = 'long'
   }
   return out
-}
-
-export interface Signature {
-  /** Parameter kinds in order; `optional` of them (from the end) may be omitted; `rest` repeats the last. */
-  readonly params: readonly ParamKind[]
-  readonly optional?: number
-  readonly rest?: boolean
-  /** Result type, fixed or computed from the argument infos. */
-  readonly result: KqlType | ((args: readonly ArgInfo[]) => KqlType)
-  /**
-   * When true (the default) any null argument gives a null result without calling `impl`.
-   * Strings are never null, so string parameters never trigger this.
-   */
-  readonly nullInNullOut?: boolean
-  /** Called per row with coerced arguments. `args` are the call site's infos (for constants). */
-  readonly impl: (values: readonly KqlValue[], ctx: EvalContext, args: readonly ArgInfo[]) => KqlValue
-  /** Optional bind-time hook: validate constants, precompute; may return a specialised impl. */
-  readonly prepare?: (args: readonly ArgInfo[]) => Signature['impl'] | undefined
-}
-
-/** Defines a scalar function from a declarative signature. */
-export function defineScalar(
-  name: string,
-  sig: Signature,
-  more: { aliases?: readonly string[]; deterministic?: boolean } = {},
-): ScalarFunction {
-  const min = sig.params.length - (sig.optional ?? 0)
-  const max = sig.rest ? Infinity : sig.params.length
-  const fn: ScalarFunction = {
-    name,
-    ...(more.aliases ? { aliases: more.aliases } : {}),
-    ...(more.deterministic === false ? { deterministic: false } : {}),
-    bind(args: readonly ArgInfo[]): BoundScalar {
-      checkArity(name, args, min, max)
-      const kinds = args.map((_, i) => sig.params[Math.min(i, sig.params.length - 1)]!)
-      kinds.forEach((k, i) => {
-        checkKind(name, args, i, k)
-      })
-      const coerce = args.map((a, i) => coercer(kinds[i]!, a.type))
-      const impl = sig.prepare?.(args) ?? sig.impl
-      const type = typeof sig.result === 'function' ? sig.result(args) : sig.result
-      const nullOut = sig.nullInNullOut !== false
-      const nullable = kinds.map((k) => k !== 'string' && k !== 'scalar' && k !== 'dynamic')
-      return {
-        type,
-        evaluate(values, ctx) {
-          const vs: KqlValue[] = new Array(values.length)
-          for (let i = 0; i < values.length; i++) {
-            const v = coerce[i]!(values[i] ?? null)
-            if (nullOut && nullable[i] && v === null) return type === 'string' ? '' : null
-            vs[i] = v
-          }
-          return impl(vs, ctx, args)
-        },
-      }
-    },
-  }
-  return fn
-}
-
-/** The constant value of an argument, if the binder knows it. */
-export function constantOf(arg: ArgInfo | undefined): KqlValue | undefined {
-  return arg?.constant ? arg.constant.value : undefined
 }
 
 /** Converts a typed value into dynamic (datetimes and timespans become text, as Kusto serialises them). */

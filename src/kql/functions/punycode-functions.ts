@@ -4,7 +4,7 @@
  * issue 19 item 6). Domains are encoded label by label, as the documentation's examples show
  * (no IDNA mapping).
  */
-import { defineScalar, textReader } from './function-definitions.js'
+import { defineTextFunction } from './function-definitions.js'
 import { codePoints } from './value-conversions.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -106,24 +106,16 @@ export function punycodeDecode(input: string): string | null {
   }
 }
 
-export const punycodeFromString = defineScalar({
+export const punycodeFromString = defineTextFunction({
   name: 'punycode_from_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => punycodeEncode(read(values)) ?? ''
-  },
+  text: (text) => punycodeEncode(text) ?? '',
 })
 
-export const punycodeToString = defineScalar({
+export const punycodeToString = defineTextFunction({
   name: 'punycode_to_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => punycodeDecode(read(values)) ?? ''
-  },
+  text: (text) => punycodeDecode(text) ?? '',
 })
 
 // IDNA's label separators: '.', and the ideographic, fullwidth and halfwidth full stops
@@ -163,22 +155,14 @@ export function punycodeDomainDecode(encoded: string): string {
   return labels.join('.')
 }
 
-export const punycodeDomainToString = defineScalar({
+export const punycodeDomainToString = defineTextFunction({
   name: 'punycode_domain_to_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => punycodeDomainEncode(read(values))
-  },
+  text: (text) => punycodeDomainEncode(text),
 })
 
-export const punycodeDomainFromString = defineScalar({
+export const punycodeDomainFromString = defineTextFunction({
   name: 'punycode_domain_from_string',
-  params: ['string'],
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => punycodeDomainDecode(read(values))
-  },
+  text: (text) => punycodeDomainDecode(text),
 })

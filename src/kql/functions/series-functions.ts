@@ -12,9 +12,10 @@
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { inferName } from './aggregate-definitions.js'
-import { checkArity } from './function-definitions.js'
+import { defineScalar, expectKind } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, checkKind, coercer, defineScalar } from './numeric-helpers.js'
+import { asArray, coercer } from './numeric-helpers.js'
+import type { ParamKind } from './param-kinds.js'
 import {
   decompose,
   detectPeriods,
@@ -146,27 +147,26 @@ function seriesFunction(
   },
 ): ScalarFunction {
   const extra = spec.extra ?? []
-  return {
+  const seriesKinds = Array.from({ length: spec.series }, (): ParamKind => 'dynamic')
+  return defineScalar({
     name,
+    // without extra parameters, arguments past the series (rest) are any scalar
+    params: [...seriesKinds, ...(extra.length > 0 ? extra : (['scalar'] as const))],
+    min: spec.series + extra.length - (spec.optional ?? 0),
+    max: spec.rest ? Infinity : spec.series + extra.length,
+    result: spec.result,
     bind(args) {
-      const max = spec.rest ? Infinity : spec.series + extra.length
-      checkArity(name, args, spec.series + extra.length - (spec.optional ?? 0), max)
-      for (let i = 0; i < spec.series; i++) checkKind(name, args, i, 'dynamic')
       const converters = args.slice(spec.series).map((a, i) => {
         const kind = extra[Math.min(i, extra.length - 1)] ?? 'scalar'
-        if (kind !== 'scalar') checkKind(name, args, spec.series + i, kind)
         return kind === 'scalar' ? (v: KqlValue) => v : coercer(kind, a.type)
       })
-      return {
-        type: spec.result,
-        evaluate(values) {
-          const series = values.slice(0, spec.series).map((v) => numbers(v ?? null))
-          const more = values.slice(spec.series).map((v, i) => converters[i]!(v ?? null))
-          return spec.impl(series, more, args)
-        },
+      return (values) => {
+        const series = values.slice(0, spec.series).map((v) => numbers(v ?? null))
+        const more = values.slice(spec.series).map((v, i) => converters[i]!(v ?? null))
+        return spec.impl(series, more, args)
       }
     },
-  }
+  })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -175,42 +175,40 @@ function seriesFunction(
 
 /** An element-wise binary operation; either side may be a numeric scalar (broadcast). */
 function elementWise2(name: string, op: (a: number, b: number) => DynamicValue): ScalarFunction {
-  return {
+  return defineScalar({
     name,
+    params: ['number', 'number'],
+    result: 'dynamic',
     bind(args) {
-      checkArity(name, args, 2)
-      const sides = args.map((a, i) => {
+      const sides = args.map((a) => {
         if (a.type === 'dynamic') return { array: true, read: (v: KqlValue) => v }
-        checkKind(name, args, i, 'number')
         const c = coercer('number', a.type)
         return { array: false, read: c }
       })
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const [a, b] = values.map((v, i) => sides[i]!.read(v ?? null))
-          const xa = sides[0]!.array ? numbers(a) : null
-          const xb = sides[1]!.array ? numbers(b) : null
-          if ((sides[0]!.array && !xa) || (sides[1]!.array && !xb)) return null
-          const sa = sides[0]!.array ? null : num(a as DynamicValue)
-          const sb = sides[1]!.array ? null : num(b as DynamicValue)
-          const n = Math.max(xa?.length ?? 0, xb?.length ?? 0)
-          if (!xa && !xb) return sa === null || sb === null ? null : [op(sa, sb)]
-          const out: DynamicValue[] = new Array(n)
-          for (let i = 0; i < n; i++) {
-            const x = xa ? (xa[i] ?? null) : sa
-            const y = xb ? (xb[i] ?? null) : sb
-            out[i] = x === null || y === null ? null : op(x, y)
-          }
-          return out
-        },
+      return (values) => {
+        const [a, b] = values.map((v, i) => sides[i]!.read(v ?? null))
+        const xa = sides[0]!.array ? numbers(a) : null
+        const xb = sides[1]!.array ? numbers(b) : null
+        if ((sides[0]!.array && !xa) || (sides[1]!.array && !xb)) return null
+        const sa = sides[0]!.array ? null : num(a as DynamicValue)
+        const sb = sides[1]!.array ? null : num(b as DynamicValue)
+        const n = Math.max(xa?.length ?? 0, xb?.length ?? 0)
+        if (!xa && !xb) return sa === null || sb === null ? null : [op(sa, sb)]
+        const out: DynamicValue[] = new Array(n)
+        for (let i = 0; i < n; i++) {
+          const x = xa ? (xa[i] ?? null) : sa
+          const y = xb ? (xb[i] ?? null) : sb
+          out[i] = x === null || y === null ? null : op(x, y)
+        }
+        return out
       }
     },
-  }
+  })
 }
 
 function elementWise1(name: string, op: (x: number) => number | null): ScalarFunction {
-  return defineScalar(name, {
+  return defineScalar({
+    name,
     params: ['dynamic'],
     result: 'dynamic',
     impl: ([s]) => {
@@ -251,63 +249,55 @@ const iirFn: ScalarFunction = seriesFunction('series_iir', {
 })
 
 function fillFunction(name: string, kind: 'forward' | 'backward'): ScalarFunction {
-  return {
+  return defineScalar({
     name,
-    bind(args) {
-      checkArity(name, args, 1, 2)
-      checkKind(name, args, 0, 'dynamic')
-      return {
-        type: 'dynamic',
-        evaluate([s, ph]) {
-          const raw = asArray(s ?? null)
-          if (!raw) return null
-          const missing = missingMask(raw, ph ?? null)
-          return kind === 'forward' ? fillForward(raw, missing) : fillBackward(raw, missing)
-        },
+    params: ['dynamic', 'scalar'],
+    min: 1,
+    result: 'dynamic',
+    bind() {
+      return ([s, ph]) => {
+        const raw = asArray(s ?? null)
+        if (!raw) return null
+        const missing = missingMask(raw, ph ?? null)
+        return kind === 'forward' ? fillForward(raw, missing) : fillBackward(raw, missing)
       }
     },
-  }
+  })
 }
 
-const fillConst: ScalarFunction = {
+const fillConst = defineScalar({
   name: 'series_fill_const',
+  params: ['dynamic', 'scalar', 'scalar'],
+  min: 1,
+  result: 'dynamic',
   bind(args) {
-    checkArity('series_fill_const', args, 1, 3)
-    checkKind('series_fill_const', args, 0, 'dynamic')
     const t = args[1]?.type ?? 'long'
-    return {
-      type: 'dynamic',
-      evaluate([s, c, ph]) {
-        const raw = asArray(s ?? null)
-        if (!raw) return null
-        const fill =
-          c === undefined ? 0 : typeof c === 'bigint' ? Number(c) : t === 'string' ? (c as string) : ((c ?? null) as DynamicValue)
-        const missing = missingMask(raw, ph ?? null)
-        return raw.map((v, i) => (missing[i] ? fill : v))
-      },
+    return ([s, c, ph]) => {
+      const raw = asArray(s ?? null)
+      if (!raw) return null
+      const fill = c === undefined ? 0 : typeof c === 'bigint' ? Number(c) : t === 'string' ? (c as string) : ((c ?? null) as DynamicValue)
+      const missing = missingMask(raw, ph ?? null)
+      return raw.map((v, i) => (missing[i] ? fill : v))
     }
   },
-}
+})
 
-const fillLinearFn: ScalarFunction = {
+const fillLinearFn = defineScalar({
   name: 'series_fill_linear',
+  params: ['dynamic', 'scalar', 'bool', 'scalar'],
+  min: 1,
+  result: 'dynamic',
   bind(args) {
-    checkArity('series_fill_linear', args, 1, 4)
-    checkKind('series_fill_linear', args, 0, 'dynamic')
-    if (args[2]) checkKind('series_fill_linear', args, 2, 'bool')
-    return {
-      type: 'dynamic',
-      evaluate([s, ph, edges, constant]) {
-        const raw = asArray(s ?? null)
-        if (!raw) return null
-        const missing = missingMask(raw, ph ?? null)
-        const fillEdges = edges === undefined || edges === null ? true : edges === true
-        const c = args.length >= 4 ? (typeof constant === 'number' ? constant : null) : 0
-        return fillLinear(raw, missing, fillEdges, c)
-      },
+    return ([s, ph, edges, constant]) => {
+      const raw = asArray(s ?? null)
+      if (!raw) return null
+      const missing = missingMask(raw, ph ?? null)
+      const fillEdges = edges === undefined || edges === null ? true : edges === true
+      const c = args.length >= 4 ? (typeof constant === 'number' ? constant : null) : 0
+      return fillLinear(raw, missing, fillEdges, c)
     }
   },
-}
+})
 
 const outliersFn: ScalarFunction = seriesFunction('series_outliers', {
   series: 1,
@@ -420,26 +410,22 @@ function numericOnly(xs: Num[] | null | undefined): number[] | null {
   return xs as number[]
 }
 
-const fitPolyFn: ScalarFunction = {
+const fitPolyFn = defineScalar({
   name: 'series_fit_poly',
-  bind(args) {
-    checkArity('series_fit_poly', args, 1, 3)
-    checkKind('series_fit_poly', args, 0, 'dynamic')
-    if (args[1]) checkKind('series_fit_poly', args, 1, 'dynamic')
-    if (args[2]) checkKind('series_fit_poly', args, 2, 'integer')
-    return {
-      type: 'dynamic',
-      evaluate([y, x, d]) {
-        const ys = numericOnly(numbers(y ?? null))
-        if (!ys) return null
-        const xv = x === undefined || x === null ? null : numericOnly(numbers(x))
-        if (x !== undefined && x !== null && (!xv || xv.length !== ys.length)) return null
-        const xs = xv ?? ys.map((_, i) => i + 1)
-        return fitPoly(ys, xs, typeof d === 'number' ? d : 1)
-      },
+  params: ['dynamic', 'dynamic', 'integer'],
+  min: 1,
+  result: 'dynamic',
+  bind() {
+    return ([y, x, d]) => {
+      const ys = numericOnly(numbers(y ?? null))
+      if (!ys) return null
+      const xv = x === undefined || x === null ? null : numericOnly(numbers(x))
+      if (x !== undefined && x !== null && (!xv || xv.length !== ys.length)) return null
+      const xs = xv ?? ys.map((_, i) => i + 1)
+      return fitPoly(ys, xs, typeof d === 'number' ? d : 1)
     }
   },
-}
+})
 
 function fourierFunction(name: string, inverse: boolean): ScalarFunction {
   return seriesFunction(name, {
@@ -469,36 +455,34 @@ const statsFunction = (name: string, keys: readonly string[]): ScalarFunction =>
  * series_dot_product(s1, s2): either side may be a numeric scalar (broadcast); the longer series
  * is truncated to the shorter; non-numeric elements are ignored; an empty input gives null.
  */
-const dotProduct: ScalarFunction = {
+const dotProduct = defineScalar({
   name: 'series_dot_product',
+  params: ['number', 'number'],
+  result: 'real',
   bind(args) {
-    checkArity('series_dot_product', args, 2)
-    const sides = args.map((a, i) => {
+    const sides = args.map((a) => {
       if (a.type === 'dynamic') return null
-      checkKind('series_dot_product', args, i, 'number')
       return coercer('number', a.type)
     })
-    if (sides[0] && sides[1]) checkKind('series_dot_product', args, 0, 'dynamic')
-    return {
-      type: 'real',
-      evaluate(values) {
-        const read = (i: number, other: Num[] | null): Num[] | null => {
-          const conv = sides[i]
-          if (!conv) return numbers(values[i] ?? null)
-          const x = conv(values[i] ?? null)
-          return other && typeof x === 'number' ? other.map(() => x) : null
-        }
-        const a0 = sides[0] ? null : numbers(values[0] ?? null)
-        const b0 = sides[1] ? null : numbers(values[1] ?? null)
-        const a = a0 ?? read(0, b0)
-        const b = b0 ?? read(1, a0)
-        if (!a || !b || a.length === 0 || b.length === 0) return null
-        const [xs, ys] = pairs(a, b)
-        return xs.reduce((s, x, i) => s + x * ys[i]!, 0)
-      },
+    // a rule across arguments (not a kind): two scalars have no series between them
+    if (sides[0] && sides[1]) expectKind('series_dot_product', args, 0, 'dynamic')
+    return (values) => {
+      const read = (i: number, other: Num[] | null): Num[] | null => {
+        const conv = sides[i]
+        if (!conv) return numbers(values[i] ?? null)
+        const x = conv(values[i] ?? null)
+        return other && typeof x === 'number' ? other.map(() => x) : null
+      }
+      const a0 = sides[0] ? null : numbers(values[0] ?? null)
+      const b0 = sides[1] ? null : numbers(values[1] ?? null)
+      const a = a0 ?? read(0, b0)
+      const b = b0 ?? read(1, a0)
+      if (!a || !b || a.length === 0 || b.length === 0) return null
+      const [xs, ys] = pairs(a, b)
+      return xs.reduce((s, x, i) => s + x * ys[i]!, 0)
     }
   },
-}
+})
 
 const cosineSimilarity: ScalarFunction = seriesFunction('series_cosine_similarity', {
   series: 2,

@@ -395,6 +395,15 @@ function fitLineAt(ys: readonly number[], firstX: number): LineStats {
   const xs = ys.map((_, i) => firstX + i)
   const { slope, interception } = lineFit(xs, ys)
   const fit = xs.map((x) => slope * x + interception)
+  const { rsquare, variance, rvariance, ssres } = fitQuality(ys, fit)
+  return { rsquare, slope, interception, variance, rvariance, fit, ssres }
+}
+
+/** How well `fit` follows `ys`: R², the sample (n - 1) variances of the series and of the residuals. */
+function fitQuality(
+  ys: readonly number[],
+  fit: readonly number[],
+): { rsquare: number; variance: number; rvariance: number; ssres: number } {
   const m = mean(ys)
   let ssres = 0,
     sstot = 0
@@ -405,11 +414,8 @@ function fitLineAt(ys: readonly number[], firstX: number): LineStats {
   const n = ys.length
   return {
     rsquare: sstot === 0 ? 1 : 1 - ssres / sstot,
-    slope,
-    interception,
     variance: n > 1 ? sstot / (n - 1) : 0,
     rvariance: n > 1 ? ssres / (n - 1) : 0,
-    fit,
     ssres,
   }
 }
@@ -495,21 +501,8 @@ export function fitPoly(ys: readonly number[], xs: readonly number[], degree: nu
   const coef = solve(ata, aty)
   if (!coef) return null
   const fit = xs.map((x) => coef.reduce((s, c, k) => s + c * x ** k, 0))
-  const m = mean([...ys])
-  let ssres = 0,
-    sstot = 0
-  ys.forEach((y, i) => {
-    ssres += (y - fit[i]!) ** 2
-    sstot += (y - m) ** 2
-  })
-  const n = ys.length
-  return {
-    rsquare: sstot === 0 ? 1 : 1 - ssres / sstot,
-    coefficients: [...coef].reverse(),
-    variance: n > 1 ? sstot / (n - 1) : 0,
-    rvariance: n > 1 ? ssres / (n - 1) : 0,
-    poly_fit: fit,
-  }
+  const { rsquare, variance, rvariance } = fitQuality(ys, fit)
+  return { rsquare, coefficients: [...coef].reverse(), variance, rvariance, poly_fit: fit }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,10 +9,10 @@
  * Datetimes and timespans inside a tdigest are kept as tick counts.
  */
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
-import { asNumber, checkNumericLike, defineAggregate, fromNumber, nearestRank, one, prefixed } from './aggregate-definitions.js'
-import { checkArity, typeLiteralArg } from './function-definitions.js'
+import { asNumber, defineAggregate, fromNumber, nearestRank, one, prefixed } from './aggregate-definitions.js'
+import { defineScalar, typeLiteralArg } from './function-definitions.js'
 import type { AggregateFunction, ArgInfo, ScalarFunction } from './function-types.js'
-import { asArray, checkKind, scalarKey } from './numeric-helpers.js'
+import { asArray, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
 // Sketches: hll (exact distinct keys) and tdigest (exact weighted values)
@@ -64,8 +64,8 @@ export function tdigestPercentile(pairs: readonly [number, number][], p: number)
 function hllAggregate(name: string, predicate: boolean): AggregateFunction {
   return defineAggregate({
     name,
-    arity: predicate ? [2, 3] : [1, 2],
-    ...(predicate ? { predicate: 1 } : {}),
+    params: predicate ? ['scalar', 'predicate', 'scalar'] : ['scalar', 'scalar'],
+    min: predicate ? 2 : 1,
     output: (args) => one(prefixed('hll', args[0]), 'dynamic'),
     create: () => {
       const keys = new Set<string>()
@@ -83,8 +83,7 @@ function hllAggregate(name: string, predicate: boolean): AggregateFunction {
 
 const hllMerge = defineAggregate({
   name: 'hll_merge',
-  arity: [1, 1],
-  check: (args) => checkKind('hll_merge', args, 0, 'dynamic'),
+  params: ['dynamic'],
   output: (args) => one(prefixed('hll_merge', args[0]), 'dynamic'),
   create: () => {
     const keys = new Set<string>()
@@ -99,8 +98,8 @@ const hllMerge = defineAggregate({
 
 const tdigest = defineAggregate({
   name: 'tdigest',
-  arity: [1, 2],
-  check: (args) => checkNumericLike('tdigest', args, 0, ['datetime', 'timespan']),
+  params: ['numberOrTime', 'scalar'],
+  min: 1,
   output: (args) => one(prefixed('tdigest', args[0]), 'dynamic'),
   create: (args) => {
     const weighted = args.length === 2
@@ -120,8 +119,7 @@ const tdigest = defineAggregate({
 const tdigestMerge = defineAggregate({
   name: 'tdigest_merge',
   aliases: ['merge_tdigest'],
-  arity: [1, 1],
-  check: (args) => checkKind('tdigest_merge', args, 0, 'dynamic'),
+  params: ['dynamic'],
   output: (args) => one(prefixed('merge_tdigests', args[0]), 'dynamic'),
   create: () => {
     const pairs: [number, number][] = []
@@ -147,131 +145,109 @@ export const sketchAggregates: readonly AggregateFunction[] = [
 // Scalar functions over sketches (registered with the dynamic family)
 // ---------------------------------------------------------------------------------------------
 
-function sketchArgs(name: string, args: readonly ArgInfo[], min: number, max: number): void {
-  checkArity(name, args, min, max)
-  for (let i = 0; i < args.length; i++) checkKind(name, args, i, 'dynamic')
+/** The result type of percentile_tdigest(): a `typeof(T)` third argument, else dynamic (the number inside it). */
+function percentileTdigestType(args: readonly ArgInfo[]): KqlType {
+  return args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
+}
+
+/** rank_tdigest / percentrank_tdigest: from the weight of the values at most x and the total weight. */
+function rankFunction(name: string, answer: (below: number, total: number) => number | null): ScalarFunction {
+  return defineScalar({
+    name,
+    params: ['dynamic', 'scalar'],
+    result: 'real',
+    bind:
+      () =>
+      ([td, v]) => {
+        const pairs = tdigestPairs(td)
+        const x = asNumber(v)
+        if (!pairs || x === null) return null
+        const total = pairs.reduce((s, [, w]) => s + w, 0)
+        return answer(
+          pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0),
+          total,
+        )
+      },
+  })
 }
 
 export const sketchFunctions: readonly ScalarFunction[] = [
-  {
+  defineScalar({
     name: 'dcount_hll',
-    bind(args) {
-      sketchArgs('dcount_hll', args, 1, 1)
-      return { type: 'long', evaluate: ([h]) => hllKeys(h)?.length ?? null }
-    },
-  },
-  {
+    params: ['dynamic'],
+    result: 'long',
+    bind:
+      () =>
+      ([h]) =>
+        hllKeys(h)?.length ?? null,
+  }),
+  defineScalar({
     name: 'hll_merge',
-    bind(args) {
-      sketchArgs('hll_merge', args, 2, 64)
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const keys = new Set<string>()
-          for (const v of values) {
-            const k = hllKeys(v)
-            if (!k) return null
-            k.forEach((x) => {
-              keys.add(x)
-            })
-          }
-          return makeHll(keys)
-        },
+    params: ['dynamic'],
+    min: 2,
+    max: 64,
+    result: 'dynamic',
+    bind: () => (values) => {
+      const keys = new Set<string>()
+      for (const v of values) {
+        const k = hllKeys(v)
+        if (!k) return null
+        k.forEach((x) => {
+          keys.add(x)
+        })
       }
+      return makeHll(keys)
     },
-  },
-  {
+  }),
+  defineScalar({
     name: 'merge_tdigest',
     aliases: ['tdigest_merge'],
-    bind(args) {
-      sketchArgs('merge_tdigest', args, 1, 64)
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const pairs: [number, number][] = []
-          for (const v of values) {
-            const p = tdigestPairs(v)
-            if (!p) return null
-            pairs.push(...p)
-          }
-          return makeTdigest(pairs)
-        },
+    params: ['dynamic'],
+    min: 1,
+    max: 64,
+    result: 'dynamic',
+    bind: () => (values) => {
+      const pairs: [number, number][] = []
+      for (const v of values) {
+        const p = tdigestPairs(v)
+        if (!p) return null
+        pairs.push(...p)
       }
+      return makeTdigest(pairs)
     },
-  },
-  {
+  }),
+  defineScalar({
     name: 'percentile_tdigest',
-    bind(args) {
-      checkArity('percentile_tdigest', args, 2, 3)
-      checkKind('percentile_tdigest', args, 0, 'dynamic')
-      checkKind('percentile_tdigest', args, 1, 'real')
-      // without a type literal Kusto types the result dynamic (the number inside it)
-      const type: KqlType = args[2] ? typeLiteralArg('percentile_tdigest', args[2]) : 'dynamic'
-      return {
-        type,
-        evaluate([td, p]) {
-          const pairs = tdigestPairs(td)
-          if (!pairs || typeof p !== 'number') return null
-          const r = tdigestPercentile(pairs, p)
-          return type === 'dynamic' ? r : fromNumber(type, r)
-        },
+    params: ['dynamic', 'real', 'scalar'],
+    min: 2,
+    result: percentileTdigestType,
+    bind: (args) => {
+      const type = percentileTdigestType(args)
+      return ([td, p]) => {
+        const pairs = tdigestPairs(td)
+        if (!pairs || typeof p !== 'number') return null
+        const r = tdigestPercentile(pairs, p)
+        return type === 'dynamic' ? r : fromNumber(type, r)
       }
     },
-  },
-  {
+  }),
+  defineScalar({
     name: 'percentiles_array_tdigest',
     aliases: ['percentile_array_tdigest'],
-    bind(args) {
-      checkArity('percentiles_array_tdigest', args, 2, Infinity)
-      checkKind('percentiles_array_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'dynamic',
-        evaluate(values) {
-          const pairs = tdigestPairs(values[0])
-          if (!pairs) return null
-          const ps: number[] = []
-          for (const v of values.slice(1)) {
-            if (typeof v === 'number') ps.push(v)
-            else if (Array.isArray(v)) ps.push(...v.filter((x): x is number => typeof x === 'number'))
-          }
-          return ps.map((p) => tdigestPercentile(pairs, p))
-        },
+    params: ['dynamic', 'scalar'],
+    max: Infinity,
+    result: 'dynamic',
+    bind: () => (values) => {
+      const pairs = tdigestPairs(values[0])
+      if (!pairs) return null
+      const ps: number[] = []
+      for (const v of values.slice(1)) {
+        if (typeof v === 'number') ps.push(v)
+        else if (Array.isArray(v)) ps.push(...v.filter((x): x is number => typeof x === 'number'))
       }
+      return ps.map((p) => tdigestPercentile(pairs, p))
     },
-  },
-  {
-    name: 'percentrank_tdigest',
-    bind(args) {
-      checkArity('percentrank_tdigest', args, 2)
-      checkKind('percentrank_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'real',
-        evaluate([td, v]) {
-          const pairs = tdigestPairs(td)
-          const x = asNumber(v)
-          if (!pairs || x === null) return null
-          const total = pairs.reduce((s, [, w]) => s + w, 0)
-          if (total === 0) return null
-          const below = pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-          return (below / total) * 100
-        },
-      }
-    },
-  },
-  {
-    name: 'rank_tdigest',
-    bind(args) {
-      checkArity('rank_tdigest', args, 2)
-      checkKind('rank_tdigest', args, 0, 'dynamic')
-      return {
-        type: 'real',
-        evaluate([td, v]) {
-          const pairs = tdigestPairs(td)
-          const x = asNumber(v)
-          if (!pairs || x === null) return null
-          return pairs.reduce((s, [y, w]) => (y <= x ? s + w : s), 0)
-        },
-      }
-    },
-  },
+  }),
+  rankFunction('percentrank_tdigest', (below, total) => (total === 0 ? null : (below / total) * 100)),
+  rankFunction('rank_tdigest', (below) => below),
 ]

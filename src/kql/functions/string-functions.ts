@@ -9,6 +9,7 @@ import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import {
   constantOf,
   defineScalar,
+  defineTextFunction,
   dynamicReader,
   functionError,
   integerReader,
@@ -102,44 +103,30 @@ const strrep = defineScalar({
 // ---------------------------------------------------------------------------------------------
 // length, case, substrings
 
-const strlen = defineScalar({
+const strlen = defineTextFunction({
   name: 'strlen',
-  params: ['string'],
   result: 'long',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => codePoints(read(values)).length
-  },
+  text: (text) => codePoints(text).length,
 })
 
-const stringSize = defineScalar({
+const stringSize = defineTextFunction({
   name: 'string_size',
-  params: ['string'],
   result: 'long',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => Buffer.byteLength(read(values), 'utf8')
-  },
+  text: (text) => Buffer.byteLength(text, 'utf8'),
 })
 
-const toupper = defineScalar({
+const toupper = defineTextFunction({
   name: 'toupper',
-  params: ['scalar'],
+  param: 'scalar',
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => read(values).toUpperCase()
-  },
+  text: (text) => text.toUpperCase(),
 })
 
-const tolower = defineScalar({
+const tolower = defineTextFunction({
   name: 'tolower',
-  params: ['scalar'],
+  param: 'scalar',
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => read(values).toLowerCase()
-  },
+  text: (text) => text.toLowerCase(),
 })
 
 const substring = defineScalar({
@@ -163,14 +150,11 @@ const substring = defineScalar({
   },
 })
 
-const reverse = defineScalar({
+const reverse = defineTextFunction({
   name: 'reverse',
-  params: ['scalar'],
+  param: 'scalar',
   result: 'string',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => codePoints(read(values)).reverse().join('')
-  },
+  text: (text) => codePoints(text).reverse().join(''),
 })
 
 const strcmp = defineScalar({
@@ -645,14 +629,11 @@ function extractJsonDef(name: string): ScalarFunction {
 // ---------------------------------------------------------------------------------------------
 // characters and code points
 
-const isascii = defineScalar({
+const isascii = defineTextFunction({
   name: 'isascii',
-  params: ['scalar'],
+  param: 'scalar',
   result: 'bool',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => /^[\x00-\x7f]*$/.test(read(values))
-  },
+  text: (text) => /^[\x00-\x7f]*$/.test(text),
 })
 
 const isutf8 = defineScalar({
@@ -666,15 +647,12 @@ const isutf8 = defineScalar({
   },
 })
 
-const codepointsFromString = defineScalar({
+const codepointsFromString = defineTextFunction({
   name: 'unicode_codepoints_from_string',
   aliases: ['to_utf8'],
-  params: ['scalar'],
+  param: 'scalar',
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => codePoints(read(values)).map((c) => c.codePointAt(0)!)
-  },
+  text: (text) => codePoints(text).map((c) => c.codePointAt(0)!),
 })
 
 const codepointsToString = defineScalar({

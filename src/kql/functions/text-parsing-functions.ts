@@ -4,7 +4,7 @@
  * parse_csv() (the first CSV record), parse_command_line() (Windows' CommandLineToArgvW rules)
  * and parse_version().
  */
-import { constantOf, defineScalar, functionError, integerReader, textReader } from './function-definitions.js'
+import { constantOf, defineScalar, defineTextFunction, functionError, integerReader, textReader } from './function-definitions.js'
 
 // ---------------------------------------------------------------------------------------------
 // splitting and parsing
@@ -65,14 +65,10 @@ export function parseCsvRecord(text: string): string[] {
   return fields
 }
 
-export const parseCsv = defineScalar({
+export const parseCsv = defineTextFunction({
   name: 'parse_csv',
-  params: ['string'],
   result: 'dynamic',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => parseCsvRecord(read(values))
-  },
+  text: (text) => parseCsvRecord(text),
 })
 
 /** Splits a command line the way Windows' CommandLineToArgvW does. */
@@ -150,12 +146,8 @@ export function parseVersion(text: string): number | null {
   return value
 }
 
-export const parseVersionFn = defineScalar({
+export const parseVersionFn = defineTextFunction({
   name: 'parse_version',
-  params: ['string'],
   result: 'decimal',
-  bind: (args) => {
-    const read = textReader(args, 0)
-    return (values) => parseVersion(read(values))
-  },
+  text: (text) => parseVersion(text),
 })

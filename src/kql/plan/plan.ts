@@ -403,16 +403,19 @@ export interface Count {
   readonly input: PlanNode
 }
 
-export type JoinKind =
-  | 'innerunique'
-  | 'inner'
-  | 'leftouter'
-  | 'rightouter'
-  | 'fullouter'
-  | 'leftanti'
-  | 'rightanti'
-  | 'leftsemi'
-  | 'rightsemi'
+/** The join kinds the engine runs (spelled as Kusto does; aliases resolve to these in the binder). */
+export const JOIN_KINDS = [
+  'innerunique',
+  'inner',
+  'leftouter',
+  'rightouter',
+  'fullouter',
+  'leftanti',
+  'rightanti',
+  'leftsemi',
+  'rightsemi',
+] as const
+export type JoinKind = (typeof JOIN_KINDS)[number]
 
 /**
  * Equality join on `leftKeys[i] == rightKeys[i]` (indexes into each side's columns; string keys

@@ -333,3 +333,6 @@ export const OPERATOR_PARSERS: ReadonlyMap<string, OperatorParser> = new Map(
     partition: parsePartitionOp,
   }),
 )
+
+/** Every tabular operator keyword the parser reads after `|` (aliases included), e.g. for editors' completion. */
+export const TABULAR_OPERATORS: readonly string[] = [...OPERATOR_PARSERS.keys()]

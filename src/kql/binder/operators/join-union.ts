@@ -5,24 +5,14 @@
  * become `name_type` (src/kql/README.md "Semantics decisions").
  */
 import { KqlError } from '../../kql-error.js'
-import type * as P from '../../plan/plan.js'
+import * as P from '../../plan/plan.js'
 import type * as A from '../../syntax/ast.js'
 import { isNumericType, type KqlType } from '../../types.js'
 import { type BindContext, visible, withoutHidden } from '../bind-context.js'
 import { didYouMean, matchesPattern, uniqueName } from '../names.js'
 import type { Scope, TabularValue } from '../scope.js'
 
-const JOIN_KINDS = new Set<P.JoinKind>([
-  'innerunique',
-  'inner',
-  'leftouter',
-  'rightouter',
-  'fullouter',
-  'leftanti',
-  'rightanti',
-  'leftsemi',
-  'rightsemi',
-])
+const JOIN_KINDS: ReadonlySet<string> = new Set(P.JOIN_KINDS)
 const JOIN_ALIASES: Readonly<Record<string, P.JoinKind>> = {
   anti: 'leftanti',
   leftantisemi: 'leftanti',
