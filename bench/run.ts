@@ -8,6 +8,7 @@ import { authOverhead } from './scenarios/auth-overhead.js'
 import { callRecording } from './scenarios/call-recording.js'
 import { exportScenario } from './scenarios/export.js'
 import { hostileQueries } from './scenarios/hostile-queries.js'
+import { ingestCompaction } from './scenarios/ingest-compaction.js'
 import { kqlEngine } from './scenarios/kql-engine.js'
 import { kqlScale } from './scenarios/kql-scale.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
@@ -20,6 +21,7 @@ const SCENARIOS: readonly Scenario[] = [
   kqlEngine,
   kqlWarmHttp,
   kqlScale,
+  ingestCompaction,
   ledgerAppend,
   callRecording,
   ledgerVerify,

@@ -133,7 +133,9 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const configService = createConfigService({ stores, clock, activity })
     const dialect = stores.backend
     // the columnar tier (off by default; docs/design/columnar.md): one DuckDB instance per process
-    const columnar = config.columnar ? await openColumnarService(stores.db, config.columnar) : undefined
+    const columnar = config.columnar
+      ? await openColumnarService(stores.db, config.columnar, config.databaseUrl ? undefined : sqliteFileOf(config.dataDir))
+      : undefined
     const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(
       config.databaseUrl

@@ -160,7 +160,7 @@ function walk(dir: string): string[] {
 }
 
 /**
- * The SQL stores ask the engine's named capabilities (src/adapters/sql/sql-engine.ts) and never
+ * The SQL stores ask the engine's named capabilities (src/adapters/sql/sql-db.ts) and never
  * compare its name, so adding an engine means writing one adapter folder. Only the engine folders
  * and tables keyed by every engine name (`Record<Dialect, …>`, which a new engine cannot skip) name
  * one. Comments are dropped before the search.
@@ -172,6 +172,37 @@ const branchesOnEngines = (path: string) =>
 function engineNameBranches(path: string, text: string): string[] {
   const code = text.replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
   return code.split('\n').flatMap((line, i) => (ENGINE_NAME_BRANCH.test(line) ? [`${path}:${i + 1} compares an engine's name`] : []))
+}
+
+/**
+ * Files of ours that import each other in a loop at run time (Tarjan's strongly connected
+ * components over the edges that survive into JavaScript), each as its sorted file list. A loop
+ * of type-only imports costs nothing at run time and is not reported; a runtime loop makes module
+ * order matter (a value read before its module finished loading).
+ */
+function runtimeCycles(edges: readonly ImportEdge[]): string[][] {
+  const next = new Map<string, string[]>()
+  for (const e of edges) if (!e.typeOnly && ours(e.to) && e.to !== e.from) next.set(e.from, [...(next.get(e.from) ?? []), e.to])
+  const order = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const cycles: string[][] = []
+  const visit = (file: string): void => {
+    order.set(file, order.size)
+    low.set(file, order.get(file)!)
+    stack.push(file)
+    for (const to of next.get(file) ?? []) {
+      if (!order.has(to)) {
+        visit(to)
+        low.set(file, Math.min(low.get(file)!, low.get(to)!))
+      } else if (stack.includes(to)) low.set(file, Math.min(low.get(file)!, order.get(to)!))
+    }
+    if (low.get(file) !== order.get(file)) return
+    const component = stack.splice(stack.indexOf(file))
+    if (component.length > 1) cycles.push(component.sort())
+  }
+  for (const file of [...next.keys()].sort()) if (!order.has(file)) visit(file)
+  return cycles
 }
 
 describe('architecture: import boundaries', () => {
@@ -198,6 +229,10 @@ describe('architecture: import boundaries', () => {
       files.flatMap((path) => engineNameBranches(path, readFileSync(join(ROOT, path), 'utf8'))),
       [],
     )
+  })
+
+  it('no files import each other in a loop at run time (type-only loops are allowed)', () => {
+    assert.deepEqual(runtimeCycles(graph.edges), [])
   })
 
   it('every listed debt still exists (remove an entry once its import is fixed)', () => {
@@ -281,7 +316,24 @@ describe('architecture: the check cannot be fooled (self-test)', () => {
         '',
       ].join('\n'),
     )
-    const { offences } = violations(readImportGraph(project, governed).edges)
+    mkdirSync(join(project, 'src/shared'), { recursive: true })
+    writeFileSync(join(project, 'src/shared/p.ts'), "import { q } from './q.js'\nexport const p = () => q\n")
+    writeFileSync(join(project, 'src/shared/q.ts'), "import { p } from './p.js'\nexport const q = () => p\n")
+    writeFileSync(join(project, 'src/shared/x.ts'), "import { y } from './y.js'\nexport interface X { y: typeof y }\n")
+    writeFileSync(
+      join(project, 'src/shared/y.ts'),
+      [
+        "import type { X } from './x.js'",
+        "import { type X as Same } from './x.js'",
+        "export type { X } from './x.js'",
+        "export const y = (x: X, same: Same, other: import('./x.js').X) => [x, same, other]",
+        '',
+      ].join('\n'),
+    )
+    const { edges } = readImportGraph(project, governed)
+    assert.deepEqual(runtimeCycles(edges), [['src/shared/p.ts', 'src/shared/q.ts']], 'a type-only loop (x.ts, y.ts) is no runtime cycle')
+    assert.equal(edges.filter((e) => e.from === 'src/shared/y.ts' && e.typeOnly).length, 4)
+    const { offences } = violations(edges)
     assert.deepEqual(offences, [
       "src/domain/ledger/sneaky.ts:3 imports '../../adapters/open-stores.js': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",
       "src/domain/ledger/sneaky.ts:6 imports 'fastify': the domain imports only src/domain, src/kql and src/shared, and no driver, server or logger",

@@ -2,17 +2,17 @@
  * @module
  * The aggregate storage port the domain services receive. Each capability adds its store here.
  */
-import type { AccessStore } from './access/index.js'
-import type { ChangeStore } from './changes/index.js'
-import type { ConnectorStatusStore } from './connectors/index.js'
-import type { CorrectionStore } from './corrections/index.js'
-import type { CredentialStore } from './credentials/index.js'
-import type { ExportStore } from './exports/index.js'
-import type { ConnectionDataStore } from './ingest/index.js'
+import type { AccessStore } from './access/access-store.js'
+import type { ChangeStore } from './changes/workspace-change.js'
+import type { ConnectorStatusStore } from './connectors/connector-status.js'
+import type { CorrectionStore } from './corrections/correction.js'
+import type { CredentialStore } from './credentials/credential-store.js'
+import type { ExportStore } from './exports/export-store.js'
+import type { ConnectionDataStore } from './ingest/connection-data-store.js'
 import type { LedgerStore } from './ledger/ledger-store.js'
 import type { ProposalStore } from './proposals/proposal-store.js'
-import type { SessionStore } from './sessions/index.js'
-import type { ConfigStore } from './workspace-config/index.js'
+import type { SessionStore } from './sessions/session-store.js'
+import type { ConfigStore } from './workspace-config/config-store.js'
 
 export interface Stores {
   readonly backend: 'sqlite' | 'postgres'

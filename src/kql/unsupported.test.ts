@@ -54,6 +54,11 @@ describe('documented KQL the engine refuses (issue 17 item 12)', () => {
 
   it('plugins other than bag_unpack, pivot and narrow are refused by name', () => {
     assertRefused('print x = 1 | evaluate autocluster()', "'autocluster'")
+    // each with its own reason: a deterministic plugin is not called sandboxed or machine learning
+    assert.match(errorOf('print x = 1 | evaluate python(typeof(*), "")').message, /sandbox/)
+    assert.match(errorOf('print x = 1 | evaluate sql_request("a", "b")').message, /outside the workspace/)
+    assert.match(errorOf('print x = 1 | evaluate autocluster()').message, /does not publish/)
+    assert.match(errorOf('print x = 1 | evaluate rolling_percentile(x, 50, x, 1, 1)').message, /does not implement/)
   })
 
   it('every documented function compiles or is refused by name (never "unknown function")', () => {

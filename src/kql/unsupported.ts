@@ -91,10 +91,57 @@ export const UNSUPPORTED_SOURCES: ReadonlyMap<string, string> = new Map([
   ['inline_external_table', OUTSIDE_WORKSPACE],
 ])
 
-/** `evaluate` plugins the engine implements; every other plugin is refused with this reason. */
+/** `evaluate` plugins the engine implements; every other plugin is refused (pluginRefusal). */
 export const SUPPORTED_PLUGINS: ReadonlySet<string> = new Set(['bag_unpack', 'pivot', 'narrow'])
-export const UNSUPPORTED_PLUGIN_REASON =
-  'plugins are sandboxed (Python, R), read outside the workspace or are machine-learning routines with unpublished algorithms'
+
+const SANDBOXED = 'it runs user code in a sandbox (Python, R)'
+const EXTERNAL = 'it calls a service outside the workspace'
+const UNPUBLISHED = 'a machine-learning routine whose algorithm Kusto does not publish; the engine would return different groups'
+const NOT_BUILT = 'a documented analytics plugin this engine does not implement (yet)'
+
+/** Documented plugins by name → why each is refused; unknown names get the generic reason. */
+const PLUGIN_REASONS: ReadonlyMap<string, string> = new Map([
+  ...['python', 'r'].map((n) => [n, SANDBOXED] as const),
+  ...[
+    'sql_request',
+    'cosmosdb_sql_request',
+    'mysql_request',
+    'postgresql_request',
+    'http_request',
+    'http_request_post',
+    'azure_digital_twins_query_request',
+    'ai_embeddings',
+    'ai_chat_completion',
+    'ai_chat_completion_prompt',
+    'infer_storage_schema',
+    'infer_storage_schema_with_suggestions',
+  ].map((n) => [n, EXTERNAL] as const),
+  ...['autocluster', 'basket', 'diffpatterns', 'diffpatterns_text'].map((n) => [n, UNPUBLISHED] as const),
+  ...['geo_polygon_lookup', 'geo_line_lookup'].map((n) => [n, GEO_SHAPES] as const),
+  ['preview', 'one query yields one result table here (no multiple result sets)'],
+  ...[
+    'active_users_count',
+    'activity_counts_metrics',
+    'activity_engagement',
+    'activity_metrics',
+    'new_activity_metrics',
+    'session_count',
+    'sliding_window_counts',
+    'rolling_percentile',
+    'sequence_detect',
+    'funnel_sequence',
+    'funnel_sequence_completion',
+    'dcount_intersect',
+    'schema_merge',
+    'ipv4_lookup',
+    'ipv6_lookup',
+  ].map((n) => [n, NOT_BUILT] as const),
+])
+
+/** Why `evaluate name(...)` is refused: the documented plugin's own reason, else that no such plugin exists here. */
+export function pluginRefusal(name: string): string {
+  return PLUGIN_REASONS.get(name) ?? 'the engine implements only bag_unpack, pivot and narrow'
+}
 
 /** "'x' is not supported: reason" — the one wording every refusal of documented KQL uses. */
 export function notSupported(what: string, reason: string): string {

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
+import { parse } from 'csv-parse/sync'
 import pg from 'pg'
 import type { Page } from 'playwright-core'
 import { DEMO_CONFIG } from '../../src/demo/demo-config.js'
@@ -272,14 +273,9 @@ for (const [index, backend] of BACKENDS.entries()) {
       const grid = await gridRows(page)
       const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()])
       assert.equal(csv.suggestedFilename(), 'query-result.csv')
-      const lines = readFileSync((await csv.path())!, 'utf8')
-        .trimEnd()
-        .split('\r\n')
-      assert.equal(lines[0], 'timestamp,sensor,temperature,status')
-      assert.deepEqual(
-        lines.slice(1).map((line) => line.split(',')),
-        grid,
-      )
+      const [header, ...records] = parse(readFileSync((await csv.path())!, 'utf8'), { record_delimiter: '\r\n' }) as string[][]
+      assert.deepEqual(header, ['timestamp', 'sensor', 'temperature', 'status'])
+      assert.deepEqual(records, grid)
       const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download JSONL' }).click()])
       const objects = readFileSync((await jsonl.path())!, 'utf8')
         .trimEnd()

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import { type ColumnarStore, createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
 import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
 import { migrate } from '../../src/adapters/sql/migrate.js'
 import { MIGRATIONS } from '../../src/adapters/sql/migrations/index.js'
@@ -71,6 +71,9 @@ for (const backend of BACKENDS) {
     let target: string
     let database: TestDatabase | undefined
     let duck: DuckDBInstance
+    /** The surviving process's store: checks after each kill, and finishes what the killed one left. */
+    let store: ColumnarStore
+    let segmentsDir: string
 
     before(async () => {
       dir = mkdtempSync(join(tmpdir(), 'provenant-columnar-crash-'))
@@ -89,9 +92,14 @@ for (const backend of BACKENDS) {
       )
       await insertRows(db, 1, ROWS)
       duck = await DuckDBInstance.create(':memory:', { threads: '1' })
+      segmentsDir = join(dir, 'segments')
+      // as the child: on SQLite, rows are read by the exporter's worker thread
+      const sqliteFile = backend === 'sqlite' ? { sqliteFile: target } : {}
+      store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200, retireDelayMs: 0, ...sqliteFile })
     })
 
     after(async () => {
+      await store.close()
       duck.closeSync()
       await db.close()
       await database?.drop()
@@ -99,8 +107,6 @@ for (const backend of BACKENDS) {
     })
 
     it('a kill mid-segment or mid-manifest records nothing; orphans are removed; every row is then counted once', async () => {
-      const segmentsDir = join(dir, 'segments')
-      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200 })
       for (const failpoint of ['columnar-mid-segment', 'columnar-mid-manifest']) {
         const exit = await runChild(target, segmentsDir, failpoint)
         assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the compactor was killed (exit ${exit.code})`)
@@ -121,12 +127,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
       assert.equal(await store.watermark(TABLE.sqlName), ROWS)
 
-      await assertCountedOnce(store, ROWS)
+      await assertCountedOnce(ROWS)
     })
 
     it('a kill mid-merge (file, manifest swap, after the swap) loses and duplicates nothing; orphans are removed', async () => {
-      const segmentsDir = join(dir, 'segments')
-      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200, retireDelayMs: 0 })
       // three small segments (< 200 / 4 rows each) to merge
       for (let batch = 0; batch < 3; batch++) {
         await insertRows(db, ROWS + batch * 20 + 1, 20)
@@ -138,14 +142,14 @@ for (const backend of BACKENDS) {
         const exit = await runChild(target, segmentsDir, failpoint, 'merge')
         assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the merger was killed (exit ${exit.code})`)
         assert.deepEqual(await store.segments(TABLE.sqlName), before, `${failpoint}: the manifest is unchanged`)
-        await assertCountedOnce(store, total)
+        await assertCountedOnce(total)
       }
       const exit = await runChild(target, segmentsDir, 'columnar-merge-committed', 'merge')
       assert.equal(exit.signal, 'SIGKILL')
       const after = await store.segments(TABLE.sqlName)
       assert.equal(after.length, before.length - 2, 'three small segments became one')
       assert.deepEqual(after.at(-1)?.rowCount, 60)
-      await assertCountedOnce(store, total)
+      await assertCountedOnce(total)
       // left behind: the temp file, the unrecorded merged file, the three replaced files
       const report = await store.check()
       assert.equal(report.orphans.length, 5)
@@ -153,10 +157,10 @@ for (const backend of BACKENDS) {
       await store.removeOrphans()
       assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
       assert.equal(await store.merge(TABLE), undefined, 'nothing left to merge')
-      await assertCountedOnce(store, total)
+      await assertCountedOnce(total)
     })
 
-    async function assertCountedOnce(store: ReturnType<typeof createColumnarStore>, rows: number): Promise<void> {
+    async function assertCountedOnce(rows: number): Promise<void> {
       const source = await store.openQuerySource([TABLE])
       try {
         const schema = {
@@ -174,82 +178,5 @@ for (const backend of BACKENDS) {
         source.close()
       }
     }
-  })
-}
-
-for (const backend of BACKENDS) {
-  describe(`columnar compactor killed with SIGKILL on ${backend}`, () => {
-    let dir: string
-    let db: SqlDb
-    let target: string
-    let database: TestDatabase | undefined
-    let duck: DuckDBInstance
-
-    before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'provenant-columnar-crash-'))
-      if (backend === 'sqlite') {
-        target = join(dir, 'provenant.db')
-        db = createSqliteDb(openSqliteDatabase(target))
-      } else {
-        database = await createTestDatabase()
-        target = database.url
-        db = createPostgresDb(createPgPool(target))
-      }
-      await migrate(db, MIGRATIONS)
-      const defs = TABLE.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
-      await db.exec(
-        `CREATE TABLE ${quoteIdent(TABLE.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
-      )
-      await insertRows(db, 1, ROWS)
-      duck = await DuckDBInstance.create(':memory:', { threads: '1' })
-    })
-
-    after(async () => {
-      duck.closeSync()
-      await db.close()
-      await database?.drop()
-      rmSync(dir, { recursive: true, force: true })
-    })
-
-    it('a kill mid-segment or mid-manifest records nothing; orphans are removed; every row is then counted once', async () => {
-      const segmentsDir = join(dir, 'segments')
-      const store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200 })
-      for (const failpoint of ['columnar-mid-segment', 'columnar-mid-manifest']) {
-        const exit = await runChild(target, segmentsDir, failpoint)
-        assert.equal(exit.signal, 'SIGKILL', `${failpoint}: the compactor was killed (exit ${exit.code})`)
-        assert.equal(await store.watermark(TABLE.sqlName), 0, `${failpoint}: the watermark did not move`)
-        assert.deepEqual(await store.segments(), [], `${failpoint}: no manifest row`)
-      }
-      const tableDir = join(segmentsDir, TABLE.sqlName)
-      assert.equal(readdirSync(tableDir).length, 2, 'a temporary file (mid-segment) and an unrecorded segment (mid-manifest) were left')
-      const report = await store.check()
-      assert.equal(report.orphans.length, 2)
-      const removed = await store.removeOrphans()
-      assert.ok(removed.every((f) => !existsSync(f)))
-
-      // a complete compaction by a process that is not killed, then the rest in-process
-      const exit = await runChild(target, segmentsDir)
-      assert.equal(exit.code, 0)
-      while (await store.compact(TABLE)) {}
-      assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })
-      assert.equal(await store.watermark(TABLE.sqlName), ROWS)
-
-      const source = await store.openQuerySource([TABLE])
-      try {
-        const schema = {
-          tables: [
-            { name: 'T', columns: TABLE.columns, hiddenColumns: [{ name: '_rowid', type: 'long' as const }], sqlName: TABLE.sqlName },
-          ],
-        }
-        const r = toWireRows(
-          await compileQuery('T | summarize n = count(), d = dcount(_rowid), lo = min(_rowid), hi = max(_rowid)', schema, {
-            dialect: 'duckdb',
-          }).execute(source, { now: 0n, rowCap: 10 }),
-        )
-        assert.deepEqual(r.results, [{ n: ROWS, d: ROWS, lo: 1, hi: ROWS }])
-      } finally {
-        source.close()
-      }
-    })
   })
 }

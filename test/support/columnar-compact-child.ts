@@ -12,11 +12,14 @@ import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sq
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 
 const [target, dir, tableJson, mode] = process.argv.slice(2) as [string, string, string, string | undefined]
-const db = target.startsWith('postgres') ? createPostgresDb(createPgPool(target)) : createSqliteDb(openSqliteDatabase(target))
+const onPostgres = target.startsWith('postgres')
+const db = onPostgres ? createPostgresDb(createPgPool(target)) : createSqliteDb(openSqliteDatabase(target))
 const duck = await DuckDBInstance.create(':memory:', { threads: '1' })
-const store = createColumnarStore(db, duck, { dir, segmentRows: 200, retireDelayMs: 0 })
+// on SQLite rows are read by the exporter's worker thread, as in the server
+const store = createColumnarStore(db, duck, { dir, segmentRows: 200, retireDelayMs: 0, ...(onPostgres ? {} : { sqliteFile: target }) })
 const table = JSON.parse(tableJson) as ConnectionTable
 const result = mode === 'merge' ? await store.merge(table) : await store.compact(table)
 process.stdout.write(JSON.stringify({ rows: result?.segment.rowCount ?? 0 }))
+await store.close()
 duck.closeSync()
 await db.close()

@@ -19,6 +19,12 @@ export interface ImportEdge {
   readonly to: string
   readonly specifier: string
   readonly line: number
+  /**
+   * True when the reference vanishes from the emitted JavaScript: `import type`, `export type`, an
+   * import whose every name is `type`, or an `import('…')` type. Such an edge cannot form a cycle
+   * at run time.
+   */
+  readonly typeOnly: boolean
 }
 
 export const COMPUTED = '<computed>'
@@ -57,14 +63,53 @@ function edgesOf(source: SourceFile, from: string): ImportEdge[] {
   const lineOf = (node: Node) => source.getLineAndCharacterOfPosition(startOf(source.text, node.pos)).line + 1
   const edges = source.imports.map((node) => {
     const specifier = (node as unknown as { text: string }).text
-    return { from, to: target(from, specifier), specifier, line: lineOf(node) }
+    return { from, to: target(from, specifier), specifier, line: lineOf(node), typeOnly: isTypeOnly(node) }
   })
   const visit = (node: Node): void => {
-    if (isComputedDynamicImport(node)) edges.push({ from, to: COMPUTED, specifier: COMPUTED, line: lineOf(node) })
+    if (isComputedDynamicImport(node)) edges.push({ from, to: COMPUTED, specifier: COMPUTED, line: lineOf(node), typeOnly: false })
     node.forEachChild(visit)
   }
   source.forEachChild(visit)
   return edges
+}
+
+interface Named {
+  readonly isTypeOnly?: boolean
+}
+/** The AST around a module specifier, as far as type-only-ness needs it. */
+interface SpecifierParent {
+  readonly kind: SyntaxKind
+  readonly isTypeOnly?: boolean
+  readonly importClause?: {
+    readonly isTypeOnly?: boolean
+    readonly name?: unknown
+    readonly namedBindings?: { readonly kind: SyntaxKind; readonly elements?: readonly Named[] }
+  }
+  readonly exportClause?: { readonly kind: SyntaxKind; readonly elements?: readonly Named[] }
+  readonly parent?: SpecifierParent
+}
+
+function isTypeOnly(specifier: Node): boolean {
+  const parent = (specifier as unknown as { parent?: SpecifierParent }).parent
+  if (parent === undefined) return false
+  const allTypes = (elements: readonly Named[] | undefined) =>
+    elements !== undefined && elements.length > 0 && elements.every((e) => e.isTypeOnly)
+  switch (parent.kind) {
+    case SyntaxKind.ImportDeclaration: {
+      const clause = parent.importClause
+      if (clause === undefined) return false // a side-effect import runs the module
+      if (clause.isTypeOnly) return true
+      return clause.name === undefined && clause.namedBindings?.kind === SyntaxKind.NamedImports && allTypes(clause.namedBindings.elements)
+    }
+    case SyntaxKind.ExportDeclaration:
+      return parent.isTypeOnly === true || (parent.exportClause?.kind === SyntaxKind.NamedExports && allTypes(parent.exportClause.elements))
+    case SyntaxKind.ExternalModuleReference:
+      return parent.parent?.isTypeOnly === true
+    case SyntaxKind.LiteralType:
+      return parent.parent?.kind === SyntaxKind.ImportType
+    default:
+      return false
+  }
 }
 
 function isComputedDynamicImport(node: Node): boolean {

@@ -58,13 +58,21 @@ export interface ColumnarService {
 
 type Row = Record<string, unknown>
 
-export async function openColumnarService(db: SqlDb, settings: ColumnarSettings): Promise<ColumnarService> {
+/**
+ * `sqliteFile`: the SQLite row store's file, when that is the backend; the compactor and the tail
+ * then read rows in a worker thread of their own (row-export.ts).
+ */
+export async function openColumnarService(db: SqlDb, settings: ColumnarSettings, sqliteFile?: string): Promise<ColumnarService> {
   mkdirSync(settings.dir, { recursive: true, mode: 0o700 })
   const duck = await DuckDBInstance.create(':memory:', {
     threads: String(settings.threads),
     memory_limit: settings.memoryLimit,
   })
-  const store = createColumnarStore(db, duck, { dir: settings.dir, segmentRows: settings.segmentRows })
+  const store = createColumnarStore(db, duck, {
+    dir: settings.dir,
+    segmentRows: settings.segmentRows,
+    ...(sqliteFile === undefined ? {} : { sqliteFile }),
+  })
   let timer: NodeJS.Timeout | undefined
   let lease: ConnectorLease | undefined
   let running: Promise<unknown> | undefined
@@ -174,6 +182,7 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings)
       clearTimeout(timer)
       await running
       await lease?.release()
+      await store.close()
       duck.closeSync()
     },
   }

@@ -95,10 +95,13 @@ for (const backend of BACKENDS) {
         `CREATE TABLE ${quoteIdent(table.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
       duck = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB' })
-      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0 })
+      // SQLite: rows read by the exporter's worker thread, as in the server
+      const sqliteFile = backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : {}
+      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0, ...sqliteFile })
     })
 
     after(async () => {
+      await store.close()
       rowSource?.close?.()
       duck.closeSync()
       await db.close()
@@ -270,6 +273,10 @@ for (const backend of BACKENDS) {
         ],
         [null, null, null, Number.NEGATIVE_INFINITY, null, null, null, null, null, null],
         [true, 0, 9_007_199_254_740_993n, null, 1e308, 'k \u212A', -62_135_596_800_000n, 0n, null, 'text'],
+        // rows move as CSV lines: one longer than DuckDB's default line limit (2 MB), quotes and
+        // separators inside, and a value that is only a quote
+        [false, 1, 1n, 5e-324, 2.5, `"${'a,"\n'.repeat(800_000)}"`, T0, 1n, null, { long: 'x"'.repeat(600_000) }],
+        [false, 1, 1n, -0, 2.5, '"', T0, 1n, null, '"'],
       ]
       const defs = typed.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
       await db.exec(

@@ -20,7 +20,8 @@ import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
-import { appendStoredRows, duckdbColumnDefs } from './duckdb-values.js'
+import { duckdbColumnDefs } from './duckdb-values.js'
+import { createDbRowExporter, createSqliteRowExporter, type ExportResult, readCsvSql } from './row-export.js'
 
 export interface Segment {
   readonly id: string
@@ -69,6 +70,12 @@ export interface ColumnarStoreOptions {
    */
   readonly retireDelayMs?: number
   readonly now?: () => number
+  /**
+   * The SQLite database file, when the row store is SQLite (given only then): rows are then read
+   * by a worker thread with a read-only connection of its own, off the event loop (without it,
+   * through `db`).
+   */
+  readonly sqliteFile?: string
 }
 
 export interface ColumnarQuerySource extends DuckdbQuerySource {
@@ -91,12 +98,19 @@ export interface ColumnarStore {
   removeOrphans(minAgeMs?: number): Promise<string[]>
   /** A DuckDB source over these tables: views of their names read segments + tail + overlay. */
   openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource>
+  /** Stops the row reader's worker thread (if one was started). */
+  close(): Promise<void>
 }
 
 type Row = Record<string, unknown>
 
-/** Rows per read of the row store (keyset pages). */
-const PAGE_ROWS = 50_000
+/**
+ * Staging files (CSV pages of row-store rows on their way into DuckDB) live here, under the
+ * segments directory (same disk; a dot name, so never taken for a table). Each is deleted after
+ * use; one left by a crash is removed by removeOrphans once it is an hour old.
+ */
+const STAGING = '.staging'
+const STAGING_MAX_AGE_MS = 3_600_000
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 const tempName = (id: string): string => `.${id}.parquet.tmp`
@@ -132,6 +146,12 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   const retireDelayMs = options.retireDelayMs ?? 60_000
   const now = options.now ?? Date.now
   const tableDir = (sqlName: string): string => join(options.dir, sqlName)
+  const exporter = options.sqliteFile !== undefined ? createSqliteRowExporter(options.sqliteFile) : createDbRowExporter(db)
+  const stagingFile = (): string => {
+    const dir = join(options.dir, STAGING)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    return join(dir, `${randomUUID()}.csv`)
+  }
 
   async function watermark(sqlName: string): Promise<number> {
     const r = await db.get<Row>('SELECT last_rowid FROM columnar_watermarks WHERE sql_name = ?', [sqlName])
@@ -139,11 +159,26 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   }
 
   /**
-   * Copies row-store rows into a DuckDB temp table (created here) in keyset pages of arrays: no
-   * per-row object or KQL value on the way, numeric columns moved as whole vectors. Pages keep
-   * each read short (a SQLite read blocks the event loop) and memory bounded. `extra` rows (the
-   * corrected ones, few) are read first in one statement.
+   * Rows of the row store (keyset pages from `after`, at most `limit`; `extra` rows first) into a
+   * staging CSV file (row-export.ts), then `use(read_csv source)`; the file is deleted after.
    */
+  async function withStagedRows<T>(
+    table: ConnectionTable,
+    after: number,
+    limit: number,
+    extra: { where: string; params: readonly unknown[] } | undefined,
+    use: (source: string | undefined, exported: ExportResult) => Promise<T>,
+  ): Promise<T> {
+    const file = stagingFile()
+    try {
+      const exported = await exporter.exportRows(table, file, after, limit, extra)
+      return await use(exported.count > 0 ? readCsvSql(file, table.columns) : undefined, exported)
+    } finally {
+      rmSync(file, { force: true })
+    }
+  }
+
+  /** Row-store rows into a DuckDB temp table `name` (created here, empty when there are none). */
   async function copyRows(
     connection: DuckDBConnection,
     name: string,
@@ -151,38 +186,15 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     after: number,
     limit: number,
     extra?: { where: string; params: readonly unknown[] },
-  ): Promise<{ count: number; first: number | undefined; last: number }> {
-    const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdent(name)} (${duckdbColumnDefs(columns)})`)
-    const list = ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))].join(', ')
-    const from = `SELECT ${list} FROM ${quoteIdent(table.sqlName)}`
-    const read = (where: string, params: readonly unknown[]) =>
-      db.all<unknown[]>(`${from} WHERE ${where}`, params, { exactIntegers: true, arrays: true })
-    const appender = await connection.createAppender(name)
-    let count = 0
-    let first: number | undefined
-    let cursor = after
-    try {
-      if (extra) {
-        const rows = await read(extra.where, extra.params)
-        appendStoredRows(appender, columns, rows)
-        count += rows.length
-      }
-      while (count < limit) {
-        const want = Math.min(PAGE_ROWS, limit - count)
-        const rows = await read('_rowid > ? ORDER BY _rowid LIMIT ?', [cursor, want])
-        if (rows.length === 0) break
-        appendStoredRows(appender, columns, rows)
-        first ??= Number(rows[0]![0])
-        cursor = Number(rows[rows.length - 1]![0])
-        count += rows.length
-        if (rows.length < want) break
-      }
-      appender.flushSync()
-    } finally {
-      appender.closeSync()
-    }
-    return { count, first, last: cursor }
+  ): Promise<ExportResult> {
+    return withStagedRows(table, after, limit, extra, async (source, exported) => {
+      await connection.run(
+        source === undefined
+          ? `CREATE OR REPLACE TEMP TABLE ${quoteIdent(name)} (${duckdbColumnDefs(table.columns)})`
+          : `CREATE OR REPLACE TEMP TABLE ${quoteIdent(name)} AS SELECT * FROM ${source}`,
+      )
+      return exported
+    })
   }
 
   async function compact(table: ConnectionTable): Promise<CompactionResult | undefined> {
@@ -193,20 +205,19 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     const hasTimestamp = table.columns.some((c) => c.name === 'timestamp' && c.type === 'datetime')
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
     const connection = await duck.connect()
-    let stats: { min: bigint | null; max: bigint | null }
-    let copied: { count: number; first: number | undefined; last: number }
+    let written: { stats: { min: bigint | null; max: bigint | null }; copied: ExportResult } | undefined
     try {
-      const staging = `compact_${id.replace(/-/g, '')}`
-      copied = await copyRows(connection, staging, table, from, segmentRows)
-      if (copied.count === 0) {
-        await connection.run(`DROP TABLE ${quoteIdent(staging)}`)
-        return undefined
-      }
-      stats = await writeSegmentFile(connection, dir, id, quoteIdent(staging), hasTimestamp, 'columnar-mid-segment')
-      await connection.run(`DROP TABLE ${quoteIdent(staging)}`)
+      // the staged CSV goes straight into the sorted Parquet file (no DuckDB table between)
+      written = await withStagedRows(table, from, segmentRows, undefined, async (source, copied) =>
+        source === undefined
+          ? undefined
+          : { stats: await writeSegmentFile(connection, dir, id, source, hasTimestamp, 'columnar-mid-segment'), copied },
+      )
     } finally {
       connection.closeSync()
     }
+    if (!written) return undefined
+    const { stats, copied } = written
     const segment: Segment = {
       id,
       workspaceId: table.workspaceId,
@@ -268,7 +279,10 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     )
     let stats: { min: bigint | null; max: bigint | null } = { min: null, max: null }
     if (hasTimestamp) {
-      const r = (await connection.runAndReadAll(`SELECT min("timestamp"), max("timestamp") FROM ${source}`)).getRows()[0]
+      // from the written file: one column of it, read once (the source may be a CSV to parse again)
+      const r = (
+        await connection.runAndReadAll(`SELECT min("timestamp"), max("timestamp") FROM read_parquet(${sqlString(temp)})`)
+      ).getRows()[0]
       stats = { min: (r?.[0] as bigint | null) ?? null, max: (r?.[1] as bigint | null) ?? null }
     }
     failpoint(failpointName)
@@ -392,7 +406,7 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   function files(): string[] {
     if (!existsSync(options.dir)) return []
     return readdirSync(options.dir)
-      .filter((d) => statSync(join(options.dir, d)).isDirectory())
+      .filter((d) => !d.startsWith('.') && statSync(join(options.dir, d)).isDirectory())
       .flatMap((d) => readdirSync(join(options.dir, d)).map((f) => `${d}/${f}`))
   }
 
@@ -421,7 +435,15 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     // a file younger than minAgeMs may be a running compactor's segment, not yet recorded
     const old = orphans.filter((f) => minAgeMs === 0 || Date.now() - statSync(join(options.dir, f)).mtimeMs >= minAgeMs)
     for (const f of old) rmSync(join(options.dir, f), { force: true })
-    return old.map((f) => join(options.dir, f))
+    // staging files a crash left (a running export's file is seconds old)
+    const staging = join(options.dir, STAGING)
+    const stale = existsSync(staging)
+      ? readdirSync(staging)
+          .map((f) => join(staging, f))
+          .filter((f) => Date.now() - statSync(f).mtimeMs >= STAGING_MAX_AGE_MS)
+      : []
+    for (const f of stale) rmSync(f, { force: true })
+    return [...old.map((f) => join(options.dir, f)), ...stale]
   }
 
   async function openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource> {
@@ -519,7 +541,7 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     await connection.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(table.sqlName)} AS ${parts.join(' UNION ALL ')}`)
   }
 
-  return { compact, merge, segments, watermark, check, removeOrphans, openQuerySource }
+  return { compact, merge, segments, watermark, check, removeOrphans, openQuerySource, close: () => exporter.close() }
 }
 
 /** Another merger swapped some of the same segments first. */

@@ -8,26 +8,13 @@
  * Failures that mean "the evaluator must answer" become SqlRefusalError: 64-bit overflow ("Out of
  * Range Error") and the dialect's own error('kql_refuse') (a has-term over non-ASCII text).
  */
-import type { DuckDBConnection, DuckDBPreparedStatement, DuckDBValue } from '@duckdb/node-api'
-import type { KqlColumn, KqlValue, SqlSource } from '../../kql/index.js'
+import { DOUBLE, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api'
+import type { SqlSource } from '../../kql/index.js'
 import { DUCKDB_REFUSAL, SqlRefusalError } from '../../kql/index.js'
-import { decodeValue } from '../sql/column-codec.js'
+import { decodeRows } from '../sql/column-codec.js'
 
 /** Distinct prepared statements one connection keeps before it forgets them (bounds memory). */
 const MAX_PREPARED = 500
-
-export function decodeDuckdbRows(rows: readonly (readonly unknown[])[], columns: readonly KqlColumn[]): KqlValue[][] {
-  const types = columns.map((c) => c.type)
-  const width = types.length
-  const out = new Array<KqlValue[]>(rows.length)
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!
-    const decoded = new Array<KqlValue>(width)
-    for (let i = 0; i < width; i++) decoded[i] = decodeValue(types[i]!, row[i])
-    out[r] = decoded
-  }
-  return out
-}
 
 /** Whether a DuckDB error means the data, not the statement: the engine then answers in memory. */
 export function isDuckdbRefusal(error: unknown): boolean {
@@ -53,9 +40,11 @@ export function createDuckdbQuerySource(connection: DuckDBConnection): DuckdbQue
       }
       try {
         const s = await statement
-        s.bind(params as DuckDBValue[])
+        // a real parameter is a JS number, which the driver would bind as BIGINT when it is integral
+        // (1e19 then fails as "out of int64 range"): numbers bind as DOUBLE (longs arrive as bigints)
+        for (const [i, p] of params.entries()) s.bindValue(i + 1, p as DuckDBValue, typeof p === 'number' ? DOUBLE : undefined)
         const reader = await s.runAndReadAll()
-        return decodeDuckdbRows(reader.getRows(), columns)
+        return decodeRows(reader.getRows(), columns)
       } catch (error) {
         if (isDuckdbRefusal(error)) throw new SqlRefusalError((error as Error).message, { cause: error })
         throw error

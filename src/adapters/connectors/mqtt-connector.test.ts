@@ -22,6 +22,20 @@ describe('mqtt connector: the payload mapping', () => {
     ])
   })
 
+  it('keeps integers beyond 2^53 exact, in a long field and inside a dynamic one (issue 17 item 1)', () => {
+    const wide = [...columns, { name: 'n', type: 'long' }, { name: 'd', type: 'dynamic' }]
+    const payload = '{"temp": 0.5, "n": 9007199254740993, "d": {"id": -9223372036854775808, "v": [9007199254740993, 1.5]}}'
+    assert.deepEqual(payloadToRows(settings, wide, 't', bytes(payload), at).rows, [
+      {
+        temp: 0.5,
+        n: 9007199254740993n,
+        d: { id: -9223372036854775808n, v: [9007199254740993n, 1.5] },
+        topic: 't',
+        timestamp: '2026-03-01T10:00:00.000Z',
+      },
+    ])
+  })
+
   it('maps an array of objects to one row each', () => {
     assert.equal(payloadToRows(settings, columns, 't', bytes('[{"temp": 1}, {"temp": 2}]'), at).rows.length, 2)
   })

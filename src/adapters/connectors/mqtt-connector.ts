@@ -20,6 +20,7 @@ import {
   ConnectorSettingsError,
   type RunningConnector,
 } from '../../domain/connectors/connector-supervisor.js'
+import { parseDynamicJson } from '../../kql/index.js'
 
 const column = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
 
@@ -99,7 +100,8 @@ export function payloadToRows(
 ): PayloadRows {
   let value: unknown
   try {
-    value = JSON.parse(Buffer.from(payload).toString('utf8'))
+    // exact 64-bit integers (issue 17): JSON.parse would round a device's 9007199254740993
+    value = parseDynamicJson(Buffer.from(payload).toString('utf8'))
   } catch {
     return { rows: [], problem: `message on ${topic}: the payload is not JSON` }
   }

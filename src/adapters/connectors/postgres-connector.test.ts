@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { ConnectorSettingsError } from '../../domain/connectors/connector-supervisor.js'
-import { mapRow, parsePostgresSettings, pollStatement } from './postgres-connector.js'
+import { mapRow, parsePostgresSettings, pollStatement, sourceTypes } from './postgres-connector.js'
 
 describe('postgres connector: the query contract', () => {
   const settings = parsePostgresSettings({
@@ -51,5 +51,21 @@ describe('postgres connector: the query contract', () => {
       mapRow(columns as never, { timestamp: '2026-01-01 00:00:00+00', sensor: 7, n: 3, extra: 'x', __provenant_cursor: 'c' }),
       { timestamp: '2026-01-01 00:00:00+00', Sensor: '7', n: 3 },
     )
+  })
+})
+
+describe('postgres connector: source values', () => {
+  it('keeps integers beyond 2^53 exact: int8 as digits, inside json and jsonb as exact longs (issue 17 item 1)', () => {
+    assert.equal(sourceTypes.getTypeParser(20)('9007199254740993'), '9007199254740993')
+    assert.equal(sourceTypes.getTypeParser(20)('42'), 42)
+    for (const oid of [114, 3802]) {
+      assert.deepEqual(sourceTypes.getTypeParser(oid)('{"id": 9007199254740993, "v": [-9223372036854775808, 1.5]}'), {
+        id: 9007199254740993n,
+        v: [-9223372036854775808n, 1.5],
+      })
+    }
+    // a json value mapped to a string column keeps its digits (JSON.stringify throws on a bigint)
+    const json = sourceTypes.getTypeParser(3802)('{"id": 9007199254740993}')
+    assert.deepEqual(mapRow([{ name: 'doc', type: 'string' }], { doc: json }), { doc: '{"id":9007199254740993}' })
   })
 })

@@ -21,6 +21,8 @@ import {
   type RunningConnector,
 } from '../../domain/connectors/connector-supervisor.js'
 import type { ColumnConfig } from '../../domain/workspace-config/config-document.js'
+import { parseDynamicJson } from '../../kql/index.js'
+import { stringifyExact } from '../../shared/exact-json.js'
 
 const identifier = z.string().min(1).max(63)
 
@@ -76,11 +78,14 @@ export function pollStatement(settings: PostgresSettings, hasCursor: boolean): s
 }
 
 // Timestamps and dates stay text (exact to the microsecond; the ingest path parses them), int8 is a
-// number when exact, numeric stays text (the ingest path types it per column).
+// number when exact, numeric stays text (the ingest path types it per column), json and jsonb keep
+// integers beyond 2^53 as exact longs (pg's own parser is JSON.parse, which rounds them).
 const TEXT_OIDS = new Set([1082, 1114, 1184])
-const sourceTypes = {
+const JSON_OIDS = new Set([114, 3802])
+export const sourceTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (TEXT_OIDS.has(oid)) return (value: string) => value
+    if (JSON_OIDS.has(oid)) return (value: string) => parseDynamicJson(value)
     if (oid === 20) return (value: string) => (Number.isSafeInteger(Number(value)) ? Number(value) : value)
     return pg.types.getTypeParser(oid, format as 'text')
   },
@@ -96,7 +101,7 @@ export function mapRow(columns: readonly ColumnConfig[], row: Record<string, unk
     let value = row[key]
     if (value instanceof Date) value = value.toISOString()
     if (column.type === 'string' && value !== null && value !== undefined && typeof value !== 'string')
-      value = typeof value === 'object' ? JSON.stringify(value) : String(value)
+      value = typeof value === 'object' ? stringifyExact(value) : String(value)
     out[column.name] = value
   }
   return out

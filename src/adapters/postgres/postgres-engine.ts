@@ -1,8 +1,8 @@
 /**
  * @module
- * PostgreSQL's capabilities for the portable SQL stores (sql/sql-engine.ts).
+ * PostgreSQL's capabilities for the portable SQL stores (sql/sql-db.ts).
  */
-import type { SqlEngine } from '../sql/sql-engine.js'
+import type { SqlEngine } from '../sql/sql-db.js'
 
 export const postgresEngine: SqlEngine = {
   name: 'postgres',

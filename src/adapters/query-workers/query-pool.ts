@@ -40,7 +40,7 @@ import {
   SqlRefusalError,
 } from '../../kql/index.js'
 import type { ColumnarQuerySource } from '../columnar/columnar-store.js'
-import type { Dialect } from '../sql/sql-engine.js'
+import type { Dialect } from '../sql/sql-db.js'
 import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
 export interface WorkerInit {

@@ -11,22 +11,9 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import type pg from 'pg'
-import type { KqlColumn, KqlValue, SqlSource } from '../../kql/index.js'
+import type { SqlSource } from '../../kql/index.js'
 import { SQLITE_FUNCTIONS, SqlRefusalError } from '../../kql/index.js'
-import { decodeValue } from '../sql/column-codec.js'
-
-function decodeRows(rows: unknown[][], columns: readonly KqlColumn[]): KqlValue[][] {
-  const types = columns.map((c) => c.type)
-  const width = types.length
-  const out = new Array<KqlValue[]>(rows.length)
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!
-    const decoded = new Array<KqlValue>(width)
-    for (let i = 0; i < width; i++) decoded[i] = decodeValue(types[i]!, row[i])
-    out[r] = decoded
-  }
-  return out
-}
+import { decodeRows } from '../sql/column-codec.js'
 
 /** Registers the engine's SQL functions (kql_match, kql_lower, kql_utf16, kql_refuse) on a connection. */
 export function registerKqlFunctions(db: Database.Database): void {

@@ -1,12 +1,12 @@
 /**
  * @module
  * Typed KQL values to database parameters and back, per engine (the storage layout is the
- * engine's `columnTypes`, sql-engine.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
+ * engine's `columnTypes`, sql-db.ts). Reads of data tables must return 64-bit integers exactly (datetime ticks exceed
  * 2^53): SQLite reads use safe integers, PostgreSQL int8 arrives as bigint when large.
  */
-import { type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../../kql/index.js'
+import { type KqlColumn, type KqlType, type KqlValue, longFrom, parseDynamicJson } from '../../kql/index.js'
 import { stringifyExact } from '../../shared/exact-json.js'
-import type { SqlEngine } from './sql-engine.js'
+import type { SqlEngine } from './sql-db.js'
 
 export function encodeValue(engine: SqlEngine, type: KqlType, value: KqlValue): unknown {
   if (value === null || value === undefined) return type === 'string' ? '' : null
@@ -37,6 +37,20 @@ export function encodeValue(engine: SqlEngine, type: KqlType, value: KqlValue): 
 /** A 64-bit integer column's parameter (a bookkeeping column, not a KQL value): exact on every engine. */
 export function encodeInt64(engine: SqlEngine, value: bigint | null): unknown {
   return value !== null && !engine.bindsBigints ? String(value) : value
+}
+
+/** Rows as a driver returned them (arrays in select-list order), decoded by the columns' types. */
+export function decodeRows(rows: readonly (readonly unknown[])[], columns: readonly KqlColumn[]): KqlValue[][] {
+  const types = columns.map((c) => c.type)
+  const width = types.length
+  const out = new Array<KqlValue[]>(rows.length)
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r]!
+    const decoded = new Array<KqlValue>(width)
+    for (let i = 0; i < width; i++) decoded[i] = decodeValue(types[i]!, row[i])
+    out[r] = decoded
+  }
+  return out
 }
 
 export function decodeValue(type: KqlType, raw: unknown): KqlValue {

@@ -5,7 +5,7 @@
 import type { AccessStore, Account, AuthRecord, Membership, TokenRecord } from '../../domain/access/access-store.js'
 import type { Role } from '../../domain/access/rights.js'
 import type { Workspace } from '../../domain/workspaces/workspace.js'
-import { type SqlDb, toNumber, toOptionalNumber } from './sql-db.js'
+import { type SqlDb, toNumber, toOptionalNumber, toOptionalText } from './sql-db.js'
 
 type Row = Record<string, unknown>
 
@@ -30,7 +30,7 @@ const tokenOf = (r: Row): TokenRecord => ({
   expiresAt: toNumber(r['expires_at']),
   createdBy: String(r['created_by']),
   revokedAt: toOptionalNumber(r['revoked_at']),
-  revokedBy: r['revoked_by'] === null || r['revoked_by'] === undefined ? undefined : String(r['revoked_by']),
+  revokedBy: toOptionalText(r['revoked_by']),
   lastUsedAt: toOptionalNumber(r['last_used_at']),
 })
 

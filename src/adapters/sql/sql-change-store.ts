@@ -5,7 +5,7 @@
  * commit order (the change stream relies on that to resume without loss).
  */
 import type { ChangeKind, ChangeStore, WorkspaceChange } from '../../domain/changes/workspace-change.js'
-import { type SqlDb, toNumber } from './sql-db.js'
+import { type SqlDb, toNumber, toOptionalText } from './sql-db.js'
 
 type Row = Record<string, unknown>
 
@@ -19,7 +19,7 @@ const changeOf = (r: Row): WorkspaceChange => ({
   actorId: String(r['actor_id']),
   actorName: String(r['actor_name']),
   at: toNumber(r['at']),
-  commitId: r['commit_id'] === null || r['commit_id'] === undefined ? undefined : String(r['commit_id']),
+  commitId: toOptionalText(r['commit_id']),
   summary: String(r['summary']),
 })
 

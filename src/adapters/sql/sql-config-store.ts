@@ -7,7 +7,7 @@ import type { ConfigChange } from '../../domain/workspace-config/config-diff.js'
 import type { ColumnConfig } from '../../domain/workspace-config/config-document.js'
 import type { ConfigCommit, ConfigStore, ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import { reserveCounter } from './sql-change-store.js'
-import { quoteIdent, type SqlDb, toNumber } from './sql-db.js'
+import { quoteIdent, type SqlDb, toNumber, toOptionalText } from './sql-db.js'
 
 type Row = Record<string, unknown>
 
@@ -17,7 +17,7 @@ const commitOf = (r: Row): ConfigCommit => ({
   workspaceId: String(r['workspace_id']),
   seq: toNumber(r['seq']),
   id: String(r['id']),
-  parentId: r['parent_id'] === null || r['parent_id'] === undefined ? undefined : String(r['parent_id']),
+  parentId: toOptionalText(r['parent_id']),
   authorId: String(r['author_id']),
   authorName: String(r['author_name']),
   message: String(r['message']),

@@ -4,7 +4,7 @@
  * SQLite and PostgreSQL both speak.
  */
 import type { ConnectorState, ConnectorStatus, ConnectorStatusStore, PullKind } from '../../domain/connectors/connector-status.js'
-import { type SqlDb, toNumber, toOptionalNumber } from './sql-db.js'
+import { type SqlDb, toNumber, toOptionalNumber, toOptionalText } from './sql-db.js'
 
 type Row = Record<string, unknown>
 
@@ -15,11 +15,11 @@ const statusOf = (r: Row): ConnectorStatus => ({
   state: String(r['state']) as ConnectorState,
   lastRunAt: toOptionalNumber(r['last_run_at']),
   lastSuccessAt: toOptionalNumber(r['last_success_at']),
-  lastError: r['last_error'] === null || r['last_error'] === undefined ? undefined : String(r['last_error']),
+  lastError: toOptionalText(r['last_error']),
   lastErrorAt: toOptionalNumber(r['last_error_at']),
   rowsIngested: toNumber(r['rows_ingested']),
   rowsRejected: toNumber(r['rows_rejected']),
-  cursor: r['cursor'] === null || r['cursor'] === undefined ? undefined : String(r['cursor']),
+  cursor: toOptionalText(r['cursor']),
   updatedAt: toNumber(r['updated_at']),
 })
 

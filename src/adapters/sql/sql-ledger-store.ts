@@ -22,7 +22,7 @@ import {
   type StoredCheckpoint,
 } from '../../domain/ledger/ledger-store.js'
 import type { ContainerRef, StoredRecord } from '../../domain/ledger/ledger-types.js'
-import { createCompactRange, deserializeCompactRange, nodeHash } from '../../domain/ledger/merkle.js'
+import { type CompletedNode, createCompactRange, deserializeCompactRange, nodeHash } from '../../domain/ledger/merkle.js'
 import { type SqlDb, toNumber } from './sql-db.js'
 
 /**
@@ -167,6 +167,23 @@ function recordParams(c: ContainerRef, r: StoredRecord): unknown[] {
   ]
 }
 
+/** The Merkle nodes a batch completed that are stored (every STORED_NODE_LEVEL_STEP-th level). */
+function storedNodes(result: AppendBatchResult): CompletedNode[] {
+  return result.completedNodes.filter((n) => n.level > 0 && n.level % STORED_NODE_LEVEL_STEP === 0)
+}
+
+const nodeParams = (c: ContainerRef, n: CompletedNode): unknown[] => [c.workspaceId, c.containerId, n.level, n.index, n.hash]
+const checkpointParams = (c: ContainerRef, cp: StoredCheckpoint): unknown[] => [c.workspaceId, c.containerId, cp.size, cp.issuedAt, cp.note]
+const headParams = (c: ContainerRef, result: AppendBatchResult, checkpointSize: number): unknown[] => [
+  c.workspaceId,
+  c.containerId,
+  result.head.seq,
+  result.head.digest,
+  result.tip.timestamp,
+  result.range.serialize(),
+  checkpointSize,
+]
+
 const RECORD_INSERT =
   'INSERT INTO ledger_records (workspace_id, container_id, seq, record_id, prev_digest, ts, user_id, body, digest, entity_type, entity_id, action_type) VALUES'
 const RECORD_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
@@ -190,28 +207,20 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
     checkpoint: StoredCheckpoint | null,
     checkpointSize: number,
   ): Promise<void> {
-    const nodes = result.completedNodes.filter((n) => n.level > 0 && n.level % STORED_NODE_LEVEL_STEP === 0)
+    const nodes = storedNodes(result)
     const parts: string[] = []
     const params: unknown[] = []
     parts.push(`r AS (${RECORD_INSERT} ${result.records.map(() => RECORD_VALUES).join(', ')} RETURNING 1)`)
     for (const r of result.records) params.push(...recordParams(c, r))
     if (nodes.length > 0) {
       parts.push(`n AS (${NODE_INSERT} ${nodes.map(() => '(?, ?, ?, ?, ?)').join(', ')} ${NODE_CONFLICT} RETURNING 1)`)
-      for (const n of nodes) params.push(c.workspaceId, c.containerId, n.level, n.index, n.hash)
+      for (const n of nodes) params.push(...nodeParams(c, n))
     }
     if (checkpoint !== null) {
       parts.push(`k AS (${CHECKPOINT_INSERT} RETURNING 1)`)
-      params.push(c.workspaceId, c.containerId, checkpoint.size, checkpoint.issuedAt, checkpoint.note)
+      params.push(...checkpointParams(c, checkpoint))
     }
-    params.push(
-      c.workspaceId,
-      c.containerId,
-      result.head.seq,
-      result.head.digest,
-      result.tip.timestamp,
-      result.range.serialize(),
-      checkpointSize,
-    )
+    params.push(...headParams(c, result, checkpointSize))
     await tx.run(`WITH ${parts.join(', ')} ${HEAD_UPSERT}`, params)
   }
 
@@ -232,25 +241,16 @@ export function createSqlLedgerStore(db: SqlDb, backend: LedgerBackend): LedgerS
         chunk.flatMap((r) => recordParams(c, r)),
       )
     }
-    const nodes = result.completedNodes.filter((n) => n.level > 0 && n.level % STORED_NODE_LEVEL_STEP === 0)
+    const nodes = storedNodes(result)
     for (let i = 0; i < nodes.length; i += INSERT_CHUNK) {
       const chunk = nodes.slice(i, i + INSERT_CHUNK)
       await tx.run(
         `${NODE_INSERT} ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} ${NODE_CONFLICT}`,
-        chunk.flatMap((n) => [c.workspaceId, c.containerId, n.level, n.index, n.hash]),
+        chunk.flatMap((n) => nodeParams(c, n)),
       )
     }
-    if (checkpoint !== null)
-      await tx.run(CHECKPOINT_INSERT, [c.workspaceId, c.containerId, checkpoint.size, checkpoint.issuedAt, checkpoint.note])
-    await tx.run(HEAD_UPSERT, [
-      c.workspaceId,
-      c.containerId,
-      result.head.seq,
-      result.head.digest,
-      result.tip.timestamp,
-      result.range.serialize(),
-      checkpointSize,
-    ])
+    if (checkpoint !== null) await tx.run(CHECKPOINT_INSERT, checkpointParams(c, checkpoint))
+    await tx.run(HEAD_UPSERT, headParams(c, result, checkpointSize))
   }
 
   const store: LedgerStore = {

@@ -3,14 +3,12 @@
  * ProposalStore over portable SQL (both backends). The change set and its diff are JSON text.
  */
 import type { Proposal, ProposalStatus, ProposalStore } from '../../domain/proposals/proposal-store.js'
-import { type SqlDb, toNumber, toOptionalNumber } from './sql-db.js'
+import { type SqlDb, toNumber, toOptionalNumber, toOptionalText } from './sql-db.js'
 
 type Row = Record<string, unknown>
 
 const COLUMNS =
   'id, workspace_id, status, author_id, author_name, via, rationale, changes, diff, base_commit_id, base_seq, created_at, decided_at, decided_by_id, decided_by_name, decision_reason, commit_id'
-
-const optionalText = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value))
 
 const proposalOf = (r: Row): Proposal => ({
   id: String(r['id']),
@@ -21,7 +19,7 @@ const proposalOf = (r: Row): Proposal => ({
   rationale: String(r['rationale']),
   changes: JSON.parse(String(r['changes'])),
   diff: JSON.parse(String(r['diff'])),
-  baseCommitId: optionalText(r['base_commit_id']),
+  baseCommitId: toOptionalText(r['base_commit_id']),
   baseSeq: toNumber(r['base_seq']),
   createdAt: toNumber(r['created_at']),
   decidedAt: toOptionalNumber(r['decided_at']),
@@ -29,8 +27,8 @@ const proposalOf = (r: Row): Proposal => ({
     r['decided_by_id'] === null || r['decided_by_id'] === undefined
       ? undefined
       : { id: String(r['decided_by_id']), name: String(r['decided_by_name']) },
-  decisionReason: optionalText(r['decision_reason']),
-  commitId: optionalText(r['commit_id']),
+  decisionReason: toOptionalText(r['decision_reason']),
+  commitId: toOptionalText(r['commit_id']),
 })
 
 export function createSqlProposalStore(db: SqlDb): ProposalStore {

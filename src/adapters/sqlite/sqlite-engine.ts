@@ -1,8 +1,8 @@
 /**
  * @module
- * SQLite's capabilities for the portable SQL stores (sql/sql-engine.ts).
+ * SQLite's capabilities for the portable SQL stores (sql/sql-db.ts).
  */
-import type { SqlEngine } from '../sql/sql-engine.js'
+import type { SqlEngine } from '../sql/sql-db.js'
 
 export const sqliteEngine: SqlEngine = {
   name: 'sqlite',

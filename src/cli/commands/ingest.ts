@@ -26,7 +26,8 @@ async function* jsonlRecords(file: string): AsyncGenerator<FileRecord> {
     bytes += Buffer.byteLength(text) + 1
     if (text.trim() === '') continue
     try {
-      yield { line, bytes, value: parseStrictJson(text) }
+      // as the HTTP ingest route: an integer beyond 2^53 that fits 64 bits is an exact long (issue 17)
+      yield { line, bytes, value: parseStrictJson(text, { exactIntegers: true }) }
     } catch (error) {
       yield { line, bytes, error: `not valid JSON: ${(error as Error).message}` }
     }

@@ -91,9 +91,49 @@ function sameValue(a: KqlValue, b: KqlValue): boolean {
   return typeof a === 'object' || typeof b === 'object' ? deepEqual(a, b) : a === b
 }
 
-export type CorrectionsService = ReturnType<typeof createCorrectionsService>
+/**
+ * The corrections log (spec 2.8-2.10, 3, 4.6, 4.7). Every operation takes the `Caller` and MUST
+ * refuse (ForbiddenError, 403) a scope key or data connection outside the token's scopes; a
+ * correction of another scope, or of a row the caller may not see, is NotFoundError (404).
+ */
+export interface CorrectionsService {
+  /**
+   * Files a correction (spec 2.8): `pending` when the workspace requires approval for its reason
+   * category or entity type, else `applied` at once. The original values MUST be kept (`before`);
+   * a row correction (`row:<lookup>`) MUST match the row's current values and, applied, update the
+   * row in the same transaction as the correction, its activity-log record and its workspace
+   * change. Returns the stored correction. Throws InvalidInputError for a blank or overlong text
+   * field, a reason category not in the workspace's list, a malformed effectiveAt, or row values
+   * that do not fit the row (or differ from it in `before`); NotFoundError for a missing row.
+   */
+  create(caller: Caller, input: CreateCorrectionInput): Promise<Correction>
+  /**
+   * Approves a pending correction and applies it (spec 3). Where the workspace asks for two
+   * persons, the approver MUST NOT be its author (ForbiddenError). With a `signature` (the portal) it MUST be one the
+   * signatures service confirmed for this approval (ForbiddenError otherwise) and the record says
+   * so; without one the decision is the API's. Throws InvalidInputError when the correction is not
+   * pending or was decided meanwhile.
+   */
+  approve(caller: Caller, scopeKey: string, id: string, options?: DecisionSignature & { comment?: string }): Promise<Correction>
+  /** Rejects a pending correction with a required reason (spec 3); the entity keeps its values. Signature and errors as `approve`. */
+  reject(caller: Caller, scopeKey: string, id: string, reason: string, options?: DecisionSignature): Promise<Correction>
+  /** One scope's corrections matching `filter`, with the total; row corrections only of connections the caller may read. */
+  list(caller: Caller, filter: Omit<CorrectionFilter, 'workspaceId'>): Promise<{ items: Correction[]; total: number }>
+  /**
+   * Corrections of every scope (the portal's review list), newest first. Only for a caller whose
+   * scopes are not limited to some scope keys; a limited one gets ForbiddenError.
+   */
+  listAcrossScopes(
+    caller: Caller,
+    filter: Omit<CorrectionStoreFilter, 'workspaceId' | 'scopeKey'>,
+  ): Promise<{ items: Correction[]; total: number }>
+  /** The chain of one entity, oldest first by chain link (spec 4.6); the legacy shape reverses it. */
+  chain(caller: Caller, scopeKey: string, entityId: string, entityType?: string): Promise<Correction[]>
+  /** One correction of a scope; NotFoundError when it is not there or not visible to the caller. */
+  get(caller: Caller, scopeKey: string, id: string): Promise<Correction>
+}
 
-export function createCorrectionsService(deps: CorrectionsServiceDeps) {
+export function createCorrectionsService(deps: CorrectionsServiceDeps): CorrectionsService {
   const { stores, config, activity, clock } = deps
 
   function checkScope(caller: Caller, scopeKey: string): void {

@@ -65,6 +65,7 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
       return n
     }
     case 'int': {
+      if (typeof value === 'bigint') throw new CellError(`${describe(value)} does not fit an int (32-bit)`)
       const n =
         typeof value === 'number' ? value : typeof value === 'string' && /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN
       if (!Number.isInteger(n)) throw new CellError(`expected a whole number, got ${describe(value)}`)
@@ -75,6 +76,8 @@ export function toColumnValue(type: KqlType, value: unknown, fromText = false): 
     case 'real':
     case 'decimal': {
       if (typeof value === 'number') return value
+      // an integer beyond 2^53 from the exact ingest parser: the nearest double, as for any JSON number
+      if (typeof value === 'bigint') return Number(value)
       if (typeof value === 'string') {
         const s = value.trim()
         if (/^(nan|[+-]?infinity)$/i.test(s)) return s.toLowerCase() === 'nan' ? NaN : s.startsWith('-') ? -Infinity : Infinity

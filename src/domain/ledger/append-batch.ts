@@ -8,9 +8,8 @@
  * leaves the caller's tip and range untouched and no partial batch can be committed.
  */
 
-import type { JsonObject } from '../../shared/strict-json.js'
 import { canonicalRecordBody, nextLedgerTimestamp, type RecordHasher } from './digest.js'
-import type { ChainTip, StoredHead, StoredRecord } from './ledger-types.js'
+import type { ChainTip, RecordBodyInput, StoredHead, StoredRecord } from './ledger-types.js'
 import type { CompactRange, CompletedNode } from './merkle.js'
 import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
 
@@ -19,16 +18,7 @@ import { formatRecordId, MAX_RECORD_SEQ } from './record-id.js'
  * text already made with canonicalRecordBody (so a bad body is refused before it joins a batch).
  */
 export type AppendEntry =
-  | {
-      readonly userId: string
-      readonly body: {
-        readonly ScopeKey?: string | null
-        readonly entityType?: string | null
-        readonly entityId?: string | null
-        readonly actionType?: string | null
-        readonly details?: JsonObject | null
-      }
-    }
+  | { readonly userId: string; readonly body: RecordBodyInput }
   | { readonly userId: string; readonly canonical: string }
 
 export interface AppendBatchResult {

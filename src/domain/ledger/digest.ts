@@ -23,7 +23,7 @@
 import { hash } from 'node:crypto'
 import { canonicalJson } from '../../shared/canonical-json.js'
 import type { JsonObject } from '../../shared/strict-json.js'
-import type { RecordBody } from './ledger-types.js'
+import type { RecordBody, RecordBodyInput } from './ledger-types.js'
 
 export const LEDGER_ALG_VERSION = 1
 export const RECORD_TAG = 'provenant/activity-log/v1/record'
@@ -152,13 +152,7 @@ export function createRecordHasher(workspaceId: string, containerId: string): Re
  * stored text has one shape (design §4, §8). Throws TypeError for a field of the wrong type and
  * CanonicalJsonError for details that are not plain JSON.
  */
-export function canonicalRecordBody(body: {
-  readonly ScopeKey?: string | null
-  readonly entityType?: string | null
-  readonly entityId?: string | null
-  readonly actionType?: string | null
-  readonly details?: JsonObject | null
-}): string {
+export function canonicalRecordBody(body: RecordBodyInput): string {
   const normalised: RecordBody = {
     ScopeKey: optionalString(body.ScopeKey, 'ScopeKey'),
     entityType: optionalString(body.entityType, 'entityType'),

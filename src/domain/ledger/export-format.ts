@@ -104,9 +104,8 @@ export function exportSealText(header: ExportHeader, trailer: ExportTrailer, rec
 /** What the seal check found: `valid`, or why not. */
 export type ExportSealStatus = 'valid' | 'missing' | 'invalid' | 'untrusted'
 
-/** The columns of the CSV format, in order. */
-export const CSV_COLUMNS = [
-  'kind',
+/** The members of an exported record, in order (a JSON record's keys, the CSV columns after `kind`). */
+const RECORD_KEYS = [
   'RecordID',
   'timestamp',
   'userId',
@@ -119,6 +118,9 @@ export const CSV_COLUMNS = [
   'digest',
   'canonical',
 ] as const
+
+/** The columns of the CSV format, in order. */
+export const CSV_COLUMNS = ['kind', ...RECORD_KEYS] as const
 
 export class ExportFormatError extends Error {
   /** 1-based line (JSON) or row (CSV) of the problem. */
@@ -497,20 +499,6 @@ function checkTrailer(v: unknown, line: number): ExportTrailer {
   if (t.proofProblem !== undefined && typeof t.proofProblem !== 'string') bad('proofProblem must be a string')
   return t as unknown as ExportTrailer
 }
-
-const RECORD_KEYS = [
-  'RecordID',
-  'timestamp',
-  'userId',
-  'ScopeKey',
-  'entityType',
-  'entityId',
-  'actionType',
-  'details',
-  'previousDigest',
-  'digest',
-  'canonical',
-]
 
 function recordItem(v: JsonValue, line: number, fromCsv = false): ExportItem {
   const bad = (why: string): never => {

@@ -24,12 +24,15 @@ export interface GroupCommitOptions<K, E, R> {
   /** Entries per flush at most (default 2,000); the rest wait for the next flush. */
   readonly maxBatch?: number
   /** Called with every flush's size and duration (for logs and benchmarks). */
-  readonly onFlush?: (info: {
-    readonly entries: number
-    readonly containers: number
-    readonly ms: number
-    readonly error?: unknown
-  }) => void
+  readonly onFlush?: (info: FlushInfo) => void
+}
+
+/** One flush: the entries and keys it carried, how long it took, and its error if it failed. */
+export interface FlushInfo {
+  readonly entries: number
+  readonly containers: number
+  readonly ms: number
+  readonly error?: unknown
 }
 
 export interface GroupCommitQueue<K, E, R> {

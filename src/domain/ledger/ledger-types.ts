@@ -22,6 +22,19 @@ export interface ContainerRef {
  * are never part of this, the server sets them. Absent optional fields are stored as null so the
  * canonical text always has the same five members.
  */
+/**
+ * A body as a caller hands it over, before canonicalRecordBody: every field optional (absent is
+ * null). `Details` is what the caller's type system knows of details; they are checked to be plain
+ * JSON when the body is made canonical.
+ */
+export interface RecordBodyInput<Details = JsonObject> {
+  readonly ScopeKey?: string | null
+  readonly entityType?: string | null
+  readonly entityId?: string | null
+  readonly actionType?: string | null
+  readonly details?: Details | null
+}
+
 export interface RecordBody {
   readonly ScopeKey: string | null
   readonly entityType: string | null

@@ -6,23 +6,12 @@
  * the route context, and the route registry calls recordHijackedCall() just before hijacking.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiCall } from '../../domain/activity/index.js'
 import { DomainError } from '../../domain/errors.js'
 import { envelope } from '../error-envelope.js'
 
-export interface CallRecord {
-  readonly method: string
-  /** The route template (`/oi-api/warm-queries/*`), never the raw URL (no query strings, no secrets). */
-  readonly route: string
-  readonly status: number
-  readonly durationMs: number
-  readonly requestId: string
-  readonly clientAddress: string
-  readonly tokenId: string | undefined
-  readonly accountId: string | undefined
-  readonly accountName: string | undefined
-  /** Set when an AI client acted for the token's owner (MCP), with the tool name. */
-  readonly via?: { readonly kind: 'mcp'; readonly tool?: string }
-}
+/** A call as the activity log records it (the domain's `ApiCall`: method, route template, status, caller …). */
+export type CallRecord = ApiCall
 
 export interface CallRecorder {
   /** MUST resolve only after the record is committed; rejects when it cannot be recorded. */

@@ -14,11 +14,13 @@ import {
   dateRange,
   exportFileName,
   filterText,
+  hex,
   pagingQuery,
   recordIdSchema,
   recordSchema,
   scopeKeySchema,
   verdictSchema,
+  wholeNumber,
 } from '../wire/activity-records.js'
 
 /** Fields the server sets; a body naming one is refused with this explanation. */
@@ -272,7 +274,7 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
           log: heads ? ('heads' as const) : query.scopeKey === undefined ? ('platform' as const) : ('scope' as const),
           origin: cp.origin,
           size: cp.size,
-          rootHash: Buffer.from(cp.root).toString('hex'),
+          rootHash: hex(cp.root),
           issuedAt: new Date(cp.issuedAt).toISOString(),
           checkpoint: cp.note,
         }
@@ -290,11 +292,7 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
         RecordID: recordIdSchema.nonoptional({ error: 'RecordID is required: a string of 12 digits such as "000000000001"' }),
-        treeSize: z.coerce
-          .number({ error: 'treeSize must be a whole number' })
-          .int('treeSize must be a whole number')
-          .min(1, 'treeSize must be at least 1')
-          .optional(),
+        treeSize: wholeNumber('treeSize', 1).optional(),
       }),
       responses: {
         200: {
@@ -318,7 +316,6 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
           recordId: query.RecordID,
           ...(query.treeSize !== undefined ? { treeSize: query.treeSize } : {}),
         })
-        const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
         return {
           ScopeKey: query.scopeKey ?? null,
           RecordID: query.RecordID as string,
@@ -342,15 +339,8 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       rights: ['provenance:read'],
       query: z.object({
         scopeKey: scopeKeySchema.optional(),
-        from: z.coerce
-          .number({ error: 'from must be a whole number' })
-          .int('from must be a whole number')
-          .min(0, 'from must not be negative'),
-        to: z.coerce
-          .number({ error: 'to must be a whole number' })
-          .int('to must be a whole number')
-          .min(0, 'to must not be negative')
-          .optional(),
+        from: wholeNumber('from', 0),
+        to: wholeNumber('to', 0).optional(),
       }),
       responses: {
         200: {
@@ -373,7 +363,6 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
           from: query.from,
           ...(query.to !== undefined ? { to: query.to } : {}),
         })
-        const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
         return {
           ScopeKey: query.scopeKey ?? null,
           fromSize: p.fromSize,

@@ -8,12 +8,14 @@ import type { CorrectionsService } from '../../domain/corrections/index.js'
 import type { ApiServices } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
+  approveBody,
   chainResponse,
   correctionSchema,
   createCorrectionBody,
   listQuery,
   listResponse,
   refuseServerSetFields,
+  rejectBody,
   scopeKeyQuery,
   toWireCorrection,
 } from '../wire/corrections-wire.js'
@@ -23,26 +25,6 @@ export const reasonCategoriesResponse = z.object({ reasonCategories: z.array(rea
 
 const scopeQuery = z.object({ scopeKey: scopeKeyQuery })
 const idParams = z.object({ id: z.string().min(1).max(100) })
-const approveBody = z
-  .strictObject(
-    { comment: z.string().max(2000).optional() },
-    {
-      error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment`
-          : undefined,
-    },
-  )
-  .optional()
-const rejectBody = z.strictObject(
-  { reason: z.string({ error: 'reason is required: say why the correction is rejected' }) },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason`
-        : undefined,
-  },
-)
 
 export function listFilter(query: z.infer<typeof listQuery>) {
   return {

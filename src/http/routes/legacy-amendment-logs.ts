@@ -10,12 +10,14 @@ import type { ApiServices } from '../../domain/services.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import { scopeKeySchema } from '../wire/activity-records.js'
 import {
+  approveBody,
   chainResponse,
   correctionSchema,
   createCorrectionBody,
   listQuery,
   listResponse,
   refuseServerSetFields,
+  rejectBody,
   toWireCorrection,
 } from '../wire/corrections-wire.js'
 import { listFilter, reasonCategoriesOf, reasonCategoriesResponse } from './corrections.js'
@@ -106,17 +108,7 @@ export function legacyAmendmentLogRoutes(services: ApiServices): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z
-        .strictObject(
-          { comment: z.string().max(2000).optional() },
-          {
-            error: (issue) =>
-              issue.code === 'unrecognized_keys'
-                ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment`
-                : undefined,
-          },
-        )
-        .optional(),
+      body: approveBody,
       responses: { 200: { description: 'The approved correction.', schema: correctionSchema } },
       handler: async ({ caller, params, body }) =>
         toWireCorrection(await corrections.approve(caller, params.lookup, params.id, body?.comment ? { comment: body.comment } : {})),
@@ -130,15 +122,7 @@ export function legacyAmendmentLogRoutes(services: ApiServices): AnyRoute[] {
       description: DEPRECATION,
       rights: ['amendments:approve'],
       params: lookupIdParams,
-      body: z.strictObject(
-        { reason: z.string({ error: 'reason is required: say why the correction is rejected' }) },
-        {
-          error: (issue) =>
-            issue.code === 'unrecognized_keys'
-              ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason`
-              : undefined,
-        },
-      ),
+      body: rejectBody,
       responses: { 200: { description: 'The rejected correction.', schema: correctionSchema } },
       handler: async ({ caller, params, body }) =>
         toWireCorrection(await corrections.reject(caller, params.lookup, params.id, body.reason)),

@@ -10,7 +10,15 @@ import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
 import type { LedgerRecordView } from '../../domain/ledger/index.js'
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
+export const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
+
+/** A query-string whole number of at least `min`, refused with a message naming `name`. */
+export function wholeNumber(name: string, min: number) {
+  return z.coerce
+    .number({ error: `${name} must be a whole number` })
+    .int(`${name} must be a whole number`)
+    .min(min, min === 0 ? `${name} must not be negative` : `${name} must be at least ${min}`)
+}
 
 /** Query defaults and bounds (docs/decisions.md, "Activity log"). */
 export const QUERY_LIMIT_DEFAULT = 100
@@ -155,20 +163,11 @@ export function dateRange(startDate: string | undefined, endDate: string | undef
 }
 
 export const pagingQuery = {
-  limit: z.coerce
-    .number({ error: 'limit must be a whole number' })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
+  limit: wholeNumber('limit', 1)
     .max(QUERY_LIMIT_MAX, `limit is at most ${QUERY_LIMIT_MAX}`)
     .default(QUERY_LIMIT_DEFAULT)
     .describe(`Records per page: default ${QUERY_LIMIT_DEFAULT}, at most ${QUERY_LIMIT_MAX}.`),
-  offset: z.coerce
-    .number({ error: 'offset must be a whole number' })
-    .int('offset must be a whole number')
-    .min(0, 'offset must not be negative')
-    .max(QUERY_OFFSET_MAX)
-    .default(0)
-    .describe('Matching records to skip (default 0).'),
+  offset: wholeNumber('offset', 0).max(QUERY_OFFSET_MAX).default(0).describe('Matching records to skip (default 0).'),
   startDate: filterText('startDate').optional().describe('Records at or after this time (ISO 8601 date or date-time with zone).'),
   endDate: filterText('endDate').optional().describe('Records before this time; a date alone includes that whole day.'),
 }

@@ -168,3 +168,27 @@ export const chainResponse = z.object({
   entityId: z.string(),
   results: z.array(correctionSchema),
 })
+
+/** An approval's body, both shapes (spec 4.6, 4.7): an optional comment. */
+export const approveBody = z
+  .strictObject(
+    { comment: z.string().max(2000).optional() },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; an approval takes an optional comment`
+          : undefined,
+    },
+  )
+  .optional()
+
+/** A rejection's body, both shapes: the reason is required. */
+export const rejectBody = z.strictObject(
+  { reason: z.string({ error: 'reason is required: say why the correction is rejected' }) },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; a rejection takes a reason`
+        : undefined,
+  },
+)

@@ -9,7 +9,7 @@ import { valueToString } from '../functions/value-conversions.js'
 import type * as P from '../plan/plan.js'
 import type * as A from '../syntax/ast.js'
 import type { KqlValue } from '../types.js'
-import { notSupported, UNSUPPORTED_PLUGIN_REASON } from '../unsupported.js'
+import { notSupported, pluginRefusal } from '../unsupported.js'
 import { type AggCollector, type BindContext, literal, type RowCtx, ref } from './bind-context.js'
 import { uniqueName } from './names.js'
 import type { Scope } from './scope.js'
@@ -24,7 +24,7 @@ export function bindEvaluate(b: BindContext, plan: P.PlanNode, op: A.EvaluateOp,
     case 'narrow':
       return bindNarrow(plan)
     default:
-      throw b.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, UNSUPPORTED_PLUGIN_REASON), 'unsupported')
+      throw b.err(call.start, notSupported(`the evaluate plugin '${call.name}'`, pluginRefusal(call.name)), 'unsupported')
   }
 }
 

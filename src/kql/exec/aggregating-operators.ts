@@ -90,6 +90,11 @@ export async function makeSeries(ex: OperatorContext, node: P.MakeSeries): Promi
     }
     node.aggregates.forEach((agg, j) => {
       const cells = g!.cells[j]!
+      if (node.preAggregated) {
+        const value = aggArgs[j]![0]!(r, i, rows)
+        cells[bin] = { add() {}, result: () => [value] }
+        return
+      }
       let acc = cells[bin]
       if (!acc) {
         acc = agg.impl.create()

@@ -130,8 +130,11 @@ export function compileArithmetic(
       const n = numberOf(ticksLeft ? rtype : lt, ticksLeft ? rv : lv)
       if (t === null || n === null) return null
       switch (op) {
-        case '*':
-          return scaleTicks(t, n)
+        case '*': {
+          // an exact long past 2^53 multiplies the ticks exactly (a double would drop its last digits)
+          const raw = ticksLeft ? rv : lv
+          return typeof raw === 'bigint' && !isTicks(ticksLeft ? rtype : lt) ? t * raw : scaleTicks(t, n)
+        }
         case '/':
           return n === 0 ? null : ticksLeft ? scaleTicks(t, 1 / n) : null
         case '%':

@@ -239,9 +239,15 @@ function compileInList(e: P.InList, rt: ExprRuntime): CompiledExpr {
 
   const insensitive = e.op === 'in~' || e.op === '!in~'
   const negated = e.op === '!in' || e.op === '!in~'
+  // longs among reals compare as doubles, as == does (.NET converts the long): an exact long
+  // (a bigint past 2^53) is keyed by its double there
+  const isRealType = (t: KqlType): boolean => t === 'real' || t === 'decimal'
+  const doubles = isNum(operandType) && (isRealType(operandType) || itemTypes.some(isRealType))
   const norm = insensitive
     ? (v: KqlValue): unknown => (typeof v === 'string' ? v.toLowerCase() : keyOf(v))
-    : (v: KqlValue): unknown => keyOf(v)
+    : doubles
+      ? (v: KqlValue): unknown => (typeof v === 'bigint' ? Number(v) : keyOf(v))
+      : (v: KqlValue): unknown => keyOf(v)
   const operandNorm = operandType === 'string' ? (v: KqlValue) => norm(v ?? '') : norm
   if (allConstant) {
     const set = new Set(evalItems([], 0, []).map((v) => (operandType === 'string' ? norm(v ?? '') : norm(v))))

@@ -55,7 +55,7 @@ describe('tostring', () => {
     )
   })
   it('valueToString of longs beyond 2^53 stays integral', () => {
-    assert.equal(valueToString('long', 1380966698541616202), '1380966698541616128')
+    assert.equal(valueToString('long', Number(1380966698541616202n)), '1380966698541616128')
   })
 })
 

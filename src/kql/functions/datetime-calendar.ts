@@ -4,6 +4,7 @@
  * item 6): days, weeks, months and ISO weeks over bigint ticks, and the periods and parts of
  * datetime_add(), datetime_diff() and datetime_part() (Kusto counts calendar boundaries).
  */
+import { canonLong, type Long } from '../long.js'
 import type { KqlValue } from '../types.js'
 import {
   dateTimeParts,
@@ -152,8 +153,12 @@ export function datetimeAdd(period: Period, amount: number, t: bigint): bigint |
   }
 }
 
-/** Number of period boundaries crossed from t2 to t1 (Kusto counts calendar boundaries, not elapsed units). */
-export function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
+/**
+ * Number of period boundaries crossed from t2 to t1 (Kusto counts calendar boundaries, not elapsed
+ * units): an exact long, wrapping around at 64 bits as .NET's unchecked long (nanoseconds across
+ * three centuries pass int64).
+ */
+export function datetimeDiff(period: Period, t1: bigint, t2: bigint): Long {
   switch (period) {
     case 'year':
       return dateTimeParts(t1).year - dateTimeParts(t2).year
@@ -168,12 +173,12 @@ export function datetimeDiff(period: Period, t1: bigint, t2: bigint): number {
       return a.year * 12 + a.month - (b.year * 12 + b.month)
     }
     case 'week':
-      return Number((startOfWeek(t1) - startOfWeek(t2)) / (7n * TICKS_PER_DAY))
+      return canonLong((startOfWeek(t1) - startOfWeek(t2)) / (7n * TICKS_PER_DAY))
     case 'nanosecond':
-      return Number((t1 - t2) * 100n)
+      return canonLong((t1 - t2) * 100n)
     default: {
       const unit = FIXED_PERIOD_TICKS[period]!
-      return Number(floorDiv(t1, unit) - floorDiv(t2, unit))
+      return canonLong(floorDiv(t1, unit) - floorDiv(t2, unit))
     }
   }
 }

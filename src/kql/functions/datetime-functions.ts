@@ -7,7 +7,7 @@
  * Datetimes are bigint ticks (100 ns) since the Unix epoch; calendar math goes through values.ts.
  */
 
-import { canonLong } from '../long.js'
+import { canonLong, isLongValue, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import {
   dateTimeParts,
@@ -163,6 +163,16 @@ const binAt = defineScalar({
     }
     // the fixed point's kind depends on the value's type (an overload, not one kind)
     expectKind('bin_at', args, 2, 'number')
+    if (args.every((a) => a.type === 'int' || a.type === 'long')) {
+      // exact 64-bit: longs beyond 2^53 are binned with bigint floor division
+      const [value, size, fixed] = args.map((a) => coercer('long', a.type))
+      return ([v, s, f]) => {
+        const [x, z, o] = [value!(v ?? null), size!(s ?? null), fixed!(f ?? null)]
+        if (!isLongValue(x) || !isLongValue(z) || !isLongValue(o) || !(z > 0)) return null
+        const [xb, zb, ob] = [longToBigInt(x), longToBigInt(z), longToBigInt(o)]
+        return canonLong(floorDiv(xb - ob, zb) * zb + ob)
+      }
+    }
     const value = coercer('number', args[0]!.type)
     const size = coercer('number', args[1]!.type)
     const fixed = coercer('number', fixedType)

@@ -7,12 +7,13 @@
  * Arrays and bags are JSON-like values (`DynamicValue`); inputs are never mutated. Typed scalar
  * arguments are converted into dynamic as Kusto serialises them (datetimes as ISO text).
  */
+import { canonLong, isLongValue, longToBigInt } from '../long.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 import { parseDateTime, parseTimespan, TICKS_PER_HOUR } from '../values.js'
 import { inferName } from './aggregate-definitions.js'
 import { bagHasKey, bagMerge, bagPack, bagPackColumns, bagRemoveKeys, bagSetKey, bagZip, packAll, toDyn } from './bag-functions.js'
 import { defineScalar, expectKind, functionError } from './function-definitions.js'
-import type { ArgInfo, ScalarFunction } from './function-types.js'
+import type { ArgInfo, BoundScalar, ScalarFunction } from './function-types.js'
 import { asArray, asBag, asDynamic, coercer, compareDynamic, dynamicKey } from './numeric-helpers.js'
 import { sketchFunctions } from './sketch-aggregates.js'
 import { formatReal, valueToString } from './value-conversions.js'
@@ -261,8 +262,10 @@ const arraySum = defineScalar({
     if (!arr) return null
     let sum = 0
     for (const x of arr) {
-      if (typeof x !== 'number') return null
-      sum += x
+      // an exact long beyond 2^53 is a number too: summed as a double, as Kusto's real result
+      if (typeof x === 'bigint') sum += Number(x)
+      else if (typeof x === 'number') sum += x
+      else return null
     }
     return sum
   },
@@ -315,6 +318,7 @@ const rangeFn = defineScalar({
     }
     // the numeric overload (the kinds depend on the first argument's type)
     for (let i = 0; i < args.length; i++) expectKind('range', args, i, 'number')
+    if (args.every((a) => a.type === 'int' || a.type === 'long')) return integerRange(args)
     const cs = args.map((a) => coercer('number', a.type))
     return (values) => {
       const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
@@ -330,6 +334,23 @@ const rangeFn = defineScalar({
     }
   },
 })
+
+/**
+ * range() of ints and longs: exact 64-bit values (a double loses them past 2^53), stopping at the
+ * int64 limits instead of wrapping around.
+ */
+function integerRange(args: readonly ArgInfo[]): BoundScalar['evaluate'] {
+  const cs = args.map((a) => coercer('long', a.type))
+  return (values) => {
+    const [a, b, s] = values.map((v, i) => cs[i]!(v ?? null))
+    const step = args[2] ? s : 1
+    if (!isLongValue(a) || !isLongValue(b) || !isLongValue(step) || step === 0) return null
+    const [from, to, by] = [longToBigInt(a), longToBigInt(b), longToBigInt(step)]
+    const out: DynamicValue[] = []
+    for (let v = from; (by > 0n ? v <= to : v >= to) && out.length < MAX_RANGE; v += by) out.push(canonLong(v))
+    return out
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // treepath()

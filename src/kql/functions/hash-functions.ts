@@ -9,11 +9,12 @@
  * (`tostring`), e.g. `2020-01-01T00:00:00.0000000Z` for a datetime.
  */
 import { createHash } from 'node:crypto'
-import { canonLong, type Long, longToBigInt } from '../long.js'
+import { canonLong, isLongValue, type Long, longToBigInt } from '../long.js'
 import type { KqlType, KqlValue } from '../types.js'
 import { MIN_DATETIME_TICKS } from '../values.js'
-import { defineScalar, integerReader } from './function-definitions.js'
+import { defineScalar } from './function-definitions.js'
 import type { ArgInfo, ScalarFunction } from './function-types.js'
+import { coercer } from './numeric-helpers.js'
 import { guidToBytes, valueToString } from './value-conversions.js'
 
 const MASK64 = (1n << 64n) - 1n
@@ -152,15 +153,16 @@ function xxhashDef(name: string): ScalarFunction {
     result: 'long',
     bind: (args) => {
       const type = args[0]!.type
-      const mod = args.length > 1 ? integerReader(args, 1) : undefined
+      // the modulo is read as an exact long: a double would round one beyond 2^53 (and the result with it)
+      const mod = args.length > 1 ? coercer('long', args[1]!.type) : undefined
       return (values) => {
         const v = values[0]
         if (v === null || v === undefined) return null
         const h = hashValue(type, v)
         if (!mod) return asLong(h)
-        const m = mod(values)
-        if (m === null || m <= 0) return null
-        return Number(h % BigInt(m))
+        const m = mod(values[1] ?? null)
+        if (!isLongValue(m) || m <= 0) return null
+        return canonLong(h % longToBigInt(m))
       }
     },
   })

@@ -7,7 +7,7 @@
  * Reals follow IEEE semantics like .NET's Math (NaN and ±Infinity are values); where the
  * documentation says a domain error gives null (log of a negative number), it does.
  */
-import { canonLong, isLongValue, type Long, longAbs } from '../long.js'
+import { canonLong, isLongValue, type Long, longAbs, longToBigInt } from '../long.js'
 import type { KqlType } from '../types.js'
 import { defineScalar, expectKind, functionError } from './function-definitions.js'
 import type { ScalarFunction } from './function-types.js'
@@ -196,6 +196,17 @@ export function roundTo(x: number, digits: number): number {
   const frac = scaled - Math.floor(scaled)
   const rounded = frac === 0.5 ? Math.floor(scaled) + 1 : r
   return sign * Number(`${rounded}e${-d}`)
+}
+
+/** round() of a long: unchanged for digits ≥ 0, else to a multiple of 10^-digits, halves away from zero (as roundTo). */
+function roundLong(v: Long, digits: number): Long {
+  if (digits >= 0) return v
+  if (digits < -19) return 0
+  const unit = 10n ** BigInt(-Math.trunc(digits))
+  const x = longToBigInt(v)
+  const magnitude = x < 0n ? -x : x
+  const q = magnitude / unit + (2n * (magnitude % unit) >= unit ? 1n : 0n)
+  return canonLong(x < 0n ? -q * unit : q * unit)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,6 +569,14 @@ const roundFn = defineScalar({
     const t = args[0]!.type
     const value = coercer('number', t)
     const digits = args[1] ? coercer('integer', args[1].type) : () => 0
+    if (t === 'long') {
+      // exact 64-bit: a long beyond 2^53 would lose digits through a double
+      return ([v, d]) => {
+        const p = digits(d ?? null)
+        if (!isLongValue(v) || typeof p !== 'number') return null
+        return roundLong(v, p)
+      }
+    }
     return ([v, d]) => {
       const x = value(v ?? null)
       const p = digits(d ?? null)

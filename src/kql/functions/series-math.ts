@@ -14,7 +14,8 @@ type Bag = { [key: string]: DynamicValue }
 // Basics
 // ---------------------------------------------------------------------------------------------
 
-export const num = (v: DynamicValue | undefined): Num => (typeof v === 'number' ? v : null)
+/** A numeric element as a double (an exact long beyond 2^53 too, as Kusto reads it), else null. */
+export const num = (v: DynamicValue | undefined): Num => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null)
 
 /** The numeric elements of a dynamic array (null for non-numbers), or null when it is not an array. */
 export function numbers(v: KqlValue | undefined): Num[] | null {

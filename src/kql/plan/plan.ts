@@ -566,6 +566,12 @@ export interface MakeSeries {
    * `to` is inclusive.
    */
   readonly rangeSyntax?: boolean
+  /**
+   * The input is one row per key and bin (binder/operators/make-series-bins.ts): `keys` and `axis` read
+   * the group's key columns and the bin's start, and each aggregate's only argument reads the
+   * group's value, which becomes that bin's cell as it is.
+   */
+  readonly preAggregated?: boolean
 }
 
 /** Marks the input order as meaningful (window functions); a no-op in memory. */

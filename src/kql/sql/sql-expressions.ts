@@ -218,10 +218,16 @@ function comparison(
   inputs: readonly SqlScalar[],
   cx: SqlContext,
 ): SqlScalar | undefined {
-  const a = translateExpr(left, inputs, cx)
-  const b = a && translateExpr(right, inputs, cx)
-  if (!a || !b || !comparable(a.type, b.type)) return undefined
+  const a0 = translateExpr(left, inputs, cx)
+  const b0 = a0 && translateExpr(right, inputs, cx)
+  if (!a0 || !b0 || !comparable(a0.type, b0.type)) return undefined
   const d = cx.dialect
+  // a long against a real compares as doubles, as .NET (and the evaluator) convert the long; SQLite
+  // would compare the exact values (9007199254740993 == 9007199254740992.0 is false there)
+  const asReal = (x: SqlScalar, other: SqlScalar): SqlScalar =>
+    isIntegral(x.type) && isReal(other.type) ? { ...x, sql: d.toReal(x.sql), type: 'real' } : x
+  const a = asReal(a0, b0)
+  const b = asReal(b0, a0)
   if (a.type === 'string') {
     if (op !== '==' && op !== '!=') return undefined // ordinal UTF-16 order: see stringSortKey
     return { sql: `(${a.sql} ${op === '==' ? '=' : '<>'} ${b.sql})`, type: 'bool', nullable: false }
@@ -320,6 +326,9 @@ function inList(e: P.InList, inputs: readonly SqlScalar[], cx: SqlContext): SqlS
   // numbers with numbers; strings, bools, datetimes and timespans only with their own type
   const same = (t: KqlType): boolean => (isNum(x.type) && isNum(t)) || t === x.type
   if (x.type === 'dynamic' || x.type === 'guid' || !items.every((i) => same(i.type))) return undefined
+  // longs among reals compare as doubles, as == does (see comparison)
+  const doubles = isNum(x.type) && (isReal(x.type) || items.some((i) => isReal(i.type)))
+  const operand = doubles && isIntegral(x.type) ? d.toReal(x.sql) : x.sql
   const bound: string[] = []
   for (const item of items) {
     // a null item never matches a value (a null operand is "not in" anything); strings have no null
@@ -328,12 +337,13 @@ function inList(e: P.InList, inputs: readonly SqlScalar[], cx: SqlContext): SqlS
       if (x.type !== 'string') continue
       value = ''
     }
-    const lit = literal({ kind: 'Literal', type: item.type, value }, cx)
+    const asDouble = doubles && isIntegral(item.type)
+    const lit = literal({ kind: 'Literal', type: asDouble ? 'real' : item.type, value: asDouble ? Number(value) : value }, cx)
     if (!lit) return undefined
     bound.push(lit.sql)
   }
   if (bound.length === 0) return bool(cx, negated)
-  const inSql = `${x.sql} ${negated ? 'NOT IN' : 'IN'} (${bound.join(', ')})`
+  const inSql = `${operand} ${negated ? 'NOT IN' : 'IN'} (${bound.join(', ')})`
   if (!x.nullable) return { sql: `(${inSql})`, type: 'bool', nullable: false }
   return { sql: negated ? `(${x.sql} IS NULL OR ${inSql})` : `(${x.sql} IS NOT NULL AND ${inSql})`, type: 'bool', nullable: false }
 }
@@ -347,7 +357,9 @@ function between(e: P.Between, inputs: readonly SqlScalar[], cx: SqlContext): Sq
   const ok = (t: KqlType): boolean => (isNum(x.type) && isNum(t)) || (isTicks(x.type) && t === x.type)
   if (!ok(lo.type) || !ok(hi.type) || lo.maybeNaN || hi.maybeNaN) return undefined
   const d = cx.dialect
-  let sql = `(${x.sql} >= ${lo.sql} AND ${x.sql} <= ${hi.sql})`
+  // longs among reals compare as doubles, as == does (see comparison)
+  const real = (v: SqlScalar): string => (isIntegral(v.type) && [x, lo, hi].some((o) => isReal(o.type)) ? d.toReal(v.sql) : v.sql)
+  let sql = `(${real(x)} >= ${real(lo)} AND ${real(x)} <= ${real(hi)})`
   if (d.hasNaN && x.maybeNaN) sql = `(CASE WHEN ${d.isNaN(x.sql)} THEN ${d.nullOf('bool')} ELSE ${sql} END)`
   return { sql: e.negated ? `(NOT ${sql})` : sql, type: 'bool', nullable: x.nullable || (d.hasNaN && x.maybeNaN === true) }
 }

@@ -9,6 +9,7 @@ import type * as A from '../../syntax/ast.js'
 import { isNumericType, type KqlValue } from '../../types.js'
 import type { AggCollector, BindContext, RowCtx } from '../bind-context.js'
 import { uniqueName } from '../names.js'
+import { preAggregateMakeSeries } from './make-series-bins.js'
 
 export function bindMakeSeries(b: BindContext, plan: P.PlanNode, op: A.MakeSeriesOp, ctx: RowCtx): P.MakeSeries {
   const scalarCtx: RowCtx = { columns: [], scope: ctx.scope }
@@ -85,7 +86,7 @@ export function bindMakeSeries(b: BindContext, plan: P.PlanNode, op: A.MakeSerie
   }
   const axisName = uniqueName(b.nameOf(op.on, ctx) ?? 'Column1', taken)
   const columns: P.PlanColumn[] = [...keyColumns, ...aggColumns, { name: axisName, type: 'dynamic' }]
-  return {
+  const series: P.MakeSeries = {
     kind: 'MakeSeries',
     columns,
     input: plan,
@@ -101,4 +102,6 @@ export function bindMakeSeries(b: BindContext, plan: P.PlanNode, op: A.MakeSerie
     nonEmpty: op.params.some((p) => p.name === 'kind' && p.value === 'nonempty'),
     ...(op.rangeSyntax ? { rangeSyntax: true } : {}),
   }
+  const binCall: A.Expr = { kind: 'Call', name: 'bin', nameEnd: op.on.start, args: [op.on, op.step], start: op.on.start, end: op.on.end }
+  return preAggregateMakeSeries(series, () => b.bindScalar(binCall, ctx)) ?? series
 }

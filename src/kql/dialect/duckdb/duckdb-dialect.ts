@@ -63,16 +63,42 @@ const isAsciiAlnum = (c: string): boolean => /^[0-9A-Za-z]$/.test(c)
 const asciiText = (text: string): string => `strlen(${text}) = length(${text})`
 
 /**
+ * Text for a case-insensitive term search: every way the evaluator can see an ASCII letter in a
+ * character (toLowerCase(): A-Z, U+212A → k, U+0130 → i + U+0307; the /iu regular expression's
+ * case folding: A-Z, U+212A → k, U+017F → s) written as that letter; every other character as it
+ * is, so non-ASCII characters stay term boundaries for an ASCII GLOB class.
+ */
+const foldForTerms = (t: string): string => `replace(translate(${t}, '${UPPER}\u212A\u017F', '${LOWER}ks'), '\u0130', 'i\u0307')`
+
+/** Characters GLOB gives a meaning to: a term holding one is matched by the regular expression. */
+const GLOB_SPECIAL = /[*?[\]\\]/
+
+/**
  * has / hasprefix / hassuffix (and _cs) for an ASCII term: on ASCII text a term boundary is a
- * character outside 0-9A-Za-z, so an RE2 expression answers exactly; other text refuses.
- * A cheap substring test runs first (a term match needs the substring), so most rows never
- * reach the regular expression.
+ * character outside 0-9A-Za-z, so a GLOB over the text padded with spaces (or, for a term GLOB
+ * would read as a pattern, an RE2 expression) answers exactly; other text refuses.
+ *
+ * The GLOB is the only conjunct DuckDB can evaluate inside the Parquet scan (over a column's
+ * dictionary, not per row): a conjunct that can fail (the refusal's error(), regexp_matches) stays
+ * above the scan, so there it sees only the rows whose text holds the term (has-count on 10M rows,
+ * CPU: 59 ms with the substring test + regular expression above the scan, 44 ms with the GLOB,
+ * 38 ms for the hand-written ASCII regular expression). The case-insensitive form matches
+ * foldForTerms(text): on any text the GLOB then holds for every row the evaluator matches, so a row
+ * it leaves out is a non-match, and the non-ASCII rows it keeps refuse.
  */
 function termMatch(op: string, text: string, needle: string, bind: (value: string) => string): string | undefined {
   if (!isAscii(needle) || needle.length > 1000) return undefined
   const cs = op.endsWith('_cs')
   const base = cs ? op.slice(0, -3) : op
   if (base !== 'has' && base !== 'hasprefix' && base !== 'hassuffix') return undefined
+  const startsTerm = base !== 'hassuffix' && isAsciiAlnum(needle[0] ?? '')
+  const endsTerm = base !== 'hasprefix' && isAsciiAlnum(needle[needle.length - 1] ?? '')
+  const onlyAscii = `(CASE WHEN ${asciiText(text)} THEN TRUE ELSE ${refuse} END)`
+  if (/^[\x20-\x7e]*$/.test(needle) && !GLOB_SPECIAL.test(needle)) {
+    const other = cs ? '[!0-9A-Za-z]' : '[!0-9a-z]'
+    const pattern = `*${startsTerm ? other : ''}${cs ? needle : needle.toLowerCase()}${endsTerm ? other : ''}*`
+    return `((' ' || ${cs ? text : foldForTerms(text)} || ' ') GLOB ${bind(pattern)} AND ${onlyAscii})`
+  }
   const body = [...needle]
     .map((c) => {
       if (/[A-Za-z]/.test(c)) return cs ? c : `[${c.toLowerCase()}${c.toUpperCase()}]`
@@ -81,10 +107,12 @@ function termMatch(op: string, text: string, needle: string, bind: (value: strin
     })
     .join('')
   const other = '[^0-9A-Za-z]'
-  const before = base !== 'hassuffix' && isAsciiAlnum(needle[0]!) ? `(^|${other})` : ''
-  const after = base !== 'hasprefix' && isAsciiAlnum(needle[needle.length - 1]!) ? `($|${other})` : ''
+  const before = startsTerm ? `(^|${other})` : ''
+  const after = endsTerm ? `($|${other})` : ''
   const substring = cs ? `contains(${text}, ${bind(needle)})` : `contains(${lowerAscii(text)}, ${bind(needle.toLowerCase())})`
-  // non-ASCII text may hold the term through a case mapping (K → k) without the substring: those rows always reach the CASE
+  // a cheap substring test first (a term match needs the substring), so most rows never reach the
+  // regular expression; non-ASCII text may hold the term through a case mapping (K → k) without
+  // the substring: those rows always reach the CASE
   return `((${substring} OR NOT (${asciiText(text)})) AND (CASE WHEN ${asciiText(text)} THEN regexp_matches(${text}, ${bind(before + body + after)}) ELSE ${refuse} END))`
 }
 

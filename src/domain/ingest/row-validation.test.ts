@@ -1,0 +1,16 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { toColumnValue } from './row-validation.js'
+
+describe('ingest: JSON integers beyond 2^53 (bigints from the exact body parser) per column type', () => {
+  it('a long keeps every digit; a real or decimal takes the nearest double, as any JSON number', () => {
+    assert.equal(toColumnValue('long', 9007199254740993n), 9007199254740993n)
+    assert.equal(toColumnValue('real', 9007199254740993n), 9007199254740992)
+    assert.equal(toColumnValue('real', -9223372036854775808n), -(2 ** 63))
+    assert.equal(toColumnValue('decimal', 9007199254740993n), 9007199254740992)
+  })
+
+  it('an int says the value does not fit 32 bits, not that it is not a whole number', () => {
+    assert.throws(() => toColumnValue('int', 9007199254740993n), /9007199254740993 does not fit an int \(32-bit\)/)
+  })
+})
