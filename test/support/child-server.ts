@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Backend } from './backends.js'
-import { createTestDatabase } from './backends.js'
+import { createTestDatabase, dropWhenDone } from './backends.js'
 import type { JsonBody } from './json-body.js'
 import { startTestServer, TEST_ROLES } from './test-server.js'
 
@@ -48,7 +48,7 @@ export async function seedDeployment(backend: Backend, config: unknown): Promise
       workspaceId: seed.workspace.id,
       tokens,
       async cleanup() {
-        await database?.drop()
+        if (database) await dropWhenDone(database)
         rmSync(dataDir, { recursive: true, force: true })
       },
     }

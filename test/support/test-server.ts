@@ -20,7 +20,7 @@ import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { Backend } from './backends.js'
-import { createTestDatabase, type TestDatabase } from './backends.js'
+import { createTestDatabase, dropWhenDone, type TestDatabase } from './backends.js'
 import { ContractChecker } from './contract.js'
 import type { JsonBody } from './json-body.js'
 
@@ -203,7 +203,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
     api,
     async stop() {
       await runtime.close()
-      if (database) await database.drop()
+      if (database) await dropWhenDone(database)
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
