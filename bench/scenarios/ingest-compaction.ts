@@ -5,25 +5,31 @@
  * (the baseline) and on with the compactor running (the subject), alternating, in the same
  * process and run. Reports sustained ingest rows/s of each, the compaction rate (rows compacted
  * per second from the first acknowledged batch until the tail is empty), the largest tail
- * (acknowledged rows not yet in a segment) sampled every 100 ms, the process's CPU seconds (the
- * server's event loop, the row exporter's worker and DuckDB's threads; the clients' own work too)
- * and the load average.
+ * (acknowledged rows not yet in a segment) sampled every 100 ms, the server process's CPU seconds
+ * (its event loop, the row exporter's worker and DuckDB's threads) and the load average. The
+ * clients run in a process of their own (ingest-clients.ts): in this one they took a share of the
+ * server's event loop.
  *
  * Rows: PROVENANT_BENCH_INGEST_ROWS (default 1,000,000); clients: PROVENANT_BENCH_INGEST_CLIENTS
  * (default 4); backends: both, or PROVENANT_BENCH_BACKEND (sqlite or postgres); rounds:
- * PROVENANT_BENCH_INGEST_ROUNDS (default 2: off, on, off, on). The request bodies are built before
- * the clock starts, so the clients' JSON is not measured as ingest.
+ * PROVENANT_BENCH_INGEST_ROUNDS (default 2: off, on, off, on). The clients build their request
+ * bodies before the clock starts, so their JSON is not measured as ingest.
  */
+import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import pino from 'pino'
 import type { SqlStores } from '../../src/adapters/sql/sql-stores.js'
 import { loadConfig } from '../../src/config/config.js'
 import { createRuntime, type Runtime } from '../../src/main.js'
 import type { BenchRow, Scenario } from '../harness.js'
-import { BENCH_CONFIG, PG_ADMIN_URL, readingRow } from './kql-dataset.js'
+import { BENCH_CONFIG, PG_ADMIN_URL } from './kql-dataset.js'
+
+const CLIENTS_SCRIPT = fileURLToPath(new URL('./ingest-clients.ts', import.meta.url))
+const BATCH = 5_000
 
 const ROWS = Number(process.env.PROVENANT_BENCH_INGEST_ROWS ?? 1_000_000)
 const CLIENTS = Number(process.env.PROVENANT_BENCH_INGEST_CLIENTS ?? 4)
@@ -34,7 +40,6 @@ const BACKENDS_RUN: readonly ('sqlite' | 'postgres')[] =
     : process.env.PROVENANT_BENCH_BACKEND === 'sqlite'
       ? ['sqlite']
       : ['sqlite', 'postgres']
-const BATCH = 5_000
 /** The compactor's pause between passes here (the server's default is 5 s; a pass runs until the tail is empty). */
 const INTERVAL_MS = 1_000
 const SEGMENT_ROWS = 1_000_000
@@ -143,7 +148,34 @@ async function freshServer(
   }
 }
 
-async function ingestRun(columnar: boolean, bodies: readonly string[], options: IngestCompactionOptions): Promise<Run> {
+/** The clients' process (ingest-clients.ts), started and ready (bodies built); go() sends them all. */
+async function startClients(baseUrl: string, token: string, options: IngestCompactionOptions): Promise<{ go(): Promise<void> }> {
+  const child = fork(CLIENTS_SCRIPT, [baseUrl, token, String(options.rows), String(options.clients), String(BATCH)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const next = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`the ingest clients exited (${code})`))
+      child.once('exit', onExit)
+      child.once('message', (message) => {
+        child.off('exit', onExit)
+        resolve(String(message))
+      })
+    })
+  const ready = await next()
+  if (ready !== 'ready') throw new Error(`the ingest clients: ${ready}`)
+  return {
+    async go() {
+      const finished = next()
+      child.send('go')
+      const result = await finished
+      if (result !== 'done') throw new Error(`the ingest clients: ${result}`)
+    },
+  }
+}
+
+async function ingestRun(columnar: boolean, options: IngestCompactionOptions): Promise<Run> {
   let mergedRows = 0
   const server = await freshServer(columnar, options.backend, (rows) => {
     mergedRows += rows
@@ -167,24 +199,11 @@ async function ingestRun(columnar: boolean, bodies: readonly string[], options: 
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     })()
+    const clients = await startClients(server.baseUrl, server.token, options)
     const load0 = load1()
     const cpu0 = process.cpuUsage()
     const started = performance.now()
-    let next = 0
-    const client = async (): Promise<void> => {
-      for (;;) {
-        const i = next++
-        if (i >= bodies.length) return
-        const response = await fetch(`${server.baseUrl}/oi-api/ingest/data-connections/readings`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-          body: bodies[i]!,
-        })
-        if (response.status !== 200) throw new Error(`ingest failed: ${response.status} ${await response.text()}`)
-        await response.arrayBuffer()
-      }
-    }
-    await Promise.all(Array.from({ length: options.clients }, client))
+    await clients.go()
     const ingestSeconds = (performance.now() - started) / 1000
     let drainedSeconds: number | undefined
     if (columnar) {
@@ -235,14 +254,11 @@ export async function measureIngestCompaction(
   options: IngestCompactionOptions,
   log: (line: string) => void = console.log,
 ): Promise<{ off: Run[]; on: Run[] }> {
-  const bodies: string[] = []
-  for (let start = 0; start < options.rows; start += BATCH)
-    bodies.push(JSON.stringify(Array.from({ length: Math.min(BATCH, options.rows - start) }, (_, k) => readingRow(start + k))))
   const off: Run[] = []
   const on: Run[] = []
   for (let round = 0; round < options.rounds; round++) {
-    if (options.baseline !== false) off.push(await ingestRun(false, bodies, options))
-    on.push(await ingestRun(true, bodies, options))
+    if (options.baseline !== false) off.push(await ingestRun(false, options))
+    on.push(await ingestRun(true, options))
     const [a, b] = [off.at(-1), on.at(-1)!]
     log(
       `  round ${round + 1}: off ${a ? `${rate(a.ingestRowsPerSecond)} (cpu ${a.cpuSeconds.toFixed(1)} s)` : '–'}, on ${rate(b.ingestRowsPerSecond)}, drained at ${b.drainedSeconds!.toFixed(1)} s, largest tail ${b.largestTail}, ${b.segments} segments, merges rewrote ${b.mergedRows} rows, cpu ${b.cpuSeconds.toFixed(1)} s; load ${b.load.map((l) => l.toFixed(1)).join(' → ')}`,
@@ -291,7 +307,7 @@ function backendRows(backend: string, off: readonly Run[], on: readonly Run[]): 
       met: undefined,
     },
     {
-      measure: `process CPU seconds per run (server, exporter worker, DuckDB threads, clients), ${backend}`,
+      measure: `server process CPU seconds per run (event loop, exporter worker, DuckDB threads), ${backend}`,
       subject: `${median(on.map((r) => r.cpuSeconds)).toFixed(1)} s (tier on, until drained)`,
       baseline: `${median(off.map((r) => r.cpuSeconds)).toFixed(1)} s (tier off)`,
       target: '–',
@@ -306,7 +322,7 @@ export const ingestCompaction: Scenario = {
   async run() {
     const rows: BenchRow[] = []
     const notes: string[] = [
-      `Each run is a fresh server in this process, ${ROWS.toLocaleString('en-US')} bench rows (kql-dataset's shape) sent by ${CLIENTS} concurrent clients in batches of ${BATCH.toLocaleString('en-US')}; runs alternate off/on, ${ROUNDS} of each. Compactor: PROVENANT_COLUMNAR_INTERVAL_MS=${INTERVAL_MS}, segments of up to ${SEGMENT_ROWS.toLocaleString('en-US')} rows, DuckDB threads ${process.env.PROVENANT_COLUMNAR_THREADS ?? '2'}. PostgreSQL's own CPU (it formats the compactor's CSV there) is not in the process CPU.`,
+      `Each run is a fresh server in this process, ${ROWS.toLocaleString('en-US')} bench rows (kql-dataset's shape) sent by ${CLIENTS} concurrent clients (a process of their own) in batches of ${BATCH.toLocaleString('en-US')}; runs alternate off/on, ${ROUNDS} of each. Compactor: PROVENANT_COLUMNAR_INTERVAL_MS=${INTERVAL_MS}, segments of up to ${SEGMENT_ROWS.toLocaleString('en-US')} rows, DuckDB threads ${process.env.PROVENANT_COLUMNAR_THREADS ?? '2'}. PostgreSQL's own CPU (it formats the compactor's CSV there) is not in the server process's CPU.`,
     ]
     for (const backend of BACKENDS_RUN) {
       console.log(`  ${backend}`)

@@ -4,13 +4,16 @@
  * and response schemas (zod 4) and a summary; the same declaration drives request validation, the
  * right check and the OpenAPI 3.1 description (spec 4.4), so the document can never drift from
  * what the server does. Routes that answer on the raw socket declare `hijacks: true` and hijack
- * through the context, which records their call (spec 1: every call is recorded).
+ * through the context, which records their call (spec 1: every call is recorded); routes whose
+ * event commits with their call's record declare `commitsCallWithEvent: true` and hand the
+ * context's `callRecord` to the domain command (issue 19 item 4).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import type { ApiRight, Caller } from '../domain/access/index.js'
 import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
-import { type CallRecord, recordHijackedCall } from './plugins/record-call.js'
+import type { PendingCallRecord } from '../domain/ledger/index.js'
+import { type CallRecord, recordCallAhead, recordHijackedCall } from './plugins/record-call.js'
 import { normaliseKeys } from './wire/case-insensitive.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
@@ -36,6 +39,14 @@ export interface RouteContext<P, Q, B> {
    * cannot be recorded. A route without the flag that calls it is a bug (it throws).
    */
   readonly hijack: (status: number, via?: CallRecord['via']) => Promise<void>
+  /**
+   * For a route declared with `commitsCallWithEvent: true`: this call's record with status 200, to
+   * hand to the domain command that appends the event (whose `call` parameter is mandatory), which
+   * queues it in the event's group commit. If the reply ends with another status or the record did
+   * not commit, onSend records the call as usual (record-call.ts). Null without the flag: the call
+   * is then recorded by onSend alone, in a commit of its own.
+   */
+  readonly callRecord: PendingCallRecord | null
 }
 
 export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
@@ -68,6 +79,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   readonly exactIntegers?: boolean
   /** The handler answers on the raw socket (ctx.hijack): the registry records the call for it. */
   readonly hijacks?: true
+  /** The handler appends an event that commits with this call's record (ctx.callRecord). */
+  readonly commitsCallWithEvent?: true
   readonly responses: Readonly<Record<number, ResponseSpec>>
   /** Returns the JSON body of a 200 (or sends the reply itself and returns the reply). */
   readonly handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>
@@ -158,7 +171,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]
           await recordHijackedCall(request, reply, status, via)
           reply.hijack()
         }
-        const result = await route.handler({ caller, params, query, body, request, reply, hijack })
+        const callRecord: PendingCallRecord | null =
+          route.commitsCallWithEvent === true ? { queue: () => recordCallAhead(request, reply, 200) } : null
+        const result = await route.handler({ caller, params, query, body, request, reply, hijack, callRecord })
         if (result === reply || reply.sent) return reply
         return result
       },

@@ -111,6 +111,12 @@ describe('exact 64-bit long arithmetic against a BigInt reference', () => {
         const sum = pairs.reduce((acc, [a]) => wrap(acc + a), 0n)
         const threshold = pairs[0]![0]
         const above = pairs.filter(([a]) => a > threshold).length
+        // avg of long is real (Kusto): the exact sum (not wrapped), rounded to a double once and
+        // divided once by the count — what SQL computes on every backend (issue 17); no values: NaN, "NaN" on the wire
+        const mean = (xs: readonly bigint[]): number | string =>
+          xs.length === 0 ? 'NaN' : Number(xs.reduce((x, y) => x + y, 0n)) / xs.length
+        const avg = mean(pairs.map(([a]) => a))
+        const avgAbove = mean(pairs.filter(([a]) => a > threshold).map(([a]) => a))
         for (const backend of fixture.backends) {
           for (const pushdown of [true, false]) {
             const source = fixture.sources[backend]!
@@ -131,13 +137,19 @@ describe('exact 64-bit long arithmetic against a BigInt reference', () => {
               `${backend} pushdown=${pushdown}`,
             )
             const agg = toWireRows(
-              await compileQuery(`P | summarize s = sum(a), c = countif(a > tolong("${threshold}"))`, schema, {
-                dialect: backend,
-                pushdown,
-              }).execute(source, { now: 0n, rowCap: 1000 }),
+              await compileQuery(
+                `P | summarize s = sum(a), c = countif(a > tolong("${threshold}")), m = avg(a), mi = avgif(a, a > tolong("${threshold}"))`,
+                schema,
+                {
+                  dialect: backend,
+                  pushdown,
+                },
+              ).execute(source, { now: 0n, rowCap: 1000 }),
             )
             assert.deepEqual(norm(agg.results[0]!['s']), sum, `${backend} pushdown=${pushdown}: sum`)
             assert.deepEqual(agg.results[0]!['c'], above, `${backend} pushdown=${pushdown}: filter`)
+            assert.deepEqual(agg.results[0]!['m'], avg, `${backend} pushdown=${pushdown}: avg`)
+            assert.deepEqual(agg.results[0]!['mi'], avgAbove, `${backend} pushdown=${pushdown}: avgif`)
           }
         }
       }),

@@ -82,6 +82,13 @@ const STRINGS = [
   'İerror',
   'ab\u212A',
   'ſtep',
+  // issue 17: dotless i (uppercases to I), a term ending in dotted I, sharp s inside a term
+  'ı',
+  'xı',
+  'Iİ',
+  'aİ-b',
+  'ſs',
+  'maß',
 ]
 
 const ASCII_STRINGS = STRINGS.filter((s) => /^[\x00-\x7f]*$/.test(s))
@@ -275,6 +282,11 @@ const PREDICATES: readonly Template[] = [
   [['s'], "s has 'abk'"],
   [['s'], "s hasprefix 'step'"],
   [['s'], "s hassuffix 'isk'"],
+  // issue 17: U+0130 lowers to i + U+0307 (a term boundary), so a term can end (or be) that i
+  [['s'], "s hassuffix 'i'"],
+  [['s'], "s hasprefix 'i'"],
+  [['s'], "s hassuffix 'xi'"],
+  [['s'], "s has 'i'"],
   [['s'], "s startswith 'a%'"],
   [['s'], "s contains '_'"],
   // kept in memory (no exact SQL form): the rest of the pipeline still runs
@@ -611,6 +623,15 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
       "s contains 'xi'",
       "s endswith 'xi'",
       "s contains 'tim'",
+      // issue 17: every case-insensitive operator against i, I, s, k, ss (İ, ı, ſ, K, ß)
+      ...['hassuffix', 'hasprefix', 'has', 'startswith', 'endswith', 'contains', '=~', '!hassuffix', '!has'].flatMap((op) =>
+        ['i', 'I', 's', 'k', 'ss', 'ii', 'ai'].map((n) => `s ${op} '${n}'`),
+      ),
+      "s hasprefix 'ai'",
+      "s has_any ('i', 's')",
+      "s has_all ('k', 'ab')",
+      "s has_any ('xi', 'step')",
+      "s in~ ('i', 'ss', 'k')",
     ]) {
       for (const text of [`T | where ${p} | project id`, `T | where not(${p}) | project id`]) await assertSameIds(text, schema)
     }
@@ -644,6 +665,37 @@ describe('SQL pushdown answers as the in-memory evaluator (differential, real da
       'r between (9007199254740993 .. 9223372036854775807)',
     ]) {
       await assertSameIds(`T | where ${p} | project id`, schema)
+    }
+  })
+
+  it('avg of longs beyond 2^53 is the exact sum divided once, in memory as in SQL (issue 17)', async () => {
+    const run = 10_002
+    // three 2^53 + 1: added as doubles the mean would be 2^53, exactly it is 2^53 + 2 (rounded once)
+    const longs = [2n ** 53n + 1n, 2n ** 53n + 1n, 2n ** 53n + 1n, ...EDGE_LONGS, 7, -3, null]
+    const rows = longs.map((n, i) => [i + 1, null, i < 3 ? 'a' : 'b', n, null, i % 2 === 0, null, null] as KqlValue[])
+    await fixture.load([
+      { sqlName: `t_${run}`, columns: T_COLUMNS, rows },
+      { sqlName: `u_${run}`, columns: U_COLUMNS, rows: [] },
+    ])
+    const schema = schemaFor(run)
+    for (const text of [
+      'T | summarize m = avg(n), c = count() by s | sort by s asc',
+      'T | summarize m = avgif(n, n > 0), p = avgif(n, id <= 3), e = avgif(n, id < 0) by b | sort by b asc',
+      'T | where id <= 4 | summarize avg(n), sum(n)',
+    ]) {
+      const expected = toWireRows(
+        await compileQuery(text, schema, { dialect: 'sqlite', pushdown: false }).execute(fixture.sources.sqlite!, {
+          now: NOW,
+          rowCap: 100,
+        }),
+      )
+      if (text.startsWith('T | summarize m = avg(n)')) assert.equal(expected.results[0]!['m'], 2 ** 53 + 2)
+      for (const backend of fixture.backends) {
+        const got = toWireRows(
+          await compileQuery(text, schema, { dialect: backend }).execute(fixture.sources[backend]!, { now: NOW, rowCap: 100 }),
+        )
+        assert.deepEqual(canonical(got.results), canonical(expected.results), `${backend}: ${text}`)
+      }
     }
   })
 

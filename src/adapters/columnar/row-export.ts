@@ -1,8 +1,9 @@
 /**
  * @module
  * Row-store rows into DuckDB by way of CSV (docs/design/columnar.md, "Compaction path"): each page
- * of rows is formatted into CSV lines by the row-store database itself (SQLite `format()`,
- * PostgreSQL text output) and aggregated into one text value, appended to a staging file that
+ * of rows is formatted into CSV lines by the row-store database itself (the engine's `csvPage`
+ * capability: SQLite `format()`, PostgreSQL text output, in sqlite-engine.ts and
+ * postgres-engine.ts) and aggregated into one text value, appended to a staging file that
  * DuckDB then reads with `read_csv` on its own threads. No JavaScript value is made per row or per
  * field: reading the rows as arrays and appending them as vectors cost 4.1 µs of CPU per row of
  * the benchmark's shape (2.5 reading, 1.6 converting and appending), this path about 1 µs per row
@@ -21,7 +22,8 @@
 import { appendFileSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
-import { type Dialect, quoteIdent, type SqlDb } from '../sql/sql-db.js'
+import { type CsvPageFormat, quoteIdent, type SqlDb } from '../sql/sql-db.js'
+import { sqliteEngine } from '../sqlite/sqlite-engine.js'
 
 /** Rows per page (one statement, one text value of a few MB). */
 export const EXPORT_PAGE_ROWS = 50_000
@@ -55,72 +57,12 @@ export interface RowExporter {
   close(): Promise<void>
 }
 
-/** The CSV field of one stored column (SQLite: a `format()` directive and its argument). */
-function sqliteField(column: KqlColumn): readonly [string, string] {
-  const c = quoteIdent(column.name)
-  switch (column.type) {
-    case 'string':
-      return ['"%w"', c] // %w doubles '"'; NULL prints as nothing, so "" (strings are never NULL)
-    case 'guid':
-    case 'dynamic':
-      return ['%s', `CASE WHEN ${c} IS NULL THEN '' ELSE format('"%w"', ${c}) END`]
-    case 'bool':
-      return ['%s', `CASE WHEN ${c} IS NULL THEN '' WHEN ${c} <> 0 THEN 'true' ELSE 'false' END`]
-    case 'real':
-    case 'decimal':
-      return ['%s', c] // exact shortest text; NaN is stored as the text 'NaN', ±Inf prints as Inf/-Inf
-    default:
-      return ['%s', `CAST(${c} AS INTEGER)`] // int, long, datetime, timespan; NULL prints as nothing
-  }
-}
-
-function postgresField(column: KqlColumn): string {
-  const c = quoteIdent(column.name)
-  const quoted = `'"' || replace(${c}, '"', '""') || '"'`
-  switch (column.type) {
-    case 'string':
-      return `COALESCE(${quoted}, '""')`
-    case 'guid':
-    case 'dynamic':
-      return `COALESCE(${quoted}, '')`
-    default:
-      return `COALESCE(${c}::text, '')`
-  }
-}
-
-/** How each engine writes a page as CSV. */
-interface CsvFormat {
-  /** The expression of one CSV line: `_rowid`, `_ingested_at`, then the columns. */
-  line(columns: readonly KqlColumn[]): string
-  /** The aggregate of the page's lines into one value (`line` names them). */
-  readonly aggregate: string
-  /** A statement run before the page, in its transaction. */
-  readonly setup?: string
-}
-
-const CSV: Readonly<Record<Dialect, CsvFormat>> = {
-  sqlite: {
-    line(columns) {
-      const fields = columns.map(sqliteField)
-      return `format('${['%s', '%s', ...fields.map((f) => f[0])].join(',')}', _rowid, _ingested_at${fields.map((f) => `, ${f[1]}`).join('')})`
-    },
-    aggregate: 'CAST(group_concat(line, char(10)) AS BLOB)',
-  },
-  postgres: {
-    line: (columns) => ['_rowid::text', "COALESCE(_ingested_at::text, '')", ...columns.map(postgresField)].join(` || ',' || `),
-    aggregate: "string_agg(line, E'\\n')",
-    // the shortest exact text of a double, whatever the server's setting
-    setup: 'SET LOCAL extra_float_digits = 1',
-  },
-}
-
 /** A page statement: count, lowest and highest `_rowid`, and the CSV text of the rows `where` selects. */
 export function pageSql(
-  dialect: Dialect,
+  format: CsvPageFormat,
   table: { readonly sqlName: string; readonly columns: readonly KqlColumn[] },
   where: string,
 ): string {
-  const format = CSV[dialect]
   return `SELECT count(*), min(_rowid), max(_rowid), ${format.aggregate} FROM (SELECT _rowid, ${format.line(table.columns)} AS line FROM ${quoteIdent(table.sqlName)} WHERE ${where}) page`
 }
 
@@ -145,14 +87,14 @@ function appendPage(file: string, csv: string | Uint8Array | null): void {
 }
 
 /** The page loop every exporter shares. */
-function exporter(dialect: Dialect, read: PageReader, close: () => Promise<void>): RowExporter {
+function exporter(format: CsvPageFormat, read: PageReader, close: () => Promise<void>): RowExporter {
   return {
     async exportRows(table, file, after, limit, extra) {
       let count = 0
       let first: number | undefined
       let cursor = after
-      if (extra) count += (await read(pageSql(dialect, table, extra.where), extra.params, file))[0]
-      const keyset = pageSql(dialect, table, '_rowid > ? ORDER BY _rowid LIMIT ?')
+      if (extra) count += (await read(pageSql(format, table, extra.where), extra.params, file))[0]
+      const keyset = pageSql(format, table, '_rowid > ? ORDER BY _rowid LIMIT ?')
       let keysetRows = 0
       while (keysetRows < limit) {
         const want = Math.min(EXPORT_PAGE_ROWS, limit - keysetRows)
@@ -173,7 +115,7 @@ function exporter(dialect: Dialect, read: PageReader, close: () => Promise<void>
 export function createDbRowExporter(db: SqlDb): RowExporter {
   const read: PageReader = async (sql, params, file) => {
     const run = async (handle: SqlDb) => (await handle.all<ExportedPage>(sql, params, { arrays: true }))[0]!
-    const setup = CSV[db.engine.name].setup
+    const setup = db.engine.csvPage.setup
     const page =
       setup === undefined
         ? await run(db)
@@ -184,7 +126,7 @@ export function createDbRowExporter(db: SqlDb): RowExporter {
     appendPage(file, page[3])
     return [Number(page[0]), page[1] === null ? null : Number(page[1]), page[2] === null ? null : Number(page[2])]
   }
-  return exporter(db.engine.name, read, async () => {})
+  return exporter(db.engine.csvPage, read, async () => {})
 }
 
 // Under tsx (tests, `npm run dev`) this module is TypeScript and the worker needs tsx registered
@@ -242,7 +184,7 @@ export function createSqliteRowExporter(sqliteFile: string): RowExporter {
       worker.ref()
       worker.postMessage({ id, sql, params, file })
     })
-  return exporter('sqlite', read, async () => {
+  return exporter(sqliteEngine.csvPage, read, async () => {
     const w = worker
     worker = undefined
     await w?.terminate()

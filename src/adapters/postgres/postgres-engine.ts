@@ -2,7 +2,23 @@
  * @module
  * PostgreSQL's capabilities for the portable SQL stores (sql/sql-db.ts).
  */
-import type { SqlEngine } from '../sql/sql-db.js'
+import type { KqlType } from '../../kql/index.js'
+import { quoteIdent, type SqlEngine } from '../sql/sql-db.js'
+
+/** The CSV field of one stored column. */
+function csvField(column: { readonly name: string; readonly type: KqlType }): string {
+  const c = quoteIdent(column.name)
+  const quoted = `'"' || replace(${c}, '"', '""') || '"'`
+  switch (column.type) {
+    case 'string':
+      return `COALESCE(${quoted}, '""')`
+    case 'guid':
+    case 'dynamic':
+      return `COALESCE(${quoted}, '')`
+    default:
+      return `COALESCE(${c}::text, '')`
+  }
+}
 
 export const postgresEngine: SqlEngine = {
   name: 'postgres',
@@ -29,4 +45,10 @@ export const postgresEngine: SqlEngine = {
     await tx.get('SELECT pg_advisory_xact_lock(?)', [key])
   },
   migrationSql: (migration) => migration.postgres,
+  csvPage: {
+    line: (columns) => ['_rowid::text', "COALESCE(_ingested_at::text, '')", ...columns.map(csvField)].join(` || ',' || `),
+    aggregate: "string_agg(line, E'\\n')",
+    // the shortest exact text of a double, whatever the server's setting
+    setup: 'SET LOCAL extra_float_digits = 1',
+  },
 }

@@ -51,6 +51,23 @@ export interface SqlEngine {
   lockMigrations(tx: SqlDb, key: number): Promise<void>
   /** The text of `migration` for this engine. */
   migrationSql(migration: Migration): string
+  /** How this engine writes a page of a connection table's rows as CSV (the columnar tier's reader). */
+  readonly csvPage: CsvPageFormat
+}
+
+/**
+ * A page of a connection table's rows as CSV text the database writes itself, for DuckDB's
+ * `read_csv` (adapters/columnar/row-export.ts): no JavaScript value per row or field. Integers
+ * print as digits, doubles as their shortest exact text (NaN, ±Inf(inity) as words), strings
+ * quoted with inner quotes doubled (a missing string is ""), NULL as an empty unquoted field.
+ */
+export interface CsvPageFormat {
+  /** The expression of one line: `_rowid`, `_ingested_at`, then the columns. */
+  line(columns: readonly { readonly name: string; readonly type: KqlType }[]): string
+  /** The aggregate that joins a page's lines (the column `line`) into one value. */
+  readonly aggregate: string
+  /** A statement to run first in the page's transaction, if any. */
+  readonly setup?: string
 }
 
 export interface AllOptions {

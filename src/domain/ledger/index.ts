@@ -50,6 +50,7 @@ export {
   type ExportInput,
   type LedgerCommands,
   type LogRef,
+  type PendingCallRecord,
   type VerifyAnswer,
   type VerifyInput,
   verifyAnswerOf,

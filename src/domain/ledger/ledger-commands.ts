@@ -37,13 +37,61 @@ export interface LogRef {
   readonly scopeKey?: string | null
 }
 
-/** An event to append (spec 2.6): what the caller may say; userId and timestamp are the server's. */
+/**
+ * An event to append (spec 2.6): what the caller may say, plus every other field of the body as
+ * sent. userId (the actor), timestamp, RecordID and the digests are the server's: append refuses a
+ * body naming one (or any field that is not an event's) before anything is read or queued.
+ */
 export interface AppendInput {
   readonly scopeKey: string
   readonly entityType?: string | null
   readonly entityId?: string | null
   readonly actionType?: string | null
   readonly details?: Readonly<Record<string, unknown>> | null
+  /** Any other body field, exactly as sent (name and value): each one is a 400. */
+  readonly [otherField: string]: unknown
+}
+
+/**
+ * The call's own `api-call` record (spec 1), which the edge hands to append so that it shares the
+ * event's group commit (one commit per append instead of two; issue 19 item 4). Its status is the
+ * one the reply has when the event commits; the edge re-records the call if the reply differs.
+ */
+export interface PendingCallRecord {
+  /** Queues the record; MUST only queue (synchronously, never throwing), in the event's turn. */
+  queue(): void
+}
+
+/** The fields of an event a caller may send (spec 2.6), in the order the refusal names them. */
+const EVENT_FIELDS = ['ScopeKey', 'entityType', 'entityId', 'actionType', 'details'] as const
+
+/** Fields the server sets (lower-cased): a body naming one is refused with this explanation. */
+const SERVER_SET: Readonly<Record<string, string>> = {
+  userid: 'userId is set by the server from the token',
+  actor: 'the actor is set by the server from the token',
+  user: 'the user is set by the server from the token',
+  timestamp: "the timestamp is set by the server's clock",
+  recordid: 'the RecordID is assigned by the server',
+  digest: 'digests are computed by the server',
+  previousdigest: 'digests are computed by the server',
+  prevdigest: 'digests are computed by the server',
+  hash: 'digests are computed by the server',
+}
+
+/** Why a body with these fields (none of them an event's) is refused: server-set ones first. */
+function unexpectedFieldsMessage(keys: readonly string[]): string {
+  const serverSet = keys.filter((k) => SERVER_SET[k.toLowerCase()] !== undefined)
+  if (serverSet.length > 0)
+    return `${serverSet.map((k) => `"${k}"`).join(', ')} cannot be sent: ${SERVER_SET[serverSet[0]!.toLowerCase()]!} and is never supplied by the caller`
+  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS.join(', ')}`
+}
+
+const INPUT_FIELDS: ReadonlySet<string> = new Set(['scopeKey', 'entityType', 'entityId', 'actionType', 'details'])
+
+/** Refuses (400) a body that sends a server-set field or any field an event does not have. */
+function refuseUnexpectedFields(input: AppendInput): void {
+  const unexpected = Object.keys(input).filter((k) => !INPUT_FIELDS.has(k))
+  if (unexpected.length > 0) throw new InvalidInputError(unexpectedFieldsMessage(unexpected))
 }
 
 export interface VerifyInput extends LogRef {
@@ -76,11 +124,14 @@ export interface LedgerCommands {
    */
   containerFor(caller: Caller, scopeKey: string | null | undefined): ContainerRef
   /**
-   * Checks and queues one event at once (synchronously: a bad body or a refused chain throws before
-   * anything is queued, so the caller can queue what must share its commit right after, in the same
-   * turn); resolves with the stored record once its group commit is durable.
+   * Checks and queues one event, then the call's record right after it in the same turn, so both
+   * share one group commit. MUST refuse (400) a body sending a server-set field (userId, actor,
+   * timestamp, RecordID, a digest) or any other field an event lacks, and MUST throw before
+   * queueing anything (the event or the call's record) when the body or the scope is refused. The
+   * actor is the caller's account. Resolves with the stored record once its commit is durable.
+   * `call` is null for an edge that records its calls otherwise (none today).
    */
-  append(caller: Caller, input: AppendInput): Promise<LedgerRecordView>
+  append(caller: Caller, input: AppendInput, call: PendingCallRecord | null): Promise<LedgerRecordView>
   /** One page of the container's records matching the filter, and their total count. */
   query(
     caller: Caller,
@@ -134,11 +185,14 @@ export function createLedgerCommands(ledger: LedgerService): LedgerCommands {
     return scopeContainer(caller.workspaceId, scopeKey)
   }
 
-  function append(caller: Caller, input: AppendInput): Promise<LedgerRecordView> {
+  function append(caller: Caller, input: AppendInput, call: PendingCallRecord | null): Promise<LedgerRecordView> {
+    refuseUnexpectedFields(input)
     const container = containerFor(caller, input.scopeKey)
     const { scopeKey, ...fields } = input
     const prepared = ledger.prepareAppend([{ userId: caller.accountId, body: { ...fields, ScopeKey: scopeKey } }])
-    return ledger.submitPrepared(container, prepared).then(([record]) => viewOf(record!))
+    const appended = ledger.submitPrepared(container, prepared)
+    call?.queue()
+    return appended.then(([record]) => viewOf(record!))
   }
 
   return {

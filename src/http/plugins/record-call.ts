@@ -4,6 +4,8 @@
  * the workspace-level activity log, committed before the response is sent. Routes that hijack the
  * reply (SSE, WebSocket, MCP) skip Fastify's onSend: they declare `hijacks: true` and hijack through
  * the route context, and the route registry calls recordHijackedCall() just before hijacking.
+ * Routes that append an event declare `commitsCallWithEvent: true`: the registry hands the domain
+ * command a pending record (recordCallAhead), queued in the event's group commit.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ApiCall } from '../../domain/activity/index.js'
@@ -28,9 +30,10 @@ declare module 'fastify' {
 }
 
 /**
- * Submits the call's record now, with the status the reply will have if the work the handler has
- * just queued commits, so both share one group commit (an append costs one commit instead of two).
- * Call it in the same synchronous stretch as the queued work. If the reply ends up with another
+ * Submits the call's record now, with the status the reply will have if the work just queued
+ * commits, so both share one group commit (an append costs one commit instead of two). Only the
+ * route registry calls it, as the PendingCallRecord a `commitsCallWithEvent` route hands to the
+ * domain, which queues it in the same synchronous stretch as the event. If the reply ends up with another
  * status, or this record was not committed, onSend records the call as usual; `durationMs` is then
  * measured up to this point, not up to the reply.
  */

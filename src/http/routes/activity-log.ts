@@ -7,7 +7,6 @@
 import { z } from 'zod'
 import type { EdgeLedger } from '../../domain/ledger/index.js'
 import type { ApiServices } from '../../domain/services.js'
-import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   currentRecord,
@@ -23,27 +22,7 @@ import {
   wholeNumber,
 } from '../wire/activity-records.js'
 
-/** Fields the server sets; a body naming one is refused with this explanation. */
-const SERVER_SET: Readonly<Record<string, string>> = {
-  userid: 'userId is set by the server from the token',
-  actor: 'the actor is set by the server from the token',
-  user: 'the user is set by the server from the token',
-  timestamp: "the timestamp is set by the server's clock",
-  recordid: 'the RecordID is assigned by the server',
-  digest: 'digests are computed by the server',
-  previousdigest: 'digests are computed by the server',
-  prevdigest: 'digests are computed by the server',
-  hash: 'digests are computed by the server',
-}
-
 const EVENT_FIELDS = 'ScopeKey, entityType, entityId, actionType, details'
-
-export function unexpectedKeysMessage(keys: readonly string[]): string {
-  const serverSet = keys.filter((k) => SERVER_SET[k.toLowerCase()] !== undefined)
-  if (serverSet.length > 0)
-    return `${serverSet.map((k) => `"${k}"`).join(', ')} cannot be sent: ${SERVER_SET[serverSet[0]!.toLowerCase()]!} and is never supplied by the caller`
-  return `unknown field${keys.length > 1 ? 's' : ''} ${keys.map((k) => `"${k}"`).join(', ')}; an event has ${EVENT_FIELDS}`
-}
 
 export const optionalText = (name: string) =>
   z
@@ -65,20 +44,24 @@ export const eventFields = {
     .describe('Any JSON object; stored and hashed in canonical form (RFC 8785).'),
 }
 
-export const appendBody = z.strictObject(
-  {
-    ScopeKey: scopeKeySchema.describe('The scope (container) to append to. Required.'),
-    ...eventFields,
-  },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? unexpectedKeysMessage(issue.keys)
-        : issue.code === 'invalid_type' && issue.path?.length === 0
-          ? 'the body must be a JSON object'
-          : undefined,
-  },
-)
+/**
+ * An event body: its declared fields are checked here, any other field passes through as sent, for
+ * the ledger's append command refuses it (a server-set field with why: spec 2.6, ledger-commands.ts).
+ * The OpenAPI document still says no other property is accepted.
+ */
+export function eventBody<S extends z.core.$ZodLooseShape>(shape: S) {
+  return z
+    .object(shape, {
+      error: (issue) => (issue.code === 'invalid_type' && issue.path?.length === 0 ? 'the body must be a JSON object' : undefined),
+    })
+    .catchall(z.unknown())
+    .meta({ additionalProperties: false })
+}
+
+export const appendBody = eventBody({
+  ScopeKey: scopeKeySchema.describe('The scope (container) to append to. Required.'),
+  ...eventFields,
+})
 
 export function activityLogRoutes(services: ApiServices): AnyRoute[] {
   const ledger: EdgeLedger = services.ledger
@@ -93,12 +76,10 @@ export function activityLogRoutes(services: ApiServices): AnyRoute[] {
       rights: ['provenance:append'],
       body: appendBody,
       responses: { 200: { description: 'The stored record.', schema: recordSchema } },
-      handler: async ({ caller, body, request, reply }) => {
+      commitsCallWithEvent: true,
+      handler: async ({ caller, body, callRecord }) => {
         const { ScopeKey, ...fields } = body
-        // Queued at once, so the append and this call's record share one group commit (record-call.ts).
-        const appended = ledger.append(caller, { scopeKey: ScopeKey, ...fields })
-        recordCallAhead(request, reply, 200)
-        return currentRecord(await appended)
+        return currentRecord(await ledger.append(caller, { scopeKey: ScopeKey, ...fields }, callRecord))
       },
     }),
     defineRoute({

@@ -9,7 +9,6 @@ import { z } from 'zod'
 import { InvalidInputError } from '../../domain/errors.js'
 import type { EdgeLedger } from '../../domain/ledger/index.js'
 import type { ApiServices } from '../../domain/services.js'
-import { recordCallAhead } from '../plugins/record-call.js'
 import { type AnyRoute, defineRoute } from '../route-registry.js'
 import {
   dateRange,
@@ -22,7 +21,7 @@ import {
   recordIdSchema,
   scopeKeySchema,
 } from '../wire/activity-records.js'
-import { eventFields, optionalText, unexpectedKeysMessage } from './activity-log.js'
+import { eventBody, eventFields, optionalText } from './activity-log.js'
 
 const DEPRECATED =
   'Deprecated: the earlier per-log shape (spec 4.7); use the /oi-api/provenance/events operations, where the scope is a filter. Both views show the same logs.'
@@ -42,25 +41,16 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
       deprecated: true,
       rights: ['provenance:append'],
       params: lookupParams,
-      body: z.strictObject(
-        {
-          ScopeKey: scopeKeySchema.optional().describe('Optional; must equal {lookup}.'),
-          ...eventFields,
-          action: optionalText('action').describe(
-            'The per-log name of `actionType` (spec 2.6, 4.7); either may be sent, both only with the same value.',
-          ),
-        },
-        {
-          error: (issue) =>
-            issue.code === 'unrecognized_keys'
-              ? unexpectedKeysMessage(issue.keys)
-              : issue.code === 'invalid_type' && issue.path?.length === 0
-                ? 'the body must be a JSON object'
-                : undefined,
-        },
-      ),
+      body: eventBody({
+        ScopeKey: scopeKeySchema.optional().describe('Optional; must equal {lookup}.'),
+        ...eventFields,
+        action: optionalText('action').describe(
+          'The per-log name of `actionType` (spec 2.6, 4.7); either may be sent, both only with the same value.',
+        ),
+      }),
       responses: { 200: { description: 'The stored event.', schema: legacyRecordSchema } },
-      handler: async ({ caller, params, body, request, reply }) => {
+      commitsCallWithEvent: true,
+      handler: async ({ caller, params, body, callRecord }) => {
         if (body.ScopeKey !== undefined && body.ScopeKey !== params.lookup)
           throw new InvalidInputError(`the body's ScopeKey "${body.ScopeKey}" differs from the log "${params.lookup}" in the path`)
         const { action, ...fields } = body
@@ -70,8 +60,11 @@ export function auditLogRoutes(services: ApiServices): AnyRoute[] {
           )
         const actionType = fields.actionType ?? action
         const { ScopeKey: _sameAsLookup, ...event } = fields
-        const appended = ledger.append(caller, { ...event, ...(actionType !== undefined ? { actionType } : {}), scopeKey: params.lookup })
-        recordCallAhead(request, reply, 200)
+        const appended = ledger.append(
+          caller,
+          { ...event, ...(actionType !== undefined ? { actionType } : {}), scopeKey: params.lookup },
+          callRecord,
+        )
         return legacyRecord(await appended)
       },
     }),

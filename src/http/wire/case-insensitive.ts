@@ -10,11 +10,13 @@ export function normaliseKeys(value: unknown, declared: readonly string[]): unkn
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
   const byLower = new Map(declared.map((k) => [k.toLowerCase(), k]))
   const out: Record<string, unknown> = {}
-  const from: Record<string, string> = {}
+  // a Map, not an object: `in` on an object also sees inherited names ("constructor", "toString")
+  const from = new Map<string, string>()
   for (const [key, v] of Object.entries(value)) {
     const target = byLower.get(key.toLowerCase()) ?? key
-    if (target in from) throw new InvalidInputError(`"${from[target]}" and "${key}" name the same property; send it once`)
-    from[target] = key
+    const earlier = from.get(target)
+    if (earlier !== undefined) throw new InvalidInputError(`"${earlier}" and "${key}" name the same property; send it once`)
+    from.set(target, key)
     out[target] = v
   }
   return out

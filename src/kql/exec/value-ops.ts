@@ -5,7 +5,7 @@
  */
 import { dynamicJsonText } from '../dynamic-json.js'
 import { compileRegex, type KqlRegex, quoteRegex } from '../functions/regex.js'
-import { compareValues, hasTerm } from '../functions/value-conversions.js'
+import { compareValues, hasTerm, hasTermRegex } from '../functions/value-conversions.js'
 import type { DynamicValue, KqlType, KqlValue } from '../types.js'
 
 /**
@@ -70,7 +70,7 @@ function isTermChar(code: number): boolean {
   return /[\p{L}\p{N}]/u.test(String.fromCharCode(code))
 }
 
-/** Kusto's `has`: whole-term match, case-insensitive (see the library's hasTerm). */
+/** Kusto's `has`: whole-term match, case-insensitive (the library's hasTerm: the `iu` regex of hasTermRegex). */
 export function has(text: string, term: string): boolean {
   return hasTerm(text, term)
 }
@@ -139,22 +139,5 @@ export function equalsIgnoreCase(a: string, b: string): boolean {
   return a === b || (a.length === b.length && a.toLowerCase() === b.toLowerCase()) || a.toUpperCase() === b.toUpperCase()
 }
 
-/**
- * A regular expression equivalent to `has` / `has_cs` for a constant term: the term, not glued to
- * letters or digits on a side where the term itself starts or ends with one. Matching with the
- * regex engine avoids lower-casing every row's text.
- */
-export function hasTermRegex(term: string, caseSensitive: boolean): RegExp | undefined {
-  if (term === '') return undefined
-  const escaped = term.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-  const first = term.codePointAt(0)!
-  const last = term.codePointAt(term.length - 1)!
-  const startsWithTermChar = isTermChar(first)
-  const endsWithTermChar = isTermChar(last)
-  const source = `${startsWithTermChar ? '(?<![\\p{L}\\p{N}])' : ''}${escaped}${endsWithTermChar ? '(?![\\p{L}\\p{N}])' : ''}`
-  try {
-    return new RegExp(source, caseSensitive ? 'u' : 'iu')
-  } catch {
-    return undefined
-  }
-}
+/** Shared with the library's hasTerm, so `has` answers one way on every path. */
+export { hasTermRegex }

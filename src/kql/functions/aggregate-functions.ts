@@ -32,7 +32,7 @@ import {
   truthy,
 } from './aggregate-definitions.js'
 import { constantOf, functionError } from './function-definitions.js'
-import type { AggregateFunction, AggregateOutput, ArgInfo } from './function-types.js'
+import type { Accumulator, AggregateFunction, AggregateOutput, ArgInfo } from './function-types.js'
 import { asBag, asDynamic, compareScalar, dynamicKey, scalarKey } from './numeric-helpers.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -121,6 +121,35 @@ function sumAggregate(name: string, withPredicate: boolean): AggregateFunction {
   })
 }
 
+/**
+ * The mean of integers (a real, as Kusto's avg of long): the exact sum, not wrapped at 64 bits,
+ * rounded to a double once and divided once by the count — what SQL computes on every backend
+ * (CAST(SUM(x) AS double) / COUNT(x)), where adding doubles row by row would round each time past
+ * 2^53 (issue 17). Plain numbers while the running sum is a safe integer, a bigint beyond.
+ */
+function exactMean(): Accumulator {
+  let small = 0
+  let big = 0n
+  let n = 0
+  return {
+    add(values) {
+      const v = values[0]
+      if (typeof v === 'number') {
+        const x = Math.trunc(v)
+        if (Math.abs(small) + Math.abs(x) <= Number.MAX_SAFE_INTEGER) small += x
+        else {
+          big += BigInt(small) + BigInt(x)
+          small = 0
+        }
+      } else if (typeof v === 'bigint') big += v
+      else return
+      n++
+    },
+    // no (non-null) values: 0 / 0, so NaN (summarize documentation, aggregates default values)
+    result: () => [n === 0 ? NaN : (big === 0n ? small : Number(big + BigInt(small))) / n],
+  }
+}
+
 function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
   const outType = (args: readonly ArgInfo[]): KqlType => {
     const t = args[0]!.type
@@ -146,6 +175,7 @@ function avgAggregate(name: string, withPredicate: boolean): AggregateFunction {
           result: () => [n === 0n ? null : sum / n],
         }
       }
+      if (args[0]!.type === 'long' || args[0]!.type === 'int') return exactMean()
       let sum = 0
       let n = 0
       return {

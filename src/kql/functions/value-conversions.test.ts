@@ -4,7 +4,7 @@ import { KqlError } from '../kql-error.js'
 import { parseDateTime } from '../values.js'
 import { commonType, typeLiteralArg } from './function-definitions.js'
 import type { ArgInfo } from './function-types.js'
-import { compareValues, convertValue, hasTerm, parseJsonText, valueToString } from './value-conversions.js'
+import { compareValues, convertValue, hasTerm, hasTermRegex, parseJsonText, valueToString } from './value-conversions.js'
 
 describe('valueToString', () => {
   it('prints values as Kusto does', () => {
@@ -52,6 +52,22 @@ describe('hasTerm', () => {
     assert.equal(hasTerm('a1404', '404'), false)
     assert.equal(hasTerm('x 10.1.2.3:80', '10.1.2.3'), true)
     assert.equal(hasTerm('anything', ''), true)
+  })
+  it('folds case as the has operator with a constant term does (one rule for has, has_any, has_all)', () => {
+    // issue 17: lowering the text made 'İ' (→ i + U+0307) hold the term 'i' for has_any only
+    for (const [text, term] of [
+      ['İ', 'i'],
+      ['xİ', 'xi'],
+      ['ſ', 's'],
+      ['\u212A', 'k'],
+      ['ı', 'i'],
+      ['maß', 'mass'],
+      ['ab\u212A', 'abk'],
+    ] as const) {
+      assert.equal(hasTerm(text, term), hasTermRegex(term, false)!.test(text), `${text} has ${term}`)
+    }
+    assert.equal(hasTerm('İ', 'i'), false)
+    assert.equal(hasTerm('ſtep', 'step'), true)
   })
 })
 

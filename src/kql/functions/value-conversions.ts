@@ -485,11 +485,42 @@ function isTermChar(c: string | undefined): boolean {
 }
 
 /**
+ * A regular expression equivalent to `has` / `has_cs` for a constant term: the term, not glued to
+ * letters or digits on a side where the term itself starts or ends with one. Case-insensitive
+ * terms use the `iu` flags (Unicode simple case folding: K and k, ſ and s are one letter; İ, ı
+ * and ß match only themselves). Matching with the regex engine avoids lower-casing every row's text.
+ */
+export function hasTermRegex(term: string, caseSensitive: boolean): RegExp | undefined {
+  if (term === '') return undefined
+  const escaped = term.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  const startsWithTermChar = isTermChar(String.fromCodePoint(term.codePointAt(0)!))
+  const endsWithTermChar = isTermChar(String.fromCodePoint(term.codePointAt(term.length - 1)!))
+  const source = `${startsWithTermChar ? '(?<![\\p{L}\\p{N}])' : ''}${escaped}${endsWithTermChar ? '(?![\\p{L}\\p{N}])' : ''}`
+  try {
+    return new RegExp(source, caseSensitive ? 'u' : 'iu')
+  } catch {
+    return undefined
+  }
+}
+
+const TERM_REGEXES = new Map<string, RegExp | undefined>()
+
+/**
  * Kusto's `has`: `term` occurs in `text` case-insensitively and is not glued to letters or digits
- * on a side where the term itself starts or ends with one. An empty term always matches.
+ * on a side where the term itself starts or ends with one. An empty term always matches. One rule
+ * for every path (`has` with a constant or a computed term, has_any, has_all, has_any_index and
+ * SQLite's kql_match): the `iu` regex of hasTermRegex (issue 17: has_any lowered the text, so
+ * 'İ' had the term 'i' there and not under `has`).
  */
 export function hasTerm(text: string, term: string): boolean {
   if (term === '') return true
+  let re = TERM_REGEXES.get(term)
+  if (re === undefined && !TERM_REGEXES.has(term)) {
+    if (TERM_REGEXES.size > 1000) TERM_REGEXES.clear()
+    re = hasTermRegex(term, false)
+    TERM_REGEXES.set(term, re)
+  }
+  if (re) return re.test(text)
   const hay = text.toLowerCase()
   const needle = term.toLowerCase()
   const checkStart = isTermChar(needle[0])

@@ -85,8 +85,9 @@ export interface SqlDialect {
    */
   stringSortKey(x: string): string | undefined
   /**
-   * Average of a numeric value as the evaluator computes it (the sum of the values in doubles,
-   * divided by their count; NaN for none). `nullIsNaN` when the result's NULL stands for NaN.
+   * Average of a numeric value as the evaluator computes it (reals: the sum in doubles; integers:
+   * the exact sum rounded to a double once; divided by their count; NaN for none). `nullIsNaN`
+   * when the result's NULL stands for NaN.
    */
   average(x: string, integral: boolean): { readonly sql: string; readonly nullIsNaN: boolean }
   /** SUM as a value decodeValue() reads exactly; an integer sum that leaves int64 must fail (a data refusal). */

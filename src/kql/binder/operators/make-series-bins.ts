@@ -27,10 +27,8 @@ export function preAggregateMakeSeries(ms: P.MakeSeries, bin: () => P.Expr): P.M
   const step = ms.step.value
   if (typeof from !== 'bigint' || typeof step !== 'bigint' || step <= 0n) return undefined
   if ((from - (ms.axis.type === 'datetime' ? MIN_DATETIME_TICKS : 0n)) % step !== 0n) return undefined
-  // avg of integers is left out: pushed down, SQL averages beyond 2^53 exactly where the evaluator
-  // adds doubles (summarize answers the same way today; make-series keeps the evaluator's answer)
-  const eligible = (a: P.AggregateCall): boolean =>
-    PRE_AGGREGABLE.has(a.name) && !a.star && a.outputs.length === 1 && (a.name !== 'avg' || a.args[0]?.type === 'real')
+  // avg of integers too: the evaluator and SQL both divide the exact sum once (issue 17)
+  const eligible = (a: P.AggregateCall): boolean => PRE_AGGREGABLE.has(a.name) && !a.star && a.outputs.length === 1
   if (!ms.aggregates.every(eligible)) return undefined
   const binned = bin()
   if (binned.kind !== 'Call' || binned.name !== 'bin' || binned.type !== ms.axis.type) return undefined

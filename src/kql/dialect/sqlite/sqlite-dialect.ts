@@ -36,6 +36,7 @@ const UPPERS: readonly (readonly [string, string])[] = [
   ['\uFB05', 'st'],
   ['\uFB06', 'st'],
 ]
+/** The `iu` regular expression's simple case folding of `has` (hasTermRegex). */
 const FOLDS: readonly (readonly [string, string])[] = [
   ['\u017F', 's'],
   ['\u212A', 'k'],
@@ -99,7 +100,9 @@ function asciiNeedle(op: StringMatchOp, text: string, needle: string, bind: (val
       const right = base !== 'hasprefix' && alnum(term[term.length - 1]!) ? ['', `${other}*`] : ['*']
       const subject = cs ? text : `lower(${text})`
       const globs = left.flatMap((l) => right.map((r) => `${subject} GLOB ${bind(`${l}${globEscape(term)}${r}`)}`))
-      const specials = cs ? '' : specialsFor(needle, FOLDS)
+      // has matches with the `iu` regex folding (ſ → s, K → k); hasprefix / hassuffix lower the
+      // text (İ → i + U+0307, K → k), so a term can end in the i of a U+0130 (issue 17)
+      const specials = cs ? '' : specialsFor(needle, base === 'has' ? FOLDS : LOWERS)
       const substring = like(`%${likeEscape(needle)}%`)
       const necessary = specials === '' ? substring : `(${substring} OR ${holds(specials, 1)})`
       return `(${necessary} AND (CASE WHEN length(${text}) = octet_length(${text}) THEN (${globs.join(' OR ')}) ELSE ${match()} END))`
@@ -168,8 +171,10 @@ export const sqliteDialect: SqlDialect = {
   },
   inIgnoreCase: (text, needles, bind) => `(kql_lower(${text}) IN (${needles.map((n) => bind(n.toLowerCase())).join(', ')}))`,
   stringSortKey: (x) => `kql_utf16(${x})`,
-  // SQLite's AVG of no values is NULL (it has no NaN): decoded as NaN, Kusto's 0 / 0
-  average: (x) => ({ sql: `AVG(${x})`, nullIsNaN: true }),
+  // SQLite's AVG of no values is NULL (it has no NaN): decoded as NaN, Kusto's 0 / 0. Integers:
+  // the exact SUM rounded once and divided once, as the evaluator does (AVG would go on in
+  // doubles past int64; SUM fails with "integer overflow" there, a refusal answered in memory)
+  average: (x, integral) => ({ sql: integral ? `(CAST(SUM(${x}) AS REAL) / COUNT(${x}))` : `AVG(${x})`, nullIsNaN: true }),
   // SQLite's SUM of integers fails with "integer overflow" (a refusal, query-source.ts)
   sum: (x) => `SUM(${x})`,
 }
