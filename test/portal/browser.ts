@@ -1,15 +1,18 @@
 /**
  * @module
  * Headless Chromium for the portal's browser tests: playwright-core driving Debian's `chromium`
- * (installed by .ci/run when missing) with a fresh profile directory per browser, sandbox and
- * background networking off. Screenshots go to docs/screenshots/ when PROVENANT_SCREENSHOTS=1
- * (so ordinary runs leave the tree clean), else to a temporary directory.
+ * (installed by .ci/run when missing), sandbox and background networking off. One Chromium process
+ * per test file; each `openBrowser()` is a fresh browser context in it (its own cookies, storage and
+ * permissions, as a fresh profile would be), so a file's backends and second persons no longer pay
+ * a Chromium start each (seconds on a loaded machine). Screenshots go to docs/screenshots/ when
+ * PROVENANT_SCREENSHOTS=1 (so ordinary runs leave the tree clean), else to a temporary directory.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type BrowserContext, type Browser as Chromium, chromium, type Page } from 'playwright-core'
 import { PASSWORD } from './portal-client.js'
 
 export const CHROMIUM_PATH = process.env['PROVENANT_CHROMIUM'] ?? '/usr/bin/chromium'
@@ -28,20 +31,40 @@ export interface Browser {
   close(): Promise<void>
 }
 
+let shared: Promise<Chromium> | undefined
+
+/** The file's Chromium, started on first use and closed when the file's tests are done. */
+function sharedChromium(): Promise<Chromium> {
+  if (!shared) {
+    shared = chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-dev-shm-usage',
+      ],
+    })
+  }
+  return shared
+}
+
+// Registered as this module loads, at the top level of the importing test file: runs once all its
+// tests have finished (a hook registered while a suite runs would belong to that suite instead).
+after(async () => {
+  await shared?.then(
+    (chromium) => chromium.close(),
+    () => {}, // the launch failure already failed the tests that needed it
+  )
+})
+
+/** A fresh browser context (a person with an empty profile) in the file's Chromium. */
 export async function openBrowser(): Promise<Browser> {
-  const profile = mkdtempSync(join(tmpdir(), 'provenant-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-dev-shm-usage',
-    ],
+  const context = await (await sharedChromium()).newContext({
     viewport: { width: 1366, height: 860 },
     locale: 'en-GB',
     timezoneId: 'UTC',
@@ -50,10 +73,7 @@ export async function openBrowser(): Promise<Browser> {
   return {
     context,
     newPage: () => context.newPage(),
-    async close() {
-      await context.close()
-      rmSync(profile, { recursive: true, force: true })
-    },
+    close: () => context.close(),
   }
 }
 

@@ -256,7 +256,7 @@ for (const [index, backend] of BACKENDS.entries()) {
       await shoot(adminPage, 'overview')
       await adminPage.close()
 
-      // A separate browser profile for the second person.
+      // A separate browser context (its own cookies and storage, as a second profile) for the second person.
       const viewerBrowser = await openBrowser()
       try {
         const page = await viewerBrowser.newPage()
@@ -302,7 +302,11 @@ for (const [index, backend] of BACKENDS.entries()) {
       }
     })
 
-    it('the rights cell keeps every right whole (no break inside a word) at 1280 px and on a phone', async () => {
+    // Layout only (the page is the same on every backend, and the tests above hold what it lists):
+    // measured on the first backend, as the screenshots are.
+    it('the rights cell keeps every right whole (no break inside a word) at 1280 px and on a phone', {
+      skip: index > 0 && 'a layout check: run on the first backend',
+    }, async () => {
       const page = await browser.newPage()
       await signIn(page, server, 'admin', '/portal/api-keys')
       await page.getByLabel(/^Name/).fill('every right')

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BACKENDS } from '../support/backends.js'
-import { type ChildServer, call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
+import { type ChildServer, call, type Deployment, ONE_QUERY_WORKER, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 import type { JsonBody } from '../support/json-body.js'
 
@@ -187,7 +187,7 @@ for (const backend of BACKENDS) {
       const random = prng(seed)
       const token = deployment.tokens.approver
       const acked: Acknowledged = { appends: [], batches: [], corrections: [] }
-      let server = await startChildServer(deployment)
+      let server = await startChildServer(deployment, { env: ONE_QUERY_WORKER })
       let sent = 0
       for (let round = 1; round <= ROUNDS; round++) {
         const total = () => acked.appends.length + acked.batches.length + acked.corrections.length
@@ -202,7 +202,7 @@ for (const backend of BACKENDS) {
         sent += await running
 
         // The server starts cleanly on the same data and finds everything in order.
-        server = await startChildServer(deployment)
+        server = await startChildServer(deployment, { env: ONE_QUERY_WORKER })
         await verifyAll(server, token, acked).catch((error: unknown) => {
           throw new Error(`round ${round} (CRASH_SEED=${seed}): ${(error as Error).message}`, { cause: error })
         })

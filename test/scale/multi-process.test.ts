@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import { PortalClient } from '../portal/portal-client.js'
 import { BACKENDS } from '../support/backends.js'
 import { type ChangeListener, listenChanges } from '../support/change-listener.js'
-import { type ChildServer, call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
+import { type ChildServer, call, type Deployment, ONE_QUERY_WORKER, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 import { claimsOf } from '../support/forge.js'
 import { connectLive, type LiveClient } from '../support/live-client.js'
@@ -36,7 +36,7 @@ describe('postgres: three provenant serve processes on one database', {
 
   before(async () => {
     deployment = await seedDeployment('postgres', sensorConfig({ settings: { amendments: { approvalRequired: false } } }))
-    servers = await Promise.all(Array.from({ length: PROCESSES }, () => startChildServer(deployment)))
+    servers = await Promise.all(Array.from({ length: PROCESSES }, () => startChildServer(deployment, { env: ONE_QUERY_WORKER })))
   })
   after(async () => {
     for (const l of listeners) l.close()

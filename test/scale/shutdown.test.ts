@@ -10,7 +10,7 @@ import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BACKENDS } from '../support/backends.js'
-import { call, type Deployment, seedDeployment, startChildServer } from '../support/child-server.js'
+import { call, type Deployment, ONE_QUERY_WORKER, seedDeployment, startChildServer } from '../support/child-server.js'
 import { sensorConfig } from '../support/fixtures.js'
 import { connectLive } from '../support/live-client.js'
 
@@ -106,7 +106,7 @@ for (const backend of BACKENDS) {
 
     it('answers the requests in flight at SIGTERM, ends SSE and live streams with a reason, exits 0, and a restart finds every write', async () => {
       const { editor, viewer } = deployment.tokens
-      const server = await startChildServer(deployment, { env: { PROVENANT_SHUTDOWN_GRACE_MS: '8000' } })
+      const server = await startChildServer(deployment, { env: { ...ONE_QUERY_WORKER, PROVENANT_SHUTDOWN_GRACE_MS: '8000' } })
       const warm = await call(server.url, 'POST', '/oi-api/provenance/events', editor, {
         ScopeKey: 'line-1',
         entityType: 'batch',
@@ -169,7 +169,7 @@ for (const backend of BACKENDS) {
       const exit = await server.exited
       assert.deepEqual(exit, { code: 0, signal: null }, server.output())
 
-      const restarted = await startChildServer(deployment)
+      const restarted = await startChildServer(deployment, { env: ONE_QUERY_WORKER })
       try {
         const records = await call(restarted.url, 'GET', '/oi-api/provenance/events/query?scopeKey=line-1&order=asc&limit=1000', editor)
         assert.equal(records.status, 200, records.text)
@@ -196,7 +196,7 @@ for (const backend of BACKENDS) {
     })
 
     it('cuts off a request that does not finish within the bound, and still flushes, closes and exits 0', async () => {
-      const server = await startChildServer(deployment, { env: { PROVENANT_SHUTDOWN_GRACE_MS: '1500' } })
+      const server = await startChildServer(deployment, { env: { ...ONE_QUERY_WORKER, PROVENANT_SHUTDOWN_GRACE_MS: '1500' } })
       const stuck = slowRequest(
         server.url,
         '/oi-api/provenance/events',

@@ -5,7 +5,7 @@
  * PostgreSQL is a failure, never a skip. PROVENANT_TEST_BACKENDS=sqlite narrows the matrix locally.
  */
 import { randomBytes } from 'node:crypto'
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import pg from 'pg'
 
 export const ALL_BACKENDS = ['sqlite', 'postgres'] as const
@@ -89,4 +89,25 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   }
+}
+
+/**
+ * Inside node's test runner, databases given to `dropWhenDone` are dropped while the file's next
+ * tests run, and the file's last hook waits for every drop (and fails if one did): DROP DATABASE
+ * waits on PostgreSQL (other sessions, the disk) for about a second, which each server's stop used
+ * to add to its test. Outside the runner (the benchmarks) the drop is awaited at once.
+ */
+const IN_TEST_RUNNER = process.env['NODE_TEST_CONTEXT'] !== undefined
+const pendingDrops = new Set<Promise<void>>()
+// registered as this module loads, so at the top level of the importing test file
+if (IN_TEST_RUNNER)
+  after(async () => {
+    await Promise.all(pendingDrops)
+  })
+
+export async function dropWhenDone(database: TestDatabase): Promise<void> {
+  if (!IN_TEST_RUNNER) return database.drop()
+  const dropping = database.drop()
+  pendingDrops.add(dropping)
+  dropping.catch(() => {}) // not lost: the hook above awaits it and reports the failure
 }

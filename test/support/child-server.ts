@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Backend } from './backends.js'
-import { createTestDatabase } from './backends.js'
+import { createTestDatabase, dropWhenDone } from './backends.js'
 import type { JsonBody } from './json-body.js'
 import { startTestServer, TEST_ROLES } from './test-server.js'
 
@@ -48,7 +48,7 @@ export async function seedDeployment(backend: Backend, config: unknown): Promise
       workspaceId: seed.workspace.id,
       tokens,
       async cleanup() {
-        await database?.drop()
+        if (database) await dropWhenDone(database)
         rmSync(dataDir, { recursive: true, force: true })
       },
     }
@@ -84,6 +84,13 @@ export async function freePort(): Promise<number> {
     })
   })
 }
+
+/**
+ * The environment of a child server whose suite runs a query at a time: one query worker (and the
+ * pool's spare) instead of two, as test servers have (test-server.ts says why). The soak keeps the
+ * deployment default.
+ */
+export const ONE_QUERY_WORKER: Readonly<Record<string, string>> = { PROVENANT_QUERY_WORKERS: '1' }
 
 /** Starts `provenant serve` on the deployment and resolves once it listens. */
 export async function startChildServer(

@@ -20,7 +20,7 @@ import { createLogger } from '../../src/logging.js'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/main.js'
 import type { Clock } from '../../src/shared/clock.js'
 import type { Backend } from './backends.js'
-import { createTestDatabase, type TestDatabase } from './backends.js'
+import { createTestDatabase, dropWhenDone, type TestDatabase } from './backends.js'
 import { ContractChecker } from './contract.js'
 import type { JsonBody } from './json-body.js'
 
@@ -97,13 +97,16 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
   // The suites run several servers side by side on one machine: a niced query worker would yield to
   // the other servers' event loops, which is no deployment's situation (the priority has its own
   // test, test/adapters/query-worker-priority.test.ts, and the hostile-queries benchmark).
+  // One query worker (and the pool's spare) instead of two: each is a thread that loads the KQL
+  // engine through tsx, about 0.7 s of CPU at every server start, and most suites run a query at a
+  // time (one per account is the default limit anyway). Suites about capacity configure their own.
   const loaded = loadConfig({ data: dataDir, port: 0, ...(databaseUrl ? { databaseUrl } : {}) }, {})
   // Servers on one database are one deployment: they share the activity log's signing key, as
   // docs/deployment.md requires (a checkpoint signed by another key is refused as not covered).
   const sharedKey = databaseUrl ? SIGNING_KEY_OF_DATABASE.get(databaseUrl) : undefined
   const config = {
     ...loaded,
-    queryCapacity: { workerNice: 0, ...loaded.queryCapacity },
+    queryCapacity: { workerNice: 0, workers: 1, ...loaded.queryCapacity },
     ...(sharedKey ? { ledgerSigningKey: sharedKey } : {}),
     ...options.config,
   }
@@ -200,7 +203,7 @@ export async function startTestServer(backend: Backend, options: StartOptions = 
     api,
     async stop() {
       await runtime.close()
-      if (database) await database.drop()
+      if (database) await dropWhenDone(database)
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }
