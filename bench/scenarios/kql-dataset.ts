@@ -192,16 +192,13 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
   const services = runtime.services
   const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
   let workspace = (await services.admin.listWorkspaces()).find((w) => w.name === 'bench')
+  // the cached dataset's accounts are reused; a fresh one gets them
+  const benchAccount = async (role: 'admin' | 'analyst', workspaceId: string) =>
+    (await runtime.stores.access.accountByName(`bench-${role}@bench`)) ??
+    (await services.admin.addAccount({ name: `bench-${role}@bench`, role, workspaceId, password: `bench-${role}-password` }))
   if (!workspace || fresh) {
     if (!workspace) workspace = await services.admin.createWorkspace('bench')
-    const admin =
-      (await runtime.stores.access.accountByName('bench-admin@bench')) ??
-      (await services.admin.addAccount({
-        name: 'bench-admin@bench',
-        role: 'admin',
-        workspaceId: workspace.id,
-        password: 'bench-admin-password',
-      }))
+    const admin = await benchAccount('admin', workspace.id)
     await applyAsAdmin(services, workspace.id, admin, BENCH_CONFIG)
     const table = (await runtime.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
     if ((await runtime.stores.config.countRows(table)) > 0)
@@ -228,14 +225,7 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
     }
     writeFileSync(marker, JSON.stringify({ workspaceId: workspace.id, rows: DATASET_ROWS, builtAt: new Date().toISOString() }))
   }
-  const analyst =
-    (await runtime.stores.access.accountByName('bench-analyst@bench')) ??
-    (await services.admin.addAccount({
-      name: 'bench-analyst@bench',
-      role: 'analyst',
-      workspaceId: workspace.id,
-      password: 'bench-analyst-password',
-    }))
+  const analyst = await benchAccount('analyst', workspace.id)
   const analystToken = await issueBenchToken(services, workspace.id, analyst, { expires: '24h' })
   const tables = await runtime.stores.config.connectionTables(workspace.id)
   const sqlNames = Object.fromEntries(BENCH_CONFIG.connections.map((c) => [c.table, tables.find((t) => t.lookup === c.lookup)!.sqlName]))
