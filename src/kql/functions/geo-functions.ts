@@ -487,68 +487,49 @@ function pointToCell(
 
 const pointToGeohash = pointToCell('geo_point_to_geohash', { fallback: 5, min: 1, max: 18 }, geohashEncode)
 
-const geohashToCentralPoint = defineScalar({
-  name: 'geo_geohash_to_central_point',
-  params: ['string'],
-  result: 'dynamic',
-  bind: (args) => {
-    const text = textReader(args, 0)
-    return (values) => {
-      const b = geohashBounds(text(values))
-      return b ? point((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) : null
-    }
-  },
+/** A function of a cell's text (a geohash, an S2 token) to a value; null where the text names no cell. */
+function ofCellText(name: string, of: (text: string) => DynamicValue | undefined): ScalarFunction {
+  return defineScalar({
+    name,
+    params: ['string'],
+    result: 'dynamic',
+    bind: (args) => {
+      const text = textReader(args, 0)
+      return (values) => of(text(values)) ?? null
+    },
+  })
+}
+
+const geohashToCentralPoint = ofCellText('geo_geohash_to_central_point', (hash) => {
+  const b = geohashBounds(hash)
+  return b && point((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
 })
 
-const geohashToPolygon = defineScalar({
-  name: 'geo_geohash_to_polygon',
-  params: ['string'],
-  result: 'dynamic',
-  bind: (args) => {
-    const text = textReader(args, 0)
-    return (values) => {
-      const b = geohashBounds(text(values))
-      if (!b) return null
-      const [x0, y0, x1, y1] = b
-      return {
-        type: 'Polygon',
-        coordinates: [
-          [
-            [x0, y0],
-            [x1, y0],
-            [x1, y1],
-            [x0, y1],
-            [x0, y0],
-          ],
-        ],
-      }
-    }
-  },
+const geohashToPolygon = ofCellText('geo_geohash_to_polygon', (hash) => {
+  const b = geohashBounds(hash)
+  if (!b) return undefined
+  const [x0, y0, x1, y1] = b
+  return {
+    type: 'Polygon',
+    coordinates: [
+      [
+        [x0, y0],
+        [x1, y0],
+        [x1, y1],
+        [x0, y1],
+        [x0, y0],
+      ],
+    ],
+  }
 })
 
-const geohashNeighborsFn = defineScalar({
-  name: 'geo_geohash_neighbors',
-  params: ['string'],
-  result: 'dynamic',
-  bind: (args) => {
-    const text = textReader(args, 0)
-    return (values) => geohashNeighbors(text(values)) ?? null
-  },
-})
+const geohashNeighborsFn = ofCellText('geo_geohash_neighbors', geohashNeighbors)
 
 const pointToS2Cell = pointToCell('geo_point_to_s2cell', { fallback: 11, min: 0, max: 30 }, (lon, lat, n) => s2Token(s2CellId(lon, lat, n)))
 
-const s2CellToCentralPoint = defineScalar({
-  name: 'geo_s2cell_to_central_point',
-  params: ['string'],
-  result: 'dynamic',
-  bind: (args) => {
-    const text = textReader(args, 0)
-    return (values) => {
-      const c = s2CellCenter(text(values))
-      return c ? point(c[0], c[1]) : null
-    }
-  },
+const s2CellToCentralPoint = ofCellText('geo_s2cell_to_central_point', (token) => {
+  const c = s2CellCenter(token)
+  return c && point(c[0], c[1])
 })
 
 export const geoFunctions: readonly ScalarFunction[] = [
