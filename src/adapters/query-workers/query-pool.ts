@@ -222,6 +222,8 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
   /**
    * A ready spare worker takes the place of one that is terminated (a stopped query), so capacity
    * comes back at once instead of after a thread start-up; a new spare then starts in the background.
+   * The first spare starts with the first query, not with the pool: a server that never runs a
+   * query (a process that only ingests, most test servers) does not load the engine a third time.
    */
   let spare: Handle | undefined
 
@@ -370,6 +372,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
 
   function submit(kind: 'run' | 'check', request: QueryCheck & Partial<QueryRun>): Promise<WorkerReply> {
     if (closed) return Promise.reject(new Error('the query pool is closed'))
+    spare ??= spawn()
     if (request.signal?.aborted) return Promise.reject(new QueryCancelledError())
     const refusal =
       queue.mayRun(request.caller) && slots.some((s) => s.handle.ready && !s.current) ? undefined : queue.refusal(request.caller)
@@ -419,7 +422,6 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     handle.slot = slot
     slots.push(slot)
   }
-  spare = spawn()
 
   return {
     async run(query) {
