@@ -97,7 +97,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * waits on PostgreSQL (other sessions, the disk) for about a second, which each server's stop used
  * to add to its test. Outside the runner (the benchmarks) the drop is awaited at once.
  */
-const IN_TEST_RUNNER = process.env['NODE_TEST_CONTEXT'] !== undefined
+// NODE_TEST_CONTEXT alone is not enough: a test's child processes (a server under another umask, a
+// crash child) inherit it, and a hook registered there turns the child into a reporting test file
+// that writes the runner's binary protocol onto its stdout.
+const IN_TEST_RUNNER = process.env['NODE_TEST_CONTEXT'] !== undefined && /\.test\.[cm]?[jt]s$/.test(process.argv[1] ?? '')
 const pendingDrops = new Set<Promise<void>>()
 // registered as this module loads, so at the top level of the importing test file
 if (IN_TEST_RUNNER)
