@@ -127,6 +127,7 @@ export const kqlWarmHttp: Scenario = {
       notes: [
         `Warm query: \`${BENCH_CONFIG.warmQueries[0]!.query}\` (one sensor, hourly averages over two days: about 70 of 1,000,000 rows). Subject: GET /oi-api/warm-queries/${BENCH_CONFIG.warmQueries[0]!.path} on the real server (createRuntime): token verification and revocation lookup, rights, call recording, configuration and compiled-plan caches, the query worker pool. Baseline: a bare Fastify route returning the rows of the same prepared statement the engine generates for that query, on the same database.`,
         `autocannon runs in its own worker thread for ${SECONDS} s per side after a 2 s warm-up; both servers share the process and the machine's two cores.`,
+        'Query capacity: the one bench account may use both query workers and queue 64 queries (PROVENANT_QUERY_PER_CALLER=2, PROVENANT_QUERY_QUEUE_PER_CALLER=64). With the defaults (one worker per account, 8 waiting: a fairness policy between accounts) 16 connections of one account get 503s for the queries beyond the queue, and the figure would measure that policy rather than the overhead the target is about (measured at 08:40 UTC 2026-11-27: 0.77× on SQLite, 0.45× on PostgreSQL with per-account 1 and a queue of 64).',
         'Ingest: a fresh server per backend; each request is one JSON array of 1,000 readings validated, typed and committed in one transaction with its change record.',
       ],
     }
