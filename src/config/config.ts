@@ -51,8 +51,10 @@ export interface ColumnarConfig {
   readonly memoryLimit: string
   /** Rows per compacted segment at most (PROVENANT_COLUMNAR_SEGMENT_ROWS, default 1,000,000). */
   readonly segmentRows: number
-  /** Pause between compaction passes, ms (PROVENANT_COLUMNAR_INTERVAL_MS, default 5,000). */
+  /** Pause between compactor passes, ms (PROVENANT_COLUMNAR_INTERVAL_MS, default 1,000). */
   readonly intervalMs: number
+  /** A tail whose oldest row is this old is compacted though not full, ms (PROVENANT_COLUMNAR_TAIL_AGE_MS, default 60,000). */
+  readonly tailAgeMs?: number
 }
 
 /**
@@ -71,7 +73,8 @@ export function columnarOf(env: NodeJS.ProcessEnv, dataDir: string, force = fals
     threads: positiveInt(env, 'PROVENANT_COLUMNAR_THREADS', 1, 256) ?? 2,
     memoryLimit,
     segmentRows: positiveInt(env, 'PROVENANT_COLUMNAR_SEGMENT_ROWS', 1_000, 100_000_000) ?? 1_000_000,
-    intervalMs: positiveInt(env, 'PROVENANT_COLUMNAR_INTERVAL_MS', 100, 86_400_000) ?? 5_000,
+    intervalMs: positiveInt(env, 'PROVENANT_COLUMNAR_INTERVAL_MS', 100, 86_400_000) ?? 1_000,
+    tailAgeMs: positiveInt(env, 'PROVENANT_COLUMNAR_TAIL_AGE_MS', 1_000, 86_400_000) ?? 60_000,
   }
 }
 

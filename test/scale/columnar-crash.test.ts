@@ -3,18 +3,20 @@
  * compactor process is killed with SIGKILL mid-segment (file written, not renamed or recorded) and
  * mid-manifest (inside the manifest transaction, before commit), on each backend. After the kills
  * the manifest and watermark are unchanged, the leftover files are found as orphans and removed,
- * and once compaction completes every row is counted exactly once. The same for a merge of small
- * segments killed while writing the merged file, inside the manifest swap and after it.
+ * and once compaction completes every row is counted exactly once; the staging files the killed
+ * compactors left are removed once old. The same for a merge of small segments killed while
+ * writing the merged file, inside the manifest swap and after it. The file writes and the
+ * mid-segment / mid-merge-file failpoints run in the compactor's worker thread, as in the server.
  */
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { DuckDBInstance } from '@duckdb/node-api'
-import { type ColumnarStore, createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import { type ColumnarStore, createColumnarStore, MERGE_FAN_IN } from '../../src/adapters/columnar/columnar-store.js'
 import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
 import { migrate } from '../../src/adapters/sql/migrate.js'
 import { MIGRATIONS } from '../../src/adapters/sql/migrations/index.js'
@@ -117,7 +119,16 @@ for (const backend of BACKENDS) {
       assert.equal(readdirSync(tableDir).length, 2, 'a temporary file (mid-segment) and an unrecorded segment (mid-manifest) were left')
       const report = await store.check()
       assert.equal(report.orphans.length, 2)
+      // the staging file (a CSV copy of rows above the watermark) the kill mid-segment left is
+      // removed once an hour old (a younger one may be a running export's); mid-manifest, the
+      // segment was written and its staging file deleted
+      const stagingDir = join(segmentsDir, '.staging')
+      const leftStaged = readdirSync(stagingDir)
+      assert.equal(leftStaged.length, 1, 'the staging file of the compactor killed mid-segment')
+      const hourAgo = new Date(Date.now() - 3_600_000)
+      for (const f of leftStaged) utimesSync(join(stagingDir, f), hourAgo, hourAgo)
       const removed = await store.removeOrphans()
+      assert.equal(removed.length, 3)
       assert.ok(removed.every((f) => !existsSync(f)))
 
       // a complete compaction by a process that is not killed, then the rest in-process
@@ -131,12 +142,12 @@ for (const backend of BACKENDS) {
     })
 
     it('a kill mid-merge (file, manifest swap, after the swap) loses and duplicates nothing; orphans are removed', async () => {
-      // three small segments (< 200 / 4 rows each) to merge
-      for (let batch = 0; batch < 3; batch++) {
-        await insertRows(db, ROWS + batch * 20 + 1, 20)
-        assert.equal((await store.compact(TABLE))?.segment.rowCount, 20)
+      // eight small segments (MERGE_FAN_IN, < 200 / 2 rows each) to merge
+      for (let batch = 0; batch < MERGE_FAN_IN; batch++) {
+        await insertRows(db, ROWS + batch * 10 + 1, 10)
+        assert.equal((await store.compact(TABLE))?.segment.rowCount, 10)
       }
-      const total = ROWS + 60
+      const total = ROWS + 10 * MERGE_FAN_IN
       const before = await store.segments(TABLE.sqlName)
       for (const failpoint of ['columnar-mid-merge-file', 'columnar-mid-merge']) {
         const exit = await runChild(target, segmentsDir, failpoint, 'merge')
@@ -147,12 +158,12 @@ for (const backend of BACKENDS) {
       const exit = await runChild(target, segmentsDir, 'columnar-merge-committed', 'merge')
       assert.equal(exit.signal, 'SIGKILL')
       const after = await store.segments(TABLE.sqlName)
-      assert.equal(after.length, before.length - 2, 'three small segments became one')
-      assert.deepEqual(after.at(-1)?.rowCount, 60)
+      assert.equal(after.length, before.length - MERGE_FAN_IN + 1, 'eight small segments became one')
+      assert.deepEqual(after.at(-1)?.rowCount, 10 * MERGE_FAN_IN)
       await assertCountedOnce(total)
-      // left behind: the temp file, the unrecorded merged file, the three replaced files
+      // left behind: the temp file, the unrecorded merged file, the eight replaced files
       const report = await store.check()
-      assert.equal(report.orphans.length, 5)
+      assert.equal(report.orphans.length, 2 + MERGE_FAN_IN)
       assert.deepEqual([report.missing, report.mismatched], [[], []])
       await store.removeOrphans()
       assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] })

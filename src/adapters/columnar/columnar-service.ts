@@ -6,6 +6,12 @@
  * process holding the compactor lease compacts (PostgreSQL: an advisory lock, as pull connectors
  * have; SQLite: the one process); it removes orphan files when it takes the lease, since only a
  * compactor leaves them.
+ *
+ * When to compact (docs/design/columnar.md, "Compaction policy"): every interval the compactor
+ * stages the rows that arrived (columnar-store.ts) and writes a segment when the staged tail holds
+ * segmentRows rows (a full segment, never merged again), or when its oldest row is older than
+ * tailAgeMs and it holds at least segmentRows / 1,000 rows (a smaller tail costs a query about a
+ * millisecond to read); small segments are then merged size-tiered (chooseMerge).
  */
 import { mkdirSync } from 'node:fs'
 import { DuckDBInstance } from '@duckdb/node-api'
@@ -13,15 +19,26 @@ import type { ConnectorLease, ConnectorLeases } from '../../domain/connectors/co
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import type { KqlColumn } from '../../kql/index.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
-import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore } from './columnar-store.js'
+import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore, type StagedTail } from './columnar-store.js'
 
 export interface ColumnarSettings {
   readonly dir: string
   readonly threads: number
   readonly memoryLimit: string
   readonly segmentRows: number
+  /** Pause between compactor passes (each stages new rows and compacts what is due). */
   readonly intervalMs: number
+  /** A tail whose oldest row is this old is compacted though it is not full (default 60 s). */
+  readonly tailAgeMs?: number
+  /** memory_limit of the compactor's own DuckDB instance (default 512MB). */
+  readonly compactorMemory?: string
 }
+
+/** The default of ColumnarSettings.tailAgeMs. */
+export const DEFAULT_TAIL_AGE_MS = 60_000
+
+/** A tail of fewer rows than segmentRows / this is not compacted for its age alone. */
+const AGED_TAIL_DIVISOR = 1_000
 
 /** What the compactor has done for one connection table (logs, CLI, portal). */
 export interface TableProgress {
@@ -47,7 +64,7 @@ export interface ColumnarService {
   readonly store: ColumnarStore
   /** A DuckDB source whose views of these tables read segments + tail (one per running query). */
   openSource(tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]): Promise<ColumnarQuerySource>
-  /** Compacts every table until no rows are left above the watermarks, then merges small segments; returns rows compacted. */
+  /** Compacts every table until no rows are left above the watermarks (due or not), then merges small segments; returns rows compacted. */
   compactAll(): Promise<number>
   /** Per connection table (of one workspace, when given). */
   progress(workspaceId?: string): Promise<TableProgress[]>
@@ -71,8 +88,11 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
   const store = createColumnarStore(db, duck, {
     dir: settings.dir,
     segmentRows: settings.segmentRows,
+    ...(settings.compactorMemory === undefined ? {} : { compactorMemory: settings.compactorMemory }),
     ...(sqliteFile === undefined ? {} : { sqliteFile }),
   })
+  const tailAgeMs = settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS
+  const agedTailRows = Math.max(1, Math.floor(settings.segmentRows / AGED_TAIL_DIVISOR))
   let timer: NodeJS.Timeout | undefined
   let lease: ConnectorLease | undefined
   let running: Promise<unknown> | undefined
@@ -88,38 +108,48 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
     }))
   }
 
-  async function compactAll(log?: ColumnarLog): Promise<number> {
+  /** Why the staged tail is to be compacted now, or undefined when it is not due. */
+  function due(tail: StagedTail, force: boolean): 'full' | 'age' | 'forced' | undefined {
+    if (tail.rows >= settings.segmentRows) return 'full'
+    if (tail.rows === 0) return undefined
+    if (force) return 'forced'
+    const age = tail.oldestIngestedAt === undefined ? 0 : Date.now() - tail.oldestIngestedAt
+    return tail.rows >= agedTailRows && age >= tailAgeMs ? 'age' : undefined
+  }
+
+  /** One table: segments while due, then merges. `force`: every row above the watermark. */
+  async function compactTable(table: ConnectionTable, force: boolean, log?: ColumnarLog): Promise<number> {
     let total = 0
-    for (const table of await tables()) {
-      for (;;) {
-        if (closed) return total
-        const started = Date.now()
-        const result = await store.compact(table)
-        if (!result) break
-        total += result.segment.rowCount
-        log?.info(
-          {
-            table: table.sqlName,
-            rows: result.segment.rowCount,
-            watermark: result.segment.maxRowId,
-            tailRows: result.tailRows,
-            ms: Date.now() - started,
-          },
-          'columnar: segment written',
-        )
-      }
-      // small segments (frequent passes under light ingest) merged into larger ones
-      for (;;) {
-        if (closed) return total
-        const started = Date.now()
-        const merged = await store.merge(table)
-        if (!merged) break
-        log?.info(
-          { table: table.sqlName, rows: merged.segment.rowCount, segments: merged.replaced.length, ms: Date.now() - started },
-          'columnar: segments merged',
-        )
-      }
+    for (;;) {
+      if (closed) return total
+      const started = Date.now()
+      const reason = due(await store.stage(table), force)
+      if (!reason) break
+      const result = await store.compact(table)
+      if (!result) break
+      total += result.segment.rowCount
+      log?.info(
+        { table: table.sqlName, rows: result.segment.rowCount, reason, watermark: result.segment.maxRowId, ms: Date.now() - started },
+        'columnar: segment written',
+      )
     }
+    // small segments (tails compacted for their age) merged into larger ones
+    for (;;) {
+      if (closed) return total
+      const started = Date.now()
+      const merged = await store.merge(table)
+      if (!merged) break
+      log?.info(
+        { table: table.sqlName, rows: merged.segment.rowCount, segments: merged.replaced.length, ms: Date.now() - started },
+        'columnar: segments merged',
+      )
+    }
+    return total
+  }
+
+  async function compactAll(force: boolean, log?: ColumnarLog): Promise<number> {
+    let total = 0
+    for (const table of await tables()) total += await compactTable(table, force, log)
     return total
   }
 
@@ -135,7 +165,7 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
       if (removed.length > 0)
         log?.warn({ files: removed.length }, 'columnar: removed segment files no manifest row names (left by a crash)')
     }
-    await compactAll(log)
+    await compactAll(false, log)
   }
 
   return {
@@ -143,7 +173,7 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
     async openSource(list) {
       return store.openQuerySource(list.map((t) => ({ workspaceId: '', lookup: '', sqlName: t.sqlName, columns: t.columns as never })))
     },
-    compactAll: () => compactAll(),
+    compactAll: () => compactAll(true),
     async progress(workspaceId) {
       const out: TableProgress[] = []
       for (const table of await tables()) {

@@ -20,7 +20,7 @@ import { MIGRATIONS } from '../sql/migrations/index.js'
 import { createSqlConnectionDataStore } from '../sql/sql-connection-data-store.js'
 import { quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { createSqliteDb, openSqliteDatabase } from '../sqlite/sqlite-db.js'
-import { type ColumnarStore, createColumnarStore } from './columnar-store.js'
+import { type ColumnarStore, createColumnarStore, MERGE_FAN_IN } from './columnar-store.js'
 
 const HOUR = 36_000_000_000n
 const T0 = 17_000_000_000_000_000n
@@ -141,10 +141,15 @@ for (const backend of BACKENDS) {
     }
 
     it('compacts in segments of at most segmentRows, sorted by timestamp; the tail stays visible', async () => {
-      await insert(db, table, 1, 700)
+      await insert(db, table, 1, 250)
+      const staged = await store.stage(table)
+      assert.equal(staged.rows, 250, 'staged: the rows so far')
+      assert.equal(typeof staged.oldestIngestedAt, 'number')
+      await insert(db, table, 251, 450)
+      assert.equal((await store.stage(table)).rows, 300, 'staged: topped up to segmentRows, no more')
       const first = await store.compact(table)
       assert.equal(first?.segment.rowCount, 300)
-      assert.equal(first?.tailRows, 400)
+      assert.deepEqual([first?.segment.minRowId, first?.segment.maxRowId], [1, 300])
       await store.compact(table)
       assert.equal(await store.watermark(table.sqlName), 600)
       const segments = await store.segments(table.sqlName)
@@ -202,29 +207,31 @@ for (const backend of BACKENDS) {
       }
     })
 
-    it('small adjacent segments merge into one with the same answers; the replaced files go', async () => {
+    it('eight small adjacent segments merge into one with the same answers (size-tiered); the replaced files go', async () => {
       const first = (await store.segments(table.sqlName)).length
       const last = await store.watermark(table.sqlName)
-      for (let batch = 0; batch < 3; batch++) {
-        await insert(db, table, last + 1 + batch * 20, 20)
+      for (let batch = 0; batch < MERGE_FAN_IN; batch++) {
+        await insert(db, table, last + 1 + batch * 10, 10)
         await store.compact(table)
+        if (batch === MERGE_FAN_IN - 2) assert.equal(await store.merge(table), undefined, 'seven small segments wait for an eighth')
       }
       const before = await store.segments(table.sqlName)
-      assert.equal(before.length, first + 3)
-      await assertSameAnswers('three small segments')
+      assert.equal(before.length, first + MERGE_FAN_IN)
+      await assertSameAnswers('eight small segments')
       const merged = await store.merge(table)
       assert.deepEqual(
         merged?.replaced.map((s) => s.id),
-        before.slice(-3).map((s) => s.id),
+        before.slice(-MERGE_FAN_IN).map((s) => s.id),
       )
-      assert.deepEqual([merged?.segment.rowCount, merged?.segment.minRowId, merged?.segment.maxRowId], [60, last + 1, last + 60])
+      const rows = 10 * MERGE_FAN_IN
+      assert.deepEqual([merged?.segment.rowCount, merged?.segment.minRowId, merged?.segment.maxRowId], [rows, last + 1, last + rows])
       const after = await store.segments(table.sqlName)
       assert.deepEqual(
         after.map((s) => s.id),
-        [...before.slice(0, -3).map((s) => s.id), merged!.segment.id],
+        [...before.slice(0, -MERGE_FAN_IN).map((s) => s.id), merged!.segment.id],
       )
       await assertSameAnswers('after the merge')
-      assert.equal(await store.merge(table), undefined, 'no two adjacent small segments are left')
+      assert.equal(await store.merge(table), undefined, 'nothing left to merge')
       assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] }, 'the replaced files were deleted')
     })
 

@@ -5,20 +5,29 @@
  * main database, and opens DuckDB query sources whose views read the segments plus the
  * uncompacted tail (and the rows corrected in place) from the row store.
  *
+ * Rows above the watermark are staged as CSV (row-export.ts) into a staging file per table, a
+ * few at a time as they arrive (`stage`), so the compactor knows the tail's size without counting
+ * it and writes a segment from the file when it is due (`compact`; when is columnar-service.ts's
+ * policy). Segment files are written by the columnar worker thread (columnar-worker.ts) at a lower
+ * CPU priority, with a DuckDB instance of its own.
+ *
  * Crash safety: a segment file is written under a temporary name, fsynced and renamed before the
  * one transaction that records its manifest row and moves the watermark. A crash before that
  * commit leaves a file without a manifest row (an orphan, deleted by `removeOrphans()` at start);
  * after it, the rows are in exactly one segment. The watermark only moves forward, guarded by its
- * previous value, so two compactors never record the same rows twice.
+ * previous value, so two compactors never record the same rows twice. A staging file is only a
+ * copy of row-store rows above the watermark: a crash leaves it behind (removed once an hour old),
+ * and one that is missing or shorter than written is thrown away and staged again.
  */
 import { randomUUID } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
+import { COLUMNAR_WORKER_NICE, createColumnarWorker } from './columnar-worker-client.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
 import { duckdbColumnDefs } from './duckdb-values.js'
 import { createDbRowExporter, createSqliteRowExporter, type ExportResult, readCsvSql } from './row-export.js'
@@ -39,8 +48,14 @@ export interface Segment {
 
 export interface CompactionResult {
   readonly segment: Segment
-  /** Rows above the new watermark still in the row store only (the tail), when known. */
-  readonly tailRows: number
+}
+
+/** The rows above a table's watermark the compactor has staged for its next segment. */
+export interface StagedTail {
+  /** How many (at most segmentRows; rows that arrived since are not counted yet). */
+  readonly rows: number
+  /** The lowest `_ingested_at` among them (ms since the epoch); undefined when there are none. */
+  readonly oldestIngestedAt: number | undefined
 }
 
 export interface MergeResult {
@@ -63,6 +78,8 @@ export interface ColumnarStoreOptions {
   readonly dir: string
   /** Rows per compacted segment at most (default 1,000,000). */
   readonly segmentRows?: number
+  /** memory_limit of the compactor's DuckDB instance (in its worker thread; default 512MB). */
+  readonly compactorMemory?: string
   /**
    * How long a merged-away segment file stays on disk after the manifest stops naming it (default
    * 60 s, twice the query time cap): a query that opened its view before the merge still reads it.
@@ -83,12 +100,17 @@ export interface ColumnarQuerySource extends DuckdbQuerySource {
 }
 
 export interface ColumnarStore {
-  /** Moves the oldest uncompacted rows (at most segmentRows) into a new segment; undefined when there are none. */
-  compact(table: ConnectionTable): Promise<CompactionResult | undefined>
   /**
-   * Merges the first run of adjacent small segments (fewer than segmentRows / 4 rows each, at most
-   * segmentRows together) into one; undefined when no two adjacent small segments exist.
+   * Stages the rows that arrived above the watermark since the last call (up to segmentRows in
+   * all) and says how many are staged: the compactor's measure of the tail, without a count.
    */
+  stage(table: ConnectionTable): Promise<StagedTail>
+  /**
+   * Moves the oldest uncompacted rows (at most segmentRows: those staged, topped up) into a new
+   * segment; undefined when there are none.
+   */
+  compact(table: ConnectionTable): Promise<CompactionResult | undefined>
+  /** Merges the run of adjacent small segments chooseMerge picks into one; undefined when there is none. */
   merge(table: ConnectionTable): Promise<MergeResult | undefined>
   segments(sqlName?: string): Promise<Segment[]>
   watermark(sqlName: string): Promise<number>
@@ -98,8 +120,42 @@ export interface ColumnarStore {
   removeOrphans(minAgeMs?: number): Promise<string[]>
   /** A DuckDB source over these tables: views of their names read segments + tail + overlay. */
   openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource>
-  /** Stops the row reader's worker thread (if one was started). */
+  /** Stops the worker threads (if any were started) and deletes the staging files. */
   close(): Promise<void>
+}
+
+/** Segments a merge takes at most at a time, and at least when their rows stay under segmentRows / 2. */
+export const MERGE_FAN_IN = 8
+
+/**
+ * The run of adjacent segments to merge next (indices [start, end) of `segments`, in row-id order),
+ * or undefined: the first run, oldest first, of segments smaller than segmentRows / 2 each, at most
+ * segmentRows rows together, none holding more than half the run's rows, with MERGE_FAN_IN
+ * segments or at least segmentRows / 2 rows (the longest such run from its start).
+ *
+ * Size-tiered, so a row is rewritten few times: a merged segment holds at least twice the rows of
+ * any segment it replaced, so a row starting in a segment of s rows is rewritten at most
+ * log2(segmentRows / s) times (runs of similar sizes grow MERGE_FAN_IN-fold: log8), and once its
+ * segment holds segmentRows / 2 rows never again. Full segments (the compactor's usual output
+ * under load) are never rewritten.
+ */
+export function chooseMerge(segments: readonly { readonly rowCount: number }[], segmentRows: number): [number, number] | undefined {
+  const small = (n: number): boolean => n * 2 < segmentRows
+  for (let start = 0; start < segments.length; start++) {
+    let rows = 0
+    let largest = 0
+    let found: [number, number] | undefined
+    for (let end = start; end < segments.length; end++) {
+      const n = segments[end]!.rowCount
+      if (!small(n) || rows + n > segmentRows) break
+      rows += n
+      largest = Math.max(largest, n)
+      const count = end - start + 1
+      if (count >= 2 && largest * 2 <= rows && (count >= MERGE_FAN_IN || rows * 2 >= segmentRows)) found = [start, end + 1]
+    }
+    if (found) return found
+  }
+  return undefined
 }
 
 type Row = Record<string, unknown>
@@ -114,15 +170,6 @@ const STAGING_MAX_AGE_MS = 3_600_000
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 const tempName = (id: string): string => `.${id}.parquet.tmp`
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 function segmentOf(r: Row): Segment {
   const optionalBig = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as number | bigint | string))
@@ -141,16 +188,52 @@ function segmentOf(r: Row): Segment {
   }
 }
 
+/** A table's staging file: rows (from, last] of the row store as CSV, appended as they arrive. */
+interface Staged {
+  readonly file: string
+  /** The watermark when staging began: the segment's rows start above it. */
+  readonly from: number
+  /** The columns the lines were written with (a column added since restarts the staging). */
+  readonly columnsKey: string
+  rows: number
+  first: number | undefined
+  last: number
+  oldest: number | undefined
+  bytes: number
+}
+
 export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: ColumnarStoreOptions): ColumnarStore {
   const segmentRows = options.segmentRows ?? 1_000_000
   const retireDelayMs = options.retireDelayMs ?? 60_000
   const now = options.now ?? Date.now
   const tableDir = (sqlName: string): string => join(options.dir, sqlName)
-  const exporter = options.sqliteFile !== undefined ? createSqliteRowExporter(options.sqliteFile) : createDbRowExporter(db)
+  // two worker threads on SQLite: a query's tail is never queued behind a segment write
+  const sqliteFile = options.sqliteFile
+  const compactor = createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE, duckdbMemory: options.compactorMemory ?? '512MB' })
+  const compactorRows = sqliteFile !== undefined ? createSqliteRowExporter(compactor) : createDbRowExporter(db)
+  const tailRows =
+    sqliteFile !== undefined
+      ? createSqliteRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE, duckdbMemory: '64MB' }))
+      : createDbRowExporter(db)
   const stagingFile = (): string => {
     const dir = join(options.dir, STAGING)
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     return join(dir, `${randomUUID()}.csv`)
+  }
+  const staged = new Map<string, Staged>()
+  /** One compactor step at a time per table (stage, compact, merge). */
+  const locks = new Map<string, Promise<unknown>>()
+  function locked<T>(sqlName: string, step: () => Promise<T>): Promise<T> {
+    const run = (locks.get(sqlName) ?? Promise.resolve()).then(step, step)
+    const settled = run.then(
+      () => {},
+      () => {},
+    )
+    locks.set(sqlName, settled)
+    void settled.then(() => {
+      if (locks.get(sqlName) === settled) locks.delete(sqlName)
+    })
+    return run
   }
 
   async function watermark(sqlName: string): Promise<number> {
@@ -171,7 +254,7 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   ): Promise<T> {
     const file = stagingFile()
     try {
-      const exported = await exporter.exportRows(table, file, after, limit, extra)
+      const exported = await tailRows.exportRows(table, file, after, limit, extra)
       return await use(exported.count > 0 ? readCsvSql(file, table.columns) : undefined, exported)
     } finally {
       rmSync(file, { force: true })
@@ -197,40 +280,83 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     })
   }
 
-  async function compact(table: ConnectionTable): Promise<CompactionResult | undefined> {
+  const dropStaged = (sqlName: string): void => {
+    const s = staged.get(sqlName)
+    staged.delete(sqlName)
+    if (s) rmSync(s.file, { force: true })
+  }
+
+  /** The file holds exactly what was appended (a removeOrphans elsewhere may have deleted it). */
+  const intact = (s: Staged): boolean => (existsSync(s.file) ? statSync(s.file).size === s.bytes : s.bytes === 0)
+
+  /** Tops up the table's staging file to segmentRows rows with the rows that arrived since. */
+  async function stageUnlocked(table: ConnectionTable): Promise<Staged> {
     const from = await watermark(table.sqlName)
+    const columnsKey = JSON.stringify(table.columns)
+    let s = staged.get(table.sqlName)
+    // another compactor moved the watermark, a column was added, or the file is gone: start again
+    if (s && (s.from !== from || s.columnsKey !== columnsKey || !intact(s))) {
+      dropStaged(table.sqlName)
+      s = undefined
+    }
+    if (!s) {
+      s = { file: stagingFile(), from, columnsKey, rows: 0, first: undefined, last: from, oldest: undefined, bytes: 0 }
+      staged.set(table.sqlName, s)
+    }
+    if (s.rows < segmentRows) {
+      const exported = await compactorRows.exportRows(table, s.file, s.last, segmentRows - s.rows)
+      s.rows += exported.count
+      s.first ??= exported.first
+      s.last = exported.last
+      s.bytes += exported.bytes
+      if (exported.oldest !== undefined) s.oldest = Math.min(s.oldest ?? exported.oldest, exported.oldest)
+    }
+    return s
+  }
+
+  function stage(table: ConnectionTable): Promise<StagedTail> {
+    return locked(table.sqlName, async () => {
+      const s = await stageUnlocked(table)
+      return { rows: s.rows, oldestIngestedAt: s.oldest }
+    })
+  }
+
+  function compact(table: ConnectionTable): Promise<CompactionResult | undefined> {
+    return locked(table.sqlName, () => compactUnlocked(table))
+  }
+
+  async function compactUnlocked(table: ConnectionTable): Promise<CompactionResult | undefined> {
+    const s = await stageUnlocked(table)
+    if (s.rows === 0) return undefined
+    // the staged rows go into this segment or are staged again by the next call
+    staged.delete(table.sqlName)
     const id = randomUUID()
     const dir = tableDir(table.sqlName)
     const fileName = `${id}.parquet`
     const hasTimestamp = table.columns.some((c) => c.name === 'timestamp' && c.type === 'datetime')
     const columns = table.columns.map((c) => ({ name: c.name, type: c.type }))
-    const connection = await duck.connect()
-    let written: { stats: { min: bigint | null; max: bigint | null }; copied: ExportResult } | undefined
+    let stats: { min: bigint | null; max: bigint | null }
     try {
+      if (!intact(s)) return undefined
       // the staged CSV goes straight into the sorted Parquet file (no DuckDB table between)
-      written = await withStagedRows(table, from, segmentRows, undefined, async (source, copied) =>
-        source === undefined
-          ? undefined
-          : { stats: await writeSegmentFile(connection, dir, id, source, hasTimestamp, 'columnar-mid-segment'), copied },
-      )
+      stats = await writeSegmentFile(dir, id, readCsvSql(s.file, table.columns), hasTimestamp, 'columnar-mid-segment')
     } finally {
-      connection.closeSync()
+      rmSync(s.file, { force: true })
     }
-    if (!written) return undefined
-    const { stats, copied } = written
     const segment: Segment = {
       id,
       workspaceId: table.workspaceId,
       sqlName: table.sqlName,
       fileName,
-      rowCount: copied.count,
-      minRowId: copied.first!,
-      maxRowId: copied.last,
+      rowCount: s.rows,
+      minRowId: s.first!,
+      maxRowId: s.last,
       minTimestamp: stats.min,
       maxTimestamp: stats.max,
       columns,
       createdAt: now(),
     }
+    const from = s.from
     const recorded = await db.transaction(async (tx) => {
       const moved =
         from === 0
@@ -258,38 +384,31 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
       rmSync(join(dir, fileName), { force: true })
       return undefined
     }
-    const tail = await db.get<Row>(`SELECT COUNT(*) AS n FROM ${quoteIdent(table.sqlName)} WHERE _rowid > ?`, [segment.maxRowId])
-    return { segment, tailRows: toNumber(tail?.['n'] ?? 0) }
+    return { segment }
   }
 
-  /** Writes `select` (sorted) to a new segment file: temp name, fsync, rename. Returns the stats. */
-  async function writeSegmentFile(
-    connection: DuckDBConnection,
+  /**
+   * Writes `source` sorted to a new segment file in the compactor's worker thread: temp name,
+   * fsync, rename (failpoint between). Returns the file's `timestamp` range.
+   */
+  function writeSegmentFile(
     dir: string,
     id: string,
     source: string,
     hasTimestamp: boolean,
     failpointName: string,
   ): Promise<{ min: bigint | null; max: bigint | null }> {
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
     const temp = join(dir, tempName(id))
     const order = hasTimestamp ? '"timestamp", "_rowid"' : '"_rowid"'
-    await connection.run(
-      `COPY (SELECT * FROM ${source} ORDER BY ${order}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
-    )
-    let stats: { min: bigint | null; max: bigint | null } = { min: null, max: null }
-    if (hasTimestamp) {
+    return compactor.writeSegment({
+      dir,
+      temp,
+      final: join(dir, `${id}.parquet`),
+      copy: `COPY (SELECT * FROM ${source} ORDER BY ${order}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
       // from the written file: one column of it, read once (the source may be a CSV to parse again)
-      const r = (
-        await connection.runAndReadAll(`SELECT min("timestamp"), max("timestamp") FROM read_parquet(${sqlString(temp)})`)
-      ).getRows()[0]
-      stats = { min: (r?.[0] as bigint | null) ?? null, max: (r?.[1] as bigint | null) ?? null }
-    }
-    failpoint(failpointName)
-    fsyncPath(temp)
-    renameSync(temp, join(dir, `${id}.parquet`))
-    fsyncPath(dir)
-    return stats
+      ...(hasTimestamp ? { statsSql: `SELECT min("timestamp"), max("timestamp") FROM read_parquet(${sqlString(temp)})` } : {}),
+      failpoint: failpointName,
+    })
   }
 
   const manifestParams = (segment: Segment): unknown[] => [
@@ -308,25 +427,15 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   const INSERT_SEGMENT = `INSERT INTO columnar_segments (id, workspace_id, sql_name, file_name, row_count, min_rowid, max_rowid, min_timestamp, max_timestamp, columns, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-  /** The first run of at least two adjacent small segments, cut at segmentRows in all. */
-  function mergeRun(list: readonly Segment[]): Segment[] | undefined {
-    const small = (s: Segment): boolean => s.rowCount < segmentRows / 4
-    for (let i = 0; i < list.length; i++) {
-      if (!small(list[i]!)) continue
-      const run = [list[i]!]
-      let rows = list[i]!.rowCount
-      for (let j = i + 1; j < list.length && small(list[j]!) && rows + list[j]!.rowCount <= segmentRows; j++) {
-        run.push(list[j]!)
-        rows += list[j]!.rowCount
-      }
-      if (run.length >= 2) return run
-    }
-    return undefined
+  function merge(table: ConnectionTable): Promise<MergeResult | undefined> {
+    return locked(table.sqlName, () => mergeUnlocked(table))
   }
 
-  async function merge(table: ConnectionTable): Promise<MergeResult | undefined> {
-    const run = mergeRun(await segments(table.sqlName))
-    if (!run) return undefined
+  async function mergeUnlocked(table: ConnectionTable): Promise<MergeResult | undefined> {
+    const list = await segments(table.sqlName)
+    const picked = chooseMerge(list, segmentRows)
+    if (!picked) return undefined
+    const run = list.slice(...picked)
     const id = randomUUID()
     const dir = tableDir(table.sqlName)
     // the union of the merged segments' columns: a column one of them lacks reads as NULL there,
@@ -335,24 +444,18 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     for (const c of run.flatMap((s) => s.columns)) if (!columns.some((k) => k.name === c.name)) columns.push(c)
     const hasTimestamp = columns.some((c) => c.name === 'timestamp' && c.type === 'datetime')
     const paths = run.map((s) => sqlString(join(dir, s.fileName))).join(', ')
-    const connection = await duck.connect()
-    let stats: { min: bigint | null; max: bigint | null }
-    try {
-      const select = [
-        '"_rowid"',
-        '"_ingested_at"',
-        // a string column one of them lacks is written as "" (how the view reads it): strings in
-        // a segment are never NULL, so the view reads them without COALESCE
-        ...columns.map((c) => {
-          const v = `CAST(${quoteIdent(c.name)} AS ${DUCKDB_TYPES[c.type]})`
-          return `${c.type === 'string' ? `COALESCE(${v}, '')` : v} AS ${quoteIdent(c.name)}`
-        }),
-      ]
-      const source = `(SELECT ${select.join(', ')} FROM read_parquet([${paths}], union_by_name = true))`
-      stats = await writeSegmentFile(connection, dir, id, source, hasTimestamp, 'columnar-mid-merge-file')
-    } finally {
-      connection.closeSync()
-    }
+    const select = [
+      '"_rowid"',
+      '"_ingested_at"',
+      // a string column one of them lacks is written as "" (how the view reads it): strings in
+      // a segment are never NULL, so the view reads them without COALESCE
+      ...columns.map((c) => {
+        const v = `CAST(${quoteIdent(c.name)} AS ${DUCKDB_TYPES[c.type]})`
+        return `${c.type === 'string' ? `COALESCE(${v}, '')` : v} AS ${quoteIdent(c.name)}`
+      }),
+    ]
+    const source = `(SELECT ${select.join(', ')} FROM read_parquet([${paths}], union_by_name = true))`
+    const stats = await writeSegmentFile(dir, id, source, hasTimestamp, 'columnar-mid-merge-file')
     const segment: Segment = {
       id,
       workspaceId: table.workspaceId,
@@ -435,12 +538,14 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     // a file younger than minAgeMs may be a running compactor's segment, not yet recorded
     const old = orphans.filter((f) => minAgeMs === 0 || Date.now() - statSync(join(options.dir, f)).mtimeMs >= minAgeMs)
     for (const f of old) rmSync(join(options.dir, f), { force: true })
-    // staging files a crash left (a running export's file is seconds old)
+    // staging files a crash left (a running export's file is seconds old; this compactor's own
+    // files, appended to as rows arrive, are kept whatever their age)
     const staging = join(options.dir, STAGING)
+    const own = new Set([...staged.values()].map((s) => s.file))
     const stale = existsSync(staging)
       ? readdirSync(staging)
           .map((f) => join(staging, f))
-          .filter((f) => Date.now() - statSync(f).mtimeMs >= STAGING_MAX_AGE_MS)
+          .filter((f) => !own.has(f) && Date.now() - statSync(f).mtimeMs >= STAGING_MAX_AGE_MS)
       : []
     for (const f of stale) rmSync(f, { force: true })
     return [...old.map((f) => join(options.dir, f)), ...stale]
@@ -541,7 +646,13 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     await connection.run(`CREATE OR REPLACE TEMP VIEW ${quoteIdent(table.sqlName)} AS ${parts.join(' UNION ALL ')}`)
   }
 
-  return { compact, merge, segments, watermark, check, removeOrphans, openQuerySource, close: () => exporter.close() }
+  async function close(): Promise<void> {
+    // a step still running (its worker is stopped under it) fails; its files are cleaned as a crash's are
+    for (const sqlName of [...staged.keys()]) dropStaged(sqlName)
+    await Promise.all([compactorRows.close(), compactor.close(), tailRows.close()])
+  }
+
+  return { stage, compact, merge, segments, watermark, check, removeOrphans, openQuerySource, close }
 }
 
 /** Another merger swapped some of the same segments first. */

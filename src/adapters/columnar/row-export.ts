@@ -16,23 +16,29 @@
  * `allow_quoted_nulls` is off).
  *
  * On SQLite the pages are read by a worker thread with a read-only connection of its own
- * (row-export-worker.ts), so a compaction or a large tail never blocks the event loop; on
+ * (columnar-worker.ts), so a compaction or a large tail never blocks the event loop; on
  * PostgreSQL the formatting runs in the database server.
  */
 import { appendFileSync } from 'node:fs'
-import { Worker } from 'node:worker_threads'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { type CsvPageFormat, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { sqliteEngine } from '../sqlite/sqlite-engine.js'
+import type { ColumnarWorker, PageSummary } from './columnar-worker-client.js'
 
 /** Rows per page (one statement, one text value of a few MB). */
 export const EXPORT_PAGE_ROWS = 50_000
 
-/** One page: how many rows, their lowest and highest `_rowid`, and the CSV text (no trailing newline). */
-export type ExportedPage = readonly [count: number, first: number | null, last: number | null, csv: string | Uint8Array | null]
+/** One page: how many rows, their lowest and highest `_rowid`, the lowest `_ingested_at`, and the CSV text (no trailing newline). */
+export type ExportedPage = readonly [
+  count: number,
+  first: number | null,
+  last: number | null,
+  oldest: number | null,
+  csv: string | Uint8Array | null,
+]
 
 /** Runs a page statement (`sql` with `?` placeholders) and appends its CSV text (plus a newline) to `file`. */
-export type PageReader = (sql: string, params: readonly unknown[], file: string) => Promise<readonly [number, number | null, number | null]>
+export type PageReader = (sql: string, params: readonly unknown[], file: string) => Promise<PageSummary>
 
 export interface ExportResult {
   readonly count: number
@@ -40,6 +46,10 @@ export interface ExportResult {
   readonly first: number | undefined
   /** The highest `_rowid` read by the keyset pages (the `after` given when none). */
   readonly last: number
+  /** The lowest `_ingested_at` (ms) of the rows (undefined when none). */
+  readonly oldest: number | undefined
+  /** Bytes appended to the file. */
+  readonly bytes: number
 }
 
 export interface RowExporter {
@@ -57,13 +67,13 @@ export interface RowExporter {
   close(): Promise<void>
 }
 
-/** A page statement: count, lowest and highest `_rowid`, and the CSV text of the rows `where` selects. */
+/** A page statement: count, lowest and highest `_rowid`, lowest `_ingested_at`, and the CSV text of the rows `where` selects. */
 export function pageSql(
   format: CsvPageFormat,
   table: { readonly sqlName: string; readonly columns: readonly KqlColumn[] },
   where: string,
 ): string {
-  return `SELECT count(*), min(_rowid), max(_rowid), ${format.aggregate} FROM (SELECT _rowid, ${format.line(table.columns)} AS line FROM ${quoteIdent(table.sqlName)} WHERE ${where}) page`
+  return `SELECT count(*), min(_rowid), max(_rowid), min(_ingested_at), ${format.aggregate} FROM (SELECT _rowid, _ingested_at, ${format.line(table.columns)} AS line FROM ${quoteIdent(table.sqlName)} WHERE ${where}) page`
 }
 
 /** DuckDB's reader of a staging file: the column types named, nothing sniffed. */
@@ -80,10 +90,13 @@ export function readCsvSql(file: string, columns: readonly KqlColumn[]): string 
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 
-function appendPage(file: string, csv: string | Uint8Array | null): void {
-  if (csv === null || csv.length === 0) return
-  appendFileSync(file, csv)
+/** Appends a page's text and a newline; returns the bytes appended. */
+function appendPage(file: string, csv: string | Uint8Array | null): number {
+  if (csv === null || csv.length === 0) return 0
+  const bytes = typeof csv === 'string' ? Buffer.from(csv) : csv
+  appendFileSync(file, bytes)
   appendFileSync(file, '\n')
+  return bytes.length + 1
 }
 
 /** The page loop every exporter shares. */
@@ -92,20 +105,32 @@ function exporter(format: CsvPageFormat, read: PageReader, close: () => Promise<
     async exportRows(table, file, after, limit, extra) {
       let count = 0
       let first: number | undefined
+      let oldest: number | undefined
+      let bytes = 0
       let cursor = after
-      if (extra) count += (await read(pageSql(format, table, extra.where), extra.params, file))[0]
+      const note = (page: PageSummary): void => {
+        if (page[3] !== null) oldest = Math.min(oldest ?? page[3], page[3])
+        bytes += page[4]
+      }
+      if (extra) {
+        const page = await read(pageSql(format, table, extra.where), extra.params, file)
+        count += page[0]
+        note(page)
+      }
       const keyset = pageSql(format, table, '_rowid > ? ORDER BY _rowid LIMIT ?')
       let keysetRows = 0
       while (keysetRows < limit) {
         const want = Math.min(EXPORT_PAGE_ROWS, limit - keysetRows)
-        const [n, lo, hi] = await read(keyset, [cursor, want], file)
+        const page = await read(keyset, [cursor, want], file)
+        const [n, lo, hi] = page
         if (n === 0) break
+        note(page)
         first ??= lo ?? undefined
         cursor = hi!
         keysetRows += n
         if (n < want) break
       }
-      return { count: count + keysetRows, first, last: cursor }
+      return { count: count + keysetRows, first, last: cursor, oldest, bytes }
     },
     close,
   }
@@ -123,70 +148,13 @@ export function createDbRowExporter(db: SqlDb): RowExporter {
             await tx.run(setup)
             return run(tx)
           })
-    appendPage(file, page[3])
-    return [Number(page[0]), page[1] === null ? null : Number(page[1]), page[2] === null ? null : Number(page[2])]
+    const number = (v: unknown): number | null => (v === null ? null : Number(v))
+    return [Number(page[0]), number(page[1]), number(page[2]), number(page[3]), appendPage(file, page[4])]
   }
   return exporter(db.engine.csvPage, read, async () => {})
 }
 
-// Under tsx (tests, `npm run dev`) this module is TypeScript and the worker needs tsx registered
-// in its own thread; built, both are JavaScript (as query-pool.ts starts its workers).
-const FROM_SOURCE = import.meta.url.endsWith('.ts')
-const WORKER_URL = new URL(`./row-export-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url)
-
-/** Replies of the SQLite page worker. */
-export type ExportReply = { id: number; page: readonly [number, number | null, number | null] } | { id: number; error: string }
-
-/**
- * The page reader's CPU priority (Linux nice), as the query workers' default: under a full
- * machine, ingest and the event loop go first and the tail waits (it is caught up when ingest eases).
- */
-const EXPORT_WORKER_NICE = 10
-
-/** Pages read by a worker thread with its own read-only connection to the SQLite file. */
-export function createSqliteRowExporter(sqliteFile: string): RowExporter {
-  let worker: Worker | undefined
-  let next = 0
-  const waiting = new Map<
-    number,
-    { resolve: (page: readonly [number, number | null, number | null]) => void; reject: (e: Error) => void }
-  >()
-  const failAll = (error: Error): void => {
-    for (const w of waiting.values()) w.reject(error)
-    waiting.clear()
-    worker = undefined
-  }
-  const start = (): Worker => {
-    const w = FROM_SOURCE
-      ? new Worker(`import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}) })`, {
-          eval: true,
-          workerData: { sqliteFile, nice: EXPORT_WORKER_NICE },
-        })
-      : new Worker(WORKER_URL, { workerData: { sqliteFile, nice: EXPORT_WORKER_NICE } })
-    w.on('message', (reply: ExportReply) => {
-      const pending = waiting.get(reply.id)
-      waiting.delete(reply.id)
-      // an idle exporter does not keep the process alive; a read in flight does
-      if (waiting.size === 0) w.unref()
-      if (!pending) return
-      if ('error' in reply) pending.reject(new Error(reply.error))
-      else pending.resolve(reply.page)
-    })
-    w.on('error', failAll)
-    w.on('exit', () => failAll(new Error('the row export worker stopped')))
-    return w
-  }
-  const read: PageReader = (sql, params, file) =>
-    new Promise((resolve, reject) => {
-      worker ??= start()
-      const id = next++
-      waiting.set(id, { resolve, reject })
-      worker.ref()
-      worker.postMessage({ id, sql, params, file })
-    })
-  return exporter(sqliteEngine.csvPage, read, async () => {
-    const w = worker
-    worker = undefined
-    await w?.terminate()
-  })
+/** Pages read by the columnar worker thread, with its own read-only connection to the SQLite file. */
+export function createSqliteRowExporter(worker: ColumnarWorker): RowExporter {
+  return exporter(sqliteEngine.csvPage, (sql, params, file) => worker.readPage(sql, params, file), () => worker.close())
 }
