@@ -7,19 +7,19 @@
  * have; SQLite: the one process); it removes orphan files when it takes the lease, since only a
  * compactor leaves them.
  *
- * When to compact (docs/design/columnar.md, "Compaction policy"): every interval the compactor
- * stages the rows that arrived (columnar-store.ts) and writes a segment when the staged tail holds
- * segmentRows rows (a full segment, never merged again), or when its oldest row is older than
- * tailAgeMs and it holds at least segmentRows / 1,000 rows (a smaller tail costs a query about a
- * millisecond to read); small segments are then merged size-tiered (chooseMerge).
+ * Every interval the compactor stages the rows that arrived (columnar-store.ts), writes a segment
+ * while one is due and merges small segments (compaction-policy.ts: full segments, or a tail grown
+ * older than tailAgeMs; size-tiered merges).
  */
 import { mkdirSync } from 'node:fs'
 import { DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectorLease, ConnectorLeases } from '../../domain/connectors/connector-supervisor.js'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import type { KqlColumn } from '../../kql/index.js'
+import { type Clock, systemClock } from '../../shared/clock.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
-import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore, type StagedTail } from './columnar-store.js'
+import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore } from './columnar-store.js'
+import { compactionDue } from './compaction-policy.js'
 
 export interface ColumnarSettings {
   readonly dir: string
@@ -36,9 +36,6 @@ export interface ColumnarSettings {
 
 /** The default of ColumnarSettings.tailAgeMs. */
 export const DEFAULT_TAIL_AGE_MS = 60_000
-
-/** A tail of fewer rows than segmentRows / this is not compacted for its age alone. */
-const AGED_TAIL_DIVISOR = 1_000
 
 /** What the compactor has done for one connection table (logs, CLI, portal). */
 export interface TableProgress {
@@ -66,6 +63,8 @@ export interface ColumnarService {
   openSource(tables: readonly { readonly sqlName: string; readonly columns: readonly KqlColumn[] }[]): Promise<ColumnarQuerySource>
   /** Compacts every table until no rows are left above the watermarks (due or not), then merges small segments; returns rows compacted. */
   compactAll(): Promise<number>
+  /** One pass of the background compactor (without its lease): the segments due, then merges; returns rows compacted. */
+  compactDue(): Promise<number>
   /** Per connection table (of one workspace, when given). */
   progress(workspaceId?: string): Promise<TableProgress[]>
   /** Starts the background compactor (only the lease holder compacts). */
@@ -77,9 +76,15 @@ type Row = Record<string, unknown>
 
 /**
  * `sqliteFile`: the SQLite row store's file, when that is the backend; the compactor and the tail
- * then read rows in a worker thread of their own (row-export.ts).
+ * then read rows in worker threads of their own (row-export.ts). `clock`: the one ingest stamps
+ * rows with (a tail's age is measured against it).
  */
-export async function openColumnarService(db: SqlDb, settings: ColumnarSettings, sqliteFile?: string): Promise<ColumnarService> {
+export async function openColumnarService(
+  db: SqlDb,
+  settings: ColumnarSettings,
+  sqliteFile?: string,
+  clock: Clock = systemClock,
+): Promise<ColumnarService> {
   mkdirSync(settings.dir, { recursive: true, mode: 0o700 })
   const duck = await DuckDBInstance.create(':memory:', {
     threads: String(settings.threads),
@@ -88,11 +93,11 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
   const store = createColumnarStore(db, duck, {
     dir: settings.dir,
     segmentRows: settings.segmentRows,
+    now: () => clock.now(),
     ...(settings.compactorMemory === undefined ? {} : { compactorMemory: settings.compactorMemory }),
     ...(sqliteFile === undefined ? {} : { sqliteFile }),
   })
-  const tailAgeMs = settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS
-  const agedTailRows = Math.max(1, Math.floor(settings.segmentRows / AGED_TAIL_DIVISOR))
+  const policy = { segmentRows: settings.segmentRows, tailAgeMs: settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS }
   let timer: NodeJS.Timeout | undefined
   let lease: ConnectorLease | undefined
   let running: Promise<unknown> | undefined
@@ -108,22 +113,13 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
     }))
   }
 
-  /** Why the staged tail is to be compacted now, or undefined when it is not due. */
-  function due(tail: StagedTail, force: boolean): 'full' | 'age' | 'forced' | undefined {
-    if (tail.rows >= settings.segmentRows) return 'full'
-    if (tail.rows === 0) return undefined
-    if (force) return 'forced'
-    const age = tail.oldestIngestedAt === undefined ? 0 : Date.now() - tail.oldestIngestedAt
-    return tail.rows >= agedTailRows && age >= tailAgeMs ? 'age' : undefined
-  }
-
   /** One table: segments while due, then merges. `force`: every row above the watermark. */
   async function compactTable(table: ConnectionTable, force: boolean, log?: ColumnarLog): Promise<number> {
     let total = 0
     for (;;) {
       if (closed) return total
       const started = Date.now()
-      const reason = due(await store.stage(table), force)
+      const reason = compactionDue(await store.stage(table), policy, clock.now(), force)
       if (!reason) break
       const result = await store.compact(table)
       if (!result) break
@@ -174,6 +170,7 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
       return store.openQuerySource(list.map((t) => ({ workspaceId: '', lookup: '', sqlName: t.sqlName, columns: t.columns as never })))
     },
     compactAll: () => compactAll(true),
+    compactDue: () => compactAll(false),
     async progress(workspaceId) {
       const out: TableProgress[] = []
       for (const table of await tables()) {

@@ -20,7 +20,8 @@ import { MIGRATIONS } from '../sql/migrations/index.js'
 import { createSqlConnectionDataStore } from '../sql/sql-connection-data-store.js'
 import { quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { createSqliteDb, openSqliteDatabase } from '../sqlite/sqlite-db.js'
-import { type ColumnarStore, createColumnarStore, MERGE_FAN_IN } from './columnar-store.js'
+import { type ColumnarStore, createColumnarStore } from './columnar-store.js'
+import { MERGE_FAN_IN } from './compaction-policy.js'
 
 const HOUR = 36_000_000_000n
 const T0 = 17_000_000_000_000_000n
@@ -233,6 +234,40 @@ for (const backend of BACKENDS) {
       await assertSameAnswers('after the merge')
       assert.equal(await store.merge(table), undefined, 'nothing left to merge')
       assert.deepEqual(await store.check(), { missing: [], orphans: [], mismatched: [] }, 'the replaced files were deleted')
+    })
+
+    it('a staged tail is staged again when its file is gone, another compactor moved the watermark or a column was added', async () => {
+      const segmentsDir = join(dir, 'segments')
+      const mark = await store.watermark(table.sqlName)
+      await insert(db, table, mark + 1, 30)
+      assert.equal((await store.stage(table)).rows, 30)
+      // its file deleted (a removeOrphans elsewhere): staged again from the watermark, not appended to
+      for (const f of readdirSync(join(segmentsDir, '.staging'))) rmSync(join(segmentsDir, '.staging', f))
+      assert.equal((await store.stage(table)).rows, 30)
+
+      // another compactor (the CLI's) compacts those rows first: this one's staged copy is stale
+      const sqliteFile = backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : {}
+      const other = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 300, retireDelayMs: 0, ...sqliteFile })
+      try {
+        assert.equal((await other.compact(table))?.segment.rowCount, 30)
+      } finally {
+        await other.close()
+      }
+      await insert(db, table, mark + 31, 10)
+      const next = await store.compact(table)
+      assert.deepEqual([next?.segment.minRowId, next?.segment.maxRowId, next?.segment.rowCount], [mark + 31, mark + 40, 10])
+
+      // a column added after rows were staged: they are staged again with it
+      await insert(db, table, mark + 41, 5)
+      assert.equal((await store.stage(table)).rows, 5)
+      await db.exec(`ALTER TABLE ${quoteIdent(table.sqlName)} ADD COLUMN "unit" ${db.engine.columnTypes['string']}`)
+      table = tableOf([...table.columns, { name: 'unit', type: 'string' }] as ConnectionTable['columns'])
+      await insert(db, table, mark + 46, 5)
+      const withUnit = await store.compact(table)
+      assert.equal(withUnit?.segment.rowCount, 10)
+      assert.ok(withUnit?.segment.columns.some((c) => c.name === 'unit'))
+      await assertSameAnswers('after staging again')
+      assert.deepEqual(readdirSync(join(segmentsDir, '.staging')), [], 'no staging file left')
     })
 
     it('every KQL type moves into a segment exactly (64-bit edges, NaN, ±Infinity, null, dynamic text, guid)', async () => {

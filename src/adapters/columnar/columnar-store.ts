@@ -7,8 +7,8 @@
  *
  * Rows above the watermark are staged as CSV (row-export.ts) into a staging file per table, a
  * few at a time as they arrive (`stage`), so the compactor knows the tail's size without counting
- * it and writes a segment from the file when it is due (`compact`; when is columnar-service.ts's
- * policy). Segment files are written by the columnar worker thread (columnar-worker.ts) at a lower
+ * it and writes a segment from the file when it is due (`compact`; when: compaction-policy.ts).
+ * Segment files are written by the columnar worker thread (columnar-worker.ts) at a lower
  * CPU priority, with a DuckDB instance of its own.
  *
  * Crash safety: a segment file is written under a temporary name, fsynced and renamed before the
@@ -28,6 +28,7 @@ import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
 import { COLUMNAR_WORKER_NICE, createColumnarWorker } from './columnar-worker-client.js'
+import { chooseMerge } from './compaction-policy.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
 import { duckdbColumnDefs } from './duckdb-values.js'
 import { createDbRowExporter, createSqliteRowExporter, type ExportResult, readCsvSql } from './row-export.js'
@@ -110,7 +111,7 @@ export interface ColumnarStore {
    * segment; undefined when there are none.
    */
   compact(table: ConnectionTable): Promise<CompactionResult | undefined>
-  /** Merges the run of adjacent small segments chooseMerge picks into one; undefined when there is none. */
+  /** Merges the run of adjacent small segments chooseMerge (compaction-policy.ts) picks into one; undefined when there is none. */
   merge(table: ConnectionTable): Promise<MergeResult | undefined>
   segments(sqlName?: string): Promise<Segment[]>
   watermark(sqlName: string): Promise<number>
@@ -122,40 +123,6 @@ export interface ColumnarStore {
   openQuerySource(tables: readonly ConnectionTable[]): Promise<ColumnarQuerySource>
   /** Stops the worker threads (if any were started) and deletes the staging files. */
   close(): Promise<void>
-}
-
-/** Segments a merge takes at most at a time, and at least when their rows stay under segmentRows / 2. */
-export const MERGE_FAN_IN = 8
-
-/**
- * The run of adjacent segments to merge next (indices [start, end) of `segments`, in row-id order),
- * or undefined: the first run, oldest first, of segments smaller than segmentRows / 2 each, at most
- * segmentRows rows together, none holding more than half the run's rows, with MERGE_FAN_IN
- * segments or at least segmentRows / 2 rows (the longest such run from its start).
- *
- * Size-tiered, so a row is rewritten few times: a merged segment holds at least twice the rows of
- * any segment it replaced, so a row starting in a segment of s rows is rewritten at most
- * log2(segmentRows / s) times (runs of similar sizes grow MERGE_FAN_IN-fold: log8), and once its
- * segment holds segmentRows / 2 rows never again. Full segments (the compactor's usual output
- * under load) are never rewritten.
- */
-export function chooseMerge(segments: readonly { readonly rowCount: number }[], segmentRows: number): [number, number] | undefined {
-  const small = (n: number): boolean => n * 2 < segmentRows
-  for (let start = 0; start < segments.length; start++) {
-    let rows = 0
-    let largest = 0
-    let found: [number, number] | undefined
-    for (let end = start; end < segments.length; end++) {
-      const n = segments[end]!.rowCount
-      if (!small(n) || rows + n > segmentRows) break
-      rows += n
-      largest = Math.max(largest, n)
-      const count = end - start + 1
-      if (count >= 2 && largest * 2 <= rows && (count >= MERGE_FAN_IN || rows * 2 >= segmentRows)) found = [start, end + 1]
-    }
-    if (found) return found
-  }
-  return undefined
 }
 
 type Row = Record<string, unknown>

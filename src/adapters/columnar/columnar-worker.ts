@@ -36,13 +36,7 @@ function readPage(sql: string, params: readonly unknown[], file: string) {
     statement = sqlite.prepare(sql).raw(true)
     statements.set(sql, statement)
   }
-  const [count, first, last, oldest, csv] = statement.get(...params) as [
-    number,
-    number | null,
-    number | null,
-    number | null,
-    Buffer | null,
-  ]
+  const [count, first, last, oldest, csv] = statement.get(...params) as [number, number | null, number | null, number | null, Buffer | null]
   let bytes = 0
   if (csv && csv.length > 0) {
     appendFileSync(file, csv)

@@ -156,5 +156,9 @@ export function createDbRowExporter(db: SqlDb): RowExporter {
 
 /** Pages read by the columnar worker thread, with its own read-only connection to the SQLite file. */
 export function createSqliteRowExporter(worker: ColumnarWorker): RowExporter {
-  return exporter(sqliteEngine.csvPage, (sql, params, file) => worker.readPage(sql, params, file), () => worker.close())
+  return exporter(
+    sqliteEngine.csvPage,
+    (sql, params, file) => worker.readPage(sql, params, file),
+    () => worker.close(),
+  )
 }
