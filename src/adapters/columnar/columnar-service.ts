@@ -30,8 +30,6 @@ export interface ColumnarSettings {
   readonly intervalMs: number
   /** A tail whose oldest row is this old is compacted though it is not full (default 60 s). */
   readonly tailAgeMs?: number
-  /** memory_limit of the compactor's own DuckDB instance (default 512MB). */
-  readonly compactorMemory?: string
 }
 
 /** The default of ColumnarSettings.tailAgeMs. */
@@ -94,7 +92,8 @@ export async function openColumnarService(
     dir: settings.dir,
     segmentRows: settings.segmentRows,
     now: () => clock.now(),
-    ...(settings.compactorMemory === undefined ? {} : { compactorMemory: settings.compactorMemory }),
+    // the compactor's own instance (in its worker thread) has the same limit as the queries'
+    compactorMemory: settings.memoryLimit,
     ...(sqliteFile === undefined ? {} : { sqliteFile }),
   })
   const policy = { segmentRows: settings.segmentRows, tailAgeMs: settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS }

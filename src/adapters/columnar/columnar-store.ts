@@ -79,7 +79,7 @@ export interface ColumnarStoreOptions {
   readonly dir: string
   /** Rows per compacted segment at most (default 1,000,000). */
   readonly segmentRows?: number
-  /** memory_limit of the compactor's DuckDB instance (in its worker thread; default 512MB). */
+  /** memory_limit of the compactor's DuckDB instance (in its worker thread; default 1GB). */
   readonly compactorMemory?: string
   /**
    * How long a merged-away segment file stays on disk after the manifest stops naming it (default
@@ -134,6 +134,8 @@ type Row = Record<string, unknown>
  */
 const STAGING = '.staging'
 const STAGING_MAX_AGE_MS = 3_600_000
+/** Where the compactor's DuckDB instance spills a sort larger than its memory limit (a dot name too). */
+const SPILL = '.spill'
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 const tempName = (id: string): string => `.${id}.parquet.tmp`
@@ -176,11 +178,15 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   const tableDir = (sqlName: string): string => join(options.dir, sqlName)
   // two worker threads on SQLite: a query's tail is never queued behind a segment write
   const sqliteFile = options.sqliteFile
-  const compactor = createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE, duckdbMemory: options.compactorMemory ?? '512MB' })
+  const compactor = createColumnarWorker({
+    sqliteFile,
+    nice: COLUMNAR_WORKER_NICE,
+    duckdb: { memoryLimit: options.compactorMemory ?? '1GB', spillDir: join(options.dir, SPILL) },
+  })
   const compactorRows = sqliteFile !== undefined ? createSqliteRowExporter(compactor) : createDbRowExporter(db)
   const tailRows =
     sqliteFile !== undefined
-      ? createSqliteRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE, duckdbMemory: '64MB' }))
+      ? createSqliteRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE }))
       : createDbRowExporter(db)
   const stagingFile = (): string => {
     const dir = join(options.dir, STAGING)

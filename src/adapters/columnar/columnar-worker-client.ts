@@ -14,8 +14,8 @@ export interface ColumnarWorkerData {
   /** The SQLite row store's file, for page reads (none on PostgreSQL, whose pages the main pool reads). */
   readonly sqliteFile?: string | undefined
   readonly nice: number
-  /** The memory_limit of the worker's DuckDB instance (segment writes only). */
-  readonly duckdbMemory: string
+  /** The worker's DuckDB instance (the compactor's worker only: segment writes). */
+  readonly duckdb?: { readonly memoryLimit: string; readonly spillDir: string }
 }
 
 /** A segment file to write: `copy` writes `temp`; then stats, failpoint, fsync, rename to `final`. */

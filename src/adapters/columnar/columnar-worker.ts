@@ -21,7 +21,7 @@ import { lowerThisThreadPriority } from '../query-workers/thread-priority.js'
 import { openSqliteDatabase } from '../sqlite/sqlite-db.js'
 import type { ColumnarWorkerData, ColumnarWorkerReply, ColumnarWorkerRequest, SegmentWrite } from './columnar-worker-client.js'
 
-const { sqliteFile, nice, duckdbMemory } = workerData as ColumnarWorkerData
+const { sqliteFile, nice, duckdb: duckdbSettings } = workerData as ColumnarWorkerData
 lowerThisThreadPriority(nice)
 
 const statements = new Map<string, Database.Statement>()
@@ -50,9 +50,14 @@ let connection: Promise<DuckDBConnection> | undefined
 
 async function duckdb(): Promise<DuckDBConnection> {
   connection ??= (async () => {
+    if (!duckdbSettings) throw new Error('this worker writes no segments')
     const { DuckDBInstance } = await import('@duckdb/node-api')
     // threads 1: no thread of DuckDB's own; the tasks run on this thread (runHere)
-    const instance = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: duckdbMemory })
+    const instance = await DuckDBInstance.create(':memory:', {
+      threads: '1',
+      memory_limit: duckdbSettings.memoryLimit,
+      temp_directory: duckdbSettings.spillDir,
+    })
     return instance.connect()
   })()
   return connection
