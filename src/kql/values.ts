@@ -215,7 +215,8 @@ function canonicalDateTime(s: string): bigint | null | undefined {
   if (century < 0 || yy < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return undefined
   if (second < 0 || second > 59) return undefined
   const year = century * 100 + yy
-  if (year < 1 || day > daysInMonth(year, month)) return undefined
+  const sameDay = year === lastDay.year && month === lastDay.month && day === lastDay.day
+  if (!sameDay && (year < 1 || day > daysInMonth(year, month))) return undefined
   let i = 19
   let fraction = 0
   if (s.charCodeAt(i) === 0x2e) {
@@ -243,7 +244,7 @@ function canonicalDateTime(s: string): bigint | null | undefined {
   } else return undefined
   // Ticks exceed 2^53, so they are a bigint: the day's ticks (kept for the next text, which is
   // usually of the same day) plus the rest of the moment, exact as a double (|…| < 5e12).
-  if (year !== lastDay.year || month !== lastDay.month || day !== lastDay.day) {
+  if (!sameDay) {
     lastDay = { year, month, day, ticks: BigInt(daysFromCivil(year, month, day)) * TICKS_PER_DAY }
   }
   return lastDay.ticks + BigInt((hour * 3600 + minute * 60 + second - offsetMinutes * 60) * 10_000_000 + fraction)
