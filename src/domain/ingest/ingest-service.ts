@@ -162,18 +162,21 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     // The one-pass reader covers the common body; anything else (and every error) takes the
     // reference path: parse, then type, as the CLI import and the connectors do.
     const unread = isUnreadPushBody(body)
-    const fast = unread ? readTypedRows(body.bytes, body.layout, table.columns) : undefined
-    const inputs = fast === undefined ? (unread ? body.values() : body) : undefined
-    const count = fast?.length ?? inputs!.length
-    if (count === 0) throw new InvalidInputError('the batch is empty; send at least one row')
-    if (count > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${count} rows)`)
-    let rows = fast
-    if (rows === undefined) {
-      const typed = typeRows(table.columns, inputs!)
-      if (typed.problems.length > 0) throw new InvalidInputError(problemsMessage(typed.problems, inputs!.length))
+    let rows = unread ? readTypedRows(body.bytes, body.layout, table.columns) : undefined
+    if (rows !== undefined) refuseBatchSize(rows.length)
+    else {
+      const inputs = unread ? body.values() : body
+      refuseBatchSize(inputs.length)
+      const typed = typeRows(table.columns, inputs)
+      if (typed.problems.length > 0) throw new InvalidInputError(problemsMessage(typed.problems, inputs.length))
       rows = typed.rows
     }
     return commitRows(caller.workspaceId, lookup, table, rows, { id: caller.accountId, name: caller.accountName, via: caller.via ?? 'api' })
+  }
+
+  function refuseBatchSize(count: number): void {
+    if (count === 0) throw new InvalidInputError('the batch is empty; send at least one row')
+    if (count > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${count} rows)`)
   }
 
   function isUnreadPushBody(body: readonly unknown[] | UnreadPushBody): body is UnreadPushBody {
