@@ -75,7 +75,7 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    * With `rawBody`: the body reaches the handler unparsed, as `request.body` an UnparsedBody (its
    * bytes and whether its Content-Type is JSON or text) or undefined when there is none, so that
    * the handler can read it in one pass (push ingest). The errors keep their order: a body that
-   * would not parse is still refused before the right and path checks (see registerRoutes).
+   * would not parse is still refused before the right and path checks (checkRequest).
    */
   readonly bodyBytes?: true
   /** Body size limit in bytes (default 1 MiB). */
