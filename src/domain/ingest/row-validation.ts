@@ -138,7 +138,8 @@ export function typeRow(
   }
   return columns.map((column) => {
     try {
-      const value = toColumnValue(column.type, record[column.name], options.fromText)
+      // own members only: a row without a column named `constructor` or `toString` has no value for it
+      const value = toColumnValue(column.type, Object.hasOwn(record, column.name) ? record[column.name] : undefined, options.fromText)
       if (column.name === 'timestamp' && value === null) throw new CellError('the timestamp is required')
       return value
     } catch (error) {
@@ -174,9 +175,7 @@ export function typeRows(
 /**
  * The columns as the one-pass body reader sees them: per column, typeRow's rule for one value
  * (toColumnValue, and the required timestamp) with NO_FIT where typeRow would report a problem.
- * A row without a column gets what typeRow gives a missing one; a column named like an
- * Object.prototype member (`constructor`, `toString` …) is never absent here, because typeRow reads
- * the inherited member for it: such rows take the reference path.
+ * A row without a column gets what typeRow gives a missing one.
  */
 function flatRowShape(columns: readonly ColumnConfig[]): FlatRowShape {
   const cells = columns.map((column) => {
@@ -206,7 +205,7 @@ function flatRowShape(columns: readonly ColumnConfig[]): FlatRowShape {
         return general
     }
   })
-  const absent = columns.map((column, k) => (column.name in Object.prototype ? NO_FIT : cells[k]!(undefined)))
+  const absent = columns.map((_, k) => cells[k]!(undefined))
   return { names: columns.map((c) => c.name), cells, absent }
 }
 
