@@ -134,7 +134,12 @@ export async function createServices(config: Config, options: RuntimeOptions = {
     const dialect = stores.backend
     // the columnar tier (off by default; docs/design/columnar.md): one DuckDB instance per process
     const columnar = config.columnar
-      ? await openColumnarService(stores.db, config.columnar, config.databaseUrl ? undefined : sqliteFileOf(config.dataDir), clock)
+      ? await openColumnarService(
+          stores.db,
+          config.columnar,
+          config.databaseUrl ? { postgresUrl: config.databaseUrl } : { sqliteFile: sqliteFileOf(config.dataDir) },
+          clock,
+        )
       : undefined
     const columnarFlag = columnar ? { columnar: true } : {}
     const executor = createQueryPool(

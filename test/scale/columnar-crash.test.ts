@@ -96,9 +96,9 @@ for (const backend of BACKENDS) {
       await insertRows(db, 1, ROWS)
       duck = await DuckDBInstance.create(':memory:', { threads: '1' })
       segmentsDir = join(dir, 'segments')
-      // as the child: on SQLite, rows are read by the exporter's worker thread
-      const sqliteFile = backend === 'sqlite' ? { sqliteFile: target } : {}
-      store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200, retireDelayMs: 0, ...sqliteFile })
+      // as the child: rows are read and segments written by the compactor's worker thread
+      const rowStore = backend === 'sqlite' ? { sqliteFile: target } : { postgresUrl: target }
+      store = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 200, retireDelayMs: 0, ...rowStore })
     })
 
     after(async () => {

@@ -15,8 +15,13 @@ const [target, dir, tableJson, mode] = process.argv.slice(2) as [string, string,
 const onPostgres = target.startsWith('postgres')
 const db = onPostgres ? createPostgresDb(createPgPool(target)) : createSqliteDb(openSqliteDatabase(target))
 const duck = await DuckDBInstance.create(':memory:', { threads: '1' })
-// on SQLite rows are read by the exporter's worker thread, as in the server
-const store = createColumnarStore(db, duck, { dir, segmentRows: 200, retireDelayMs: 0, ...(onPostgres ? {} : { sqliteFile: target }) })
+// rows are read and segments written by the compactor's worker thread, as in the server
+const store = createColumnarStore(db, duck, {
+  dir,
+  segmentRows: 200,
+  retireDelayMs: 0,
+  ...(onPostgres ? { postgresUrl: target } : { sqliteFile: target }),
+})
 const table = JSON.parse(tableJson) as ConnectionTable
 const result = mode === 'merge' ? await store.merge(table) : await store.compact(table)
 process.stdout.write(JSON.stringify({ rows: result?.segment.rowCount ?? 0 }))

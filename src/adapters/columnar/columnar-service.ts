@@ -73,14 +73,14 @@ export interface ColumnarService {
 type Row = Record<string, unknown>
 
 /**
- * `sqliteFile`: the SQLite row store's file, when that is the backend; the compactor and the tail
- * then read rows in worker threads of their own (row-export.ts). `clock`: the one ingest stamps
- * rows with (a tail's age is measured against it).
+ * `rowStore`: the SQLite file or the PostgreSQL URL of `db`; the compactor (and on SQLite a
+ * query's tail) then reads rows in worker threads with connections of their own (row-export.ts).
+ * `clock`: the one ingest stamps rows with (a tail's age is measured against it).
  */
 export async function openColumnarService(
   db: SqlDb,
   settings: ColumnarSettings,
-  sqliteFile?: string,
+  rowStore: { readonly sqliteFile: string } | { readonly postgresUrl: string },
   clock: Clock = systemClock,
 ): Promise<ColumnarService> {
   mkdirSync(settings.dir, { recursive: true, mode: 0o700 })
@@ -94,7 +94,7 @@ export async function openColumnarService(
     now: () => clock.now(),
     // the compactor's own instance (in its worker thread) has the same limit as the queries'
     compactorMemory: settings.memoryLimit,
-    ...(sqliteFile === undefined ? {} : { sqliteFile }),
+    ...rowStore,
   })
   const policy = { segmentRows: settings.segmentRows, tailAgeMs: settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS }
   let timer: NodeJS.Timeout | undefined

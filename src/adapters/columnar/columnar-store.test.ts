@@ -96,10 +96,11 @@ for (const backend of BACKENDS) {
         `CREATE TABLE ${quoteIdent(table.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
       )
       duck = await DuckDBInstance.create(':memory:', { threads: '1', memory_limit: '256MB' })
-      // SQLite: rows read by the exporter's worker thread, as in the server
-      const sqliteFile = backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : {}
-      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0, ...sqliteFile })
+      store = createColumnarStore(db, duck, { dir: join(dir, 'segments'), segmentRows: 300, retireDelayMs: 0, ...rowStore() })
     })
+
+    // rows read by the compactor's worker thread over a connection of its own, as in the server
+    const rowStore = () => (backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : { postgresUrl: database!.url })
 
     after(async () => {
       await store.close()
@@ -246,8 +247,7 @@ for (const backend of BACKENDS) {
       assert.equal((await store.stage(table)).rows, 30)
 
       // another compactor (the CLI's) compacts those rows first: this one's staged copy is stale
-      const sqliteFile = backend === 'sqlite' ? { sqliteFile: join(dir, 'provenant.db') } : {}
-      const other = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 300, retireDelayMs: 0, ...sqliteFile })
+      const other = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 300, retireDelayMs: 0, ...rowStore() })
       try {
         assert.equal((await other.compact(table))?.segment.rowCount, 30)
       } finally {

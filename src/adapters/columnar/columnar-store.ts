@@ -27,11 +27,12 @@ import type { ConnectionTable } from '../../domain/workspace-config/config-store
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
+import { sqliteEngine } from '../sqlite/sqlite-engine.js'
 import { COLUMNAR_WORKER_NICE, createColumnarWorker } from './columnar-worker-client.js'
 import { chooseMerge } from './compaction-policy.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
 import { duckdbColumnDefs } from './duckdb-values.js'
-import { createDbRowExporter, createSqliteRowExporter, type ExportResult, readCsvSql } from './row-export.js'
+import { createDbRowExporter, createWorkerRowExporter, type ExportResult, readCsvSql } from './row-export.js'
 
 export interface Segment {
   readonly id: string
@@ -90,10 +91,15 @@ export interface ColumnarStoreOptions {
   readonly now?: () => number
   /**
    * The SQLite database file, when the row store is SQLite (given only then): rows are then read
-   * by a worker thread with a read-only connection of its own, off the event loop (without it,
+   * by worker threads with a read-only connection of their own, off the event loop (without it,
    * through `db`).
    */
   readonly sqliteFile?: string
+  /**
+   * The PostgreSQL database, when the row store is PostgreSQL: the compactor's worker thread then
+   * reads its pages over a connection of its own (without it, through `db`).
+   */
+  readonly postgresUrl?: string
 }
 
 export interface ColumnarQuerySource extends DuckdbQuerySource {
@@ -176,17 +182,23 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
   const retireDelayMs = options.retireDelayMs ?? 60_000
   const now = options.now ?? Date.now
   const tableDir = (sqlName: string): string => join(options.dir, sqlName)
-  // two worker threads on SQLite: a query's tail is never queued behind a segment write
-  const sqliteFile = options.sqliteFile
+  // a query's tail has a reader of its own (SQLite: a second worker), so it never waits behind a segment write
+  const { sqliteFile, postgresUrl } = options
   const compactor = createColumnarWorker({
     sqliteFile,
+    postgresUrl,
     nice: COLUMNAR_WORKER_NICE,
     duckdb: { memoryLimit: options.compactorMemory ?? '1GB', spillDir: join(options.dir, SPILL) },
   })
-  const compactorRows = sqliteFile !== undefined ? createSqliteRowExporter(compactor) : createDbRowExporter(db)
+  const compactorRows =
+    sqliteFile !== undefined
+      ? createWorkerRowExporter(compactor, sqliteEngine.csvPage)
+      : postgresUrl !== undefined
+        ? createWorkerRowExporter(compactor, db.engine.csvPage)
+        : createDbRowExporter(db)
   const tailRows =
     sqliteFile !== undefined
-      ? createSqliteRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE }))
+      ? createWorkerRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE }), sqliteEngine.csvPage)
       : createDbRowExporter(db)
   const stagingFile = (): string => {
     const dir = join(options.dir, STAGING)

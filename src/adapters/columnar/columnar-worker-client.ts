@@ -11,8 +11,10 @@ import { Worker } from 'node:worker_threads'
 export const COLUMNAR_WORKER_NICE = 10
 
 export interface ColumnarWorkerData {
-  /** The SQLite row store's file, for page reads (none on PostgreSQL, whose pages the main pool reads). */
+  /** The SQLite row store's file, for page reads. */
   readonly sqliteFile?: string | undefined
+  /** The PostgreSQL row store, for page reads (one connection of the worker's own). */
+  readonly postgresUrl?: string | undefined
   readonly nice: number
   /** The worker's DuckDB instance (the compactor's worker only: segment writes). */
   readonly duckdb?: { readonly memoryLimit: string; readonly spillDir: string }

@@ -3,9 +3,10 @@
  * The columnar tier's worker thread (started by columnar-worker-client.ts), at a lower CPU
  * priority (nice 10, as the query workers): on a full machine ingest and the event loop go first.
  *
- * - `page`: one page statement on a read-only connection of its own to the SQLite row store (WAL:
- *   it reads the last committed rows while ingest writes); the page's CSV text is appended to the
- *   staging file here, so neither the read nor the bytes pass through the server's event loop.
+ * - `page`: one page statement on a connection of its own to the row store (SQLite: read-only, WAL
+ *   lets it read the last committed rows while ingest writes; PostgreSQL: one connection); the
+ *   page's CSV text is appended to the staging file here, so neither the read nor the bytes pass
+ *   through the server's event loop.
  * - `write` (the compactor's worker only): a Parquet segment file written by a DuckDB instance of
  *   its own with one thread, this one: every task of the COPY runs here through the pending
  *   result's `runTask()`, so all of it runs at this thread's priority (DuckDB's own threads and
@@ -18,18 +19,28 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type Database from 'better-sqlite3'
 import { lowerThisThreadPriority } from '../query-workers/thread-priority.js'
+import type { SqlDb } from '../sql/sql-db.js'
 import { openSqliteDatabase } from '../sqlite/sqlite-db.js'
-import type { ColumnarWorkerData, ColumnarWorkerReply, ColumnarWorkerRequest, SegmentWrite } from './columnar-worker-client.js'
+import type { ColumnarWorkerData, ColumnarWorkerReply, ColumnarWorkerRequest, PageSummary, SegmentWrite } from './columnar-worker-client.js'
+import { readPageThrough } from './row-export.js'
 
-const { sqliteFile, nice, duckdb: duckdbSettings } = workerData as ColumnarWorkerData
+const { sqliteFile, postgresUrl, nice, duckdb: duckdbSettings } = workerData as ColumnarWorkerData
 lowerThisThreadPriority(nice)
 
 const statements = new Map<string, Database.Statement>()
 let sqlite: Database.Database | undefined
 
+let postgres: Promise<SqlDb> | undefined
+
 /** Runs a page statement; appends its CSV text (and a newline) to `file`. */
-function readPage(sql: string, params: readonly unknown[], file: string) {
-  if (sqliteFile === undefined) throw new Error('this worker has no SQLite row store')
+async function readPage(sql: string, params: readonly unknown[], file: string): Promise<PageSummary> {
+  if (postgresUrl !== undefined) {
+    postgres ??= import('../postgres/postgres-db.js').then(({ createPgPool, createPostgresDb }) =>
+      createPostgresDb(createPgPool(postgresUrl, 1)),
+    )
+    return readPageThrough(await postgres, sql, params, file)
+  }
+  if (sqliteFile === undefined) throw new Error('this worker has no row store')
   sqlite ??= openSqliteDatabase(sqliteFile, { readonly: true })
   let statement = statements.get(sql)
   if (!statement) {
@@ -43,7 +54,7 @@ function readPage(sql: string, params: readonly unknown[], file: string) {
     appendFileSync(file, '\n')
     bytes = csv.length + 1
   }
-  return [count, first, last, oldest, bytes] as const
+  return [count, first, last, oldest, bytes]
 }
 
 let connection: Promise<DuckDBConnection> | undefined
@@ -102,7 +113,7 @@ async function writeSegment(write: SegmentWrite): Promise<{ min: bigint | null; 
 
 async function answer(request: ColumnarWorkerRequest): Promise<ColumnarWorkerReply> {
   try {
-    if (request.kind === 'page') return { id: request.id, page: readPage(request.sql, request.params, request.file) }
+    if (request.kind === 'page') return { id: request.id, page: await readPage(request.sql, request.params, request.file) }
     return { id: request.id, written: await writeSegment(request.write) }
   } catch (error) {
     return { id: request.id, error: error instanceof Error ? error.message : String(error) }

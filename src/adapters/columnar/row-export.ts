@@ -15,14 +15,14 @@
  * quotes doubled (a missing string is ""); a NULL is an empty unquoted field (read as NULL, since
  * `allow_quoted_nulls` is off).
  *
- * On SQLite the pages are read by a worker thread with a read-only connection of its own
- * (columnar-worker.ts), so a compaction or a large tail never blocks the event loop; on
- * PostgreSQL the formatting runs in the database server.
+ * The pages are read by a worker thread with a connection of its own (columnar-worker.ts): on
+ * SQLite for the compactor and a query's tail, on PostgreSQL for the compactor (a query's tail
+ * there goes through the server's pool, queries in parallel); the formatting runs in the
+ * database (on PostgreSQL, its server).
  */
 import { appendFileSync } from 'node:fs'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { type CsvPageFormat, quoteIdent, type SqlDb } from '../sql/sql-db.js'
-import { sqliteEngine } from '../sqlite/sqlite-engine.js'
 import type { ColumnarWorker, PageSummary } from './columnar-worker-client.js'
 
 /** Rows per page (one statement, one text value of a few MB). */
@@ -136,28 +136,37 @@ function exporter(format: CsvPageFormat, read: PageReader, close: () => Promise<
   }
 }
 
-/** Pages read through the main database handle (PostgreSQL; SQLite without a file, in tests). */
-export function createDbRowExporter(db: SqlDb): RowExporter {
-  const read: PageReader = async (sql, params, file) => {
-    const run = async (handle: SqlDb) => (await handle.all<ExportedPage>(sql, params, { arrays: true }))[0]!
-    const setup = db.engine.csvPage.setup
-    const page =
-      setup === undefined
-        ? await run(db)
-        : await db.transaction(async (tx) => {
-            await tx.run(setup)
-            return run(tx)
-          })
-    const number = (v: unknown): number | null => (v === null ? null : Number(v))
-    return [Number(page[0]), number(page[1]), number(page[2]), number(page[3]), appendPage(file, page[4])]
-  }
-  return exporter(db.engine.csvPage, read, async () => {})
+/** Runs a page statement through `db` (the engine's setup first) and appends its text to `file`. */
+export async function readPageThrough(db: SqlDb, sql: string, params: readonly unknown[], file: string): Promise<PageSummary> {
+  const run = async (handle: SqlDb) => (await handle.all<ExportedPage>(sql, params, { arrays: true }))[0]!
+  const setup = db.engine.csvPage.setup
+  const page =
+    setup === undefined
+      ? await run(db)
+      : await db.transaction(async (tx) => {
+          await tx.run(setup)
+          return run(tx)
+        })
+  const number = (v: unknown): number | null => (v === null ? null : Number(v))
+  return [Number(page[0]), number(page[1]), number(page[2]), number(page[3]), appendPage(file, page[4])]
 }
 
-/** Pages read by the columnar worker thread, with its own read-only connection to the SQLite file. */
-export function createSqliteRowExporter(worker: ColumnarWorker): RowExporter {
+/** Pages read through the main database handle (PostgreSQL query tails; SQLite without a file, in tests). */
+export function createDbRowExporter(db: SqlDb): RowExporter {
   return exporter(
-    sqliteEngine.csvPage,
+    db.engine.csvPage,
+    (sql, params, file) => readPageThrough(db, sql, params, file),
+    async () => {},
+  )
+}
+
+/**
+ * Pages read by a columnar worker thread with a connection of its own (SQLite: read-only to the
+ * file; PostgreSQL: one of its own): neither the read nor the text passes through the event loop.
+ */
+export function createWorkerRowExporter(worker: ColumnarWorker, format: CsvPageFormat): RowExporter {
+  return exporter(
+    format,
     (sql, params, file) => worker.readPage(sql, params, file),
     () => worker.close(),
   )
