@@ -21,6 +21,8 @@ const COLUMNAR_ENV = {
   PROVENANT_COLUMNAR_MEMORY: '256MB',
   PROVENANT_COLUMNAR_SEGMENT_ROWS: '1000',
   PROVENANT_COLUMNAR_INTERVAL_MS: '200',
+  // the last partial tail is compacted a second after its rows came (the default waits a minute)
+  PROVENANT_COLUMNAR_TAIL_AGE_MS: '1000',
 }
 const QUERIES = [
   'Sensors | count',

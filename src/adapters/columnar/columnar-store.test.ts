@@ -270,6 +270,67 @@ for (const backend of BACKENDS) {
       assert.deepEqual(readdirSync(join(segmentsDir, '.staging')), [], 'no staging file left')
     })
 
+    it('queries running while segments are written and merged count every row once', async () => {
+      const busy = tableOf(BASE_COLUMNS)
+      const concurrent = { ...busy, lookup: 'concurrent', sqlName: 'data_w1_concurrent' }
+      const defs = concurrent.columns.map((c) => `${quoteIdent(c.name)} ${db.engine.columnTypes[c.type]}`)
+      await db.exec(
+        `CREATE TABLE ${quoteIdent(concurrent.sqlName)} (_rowid BIGINT PRIMARY KEY, _ingested_at BIGINT NOT NULL, ${defs.join(', ')})`,
+      )
+      const ROWS = 200
+      await db.transaction((tx) => insert(tx, concurrent, 1, ROWS))
+      const segmentsDir = join(dir, 'segments')
+      // one compactor writes segments of 10 rows; another (segments of 1,000: those are small)
+      // merges them eight at a time, its replaced files kept for queries already reading them
+      const writer = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 10, retireDelayMs: 0, ...rowStore() })
+      const merger = createColumnarStore(db, duck, { dir: segmentsDir, segmentRows: 1_000, ...rowStore() })
+      const schemaOf = {
+        tables: [
+          {
+            name: 'C',
+            columns: concurrent.columns,
+            hiddenColumns: [{ name: '_rowid', type: 'long' as const }],
+            sqlName: concurrent.sqlName,
+          },
+        ],
+      }
+      const query = compileQuery('C | summarize n = count(), d = dcount(_rowid), lo = min(_rowid), hi = max(_rowid)', schemaOf, {
+        dialect: 'duckdb',
+      })
+      let done = false
+      let queries = 0
+      const reader = (async () => {
+        while (!done || queries < 3) {
+          const source = await store.openQuerySource([concurrent])
+          try {
+            assert.deepEqual(toWireRows(await query.execute(source, { now: T0, rowCap: 10 })).results, [
+              { n: ROWS, d: ROWS, lo: 1, hi: ROWS },
+            ])
+          } finally {
+            source.close()
+          }
+          queries++
+        }
+      })()
+      try {
+        while (await writer.compact(concurrent)) {
+          await merger.merge(concurrent)
+        }
+        while (await merger.merge(concurrent)) {}
+      } finally {
+        done = true
+        await reader
+        await writer.close()
+        await merger.close()
+      }
+      const sizes = (await store.segments(concurrent.sqlName)).map((s) => s.rowCount)
+      // 8 × 10 → 80; then 80 + 8 × 10 → 160 (the 80 is half of it); four of 10 wait for more
+      assert.deepEqual(sizes, [160, 10, 10, 10, 10], 'twenty segments of 10, merged as they came')
+      assert.ok(queries >= 3)
+      // the seventeen replaced files, kept for queries that opened their views before the swaps
+      assert.equal((await store.removeOrphans()).length, 8 + 9)
+    })
+
     it('every KQL type moves into a segment exactly (64-bit edges, NaN, ±Infinity, null, dynamic text, guid)', async () => {
       const typed = {
         workspaceId: 'w1',
