@@ -16,14 +16,17 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import pg from 'pg'
+import { createPgPool, createPostgresDb } from '../../src/adapters/postgres/postgres-db.js'
+import { columnarOf } from '../../src/config/config.js'
+import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 import { formatDateTime } from '../../src/kql/index.js'
 import { type ChildServer, call, startChildServer } from '../../test/support/child-server.js'
 import { issueBenchToken, scratchDatabase } from '../bench-server.js'
 import type { BenchRow, Scenario } from '../harness.js'
 import { DATASET_ROWS, openDataset, PG_ADMIN_URL, pushOverHttp, readingRow } from './kql-dataset.js'
 import { BENCH_QUERIES, type BenchQuery } from './kql-queries.js'
+import { openSegmentQueriesOn, type SegmentQueries } from './kql-segment-queries.js'
 import { type Answer, answerDifference, canonRows, type Inexact, REAL_TOLERANCE, topDifference, wireAnswer } from './query-answers.js'
 
 const RUNS = Number(process.env.PROVENANT_BENCH_RUNS ?? 7)
@@ -100,12 +103,11 @@ function topOf(q: BenchQuery): { k: number; column: string } | undefined {
 }
 
 /** Every row a `top` query chooses from, in its order: the hand-written SQL without its LIMIT. */
-async function allCandidates(hand: DuckDBConnection, sql: string, q: BenchQuery, columns: Answer['columns']): Promise<Answer> {
-  const unlimited = sql.replace(/\s+LIMIT\s+\d+\s*$/i, '')
-  if (unlimited === sql) throw new Error(`${q.id}: the hand-written SQL of a top query should end in LIMIT`)
-  const prepared = await hand.prepare(unlimited)
-  prepared.bind(q.params as never)
-  return wireAnswer(columns, (await prepared.runAndReadAll()).getRows())
+async function allCandidates(segmentQueries: SegmentQueries, q: BenchQuery, columns: Answer['columns']): Promise<Answer> {
+  const unlimited = q.sql.duckdb.replace(/\s+LIMIT\s+\d+\s*$/i, '')
+  if (unlimited === q.sql.duckdb) throw new Error(`${q.id}: the hand-written SQL of a top query should end in LIMIT`)
+  const prepared = await segmentQueries.prepare({ ...q, sql: { ...q.sql, duckdb: unlimited } })
+  return wireAnswer(columns, await prepared.hand())
 }
 
 /**
@@ -149,7 +151,9 @@ export const kqlSharedSegments: Scenario = {
     const sourceDataDir = dataset.runtime.config.dataDir
     const analystToken = dataset.analystToken
     let ingestToken: string
+    let tables: ConnectionTable[]
     try {
+      tables = await dataset.runtime.stores.config.connectionTables(dataset.workspaceId)
       const admin = await dataset.runtime.stores.access.accountByName('bench-admin@bench')
       if (!admin) throw new Error('the cached dataset has no bench-admin@bench account')
       ingestToken = await issueBenchToken(dataset.services, dataset.workspaceId, admin, { name: 'bench shared segments', expires: '24h' })
@@ -160,16 +164,21 @@ export const kqlSharedSegments: Scenario = {
     const servers: ChildServer[] = []
     let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined
     let db: pg.Client | undefined
-    let duck: DuckDBInstance | undefined
+    let segmentQueries: SegmentQueries | undefined
     let failed = false
     try {
-      // the keys the tokens were signed with; the database holds the rest
+      // the keys the tokens were signed with (the database holds the rest; the cache's own segments stay out)
       const dataDir = join(work, 'data')
-      cpSync(sourceDataDir, dataDir, { recursive: true })
+      cpSync(sourceDataDir, dataDir, { recursive: true, filter: (path) => path !== join(sourceDataDir, 'segments') })
       const segmentsDir = join(work, 'segments')
       scratch = await scratchDatabase(PG_ADMIN_URL, `provenant_bench_shared_${process.pid}`, { template: source })
       db = new pg.Client({ connectionString: scratch.url })
       await db.connect()
+      // The dataset was loaded with the tier on: its manifest names the cache's segment files. Segments
+      // are a derived copy of the row store (docs/design/columnar.md), so the copy forgets them and
+      // the three processes compact every row again, into their shared directory.
+      await db.query('DELETE FROM columnar_segments')
+      await db.query('DELETE FROM columnar_watermarks')
       const env = {
         PROVENANT_COLUMNAR: 'on',
         PROVENANT_COLUMNAR_DIR: segmentsDir,
@@ -200,95 +209,80 @@ export const kqlSharedSegments: Scenario = {
         `  compacted ${count(compactedRows)} rows into ${state.segments} segments, done ${compactSeconds.toFixed(1)} s after the first start`,
       )
 
-      // the same files, read by hand-written SQL in this process
-      const files = await db.query<{ sql_name: string; file_name: string }>(
-        'SELECT sql_name, file_name FROM columnar_segments ORDER BY sql_name, min_rowid',
+      // the same files (those the manifest lists), read by hand-written SQL in this process with the processes' DuckDB settings
+      segmentQueries = await openSegmentQueriesOn(
+        createPostgresDb(createPgPool(scratch.url, 2)),
+        columnarOf({ ...process.env, ...env }, dataDir)!,
+        tables,
       )
-      const tableNames = (await db.query<{ sql_name: string; lookup: string }>('SELECT sql_name, lookup FROM connection_tables')).rows
-      const readParquet = (lookup: string): string => {
-        const sqlName = tableNames.find((t) => t.lookup === lookup)!.sql_name
-        const list = files.rows.filter((f) => f.sql_name === sqlName).map((f) => `'${join(segmentsDir, sqlName, f.file_name)}'`)
-        return `read_parquet([${list.join(', ')}])`
-      }
-      duck = await DuckDBInstance.create(':memory:', DUCKDB_SETTINGS)
-      const hand = await duck.connect()
       const outcomes: QueryOutcome[] = []
       const inexact: Inexact = { count: 0, maxRelative: 0 }
       let compared = 0
-      try {
-        for (const q of BENCH_QUERIES) {
-          const sql = q.sql.duckdb.replaceAll('{R}', readParquet('readings')).replaceAll('{S}', readParquet('sites'))
-          const prepared = await hand.prepare(sql)
-          const runHand = async () => {
-            prepared.bind(q.params as never)
-            return (await prepared.runAndReadAll()).getRows()
-          }
-          // the reference answer: hand-written SQL, in the engine's column names and types
-          const first = await adhoc(servers[0]!, analystToken, q.kql)
-          const top = topOf(q)
-          const reference = expectedAnswer(q, first.columns, await runHand())
-          // top k with ties at the cut: an answer is checked against every candidate row (the SQL without its LIMIT)
-          const candidates = top ? await allCandidates(hand, sql, q, first.columns) : undefined
-          const check = (answer: Answer, who: string): void => {
-            compared++
-            const difference =
-              top && candidates ? topDifference(candidates, answer, top.k, top.column) : answerDifference(reference, answer, false, inexact)
-            if (difference) throw new Error(`${q.id}: ${who} answered other rows than the hand-written SQL: ${difference}`)
-            const fromFirst = top ? undefined : answerDifference(first, answer, false, inexact)
-            if (fromFirst) throw new Error(`${q.id}: ${who} answered other rows than process 1: ${fromFirst}`)
-          }
-          if (candidates && top) {
-            const own = topDifference(candidates, reference, top.k, top.column)
-            if (own) throw new Error(`${q.id}: the hand-written SQL's own answer is not a valid top ${top.k}: ${own}`)
-          }
-          check(first, 'process 1')
-          const times: number[][] = servers.map(() => [])
-          const cpu: number[] = servers.map(() => 0)
-          const handTimes: number[] = []
-          let handCpu = 0
-          // top with ties: the distinct answers each process gave over its runs
-          const tieChoices = servers.map(() => new Set<string>())
-          // each of the four goes first in turn: the first statement after a pause pays for waking DuckDB's threads
-          for (let run = 0; run < RUNS; run++) {
-            for (let slot = 0; slot <= PROCESSES; slot++) {
-              const who = (run + slot) % (PROCESSES + 1)
-              if (who === PROCESSES) {
-                const c0 = process.cpuUsage()
-                const t0 = performance.now()
-                await runHand()
-                handTimes.push(performance.now() - t0)
-                const c = process.cpuUsage(c0)
-                handCpu += (c.user + c.system) / 1000
-                continue
-              }
-              const server = servers[who]!
-              const c0 = processCpuMs(server.pid)
-              const t0 = performance.now()
-              const answer = await adhoc(server, analystToken, q.kql)
-              times[who]!.push(performance.now() - t0)
-              cpu[who]! += processCpuMs(server.pid) - c0
-              check(answer, `process ${who + 1}`)
-              if (top) tieChoices[who]!.add(JSON.stringify(canonRows(answer)))
-            }
-          }
-          const medians = times.map(median)
-          const outcome: QueryOutcome = {
-            id: q.id,
-            medians,
-            hand: median(handTimes),
-            cpu: cpu.map((c) => c / RUNS),
-            handCpu: handCpu / RUNS,
-            ...(top ? { tieChoices: tieChoices.map((c) => c.size), sameTies: new Set(tieChoices.flatMap((c) => [...c])).size === 1 } : {}),
-          }
-          outcomes.push(outcome)
-          console.log(`  ${q.id}: processes ${medians.map(ms).join(' / ')}, hand-written ${ms(outcome.hand)}; rows identical`)
+      for (const q of BENCH_QUERIES) {
+        const runHand = (await segmentQueries.prepare(q)).hand
+        // the reference answer: hand-written SQL, in the engine's column names and types
+        const first = await adhoc(servers[0]!, analystToken, q.kql)
+        const top = topOf(q)
+        const reference = expectedAnswer(q, first.columns, await runHand())
+        // top k with ties at the cut: an answer is checked against every candidate row (the SQL without its LIMIT)
+        const candidates = top ? await allCandidates(segmentQueries, q, first.columns) : undefined
+        const check = (answer: Answer, who: string): void => {
+          compared++
+          const difference =
+            top && candidates ? topDifference(candidates, answer, top.k, top.column) : answerDifference(reference, answer, false, inexact)
+          if (difference) throw new Error(`${q.id}: ${who} answered other rows than the hand-written SQL: ${difference}`)
+          const fromFirst = top ? undefined : answerDifference(first, answer, false, inexact)
+          if (fromFirst) throw new Error(`${q.id}: ${who} answered other rows than process 1: ${fromFirst}`)
         }
-      } finally {
-        hand.closeSync()
+        if (candidates && top) {
+          const own = topDifference(candidates, reference, top.k, top.column)
+          if (own) throw new Error(`${q.id}: the hand-written SQL's own answer is not a valid top ${top.k}: ${own}`)
+        }
+        check(first, 'process 1')
+        const times: number[][] = servers.map(() => [])
+        const cpu: number[] = servers.map(() => 0)
+        const handTimes: number[] = []
+        let handCpu = 0
+        // top with ties: the distinct answers each process gave over its runs
+        const tieChoices = servers.map(() => new Set<string>())
+        // each of the four goes first in turn: the first statement after a pause pays for waking DuckDB's threads
+        for (let run = 0; run < RUNS; run++) {
+          for (let slot = 0; slot <= PROCESSES; slot++) {
+            const who = (run + slot) % (PROCESSES + 1)
+            if (who === PROCESSES) {
+              const c0 = process.cpuUsage()
+              const t0 = performance.now()
+              await runHand()
+              handTimes.push(performance.now() - t0)
+              const c = process.cpuUsage(c0)
+              handCpu += (c.user + c.system) / 1000
+              continue
+            }
+            const server = servers[who]!
+            const c0 = processCpuMs(server.pid)
+            const t0 = performance.now()
+            const answer = await adhoc(server, analystToken, q.kql)
+            times[who]!.push(performance.now() - t0)
+            cpu[who]! += processCpuMs(server.pid) - c0
+            check(answer, `process ${who + 1}`)
+            if (top) tieChoices[who]!.add(JSON.stringify(canonRows(answer)))
+          }
+        }
+        const medians = times.map(median)
+        const outcome: QueryOutcome = {
+          id: q.id,
+          medians,
+          hand: median(handTimes),
+          cpu: cpu.map((c) => c / RUNS),
+          handCpu: handCpu / RUNS,
+          ...(top ? { tieChoices: tieChoices.map((c) => c.size), sameTies: new Set(tieChoices.flatMap((c) => [...c])).size === 1 } : {}),
+        }
+        outcomes.push(outcome)
+        console.log(`  ${q.id}: processes ${medians.map(ms).join(' / ')}, hand-written ${ms(outcome.hand)}; rows identical`)
       }
 
       // the tail: a batch acknowledged through a process that does not compact, counted at once through all three
-      const readings = tableNames.find((t) => t.lookup === 'readings')!.sql_name
+      const readings = tables.find((t) => t.lookup === 'readings')!.sqlName
       const via = servers.findIndex((_, i) => i !== compactor)
       const before = await sharedState(db)
       await pushOverHttp(servers[via]!.url, ingestToken, 'readings', TAIL_ROWS, (k) => readingRow(DATASET_ROWS + k), {
@@ -355,12 +349,12 @@ export const kqlSharedSegments: Scenario = {
         rows,
         notes: [
           `Load average (1, 5, 15 min) at the start ${load(loadAtStart)}, at the end ${load(loadavg())}, on 2 cores shared with other jobs: wall times move by ±2× between runs.`,
-          `Set-up: the cached PostgreSQL bench dataset (bench/scenarios/kql-dataset.ts, ${count(DATASET_ROWS)} readings) copied into a scratch database; three \`provenant serve\` child processes on it with PROVENANT_COLUMNAR=on, one PROVENANT_COLUMNAR_DIR, DuckDB threads ${DUCKDB_SETTINGS.threads} and memory_limit ${DUCKDB_SETTINGS.memory_limit} each, compactor interval ${INTERVAL_MS / 1000} s. Which process compacted is read from their logs (\`columnar: segment written\`).`,
-          `Method: each query ${RUNS} times through each process (POST /oi-api/warm-queries, the analyst's token, one request at a time) and ${RUNS} times as hand-written DuckDB SQL over the same Parquet files (read_parquet of the manifest's files, same DuckDB settings) in the bench process, each of the four first in turn; medians of wall time, HTTP included on the processes' side; ratio: the slowest process's median over the hand-written one.`,
+          `Set-up: the cached PostgreSQL bench dataset (bench/scenarios/kql-dataset.ts, ${count(DATASET_ROWS)} readings, loaded with the tier on) copied into a scratch database whose segment manifest and watermarks are emptied, so the processes compact every row again; three \`provenant serve\` child processes on it with PROVENANT_COLUMNAR=on, one PROVENANT_COLUMNAR_DIR, DuckDB threads ${DUCKDB_SETTINGS.threads} and memory_limit ${DUCKDB_SETTINGS.memory_limit} each, compactor interval ${INTERVAL_MS / 1000} s. Which process compacted is read from their logs (\`columnar: segment written\`).`,
+          `Method: each query ${RUNS} times through each process (POST /oi-api/warm-queries, the analyst's token, one request at a time) and ${RUNS} times as hand-written DuckDB SQL over the same Parquet files (read_parquet of the files the manifest lists, bench/scenarios/kql-segment-queries.ts, same DuckDB settings) in the bench process, each of the four first in turn; medians of wall time, HTTP included on the processes' side; ratio: the slowest process's median over the hand-written one.`,
           `Rows: ${count(compared)} answers compared with the hand-written SQL's rows (every run of every process), all the same: longs, strings and datetimes exactly; reals within ${REAL_TOLERANCE} relative (${inexact.count === 0 ? 'none differed in any bit' : `${count(inexact.count)} values differed in the last bits, at most ${inexact.maxRelative.toExponential(1)} relative: DuckDB's parallel aggregation adds in no fixed order`}); rows sorted canonically where the query has no order.`,
           ...(ties.length
             ? [
-                `\`top\` with ties at the cut (${ties.map((o) => `\`${o.id}\``).join(', ')}): which of the tied rows come back is left open by Kusto and SQL, so each answer is checked against every candidate row (the hand-written SQL without its LIMIT): the same sort values in order, and only candidate rows. ${ties.map((o) => `\`${o.id}\`: ${o.sameTies ? 'the very same rows in every run of every process' : `different tied rows between runs, within one process too (distinct answers per process over ${RUNS} runs: ${o.tieChoices!.join(' / ')})`}`).join('; ')}.`,
+                `\`top\` with ties at the cut (${ties.map((o) => `\`${o.id}\``).join(', ')}): which of the tied rows come back is left open by Kusto and SQL, so each answer is checked against every candidate row (the hand-written SQL without its LIMIT): the same sort values in order, and only candidate rows. ${ties.map((o) => `\`${o.id}\`: ${o.sameTies ? 'the very same rows in every run of every process' : `other tied rows or another order of them from run to run, within one process too (distinct answers per process over ${RUNS} runs: ${o.tieChoices!.join(' / ')})`}`).join('; ')}.`,
               ]
             : []),
           `CPU per run, ms, process 1 / 2 / 3 (the whole serve process: HTTP, query worker, DuckDB's threads; /proc, 10 ms ticks) and hand-written: ${outcomes.map((o) => `${o.id} ${o.cpu.map((c) => c.toFixed(0)).join('/')} vs ${o.handCpu.toFixed(0)}`).join('; ')}.`,
@@ -372,7 +366,7 @@ export const kqlSharedSegments: Scenario = {
     } finally {
       const exits = await Promise.all(servers.map((s) => stop(s)))
       await db?.end().catch(() => {})
-      duck?.closeSync()
+      await segmentQueries?.close().catch(() => {})
       try {
         await scratch?.drop()
       } finally {
