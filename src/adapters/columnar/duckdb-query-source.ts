@@ -16,6 +16,18 @@ import { decodeRows } from '../sql/column-codec.js'
 /** Distinct prepared statements one connection keeps before it forgets them (bounds memory). */
 const MAX_PREPARED = 500
 
+/**
+ * Which of DuckDB's limits a failure ran into, if any: its memory_limit ("Out of Memory Error"),
+ * or the spill space (the same error naming max_temp_directory_size, or a full disk). The query
+ * then fails for its size (the server's answer is a 400 that says what to change), not as a fault.
+ */
+export function duckdbLimitOf(error: unknown): 'memory' | 'spill' | undefined {
+  if (!(error instanceof Error)) return undefined
+  if (/max_temp_directory_size|No space left on device/i.test(error.message)) return 'spill'
+  if (/^Out of Memory Error/.test(error.message)) return 'memory'
+  return undefined
+}
+
 /** Whether a DuckDB error means the data, not the statement: the engine then answers in memory. */
 export function isDuckdbRefusal(error: unknown): boolean {
   if (!(error instanceof Error)) return false

@@ -23,6 +23,7 @@ import {
   QueryCancelledError,
   QueryCapacityError,
   type QueryCheck,
+  QueryEngineLimitError,
   type QueryExecutor,
   QueryForbiddenError,
   QueryMemoryError,
@@ -70,7 +71,14 @@ export interface ColumnarStatement {
 }
 export type ColumnarAnswer =
   | { readonly seq: number; readonly ok: true; readonly rows: KqlValue[][] }
-  | { readonly seq: number; readonly ok: false; readonly refusal: boolean; readonly message: string }
+  | {
+      readonly seq: number
+      readonly ok: false
+      readonly refusal: boolean
+      readonly message: string
+      /** DuckDB ran out of memory or spill space (QueryEngineLimitError). */
+      readonly limit?: { readonly resource: QueryEngineLimitError['resource']; readonly limit: string }
+    }
 
 /** What a worker receives (structured-clonable: no signal, no functions). */
 export interface WorkerTask {
@@ -98,6 +106,7 @@ export type WorkerReply =
   | { id: number; ok: true; checked: true; columns: KqlColumn[]; tables: string[] }
   | { id: number; ok: false; kind: 'kql'; kqlKind: KqlErrorKind; message: string; position?: SourcePosition }
   | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
+  | { id: number; ok: false; kind: 'limit'; resource: QueryEngineLimitError['resource']; limit: string }
   | { id: number; ok: false; kind: 'error'; message: string }
 
 /**
@@ -300,6 +309,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
         ok: false,
         refusal: error instanceof SqlRefusalError,
         message: error instanceof Error ? error.message : String(error),
+        ...(error instanceof QueryEngineLimitError ? { limit: { resource: error.resource, limit: error.limit } } : {}),
       }
     }
     if (handle.slot?.current === job) handle.worker.postMessage({ answer })
@@ -413,6 +423,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     if (reply.ok) return reply
     if (reply.kind === 'kql') throw new KqlError(reply.kqlKind, reply.message.replace(/^line \d+, column \d+: /, ''), reply.position)
     if (reply.kind === 'forbidden') throw new QueryForbiddenError(reply.tables)
+    if (reply.kind === 'limit') throw new QueryEngineLimitError(reply.resource, reply.limit)
     throw new Error(reply.message)
   }
 
