@@ -25,9 +25,9 @@ import type { ConfigService, CurrentConfig, WarmQueryConfig } from '../workspace
 import {
   QueryCancelledError,
   QueryCapacityError,
+  QueryEngineLimitError,
   type QueryExecutor,
   QueryForbiddenError,
-  QueryEngineLimitError,
   QueryMemoryError,
   type QueryOutcome,
   QueryTimeoutError,
