@@ -183,9 +183,9 @@ export async function openColumnarService(db: SqlDb, settings: ColumnarSettings,
         throw limited(error)
       }
       return {
-        async query(sql, params, columns) {
+        async query(sql, params, columns, budget) {
           try {
-            return await source.query(sql, params, columns)
+            return await source.query(sql, params, columns, budget)
           } catch (error) {
             throw limited(error)
           }

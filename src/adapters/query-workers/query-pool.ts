@@ -41,6 +41,7 @@ import {
   SqlRefusalError,
 } from '../../kql/index.js'
 import type { ColumnarQuerySource } from '../columnar/columnar-store.js'
+import { DuckdbResultTooLargeError } from '../columnar/duckdb-query-source.js'
 import type { Dialect } from '../sql/sql-db.js'
 import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
@@ -302,8 +303,14 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       if (!columnar) throw new Error('the columnar tier is off')
       job.columnar ??= columnar.openSource(statement.tables)
       const source = await job.columnar
-      answer = { seq: statement.seq, ok: true, rows: await source.query(statement.sql, statement.params, statement.columns) }
+      // decoded here, on the main thread, then copied to the worker: no more than the worker's budget
+      const budget = { maxBytes: settings.memoryMb * 2 ** 20 }
+      answer = { seq: statement.seq, ok: true, rows: await source.query(statement.sql, statement.params, statement.columns, budget) }
     } catch (error) {
+      if (error instanceof DuckdbResultTooLargeError) {
+        if (handle.slot?.current === job) stop(job, new QueryMemoryError(settings.memoryMb))
+        return
+      }
       answer = {
         seq: statement.seq,
         ok: false,
