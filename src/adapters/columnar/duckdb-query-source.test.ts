@@ -105,7 +105,7 @@ describe('duckdb dialect', () => {
       { name: 'x', type: 'real' },
     ] as const
     // 10,000 rows of 2 columns at 80 bytes each: 800,000 bytes
-    await assert.rejects(source.query(sql, [], columns, { maxBytes: 799_999 }), DuckdbResultTooLargeError)
+    await assert.rejects(Promise.resolve(source.query(sql, [], columns, { maxBytes: 799_999 })), DuckdbResultTooLargeError)
     assert.equal((await source.query(sql, [], columns, { maxBytes: 800_000 })).length, 10_000)
     assert.equal((await source.query(sql, [], columns)).length, 10_000, 'no budget, no bound')
   })

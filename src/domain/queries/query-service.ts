@@ -157,7 +157,7 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
       )
     if (error instanceof QueryEngineLimitError)
       return new InvalidInputError(
-        `${error.message}; narrow the time range, or filter or summarize earlier so less data is held at once (the limit is set per server: ${error.resource === 'memory' ? 'PROVENANT_COLUMNAR_MEMORY' : 'PROVENANT_COLUMNAR_SPILL'})`,
+        `${error.message}; narrow the time range, or filter or summarize earlier so less data is held at once, or raise the server's ${error.resource === 'memory' ? 'PROVENANT_COLUMNAR_MEMORY' : 'PROVENANT_COLUMNAR_SPILL'}`,
         { cause: error },
       )
     if (error instanceof QueryCapacityError) return new UnavailableError(error.message, { cause: error })
