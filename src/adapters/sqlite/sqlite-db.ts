@@ -80,9 +80,9 @@ function normalise(params: readonly unknown[]): unknown[] {
 }
 
 /**
- * Parameters per statement of insertMany: 32 rows of the ingest bench's 8 columns. One statement of
- * 30,000 parameters (a VDBE program of that size, a new one for each batch size) cost 15% more CPU
- * per row, one row per call 50% more (docs/decisions.md).
+ * Parameters per statement of insertMany: 32 rows of the ingest bench's 8 columns. A statement of
+ * 30,000 parameters (a VDBE program of that size, prepared anew for each batch size) cost 70% more
+ * CPU per row, one row per call 50% more; 16 to 64 rows a statement are alike (docs/decisions.md).
  */
 const INSERT_MANY_PARAMETERS = 256
 
@@ -158,14 +158,15 @@ export function createSqliteDb(db: Database.Database): SqlDb {
         let next = 0
         for (let left = rowCount; left >= rowsPerStatement; left -= rowsPerStatement) {
           for (let i = 0; i < params.length; i++) params[i] = bindable(values[next++])
-          many.run(params)
+          // as arguments, not one array: better-sqlite3 reads an array's elements by generic lookups (20% more CPU per row)
+          many.run(...params)
         }
         // the last rows (fewer than a statement's) one at a time: two cached statements per table
         const one = prepare(head + tuple)
         const row = new Array<unknown>(width)
         while (next < values.length) {
           for (let i = 0; i < width; i++) row[i] = bindable(values[next++])
-          one.run(row)
+          one.run(...row)
         }
       },
       async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
