@@ -57,15 +57,22 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\
 /**
  * One field of COPY's text format: `\N` is NULL; a backslash, tab, newline or carriage return in a
  * value is escaped (so `\N` or `\.` in a string stays text). Numbers and bigints print exactly
- * (the shortest text that reads back as the same double), booleans as true/false, and
+ * (the shortest text that reads back as the same double), booleans as t/f, and
  * 'NaN'/'Infinity' arrive as the text the codec binds them as.
  */
 function copyField(value: unknown): string {
-  if (value === null || value === undefined) return '\\N'
-  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol')
-    throw new TypeError(`insertMany takes scalar values, got ${Object.prototype.toString.call(value)}`)
-  const text = typeof value === 'string' ? value : String(value)
-  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : text
+  switch (typeof value) {
+    case 'string':
+      return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value
+    case 'number':
+    case 'bigint':
+      return String(value)
+    case 'boolean':
+      return value ? 't' : 'f'
+    default:
+      if (value === null || value === undefined) return '\\N'
+      throw new TypeError(`insertMany takes scalar values, got ${Object.prototype.toString.call(value)}`)
+  }
 }
 
 /** Rows as the text COPY reads: fields split by tabs, rows ended by newlines. */
