@@ -1,28 +1,35 @@
 /**
  * @module
- * The KQL benchmarks' data: a workspace with a 1,000,000-row `Readings` table (and a small `Sites`
- * dimension table), ingested through HTTP (`POST /oi-api/ingest/data-connections/{lookup}`,
- * batches of 1,000) into a real server, per backend. Building it takes minutes on a small
- * machine, so it is cached by its parameters: the SQLite data directory and the PostgreSQL
- * database are kept under names derived from DATASET_VERSION and the row count, and reused until
- * those change (delete $TMPDIR/provenant-bench-kql-* and the provenant_bench_kql_* databases to
- * rebuild).
+ * The KQL benchmarks' data: a workspace with a `Readings` table of PROVENANT_BENCH_ROWS rows
+ * (default 1,000,000; kql-scale up to 100,000,000) and a small `Sites` dimension table, built per
+ * backend through the real path (kql-loader.ts: `POST /oi-api/ingest/data-connections/readings`
+ * in batches of 5,000 from concurrent clients, into a server with the columnar tier on and its
+ * compactor running). The row store keeps every row (docs/design/columnar.md), so the same
+ * dataset serves the row-store scenarios and, through its segments, the columnar one. Building it
+ * takes minutes, so it is cached by its parameters: the data directory (with its segments) and the
+ * PostgreSQL database are kept under names derived from DATASET_VERSION and the row count, and
+ * reused until those change; a marker written only when the build is complete tells a finished
+ * cache from an interrupted one, which is built again (delete $TMPDIR/provenant-bench-kql-* and the
+ * provenant_bench_kql_* databases to rebuild).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import pino from 'pino'
 import { sqliteFileOf } from '../../src/adapters/open-stores.js'
+import type { SqlStores } from '../../src/adapters/sql/sql-stores.js'
 import type { Services } from '../../src/domain/services.js'
+import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
 import type { KqlSchema } from '../../src/kql/index.js'
 import type { Runtime } from '../../src/main.js'
-import { applyAsAdmin, createBenchRuntime, issueBenchToken } from '../bench-server.js'
+import { benchWorkspace, createBenchRuntime, issueBenchToken, scratchDatabase } from '../bench-server.js'
+import { type LoadReport, loadReadings } from './kql-loader.js'
 
 export type BenchBackend = 'sqlite' | 'postgres'
 
 /** Bump when the generated data or the configuration below changes. */
-const DATASET_VERSION = 1
+const DATASET_VERSION = 2
 export const DATASET_ROWS = Number(process.env.PROVENANT_BENCH_ROWS ?? 1_000_000)
 export const PG_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 
@@ -69,9 +76,9 @@ export const BENCH_CONFIG = {
   ],
 }
 
-/** Deterministic rows: row i of the dataset (the same on every machine). */
-export function readingRow(i: number): Record<string, unknown> {
-  const ticks = T0 + (SPAN_TICKS * BigInt(i)) / BigInt(DATASET_ROWS)
+/** Deterministic rows: row i of a dataset of `total` rows (the same on every machine). */
+export function readingRow(i: number, total = DATASET_ROWS): Record<string, unknown> {
+  const ticks = T0 + (SPAN_TICKS * BigInt(i)) / BigInt(total)
   const ms = Number(ticks / 10_000n)
   const sensorIndex = (i * 7919) % SENSORS
   const r = ((i * 2654435761) >>> 0) / 2 ** 32
@@ -120,15 +127,12 @@ export interface Dataset {
 
 const quiet = pino({ level: 'warn' })
 
-async function ensurePgDatabase(name: string): Promise<{ url: string; existed: boolean }> {
+/** Whether the PostgreSQL database `name` exists (a cached dataset's marker without it is incomplete). */
+async function pgDatabaseExists(name: string): Promise<boolean> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL })
   await admin.connect()
   try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])
-    if (found.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`)
-    const url = new URL(PG_ADMIN_URL)
-    url.pathname = `/${name}`
-    return { url: url.toString(), existed: (found.rowCount ?? 0) > 0 }
+    return ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount ?? 0) > 0
   } finally {
     await admin.end()
   }
@@ -169,72 +173,104 @@ export async function pushOverHttp(
   return count / ((performance.now() - started) / 1000)
 }
 
-/** Starts a server on the cached dataset of a backend, building the dataset first when needed. */
-export async function openDataset(backend: BenchBackend): Promise<Dataset> {
-  const key = `v${DATASET_VERSION}-${DATASET_ROWS}`
-  const dir = join(tmpdir(), `provenant-bench-kql-${key}-${backend}`)
-  const marker = join(dir, 'complete.json')
-  mkdirSync(dir, { recursive: true })
-  let databaseUrl: string | undefined
-  let fresh = !existsSync(marker)
-  if (backend === 'postgres') {
-    const db = await ensurePgDatabase(`provenant_bench_kql_v${DATASET_VERSION}_${DATASET_ROWS}`)
-    databaseUrl = db.url
-    if (!db.existed) fresh = true
+/** Where a dataset of `rows` readings is cached for a backend (its directory; PostgreSQL: its database too). */
+function cacheOf(backend: BenchBackend, rows: number): { dir: string; marker: string; pgName: string } {
+  const dir = join(tmpdir(), `provenant-bench-kql-v${DATASET_VERSION}-${rows}-${backend}`)
+  return { dir, marker: join(dir, 'complete.json'), pgName: `provenant_bench_kql_v${DATASET_VERSION}_${rows}` }
+}
+
+/** What the cache marker holds: written only once the dataset is complete. */
+export interface DatasetMarker {
+  readonly workspaceId: string
+  readonly rows: number
+  readonly builtAt: string
+  readonly load: LoadReport
+}
+
+/**
+ * Builds a dataset of `rows` readings (and the Sites rows) in `dataDir` (PostgreSQL: at
+ * `databaseUrl`, empty) through the real path: a server with the columnar tier on, its compactor
+ * running with the server's settings (`env` may change them), the rows pushed over HTTP by
+ * kql-loader's clients. Returns the load report; the server is closed again.
+ */
+export async function buildDataset(
+  dataDir: string,
+  rows: number,
+  options: { readonly databaseUrl?: string; readonly env?: NodeJS.ProcessEnv; readonly log?: (line: string) => void } = {},
+): Promise<{ workspaceId: string; tables: ConnectionTable[]; load: LoadReport }> {
+  const runtime = await createBenchRuntime(dataDir, quiet, {
+    databaseUrl: options.databaseUrl,
+    env: { ...options.env, PROVENANT_COLUMNAR: 'on' },
+  })
+  try {
+    const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
+    const { workspaceId, admin } = await benchWorkspace(runtime.services, BENCH_CONFIG)
+    const token = await issueBenchToken(runtime.services, workspaceId, admin, { name: 'bench ingest', expires: '24h' })
+    await pushOverHttp(baseUrl, token, 'sites', SITE_ROWS.length, (i) => SITE_ROWS[i]!)
+    const load = await loadReadings(runtime, baseUrl, token, rows, { ...(options.log ? { log: options.log } : {}) })
+    if (options.databaseUrl) await (runtime.stores as SqlStores).db.run('VACUUM ANALYZE')
+    return { workspaceId, tables: await runtime.stores.config.connectionTables(workspaceId), load }
+  } finally {
+    await runtime.close()
   }
-  // A dataset cached by a version that created its database 0644 is made private, as an operator
-  // upgrading would (the server refuses a database others may read).
-  for (const suffix of ['', '-wal', '-shm']) {
-    const file = `${sqliteFileOf(join(dir, 'data'))}${suffix}`
-    if (existsSync(file)) chmodSync(file, 0o600)
+}
+
+/**
+ * Starts a server (the columnar tier off: kql-scale opens the segments itself) on the cached
+ * dataset of `rows` readings of a backend, building it first when there is none or the one there
+ * is incomplete (no marker: a build was interrupted).
+ */
+export async function openDataset(backend: BenchBackend, rows = DATASET_ROWS): Promise<Dataset & { marker: DatasetMarker }> {
+  const cache = cacheOf(backend, rows)
+  const databaseUrl = backend === 'postgres' ? pgUrl(cache.pgName) : undefined
+  if (backend === 'postgres' && existsSync(cache.marker) && !(await pgDatabaseExists(cache.pgName))) rmSync(cache.marker)
+  if (!existsSync(cache.marker)) {
+    if (existsSync(cache.dir)) console.log(`  the cached ${backend} dataset in ${cache.dir} is incomplete (no marker): building it again`)
+    rmSync(cache.dir, { recursive: true, force: true })
+    mkdirSync(cache.dir, { recursive: true })
+    if (backend === 'postgres') await scratchDatabase(PG_ADMIN_URL, cache.pgName)
+    console.log(
+      `  building the ${backend} dataset: ${rows.toLocaleString('en-US')} rows through HTTP with the columnar tier on (cached for later runs in ${cache.dir})`,
+    )
+    const built = await buildDataset(join(cache.dir, 'data'), rows, { ...(databaseUrl ? { databaseUrl } : {}) })
+    const marker: DatasetMarker = { workspaceId: built.workspaceId, rows, builtAt: new Date().toISOString(), load: built.load }
+    writeFileSync(cache.marker, JSON.stringify(marker, null, 2))
   }
+  const marker = JSON.parse(readFileSync(cache.marker, 'utf8')) as DatasetMarker
   // The warm-query load sends 16 requests at once from one account, against a baseline that uses
   // every core for its one client: the account may use both workers and queue 64 queries (the
   // defaults, one worker per account and 8 waiting, are a fairness policy between accounts that
   // this comparison of overheads would otherwise measure instead; docs/configuration.md).
-  const runtime = await createBenchRuntime(join(dir, 'data'), quiet, {
+  const runtime = await createBenchRuntime(join(cache.dir, 'data'), quiet, {
     databaseUrl,
     env: { PROVENANT_QUERY_PER_CALLER: '2', PROVENANT_QUERY_QUEUE_PER_CALLER: '64' },
   })
   const services = runtime.services
-  const baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' })
-  let workspace = (await services.admin.listWorkspaces()).find((w) => w.name === 'bench')
-  // the cached dataset's accounts are reused; a fresh one gets them
+  await runtime.app.listen({ port: 0, host: '127.0.0.1' })
+  const workspace = (await services.admin.listWorkspaces()).find((w) => w.name === 'bench')!
   const benchAccount = async (role: 'admin' | 'analyst', workspaceId: string) =>
     (await runtime.stores.access.accountByName(`bench-${role}@bench`)) ??
     (await services.admin.addAccount({ name: `bench-${role}@bench`, role, workspaceId, password: `bench-${role}-password` }))
-  if (!workspace || fresh) {
-    if (!workspace) workspace = await services.admin.createWorkspace('bench')
-    const admin = await benchAccount('admin', workspace.id)
-    await applyAsAdmin(services, workspace.id, admin, BENCH_CONFIG)
-    const table = (await runtime.stores.config.connectionTables(workspace.id)).find((t) => t.lookup === 'readings')!
-    if ((await runtime.stores.config.countRows(table)) > 0)
-      throw new Error(`the cached ${backend} dataset is incomplete: delete ${dir}${databaseUrl ? ` and ${databaseUrl}` : ''} and run again`)
-    const token = await issueBenchToken(services, workspace.id, admin, { name: 'bench ingest', expires: '24h' })
-    console.log(
-      `  building the ${backend} dataset: ${DATASET_ROWS.toLocaleString('en-US')} rows through HTTP (cached for later runs in ${dir})`,
-    )
-    let shown = 0
-    await pushOverHttp(baseUrl, token, 'readings', DATASET_ROWS, readingRow, {
-      onProgress: (done) => {
-        if (done - shown >= 100_000) {
-          shown = done
-          console.log(`    ${done.toLocaleString('en-US')} rows`)
-        }
-      },
-    })
-    await pushOverHttp(baseUrl, token, 'sites', SITE_ROWS.length, (i) => SITE_ROWS[i]!)
-    if (databaseUrl) {
-      const client = new pg.Client({ connectionString: databaseUrl })
-      await client.connect()
-      await client.query('VACUUM ANALYZE')
-      await client.end()
-    }
-    writeFileSync(marker, JSON.stringify({ workspaceId: workspace.id, rows: DATASET_ROWS, builtAt: new Date().toISOString() }))
-  }
   const analyst = await benchAccount('analyst', workspace.id)
   const analystToken = await issueBenchToken(services, workspace.id, analyst, { expires: '24h' })
   const tables = await runtime.stores.config.connectionTables(workspace.id)
+  const { schema, sqlNames } = schemaOf(tables)
+  return {
+    backend,
+    runtime,
+    services,
+    workspaceId: workspace.id,
+    schema,
+    sqlNames,
+    analystToken,
+    ...(databaseUrl ? { databaseUrl } : { sqliteFile: sqliteFileOf(runtime.config.dataDir) }),
+    marker,
+    close: () => runtime.close(),
+  }
+}
+
+/** The KQL schema of the bench connections' tables, and their physical names by KQL table name. */
+export function schemaOf(tables: readonly ConnectionTable[]): { schema: KqlSchema; sqlNames: Record<string, string> } {
   const sqlNames = Object.fromEntries(BENCH_CONFIG.connections.map((c) => [c.table, tables.find((t) => t.lookup === c.lookup)!.sqlName]))
   const schema: KqlSchema = {
     tables: BENCH_CONFIG.connections.map((c) => ({
@@ -247,16 +283,11 @@ export async function openDataset(backend: BenchBackend): Promise<Dataset> {
       sqlName: sqlNames[c.table]!,
     })),
   }
-  JSON.parse(readFileSync(marker, 'utf8'))
-  return {
-    backend,
-    runtime,
-    services,
-    workspaceId: workspace.id,
-    schema,
-    sqlNames,
-    analystToken,
-    ...(databaseUrl ? { databaseUrl } : { sqliteFile: sqliteFileOf(runtime.config.dataDir) }),
-    close: () => runtime.close(),
-  }
+  return { schema, sqlNames }
+}
+
+function pgUrl(name: string): string {
+  const url = new URL(PG_ADMIN_URL)
+  url.pathname = `/${name}`
+  return url.toString()
 }

@@ -66,7 +66,13 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
 
   // --- the append path's integrity check (issue 14 item 1) ---------------------------------------
 
-  /** The newest note this process signed or verified per container, so the check costs a string compare. */
+  /**
+   * The newest note this process signed or verified per container, so the check costs a string
+   * compare. A note is remembered when it is signed, before its transaction commits: the next
+   * writer of the container may take the database's lock before this one's commit callbacks run,
+   * and a note this process signed needs no signature check. A rolled-back note is never the stored
+   * head, so it only costs one verification of the head that is stored.
+   */
   const knownNotes = new Map<string, { readonly note: string; readonly size: number; readonly root: Uint8Array }>()
   function remember(c: ContainerRef, checkpoint: StoredCheckpoint, root: Uint8Array): void {
     if (knownNotes.size > 10_000) knownNotes.clear()
@@ -186,6 +192,7 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
         return checkpointOf(container, res.head.seq, root, now)
       },
     )
+    if (checkpoint !== null && root !== null) remember(container, checkpoint, root)
     return { records: result.records, checkpoint, root: root as Uint8Array | null }
   }
 
@@ -199,11 +206,10 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
   async function commitGroups(
     tx: Stores,
     groups: ReadonlyMap<string, { readonly key: ContainerRef; readonly entries: readonly QueueEntry[] }>,
-  ): Promise<{ results: Map<string, (StoredRecord | null)[]>; signed: [ContainerRef, StoredCheckpoint, Uint8Array][] }> {
+  ): Promise<Map<string, (StoredRecord | null)[]>> {
     const now = clock.now()
     const results = new Map<string, (StoredRecord | null)[]>()
     const headsEntries = new Map<string, HeadsLogEntry[]>()
-    const signed: [ContainerRef, StoredCheckpoint, Uint8Array][] = []
     const addHeads = (c: ContainerRef, size: number, root: Uint8Array) => {
       const list = headsEntries.get(c.workspaceId) ?? []
       list.push({ containerId: c.containerId, size, root })
@@ -227,10 +233,7 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
         k,
         entries.map((e) => (e.kind === 'append' ? records[i++]! : null)),
       )
-      if (checkpoint !== null && root !== null) {
-        signed.push([container, checkpoint, root])
-        addHeads(container, checkpoint.size, root)
-      }
+      if (checkpoint !== null && root !== null) addHeads(container, checkpoint.size, root)
     }
     for (const workspaceId of [...headsEntries.keys()].sort()) {
       const heads = headsContainer(workspaceId)
@@ -244,10 +247,9 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
           details: { size: e.size, root: Buffer.from(e.root).toString('base64') },
         },
       }))
-      const { checkpoint, root } = await appendSigned(tx, heads, entries, now)
-      if (checkpoint !== null && root !== null) signed.push([heads, checkpoint, root])
+      await appendSigned(tx, heads, entries, now)
     }
-    return { results, signed }
+    return results
   }
 
   const stats = { flushes: 0, entries: 0, failedFlushes: 0, flushMs: 0 }
@@ -265,9 +267,7 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
     async commit(groups) {
       for (let attempt = 1; ; attempt++) {
         try {
-          const { results, signed } = await stores.transaction((tx) => commitGroups(tx, groups))
-          for (const [c, cp, root] of signed) remember(c, cp, root)
-          return results
+          return await stores.transaction((tx) => commitGroups(tx, groups))
         } catch (error) {
           // A deadlock with a writer that locked in another order: the flush was rolled back whole.
           if (error instanceof LedgerContentionError && attempt < 4) continue
@@ -344,7 +344,6 @@ export function createLedgerWriter(deps: LedgerServiceDeps, context: LedgerConte
     const { checkpoint, root } = appended
     tx.afterCommit(() => {
       if (checkpoint === null || root === null) return
-      remember(container, checkpoint, root)
       // The heads log records it in the next flush (its lock is only ever taken last, by a flush).
       queue
         .submit(container, { kind: 'heads', size: checkpoint.size, root })

@@ -225,8 +225,17 @@ export function parseVerifierKey(vkey: string): NoteVerifierKey {
 /** The type-0x04 (timestamped cosignature) verifier for the same name and public key. */
 export function cosignatureVerifierFor(key: NoteVerifierKey): NoteVerifierKey {
   if (key.type === SIG_TYPE_COSIGNATURE_V1) return key
-  return parseVerifierKey(formatVerifierKey(key.name, key.publicKey, SIG_TYPE_COSIGNATURE_V1))
+  let verifier = cosignatureVerifiers.get(key)
+  if (verifier === undefined) {
+    verifier = parseVerifierKey(formatVerifierKey(key.name, key.publicKey, SIG_TYPE_COSIGNATURE_V1))
+    cosignatureVerifiers.set(key, verifier)
+  }
+  return verifier
 }
+
+// Deriving a verifier builds a public key object, which costs more than the signature check it
+// serves; a server opens checkpoints against the same trusted keys again and again.
+const cosignatureVerifiers = new WeakMap<NoteVerifierKey, NoteVerifierKey>()
 
 /** A note signer from a private key and a key name. */
 export function createNoteSigner(name: string, key: KeyObject): NoteSigner {
