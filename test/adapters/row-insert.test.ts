@@ -157,6 +157,8 @@ for (const backend of BACKENDS) {
       const clash = [900_001, 1, 5n, 'kept?', 900_001, 1, 6n, 'clash']
       await assert.rejects(db.transaction((tx) => tx.insertMany(TABLE.sqlName, columns, clash)))
       assert.equal(await store().rowCount(TABLE), before)
+      // a statement the engine refuses before any row (no such table)
+      await assert.rejects(db.insertMany('no_such_table', columns, [900_003, 1, 8n, 'nowhere']))
       await db.insertMany(TABLE.sqlName, columns, [900_002, 1, 7n, 'after the failure'])
       assert.equal(await store().rowCount(TABLE), before + 1)
       const row = await store().row(TABLE, 900_002)
