@@ -5,7 +5,7 @@
  * listen: main.ts and the tests do.
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import { InvalidInputError, UnauthenticatedError } from '../domain/errors.js'
+import { UnauthenticatedError } from '../domain/errors.js'
 import type { ApiServices } from '../domain/services.js'
 import { stringifyExact } from '../shared/exact-json.js'
 import { envelope, registerErrorEnvelope, sendError } from './error-envelope.js'
@@ -15,7 +15,7 @@ import { requestIdOf } from './request-id.js'
 import { type AnyRoute, defineRoute, registerRoutes } from './route-registry.js'
 import { registerWellKnownRoutes } from './routes/well-known.js'
 import { bearerFromSubprotocol } from './websocket-upgrade.js'
-import { parseJsonBody } from './wire/json-body.js'
+import { type BodyKind, decodeTextBody, parseJsonBody, type UnparsedBody } from './wire/json-body.js'
 
 export interface AppOptions {
   readonly services: ApiServices
@@ -26,26 +26,6 @@ export interface AppOptions {
   readonly logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']
   /** Registers sibling contexts (portal, MCP) and extra routes before the app is ready. */
   readonly extend?: (app: FastifyInstance) => Promise<void>
-}
-
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
-
-/** The offset of the first byte that makes `bytes` invalid UTF-8 (for the error message). */
-function firstInvalidUtf8Byte(bytes: Buffer): number {
-  let low = 0
-  let high = bytes.length
-  // The longest valid prefix, by bisection (decoding a prefix may fail only because it cuts a character
-  // in two, so the answer is within 3 bytes of the point found; reported as that point).
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2)
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid), { stream: true })
-      low = mid
-    } catch {
-      high = mid - 1
-    }
-  }
-  return low
 }
 
 const SAFE_HEADERS = {
@@ -113,21 +93,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   registerErrorEnvelope(app)
   app.removeAllContentTypeParsers()
+  type ParserConfig = { exactIntegers?: boolean; bodyBytes?: boolean } | undefined
+  // A route declared with bodyBytes reads its body itself (route-registry.ts): it gets the bytes.
+  const unparsed = (request: { routeOptions: { config: unknown } }, bytes: Buffer, kind: BodyKind): UnparsedBody | undefined =>
+    (request.routeOptions.config as ParserConfig)?.bodyBytes === true ? { bytes, kind } : undefined
   app.addContentTypeParser(['application/json', 'application/*+json'], { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      const exactIntegers = (request.routeOptions.config as { exactIntegers?: boolean } | undefined)?.exactIntegers === true
-      done(null, parseJsonBody(body as Buffer, { exactIntegers }))
+      const exactIntegers = (request.routeOptions.config as ParserConfig)?.exactIntegers === true
+      done(null, unparsed(request, body as Buffer, 'json') ?? parseJsonBody(body as Buffer, { exactIntegers }))
     } catch (error) {
       done(error as Error)
     }
   })
   // Text bodies are decoded strictly, as JSON ones are: bytes that are not UTF-8 are a 400, never
   // stored as U+FFFD (a lenient decode silently changed ingested values).
-  app.addContentTypeParser(['application/x-ndjson', 'text/csv', 'text/plain'], { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser(['application/x-ndjson', 'text/csv', 'text/plain'], { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      done(null, STRICT_UTF8.decode(body as Buffer))
-    } catch {
-      done(new InvalidInputError(`the request body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(body as Buffer)}); send UTF-8 text`))
+      done(null, unparsed(request, body as Buffer, 'text') ?? decodeTextBody(body as Buffer))
+    } catch (error) {
+      done(error as Error)
     }
   })
 

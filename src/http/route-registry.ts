@@ -15,6 +15,7 @@ import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../doma
 import type { PendingCallRecord } from '../domain/ledger/index.js'
 import { type CallRecord, recordCallAhead, recordHijackedCall } from './plugins/record-call.js'
 import { normaliseKeys } from './wire/case-insensitive.js'
+import { parseBodyOfKind, type UnparsedBody } from './wire/json-body.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -70,6 +71,13 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    * here; documented in OpenAPI with `schema` under each content type.
    */
   readonly rawBody?: { readonly contentTypes: readonly string[]; readonly schema: z.ZodType; readonly description: string }
+  /**
+   * With `rawBody`: the body reaches the handler unparsed, as `request.body` an UnparsedBody (its
+   * bytes and whether its Content-Type is JSON or text) or undefined when there is none, so that
+   * the handler can read it in one pass (push ingest). The errors keep their order: a body that
+   * would not parse is still refused before the right and path checks (checkRequest).
+   */
+  readonly bodyBytes?: true
   /** Body size limit in bytes (default 1 MiB). */
   readonly bodyLimit?: number
   /**
@@ -143,6 +151,31 @@ export function missingRights(caller: Caller, rights: readonly ApiRight[]): ApiR
   return rights.filter((r) => !caller.rights.has(r))
 }
 
+/** The caller, rights, path, query and body checks every route gets before its handler. */
+function checkRequest(route: AnyRoute, request: FastifyRequest): { caller: Caller; params: unknown; query: unknown; body: unknown } {
+  try {
+    const caller = request.caller
+    if (!caller) throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
+    const missing = missingRights(caller, route.rights)
+    if (missing.length > 0) {
+      throw new ForbiddenError(
+        `this token lacks the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')} needed for ${route.method} ${route.openapiPath ?? route.path}`,
+      )
+    }
+    const params = validate('path', route.params, request.params)
+    const query = validate('query', route.query, request.query)
+    const body = validate('body', route.body, request.body)
+    return { caller, params, query, body }
+  } catch (error) {
+    // A parsed body would have been refused before these checks ran: an unparsed one still is.
+    if (route.bodyBytes === true && request.body !== undefined) {
+      const { bytes, kind } = request.body as UnparsedBody
+      parseBodyOfKind(bytes, kind, { exactIntegers: route.exactIntegers === true })
+    }
+    throw error
+  }
+}
+
 /** Registers the routes on an encapsulated /oi-api context whose onRequest hook sets `request.caller`. */
 export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]): void {
   for (const route of routes) {
@@ -150,19 +183,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly AnyRoute[]
       method: route.method,
       url: route.path,
       bodyLimit: route.bodyLimit ?? 1024 * 1024,
-      config: { exactIntegers: route.exactIntegers === true },
+      config: { exactIntegers: route.exactIntegers === true, bodyBytes: route.bodyBytes === true },
       handler: async (request, reply) => {
-        const caller = request.caller
-        if (!caller) throw new UnauthenticatedError('missing Authorization header; send "Authorization: Bearer <token>"')
-        const missing = missingRights(caller, route.rights)
-        if (missing.length > 0) {
-          throw new ForbiddenError(
-            `this token lacks the right${missing.length > 1 ? 's' : ''} ${missing.join(', ')} needed for ${route.method} ${route.openapiPath ?? route.path}`,
-          )
-        }
-        const params = validate('path', route.params, request.params)
-        const query = validate('query', route.query, request.query)
-        const body = validate('body', route.body, request.body)
+        const { caller, params, query, body } = checkRequest(route, request)
         const hijack = async (status: number, via?: CallRecord['via']): Promise<void> => {
           if (route.hijacks !== true)
             throw new Error(

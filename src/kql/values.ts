@@ -187,12 +187,79 @@ export function dateTimeOfMatch(m: RegExpExecArray, order: 'ymd' | 'mdy' = 'ymd'
   })
 }
 
+/** Value of the two ASCII digits at `at`, or -1 (NaN-free so callers can range-check it). */
+function digits2(s: string, at: number): number {
+  const a = s.charCodeAt(at) - 0x30
+  const b = s.charCodeAt(at + 1) - 0x30
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1
+}
+
+/**
+ * The common machine-written form, `yyyy-mm-ddThh:mm:ss[.f{1,7}](Z|±hh:mm)` (what JSON.stringify of a
+ * Date and most clients send), read without a regex: ingest types millions of these. Returns
+ * undefined for any other text, including out-of-range parts, so that parseDateTime's patterns
+ * decide it; where it answers it gives exactly what ISO_RE would (values.test.ts compares them).
+ */
+function canonicalDateTime(s: string): bigint | null | undefined {
+  const n = s.length
+  if (n < 20 || n > 33) return undefined
+  if (s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d || s.charCodeAt(10) !== 0x54) return undefined // - - T
+  if (s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) return undefined // : :
+  const century = digits2(s, 0)
+  const yy = digits2(s, 2)
+  const month = digits2(s, 5)
+  const day = digits2(s, 8)
+  const hour = digits2(s, 11)
+  const minute = digits2(s, 14)
+  const second = digits2(s, 17)
+  if (century < 0 || yy < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return undefined
+  if (second < 0 || second > 59) return undefined
+  const year = century * 100 + yy
+  const sameDay = year === lastDay.year && month === lastDay.month && day === lastDay.day
+  if (!sameDay && (year < 1 || day > daysInMonth(year, month))) return undefined
+  let i = 19
+  let fraction = 0
+  if (s.charCodeAt(i) === 0x2e) {
+    // .
+    let scale = 1_000_000
+    let c = s.charCodeAt(++i) - 0x30
+    if (!(c >= 0 && c <= 9)) return undefined
+    do {
+      if (scale < 1) return undefined // 8 or 9 digits: the patterns drop the extra ones
+      fraction += c * scale
+      scale /= 10
+      c = s.charCodeAt(++i) - 0x30
+    } while (c >= 0 && c <= 9)
+  }
+  let offsetMinutes = 0
+  const zone = s.charCodeAt(i)
+  if (zone === 0x5a && i + 1 === n) {
+    // Z
+  } else if ((zone === 0x2b || zone === 0x2d) && i + 6 === n && s.charCodeAt(i + 3) === 0x3a) {
+    // +hh:mm / -hh:mm (any two-digit values, as offsetTicks reads them)
+    const h = digits2(s, i + 1)
+    const m = digits2(s, i + 4)
+    if (h < 0 || m < 0) return undefined
+    offsetMinutes = zone === 0x2d ? -(h * 60 + m) : h * 60 + m
+  } else return undefined
+  // Ticks exceed 2^53, so they are a bigint: the day's ticks (kept for the next text, which is
+  // usually of the same day) plus the rest of the moment, exact as a double (|…| < 5e12).
+  if (!sameDay) {
+    lastDay = { year, month, day, ticks: BigInt(daysFromCivil(year, month, day)) * TICKS_PER_DAY }
+  }
+  return lastDay.ticks + BigInt((hour * 3600 + minute * 60 + second - offsetMinutes * 60) * 10_000_000 + fraction)
+}
+
+let lastDay = { year: 0, month: 0, day: 0, ticks: 0n }
+
 /**
  * Parses the datetime texts Kusto's `datetime()` / `todatetime()` accept (ISO 8601 with or without
  * `T`, zone `Z` or an offset; `yyyy/mm/dd`; `mm/dd/yyyy [hh:mm[:ss]]` and `mm-dd-yyyy`; RFC 822/850/1123).
  * Returns ticks or null.
  */
 export function parseDateTime(text: string): bigint | null {
+  const canonical = canonicalDateTime(text)
+  if (canonical !== undefined) return canonical
   const s = text.trim()
   let m = ISO_RE.exec(s) ?? SLASH_RE.exec(s)
   if (m) {

@@ -99,6 +99,29 @@ export function parseStrictJson(input: string | Uint8Array, options?: StrictJson
   }
 }
 
+/**
+ * Parses the one value that starts at `start` of `text` (no whitespace before it) and returns it
+ * with the position just after it; what follows is the caller's. For readers that handle the common
+ * shape of a body themselves and hand nested values to this parser (strict-json-rows.ts).
+ */
+export function parseStrictJsonValueAt(
+  text: string,
+  start: number,
+  options: StrictJsonOptions & { exactIntegers: true },
+): { value: ExactJsonValue; end: number } {
+  src = text
+  pos = start
+  depth = 0
+  maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
+  exactIntegers = true
+  try {
+    const value = parseValue()
+    return { value, end: pos }
+  } finally {
+    src = ''
+  }
+}
+
 // Parser state lives at module level: the parser is synchronous and never re-entered, and plain
 // variables are cheaper than a closure or a class instance per call.
 let src = ''
@@ -504,8 +527,8 @@ function parseNumber(): number | bigint {
   return n
 }
 
-/** Digits from the first to the last non-zero digit of the mantissa. */
-function significantDigits(text: string): number {
+/** Digits from the first to the last non-zero digit of the mantissa (also strict-json-rows.ts's rule). */
+export function significantDigits(text: string): number {
   let first = -1
   let last = -1
   let count = 0

@@ -12,5 +12,6 @@ export {
   type IngestServiceDeps,
   type InTransactionHook,
   MAX_PUSH_ROWS,
+  type UnreadPushBody,
 } from './ingest-service.js'
-export { type RowProblem, type TypedRow, toColumnValue, typeRow, typeRows } from './row-validation.js'
+export { type RowProblem, readTypedRows, type TypedRow, toColumnValue, typeRow, typeRows } from './row-validation.js'

@@ -12,7 +12,7 @@ import { ForbiddenError, InvalidInputError, NotFoundError, NotProvisionedError }
 import type { Stores } from '../stores.js'
 import type { EventBus } from '../streams/index.js'
 import type { ConfigService, ConnectionConfig, ConnectionTable } from '../workspace-config/index.js'
-import { type RowProblem, type TypedRow, typeRows } from './row-validation.js'
+import { type RowProblem, readTypedRows, type TypedRow, typeRows } from './row-validation.js'
 
 export interface IngestResult {
   readonly connection: string
@@ -47,6 +47,18 @@ export interface ImportOptions {
   readonly inTransaction?: InTransactionHook
 }
 
+/**
+ * A push body as it arrived (the HTTP edge): its bytes, read with the connection's columns in one
+ * pass (readTypedRows), and the reference reading of it, used whenever that pass gives up.
+ */
+export interface UnreadPushBody {
+  readonly bytes: Uint8Array
+  /** `array`: a JSON array of row objects; `lines`: NDJSON. */
+  readonly layout: 'array' | 'lines'
+  /** The rows as the strict body parser gives them; throws the body's own error (a 400). */
+  readonly values: () => readonly unknown[]
+}
+
 /** Rows per push request, and per committed batch of the CLI import and connectors. */
 export const MAX_PUSH_ROWS = 50_000
 
@@ -58,9 +70,9 @@ export interface IngestService {
    * MAX_PUSH_ROWS rows or any row that does not fit the columns (InvalidInputError naming the
    * problems), and push ingest switched off (NotProvisionedError). The rows and their decision MUST
    * commit together; the rows are announced on the bus after the commit. Throws NotFoundError for
-   * an unknown connection.
+   * an unknown connection. An unread body MUST give the rows and errors its `values()` would.
    */
-  push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult>
+  push(caller: Caller, lookup: string, inputs: readonly unknown[] | UnreadPushBody): Promise<IngestResult>
   /**
    * Imports what fits and reports the rest (CLI import, pull connectors); `fromText` for CSV
    * records. `inTransaction` runs in the rows' transaction (a connector's cursor commits with its
@@ -136,7 +148,7 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
   }
 
   /** Push ingest over HTTP: all rows or none. */
-  async function push(caller: Caller, lookup: string, inputs: readonly unknown[]): Promise<IngestResult> {
+  async function push(caller: Caller, lookup: string, body: readonly unknown[] | UnreadPushBody): Promise<IngestResult> {
     if (!inScope(caller.scopes, 'connections', lookup))
       throw new ForbiddenError(`this token is restricted to other connections than "${lookup}"`)
     const { connection, table } = await connectionOf(caller.workspaceId, lookup)
@@ -147,12 +159,28 @@ export function createIngestService(deps: IngestServiceDeps): IngestService {
     const current = await config.current(caller.workspaceId)
     if (!current.document.settings.capabilities.connectors.push)
       throw new NotProvisionedError("push ingest is switched off in this workspace's settings")
-    if (inputs.length === 0) throw new InvalidInputError('the batch is empty; send at least one row')
-    if (inputs.length > MAX_PUSH_ROWS)
-      throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${inputs.length} rows)`)
-    const { rows, problems } = typeRows(table.columns, inputs)
-    if (problems.length > 0) throw new InvalidInputError(problemsMessage(problems, inputs.length))
+    // The one-pass reader covers the common body; anything else (and every error) takes the
+    // reference path: parse, then type, as the CLI import and the connectors do.
+    const unread = isUnreadPushBody(body)
+    let rows = unread ? readTypedRows(body.bytes, body.layout, table.columns) : undefined
+    if (rows !== undefined) refuseBatchSize(rows.length)
+    else {
+      const inputs = unread ? body.values() : body
+      refuseBatchSize(inputs.length)
+      const typed = typeRows(table.columns, inputs)
+      if (typed.problems.length > 0) throw new InvalidInputError(problemsMessage(typed.problems, inputs.length))
+      rows = typed.rows
+    }
     return commitRows(caller.workspaceId, lookup, table, rows, { id: caller.accountId, name: caller.accountName, via: caller.via ?? 'api' })
+  }
+
+  function refuseBatchSize(count: number): void {
+    if (count === 0) throw new InvalidInputError('the batch is empty; send at least one row')
+    if (count > MAX_PUSH_ROWS) throw new InvalidInputError(`a batch may hold at most ${MAX_PUSH_ROWS} rows; split this one (${count} rows)`)
+  }
+
+  function isUnreadPushBody(body: readonly unknown[] | UnreadPushBody): body is UnreadPushBody {
+    return !Array.isArray(body)
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { KqlType, KqlValue } from '../../kql/index.js'
 import { longFrom, longFromText, parseDateTime, parseDynamicJson, parseTimespan } from '../../kql/index.js'
+import { type FlatRowLayout, type FlatRowShape, NO_FIT, readFlatRows } from '../../shared/strict-json-rows.js'
 import type { ColumnConfig } from '../workspace-config/index.js'
 
 export type TypedRow = KqlValue[]
@@ -137,7 +138,8 @@ export function typeRow(
   }
   return columns.map((column) => {
     try {
-      const value = toColumnValue(column.type, record[column.name], options.fromText)
+      // own members only: a row without a column named `constructor` or `toString` has no value for it
+      const value = toColumnValue(column.type, Object.hasOwn(record, column.name) ? record[column.name] : undefined, options.fromText)
       if (column.name === 'timestamp' && value === null) throw new CellError('the timestamp is required')
       return value
     } catch (error) {
@@ -168,4 +170,51 @@ export function typeRows(
     }
   })
   return { rows, problems, accepted }
+}
+
+/**
+ * The columns as the one-pass body reader sees them: per column, typeRow's rule for one value
+ * (toColumnValue, and the required timestamp) with NO_FIT where typeRow would report a problem.
+ * A row without a column gets what typeRow gives a missing one.
+ */
+function flatRowShape(columns: readonly ColumnConfig[]): FlatRowShape {
+  const cells = columns.map((column) => {
+    const type = column.type
+    const required = column.name === 'timestamp'
+    const general = (value: unknown): unknown => {
+      try {
+        const typed = toColumnValue(type, value)
+        return required && typed === null ? NO_FIT : typed
+      } catch (error) {
+        if (error instanceof CellError) return NO_FIT
+        throw error
+      }
+    }
+    // The most common value of each type, typed as toColumnValue would, without its switch and
+    // try; everything else goes through toColumnValue itself.
+    switch (type) {
+      case 'string':
+        return (value: unknown) => (typeof value === 'string' && !value.includes('\u0000') ? value : general(value))
+      case 'real':
+        return (value: unknown) => (typeof value === 'number' ? value : general(value))
+      case 'long':
+        return (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value !== 0 ? value : general(value))
+      case 'datetime':
+        return (value: unknown) => (typeof value === 'string' ? (parseDateTime(value) ?? NO_FIT) : general(value))
+      default:
+        return general
+    }
+  })
+  const absent = columns.map((_, k) => cells[k]!(undefined))
+  return { names: columns.map((c) => c.name), cells, absent }
+}
+
+/**
+ * Push ingest's fast path: the rows of a JSON array (`array`) or NDJSON (`lines`) body typed for
+ * the columns in one pass over its bytes. Answers undefined for any body it does not cover or any
+ * row that does not fit; the caller then parses the body the reference way and calls typeRows,
+ * which accepts it or words the problem. Where it answers, it answers what that path would.
+ */
+export function readTypedRows(bytes: Uint8Array, layout: FlatRowLayout, columns: readonly ColumnConfig[]): TypedRow[] | undefined {
+  return readFlatRows(bytes, layout, flatRowShape(columns)) as TypedRow[] | undefined
 }
