@@ -79,8 +79,17 @@ export function sensorConnection(lookup: string, table: string) {
   } as const
 }
 
-/** A new PostgreSQL database `name` on the server of `adminUrl` (dropped first if a run left it), and how to drop it. */
-export async function scratchDatabase(adminUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A new PostgreSQL database `name` on the server of `adminUrl` (dropped first if a run left it), and
+ * how to drop it. With `template`, a file copy of that database (a cached dataset a scenario must
+ * not change); PostgreSQL refuses the copy while anyone is connected to the template, so it is
+ * retried for a while.
+ */
+export async function scratchDatabase(
+  adminUrl: string,
+  name: string,
+  options: { readonly template?: string } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const run = async (sql: string): Promise<void> => {
     const client = new pg.Client({ connectionString: adminUrl })
     await client.connect()
@@ -91,7 +100,20 @@ export async function scratchDatabase(adminUrl: string, name: string): Promise<{
     }
   }
   await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await run(`CREATE DATABASE ${name}`)
+  if (options.template === undefined) await run(`CREATE DATABASE ${name}`)
+  else {
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      try {
+        await run(`CREATE DATABASE ${name} TEMPLATE ${options.template} STRATEGY FILE_COPY`)
+        break
+      } catch (error) {
+        // 55006 object_in_use: a session on the template (another bench, a pool closing)
+        if ((error as { code?: string }).code !== '55006' || Date.now() > deadline) throw error
+        await new Promise((resolve) => setTimeout(resolve, 1000))
+      }
+    }
+  }
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
   return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }

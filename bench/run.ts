@@ -11,6 +11,7 @@ import { hostileQueries } from './scenarios/hostile-queries.js'
 import { ingestCompaction } from './scenarios/ingest-compaction.js'
 import { kqlEngine } from './scenarios/kql-engine.js'
 import { kqlScale } from './scenarios/kql-scale.js'
+import { kqlSharedSegments } from './scenarios/kql-shared-segments.js'
 import { kqlWarmHttp } from './scenarios/kql-warm-http.js'
 import { ledgerAppend } from './scenarios/ledger-append.js'
 import { ledgerVerify } from './scenarios/ledger-verify.js'
@@ -21,6 +22,7 @@ const SCENARIOS: readonly Scenario[] = [
   kqlEngine,
   kqlWarmHttp,
   kqlScale,
+  kqlSharedSegments,
   ingestCompaction,
   ledgerAppend,
   callRecording,

@@ -9,6 +9,7 @@
 import { dirname, join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { type ColumnarStore, createColumnarStore } from '../../src/adapters/columnar/columnar-store.js'
+import type { SqlDb } from '../../src/adapters/sql/sql-db.js'
 import { createSqliteDb, openSqliteDatabase } from '../../src/adapters/sqlite/sqlite-db.js'
 import { type ColumnarConfig, columnarOf } from '../../src/config/config.js'
 import type { ConnectionTable } from '../../src/domain/workspace-config/config-store.js'
@@ -35,10 +36,26 @@ export interface SegmentQueries {
 /** Opens the segments of the SQLite dataset in `sqliteFile`'s data directory (`<data>/segments`, the server's default). */
 export async function openSegmentQueries(sqliteFile: string, tables: readonly ConnectionTable[]): Promise<SegmentQueries> {
   const settings = columnarOf({ ...process.env, PROVENANT_COLUMNAR: 'on' }, dirname(sqliteFile))!
+  return openSegmentQueriesOn(createSqliteDb(openSqliteDatabase(sqliteFile)), settings, tables, sqliteFile)
+}
+
+/**
+ * The same over any row store holding the manifest (`db`, closed by close()) and the segments in
+ * `settings.dir`: kql-shared-segments opens a PostgreSQL database's. `sqliteFile` when `db` is SQLite.
+ */
+export async function openSegmentQueriesOn(
+  db: SqlDb,
+  settings: ColumnarConfig,
+  tables: readonly ConnectionTable[],
+  sqliteFile?: string,
+): Promise<SegmentQueries> {
   const { schema, sqlNames } = schemaOf(tables)
-  const db = createSqliteDb(openSqliteDatabase(sqliteFile))
   const duck = await DuckDBInstance.create(':memory:', { threads: String(settings.threads), memory_limit: settings.memoryLimit })
-  const store = createColumnarStore(db, duck, { dir: settings.dir, segmentRows: settings.segmentRows, sqliteFile })
+  const store = createColumnarStore(db, duck, {
+    dir: settings.dir,
+    segmentRows: settings.segmentRows,
+    ...(sqliteFile === undefined ? {} : { sqliteFile }),
+  })
   const columnar = await store.openQuerySource(tables)
   const hand = await duck.connect()
   const files = async (kqlName: string): Promise<string> => {

@@ -85,3 +85,31 @@ describe('loadConfig: export settings', () => {
     )
   })
 })
+
+describe('loadConfig: the columnar tier', () => {
+  const on = (env: Record<string, string>) => loadConfig({ data: '/srv/provenant' }, { PROVENANT_COLUMNAR: 'on', ...env }).columnar!
+
+  it('defaults: 1GB of memory, 4GB of spill space', () => {
+    const columnar = on({})
+    assert.equal(columnar.memoryLimit, '1GB')
+    assert.equal(columnar.spillLimit, '4GB')
+    assert.equal(on({ PROVENANT_COLUMNAR_SPILL: '20GB' }).spillLimit, '20GB')
+    assert.throws(
+      () => on({ PROVENANT_COLUMNAR_SPILL: 'lots' }),
+      /PROVENANT_COLUMNAR_SPILL must be a size such as 4GB or 500GB, not "lots"/,
+    )
+  })
+
+  it('refuses a memory limit compaction cannot work under, saying the minimum and why', () => {
+    // 160 MB (two 80 MB CSV read buffers) + 80 bytes a row of a segment: 240MB for 1,000,000-row segments
+    assert.throws(
+      () => on({ PROVENANT_COLUMNAR_MEMORY: '64MB' }),
+      /PROVENANT_COLUMNAR_MEMORY is 64MB; with PROVENANT_COLUMNAR_SEGMENT_ROWS at 1000000 it must be at least 240MB: compaction reads staged rows through an 80 MB buffer/,
+    )
+    assert.throws(() => on({ PROVENANT_COLUMNAR_MEMORY: '239MB' }), /at least 240MB/)
+    assert.equal(on({ PROVENANT_COLUMNAR_MEMORY: '240MB' }).memoryLimit, '240MB')
+    assert.equal(on({ PROVENANT_COLUMNAR_MEMORY: '0.25GiB' }).memoryLimit, '0.25GiB')
+    assert.throws(() => on({ PROVENANT_COLUMNAR_MEMORY: '160MB', PROVENANT_COLUMNAR_SEGMENT_ROWS: '10000' }), /at least 161MB/)
+    assert.equal(on({ PROVENANT_COLUMNAR_MEMORY: '161MB', PROVENANT_COLUMNAR_SEGMENT_ROWS: '10000' }).segmentRows, 10_000)
+  })
+})

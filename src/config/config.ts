@@ -47,8 +47,10 @@ export interface ColumnarConfig {
   readonly dir: string
   /** DuckDB's threads (PROVENANT_COLUMNAR_THREADS, default 2). */
   readonly threads: number
-  /** DuckDB's memory_limit, e.g. 1GB (PROVENANT_COLUMNAR_MEMORY, default 1GB). */
+  /** DuckDB's memory_limit, e.g. 1GB (PROVENANT_COLUMNAR_MEMORY, default 1GB; at least columnarMemoryMinimum). */
   readonly memoryLimit: string
+  /** What DuckDB may spill to disk past memoryLimit (PROVENANT_COLUMNAR_SPILL, default 4GB), in `<dir>/.spill/`. */
+  readonly spillLimit?: string
   /** Rows per compacted segment at most (PROVENANT_COLUMNAR_SEGMENT_ROWS, default 1,000,000). */
   readonly segmentRows: number
   /** Pause between compactor passes, ms (PROVENANT_COLUMNAR_INTERVAL_MS, default 1,000). */
@@ -66,16 +68,43 @@ export function columnarOf(env: NodeJS.ProcessEnv, dataDir: string, force = fals
   if (mode !== 'on' && mode !== 'off') throw new Error(`PROVENANT_COLUMNAR must be on or off, not "${env['PROVENANT_COLUMNAR']}"`)
   if (mode === 'off' && !force) return undefined
   const memoryLimit = env['PROVENANT_COLUMNAR_MEMORY'] || '1GB'
-  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(memoryLimit))
-    throw new Error(`PROVENANT_COLUMNAR_MEMORY must be a size such as 512MB or 2GB, not "${memoryLimit}"`)
+  const memoryBytes = sizeBytes(memoryLimit, 'PROVENANT_COLUMNAR_MEMORY', '512MB or 2GB')
+  const spillLimit = env['PROVENANT_COLUMNAR_SPILL'] || '4GB'
+  sizeBytes(spillLimit, 'PROVENANT_COLUMNAR_SPILL', '4GB or 500GB')
+  const segmentRows = positiveInt(env, 'PROVENANT_COLUMNAR_SEGMENT_ROWS', 1_000, 100_000_000) ?? 1_000_000
+  const minimum = columnarMemoryMinimum(segmentRows)
+  if (memoryBytes < minimum)
+    throw new Error(
+      `PROVENANT_COLUMNAR_MEMORY is ${memoryLimit}; with PROVENANT_COLUMNAR_SEGMENT_ROWS at ${segmentRows} it must be at least ${Math.ceil(minimum / 1e6)}MB: compaction reads staged rows through an 80 MB buffer (a query reading the uncompacted tail takes another) and sorts a segment in memory at up to about 80 bytes a row, and below that every compaction fails with an out-of-memory error`,
+    )
   return {
     dir: resolve(env['PROVENANT_COLUMNAR_DIR'] ?? join(dataDir, 'segments')),
     threads: positiveInt(env, 'PROVENANT_COLUMNAR_THREADS', 1, 256) ?? 2,
     memoryLimit,
-    segmentRows: positiveInt(env, 'PROVENANT_COLUMNAR_SEGMENT_ROWS', 1_000, 100_000_000) ?? 1_000_000,
+    spillLimit,
+    segmentRows,
     intervalMs: positiveInt(env, 'PROVENANT_COLUMNAR_INTERVAL_MS', 100, 86_400_000) ?? 1_000,
     tailAgeMs: positiveInt(env, 'PROVENANT_COLUMNAR_TAIL_AGE_MS', 1_000, 86_400_000) ?? 60_000,
   }
+}
+
+/**
+ * The smallest DuckDB memory_limit (bytes) the tier works under (docs/configuration.md): two
+ * 80 MB CSV read buffers (the compactor's staged rows, and a query's tail read at the same time;
+ * row-export.ts) and a segment's sort, which DuckDB 1.5 does not spill entirely (up to 80 bytes a
+ * row, measured: 200,000-row segments compact in 100MB but not 84MB, 1,000,000-row ones in 160MB but not 128MB).
+ */
+export function columnarMemoryMinimum(segmentRows: number): number {
+  return 160e6 + 80 * segmentRows
+}
+
+/** A DuckDB size setting in bytes (KB = 1000, KiB = 1024, as DuckDB reads them); refuses anything else. */
+function sizeBytes(text: string, name: string, example: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.exec(text)
+  if (!match) throw new Error(`${name} must be a size such as ${example}, not "${text}"`)
+  const unit = match[2]!.toLowerCase()
+  const power = { k: 1, m: 2, g: 3, t: 4 }[unit[0] as 'k' | 'm' | 'g' | 't']
+  return Number(match[1]) * (unit.endsWith('ib') ? 1024 : 1000) ** power
 }
 
 /** How the query workers are shared (issue 15; design §14). */

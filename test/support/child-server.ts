@@ -128,7 +128,11 @@ export async function startChildServer(
   })
   const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s: ${out}`)), 60_000)
+    const timer = setTimeout(() => {
+      // the caller gets no handle to a server that did not start: stop it here, or it outlives the run
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start within 60 s: ${out}`))
+    }, 60_000)
     const onData = (): void => {
       if (!/Provenant is running at/.test(out)) return
       clearTimeout(timer)

@@ -1,8 +1,10 @@
 /**
  * @module
  * The columnar tier in a server process (docs/design/columnar.md): one DuckDB instance per process
- * (its own threads, `threads` and `memory_limit` set from the configuration), the segment store on
- * the main database, query sources for the query pool, and the background compactor. Only the
+ * (its own threads, `threads` and `memory_limit` set from the configuration; what it spills past
+ * the limit goes to a directory of this process's own under the segments directory, up to
+ * `max_temp_directory_size`), the segment store on the main database, query sources for the query
+ * pool, and the background compactor. Only the
  * process holding the compactor lease compacts (PostgreSQL: an advisory lock, as pull connectors
  * have; SQLite: the one process); it removes orphan files when it takes the lease, since only a
  * compactor leaves them.
@@ -11,20 +13,26 @@
  * while one is due and merges small segments (compaction-policy.ts: full segments, or a tail grown
  * older than tailAgeMs; size-tiered merges).
  */
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { join } from 'node:path'
 import { DuckDBInstance } from '@duckdb/node-api'
 import type { ConnectorLease, ConnectorLeases } from '../../domain/connectors/connector-supervisor.js'
+import { QueryEngineLimitError } from '../../domain/queries/query-executor.js'
 import type { ConnectionTable } from '../../domain/workspace-config/config-store.js'
 import type { KqlColumn } from '../../kql/index.js'
 import { type Clock, systemClock } from '../../shared/clock.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
 import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore } from './columnar-store.js'
 import { compactionDue } from './compaction-policy.js'
+import { duckdbLimitOf } from './duckdb-query-source.js'
 
 export interface ColumnarSettings {
   readonly dir: string
   readonly threads: number
   readonly memoryLimit: string
+  /** DuckDB's max_temp_directory_size: what one process may spill to disk (default DEFAULT_SPILL_LIMIT). */
+  readonly spillLimit?: string
   readonly segmentRows: number
   /** Pause between compactor passes (each stages new rows and compacts what is due). */
   readonly intervalMs: number
@@ -34,6 +42,12 @@ export interface ColumnarSettings {
 
 /** The default of ColumnarSettings.tailAgeMs. */
 export const DEFAULT_TAIL_AGE_MS = 60_000
+
+/** What a process may spill unless PROVENANT_COLUMNAR_SPILL says otherwise (docs/configuration.md). */
+export const DEFAULT_SPILL_LIMIT = '4GB'
+
+/** The spill directories of every process, under the segments directory (a dot name: never a table). */
+const SPILL = '.spill'
 
 /** What the compactor has done for one connection table (logs, CLI, portal). */
 export interface TableProgress {
@@ -84,16 +98,36 @@ export async function openColumnarService(
   clock: Clock = systemClock,
 ): Promise<ColumnarService> {
   mkdirSync(settings.dir, { recursive: true, mode: 0o700 })
+  const spillLimit = settings.spillLimit ?? DEFAULT_SPILL_LIMIT
+  const spillDir = openSpillDir(settings.dir)
+  // an in-memory database spills to `.tmp` in the working directory, up to 90% of that disk, unless told
   const duck = await DuckDBInstance.create(':memory:', {
     threads: String(settings.threads),
     memory_limit: settings.memoryLimit,
+    temp_directory: spillDir,
   })
+  // set after the instance exists: given to create() beside temp_directory, DuckDB 1.5 reports
+  // the size but does not enforce it (a 320 MB spill under a 50MB setting, measured)
+  const setup = await duck.connect()
+  try {
+    await setup.run(`SET GLOBAL max_temp_directory_size = '${spillLimit.replace(/'/g, '')}'`)
+  } finally {
+    setup.closeSync()
+  }
+  /** DuckDB's out-of-memory and out-of-spill-space failures as the query port's error (a 400, not a 500). */
+  const limited = (error: unknown): unknown => {
+    const limit = duckdbLimitOf(error)
+    if (limit === undefined) return error
+    return new QueryEngineLimitError(limit, limit === 'memory' ? settings.memoryLimit : spillLimit, { cause: error })
+  }
   const store = createColumnarStore(db, duck, {
     dir: settings.dir,
     segmentRows: settings.segmentRows,
     now: () => clock.now(),
-    // the compactor's own instance (in its worker thread) has the same limit as the queries'
+    // the compactor's own instance (in its worker thread) has the queries' limits and spills
+    // under this process's directory (removed with it)
     compactorMemory: settings.memoryLimit,
+    compactorSpill: { dir: join(spillDir, 'compactor'), limit: spillLimit },
     ...rowStore,
   })
   const policy = { segmentRows: settings.segmentRows, tailAgeMs: settings.tailAgeMs ?? DEFAULT_TAIL_AGE_MS }
@@ -166,7 +200,26 @@ export async function openColumnarService(
   return {
     store,
     async openSource(list) {
-      return store.openQuerySource(list.map((t) => ({ workspaceId: '', lookup: '', sqlName: t.sqlName, columns: t.columns as never })))
+      let source: ColumnarQuerySource
+      try {
+        // reads the tail into DuckDB: the first place a query can run out of memory
+        source = await store.openQuerySource(
+          list.map((t) => ({ workspaceId: '', lookup: '', sqlName: t.sqlName, columns: t.columns as never })),
+        )
+      } catch (error) {
+        throw limited(error)
+      }
+      return {
+        async query(sql, params, columns, budget) {
+          try {
+            return await source.query(sql, params, columns, budget)
+          } catch (error) {
+            throw limited(error)
+          }
+        },
+        interrupt: () => source.interrupt(),
+        close: () => source.close(),
+      }
     },
     compactAll: () => compactAll(true),
     compactDue: () => compactAll(false),
@@ -210,6 +263,35 @@ export async function openColumnarService(
       await lease?.release()
       await store.close()
       duck.closeSync()
+      rmSync(spillDir, { recursive: true, force: true })
     },
+  }
+}
+
+/**
+ * This process's spill directory, `<dir>/.spill/<host>-<pid>` (0700), emptied: the segments
+ * directory may be shared by several processes, so each spills into its own. Directories that
+ * earlier processes on this host left (a crash, a kill) are removed when their pid is gone; those
+ * of other hosts are left to their own processes.
+ */
+function openSpillDir(segmentsDir: string): string {
+  const parent = join(segmentsDir, SPILL)
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, '_')
+  const own = join(parent, `${host}-${process.pid}`)
+  mkdirSync(parent, { recursive: true, mode: 0o700 })
+  for (const name of readdirSync(parent)) {
+    const pid = name.startsWith(`${host}-`) ? Number(name.slice(host.length + 1)) : Number.NaN
+    if (Number.isInteger(pid) && (pid === process.pid || !alive(pid))) rmSync(join(parent, name), { recursive: true, force: true })
+  }
+  mkdirSync(own, { mode: 0o700 })
+  return own
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

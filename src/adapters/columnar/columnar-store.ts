@@ -82,6 +82,8 @@ export interface ColumnarStoreOptions {
   readonly segmentRows?: number
   /** memory_limit of the compactor's DuckDB instance (in its worker thread; default 1GB). */
   readonly compactorMemory?: string
+  /** Where that instance spills (default `<dir>/.spill/compactor`) and how much at most (default 4GB). */
+  readonly compactorSpill?: { readonly dir: string; readonly limit: string }
   /**
    * How long a merged-away segment file stays on disk after the manifest stops naming it (default
    * 60 s, twice the query time cap): a query that opened its view before the merge still reads it.
@@ -140,8 +142,6 @@ type Row = Record<string, unknown>
  */
 const STAGING = '.staging'
 const STAGING_MAX_AGE_MS = 3_600_000
-/** Where the compactor's DuckDB instance spills a sort larger than its memory limit (a dot name too). */
-const SPILL = '.spill'
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 const tempName = (id: string): string => `.${id}.parquet.tmp`
@@ -188,7 +188,11 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     sqliteFile,
     postgresUrl,
     nice: COLUMNAR_WORKER_NICE,
-    duckdb: { memoryLimit: options.compactorMemory ?? '1GB', spillDir: join(options.dir, SPILL) },
+    duckdb: {
+      memoryLimit: options.compactorMemory ?? '1GB',
+      spillDir: options.compactorSpill?.dir ?? join(options.dir, '.spill', 'compactor'),
+      spillLimit: options.compactorSpill?.limit ?? '4GB',
+    },
   })
   const compactorRows =
     sqliteFile !== undefined

@@ -17,7 +17,7 @@ export interface ColumnarWorkerData {
   readonly postgresUrl?: string | undefined
   readonly nice: number
   /** The worker's DuckDB instance (the compactor's worker only: segment writes). */
-  readonly duckdb?: { readonly memoryLimit: string; readonly spillDir: string }
+  readonly duckdb?: { readonly memoryLimit: string; readonly spillDir: string; readonly spillLimit: string }
 }
 
 /** A segment file to write: `copy` writes `temp`; then stats, failpoint, fsync, rename to `final`. */

@@ -64,12 +64,16 @@ async function duckdb(): Promise<DuckDBConnection> {
     if (!duckdbSettings) throw new Error('this worker writes no segments')
     const { DuckDBInstance } = await import('@duckdb/node-api')
     // threads 1: no thread of DuckDB's own; the tasks run on this thread (runHere)
+    mkdirSync(duckdbSettings.spillDir, { recursive: true, mode: 0o700 })
     const instance = await DuckDBInstance.create(':memory:', {
       threads: '1',
       memory_limit: duckdbSettings.memoryLimit,
       temp_directory: duckdbSettings.spillDir,
     })
-    return instance.connect()
+    const connection = await instance.connect()
+    // after creation, as columnar-service.ts does for the queries' instance (given to create() it is not enforced)
+    await connection.run(`SET GLOBAL max_temp_directory_size = '${duckdbSettings.spillLimit.replace(/'/g, '')}'`)
+    return connection
   })()
   return connection
 }

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test'
 import { DuckDBInstance } from '@duckdb/node-api'
 import { duckdbDialect } from '../../kql/dialect/duckdb/duckdb-dialect.js'
 import { SqlRefusalError } from '../../kql/index.js'
-import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
+import { createDuckdbQuerySource, type DuckdbQuerySource, DuckdbResultTooLargeError } from './duckdb-query-source.js'
 
 describe('duckdb dialect', () => {
   let instance: DuckDBInstance
@@ -96,5 +96,17 @@ describe('duckdb dialect', () => {
     await assert.rejects(Promise.resolve(source.query(sql, bind.values, [{ name: 'n', type: 'long' }])), SqlRefusalError)
     const ascii = `SELECT count(*) FROM (VALUES ('a k'), ('ak'), ('K-9')) v(t) WHERE ${has}`
     assert.deepEqual(await source.query(ascii, bind.values, [{ name: 'n', type: 'long' }]), [[2]])
+  })
+
+  it('refuses, before decoding, a result the budget cannot hold: the main thread decodes it and the worker could not hold it', async () => {
+    const sql = 'SELECT i, i * 2.5 FROM range(10000) t(i)'
+    const columns = [
+      { name: 'i', type: 'long' },
+      { name: 'x', type: 'real' },
+    ] as const
+    // 10,000 rows of 2 columns at 80 bytes each: 800,000 bytes
+    await assert.rejects(Promise.resolve(source.query(sql, [], columns, { maxBytes: 799_999 })), DuckdbResultTooLargeError)
+    assert.equal((await source.query(sql, [], columns, { maxBytes: 800_000 })).length, 10_000)
+    assert.equal((await source.query(sql, [], columns)).length, 10_000, 'no budget, no bound')
   })
 })

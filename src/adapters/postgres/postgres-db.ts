@@ -3,8 +3,10 @@
  * SqlDb on a pg Pool. `?` placeholders are numbered `$1…`; int8 values come back as numbers when
  * exact and as bigint otherwise (datetime ticks exceed 2^53).
  */
+import { finished } from 'node:stream/promises'
 import pg from 'pg'
-import type { AllOptions, SqlDb } from '../sql/sql-db.js'
+import { from as copyFrom } from 'pg-copy-streams'
+import { type AllOptions, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { postgresEngine } from './postgres-engine.js'
 
 const INT8_OID = 20
@@ -49,6 +51,41 @@ function normalise(params: readonly unknown[]): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p === undefined ? null : p))
 }
 
+const COPY_SPECIAL = /[\\\t\n\r]/
+const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
+
+/**
+ * One field of COPY's text format: `\N` is NULL; a backslash, tab, newline or carriage return in a
+ * value is escaped (so `\N` or `\.` in a string stays text). Numbers and bigints print exactly
+ * (the shortest text that reads back as the same double), booleans as t/f, and
+ * 'NaN'/'Infinity' arrive as the text the codec binds them as.
+ */
+function copyField(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value
+    case 'number':
+    case 'bigint':
+      return String(value)
+    case 'boolean':
+      return value ? 't' : 'f'
+    default:
+      if (value === null || value === undefined) return '\\N'
+      throw new TypeError(`insertMany takes scalar values, got ${Object.prototype.toString.call(value)}`)
+  }
+}
+
+/** Rows as the text COPY reads: fields split by tabs, rows ended by newlines. */
+function copyText(values: readonly unknown[], width: number): string {
+  let text = ''
+  for (let start = 0; start < values.length; start += width) {
+    text += copyField(values[start])
+    for (let i = start + 1; i < start + width; i++) text += `\t${copyField(values[i])}`
+    text += '\n'
+  }
+  return text
+}
+
 /** How long close() waits for operations in flight before ending the pool anyway. */
 const CLOSE_DRAIN_MS = 5000
 
@@ -87,6 +124,18 @@ export function createPostgresDb(pool: pg.Pool): SqlDb {
       run: async (sql, params = []) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
       exec: async (sql) => {
         await (inTransaction ? client.query(sql) : tracked(() => client.query(sql)))
+      },
+      async insertMany(table, columns, values) {
+        if (values.length === 0) return
+        if (!inTransaction) return self.transaction((tx) => tx.insertMany(table, columns, values))
+        if (values.length % columns.length !== 0)
+          throw new Error(`insertMany: ${values.length} values are not rows of ${columns.length} columns`)
+        // the server parses COPY's text in C: a quarter of the server CPU of a 30,000-parameter INSERT (docs/decisions.md)
+        const copy = (client as pg.PoolClient).query(
+          copyFrom(`COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM STDIN`),
+        )
+        copy.end(copyText(values, columns.length))
+        await finished(copy)
       },
       transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
         if (inTransaction) return fn(self)

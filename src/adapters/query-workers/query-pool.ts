@@ -23,6 +23,7 @@ import {
   QueryCancelledError,
   QueryCapacityError,
   type QueryCheck,
+  QueryEngineLimitError,
   type QueryExecutor,
   QueryForbiddenError,
   QueryMemoryError,
@@ -40,6 +41,7 @@ import {
   SqlRefusalError,
 } from '../../kql/index.js'
 import type { ColumnarQuerySource } from '../columnar/columnar-store.js'
+import { DuckdbResultTooLargeError } from '../columnar/duckdb-query-source.js'
 import type { Dialect } from '../sql/sql-db.js'
 import { FairQueue, type FairQueueLimits } from './fair-queue.js'
 
@@ -70,7 +72,14 @@ export interface ColumnarStatement {
 }
 export type ColumnarAnswer =
   | { readonly seq: number; readonly ok: true; readonly rows: KqlValue[][] }
-  | { readonly seq: number; readonly ok: false; readonly refusal: boolean; readonly message: string }
+  | {
+      readonly seq: number
+      readonly ok: false
+      readonly refusal: boolean
+      readonly message: string
+      /** DuckDB ran out of memory or spill space (QueryEngineLimitError). */
+      readonly limit?: { readonly resource: QueryEngineLimitError['resource']; readonly limit: string }
+    }
 
 /** What a worker receives (structured-clonable: no signal, no functions). */
 export interface WorkerTask {
@@ -98,6 +107,7 @@ export type WorkerReply =
   | { id: number; ok: true; checked: true; columns: KqlColumn[]; tables: string[] }
   | { id: number; ok: false; kind: 'kql'; kqlKind: KqlErrorKind; message: string; position?: SourcePosition }
   | { id: number; ok: false; kind: 'forbidden'; tables: string[] }
+  | { id: number; ok: false; kind: 'limit'; resource: QueryEngineLimitError['resource']; limit: string }
   | { id: number; ok: false; kind: 'error'; message: string }
 
 /**
@@ -293,13 +303,20 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
       if (!columnar) throw new Error('the columnar tier is off')
       job.columnar ??= columnar.openSource(statement.tables)
       const source = await job.columnar
-      answer = { seq: statement.seq, ok: true, rows: await source.query(statement.sql, statement.params, statement.columns) }
+      // decoded here, on the main thread, then copied to the worker: no more than the worker's budget
+      const budget = { maxBytes: settings.memoryMb * 2 ** 20 }
+      answer = { seq: statement.seq, ok: true, rows: await source.query(statement.sql, statement.params, statement.columns, budget) }
     } catch (error) {
+      if (error instanceof DuckdbResultTooLargeError) {
+        if (handle.slot?.current === job) stop(job, new QueryMemoryError(settings.memoryMb))
+        return
+      }
       answer = {
         seq: statement.seq,
         ok: false,
         refusal: error instanceof SqlRefusalError,
         message: error instanceof Error ? error.message : String(error),
+        ...(error instanceof QueryEngineLimitError ? { limit: { resource: error.resource, limit: error.limit } } : {}),
       }
     }
     if (handle.slot?.current === job) handle.worker.postMessage({ answer })
@@ -413,6 +430,7 @@ export function createQueryPool(init: WorkerInit, options: Partial<QueryPoolOpti
     if (reply.ok) return reply
     if (reply.kind === 'kql') throw new KqlError(reply.kqlKind, reply.message.replace(/^line \d+, column \d+: /, ''), reply.position)
     if (reply.kind === 'forbidden') throw new QueryForbiddenError(reply.tables)
+    if (reply.kind === 'limit') throw new QueryEngineLimitError(reply.resource, reply.limit)
     throw new Error(reply.message)
   }
 

@@ -11,6 +11,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { QueryEngineLimitError } from '../../domain/queries/query-executor.js'
 import { type CompiledQuery, compileQuery, KqlError, type KqlValue, SqlRefusalError, type SqlSource, toWireRows } from '../../kql/index.js'
 import { pgTypes } from '../postgres/postgres-db.js'
 import type { Dialect } from '../sql/sql-db.js'
@@ -54,6 +55,7 @@ function answered(answer: ColumnarAnswer): void {
   if (!w) return
   waiting.delete(answer.seq)
   if (answer.ok) w.resolve(answer.rows)
+  else if (answer.limit) w.reject(new QueryEngineLimitError(answer.limit.resource, answer.limit.limit))
   else w.reject(answer.refusal ? new SqlRefusalError(answer.message) : new Error(answer.message))
 }
 
@@ -131,6 +133,8 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
         message: error.message,
         ...(error.position ? { position: error.position } : {}),
       }
+    if (error instanceof QueryEngineLimitError)
+      return { id: task.id, ok: false, kind: 'limit', resource: error.resource, limit: error.limit }
     return { id: task.id, ok: false, kind: 'error', message: error instanceof Error ? error.message : String(error) }
   }
 }

@@ -1,8 +1,8 @@
 /**
  * @module
- * ConnectionDataStore over SQL. Inserts are batched: SQLite runs one prepared multi-row INSERT per
- * chunk inside the transaction; PostgreSQL sends each chunk as one multi-row INSERT too (bounded by
- * its 65,535-parameter limit).
+ * ConnectionDataStore over SQL. A batch of rows is inserted by the engine's cheapest path for many
+ * rows (`SqlDb.insertMany`: SQLite a cached INSERT of a few dozen rows, PostgreSQL COPY), inside the
+ * batch's transaction, after its row ids are reserved from the workspace's counter.
  */
 import type { ConnectionDataStore, StoredRow } from '../../domain/ingest/connection-data-store.js'
 import type { TypedRow } from '../../domain/ingest/row-validation.js'
@@ -13,8 +13,6 @@ import { reserveCounter } from './sql-change-store.js'
 import { quoteIdent, type SqlDb, toNumber } from './sql-db.js'
 
 type Row = Record<string, unknown>
-
-const MAX_PARAMETERS = 30_000
 
 export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
   const selectList = (table: ConnectionTable) => ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))].join(', ')
@@ -33,24 +31,18 @@ export function createSqlConnectionDataStore(db: SqlDb): ConnectionDataStore {
       if (!db.inTransaction) return db.transaction((tx) => createSqlConnectionDataStore(tx).insertRows(table, rows, ingestedAt))
       const lastRowId = await reserveCounter(db, table.workspaceId, 'rows', rows.length)
       const firstRowId = lastRowId - rows.length + 1
-      const columns = ['_rowid', '_ingested_at', ...table.columns.map((c) => quoteIdent(c.name))]
-      const perRow = columns.length
-      const chunk = Math.max(1, Math.floor(MAX_PARAMETERS / perRow))
-      const placeholders = `(${columns.map(() => '?').join(', ')})`
-      for (let start = 0; start < rows.length; start += chunk) {
-        const slice = rows.slice(start, start + chunk)
-        const params: unknown[] = []
-        slice.forEach((row, i) => {
-          params.push(firstRowId + start + i, ingestedAt)
-          table.columns.forEach((column, c) => {
-            params.push(encodeValue(db.engine, column.type, row[c] ?? null))
-          })
-        })
-        await db.run(
-          `INSERT INTO ${quoteIdent(table.sqlName)} (${columns.join(', ')}) VALUES ${slice.map(() => placeholders).join(', ')}`,
-          params,
-        )
+      const types = table.columns.map((c) => c.type)
+      const width = types.length + 2
+      // one flat array of the rows' parameters: the engine's insertMany takes it as it is
+      const values = new Array<unknown>(rows.length * width)
+      let next = 0
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!
+        values[next++] = firstRowId + r
+        values[next++] = ingestedAt
+        for (let c = 0; c < types.length; c++) values[next++] = encodeValue(db.engine, types[c]!, row[c] ?? null)
       }
+      await db.insertMany(table.sqlName, ['_rowid', '_ingested_at', ...table.columns.map((c) => c.name)], values)
       return { firstRowId, lastRowId }
     },
     async latestRowId(workspaceId) {

@@ -90,6 +90,15 @@ export interface SqlDb {
   /** Several statements without parameters (DDL). */
   exec(sql: string): Promise<void>
   /**
+   * Appends many rows to `table` (names unquoted), in this handle's transaction or else in one of its
+   * own, by the engine's cheapest path: SQLite runs one cached INSERT of a few dozen rows again and
+   * again (a statement per batch size, or one row per call, cost more: docs/decisions.md);
+   * PostgreSQL streams the rows to `COPY … FROM STDIN`. `values` holds the rows one after another,
+   * `columns.length` values each, as this engine binds parameters (column-codec.ts): null, numbers,
+   * bigints, booleans and strings.
+   */
+  insertMany(table: string, columns: readonly string[], values: readonly unknown[]): Promise<void>
+  /**
    * Runs `fn` in a transaction (SQLite: BEGIN IMMEDIATE, one writer; PostgreSQL: a dedicated pooled
    * client). Nested calls join the outer transaction. Rolls back when `fn` throws.
    */

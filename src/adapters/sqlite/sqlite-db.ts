@@ -9,7 +9,7 @@
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import type { AllOptions, SqlDb } from '../sql/sql-db.js'
+import { type AllOptions, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { sqliteEngine } from './sqlite-engine.js'
 import { createWalSync, type WalSync } from './wal-sync.js'
 
@@ -72,10 +72,19 @@ class Mutex {
   }
 }
 
+/** better-sqlite3 binds booleans only as numbers and undefined not at all. */
+const bindable = (p: unknown): unknown => (typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p)
+
 function normalise(params: readonly unknown[]): unknown[] {
-  // better-sqlite3 binds booleans only as numbers and undefined not at all.
-  return params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p === undefined ? null : p))
+  return params.map(bindable)
 }
+
+/**
+ * Parameters per statement of insertMany: 32 rows of the ingest bench's 8 columns. A statement of
+ * 30,000 parameters (a VDBE program of that size, prepared anew for each batch size) cost 70% more
+ * CPU per row, one row per call 50% more; 16 to 64 rows a statement are alike (docs/decisions.md).
+ */
+const INSERT_MANY_PARAMETERS = 256
 
 export function createSqliteDb(db: Database.Database): SqlDb {
   const statements = new Map<string, Database.Statement>()
@@ -134,6 +143,31 @@ export function createSqliteDb(db: Database.Database): SqlDb {
           db.exec(sql)
         })
         if (!inTransaction) await durable()
+      },
+      async insertMany(table, columns, values) {
+        if (values.length === 0) return
+        if (!inTransaction) return self.transaction((tx) => tx.insertMany(table, columns, values))
+        const width = columns.length
+        const rowCount = values.length / width
+        if (!Number.isInteger(rowCount)) throw new Error(`insertMany: ${values.length} values are not rows of ${width} columns`)
+        const head = `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) VALUES `
+        const tuple = `(${columns.map(() => '?').join(', ')})`
+        const rowsPerStatement = Math.max(1, Math.floor(INSERT_MANY_PARAMETERS / width))
+        const many = prepare(head + new Array(rowsPerStatement).fill(tuple).join(', '))
+        const params = new Array<unknown>(rowsPerStatement * width)
+        let next = 0
+        for (let left = rowCount; left >= rowsPerStatement; left -= rowsPerStatement) {
+          for (let i = 0; i < params.length; i++) params[i] = bindable(values[next++])
+          // as arguments, not one array: better-sqlite3 reads an array's elements by generic lookups (20% more CPU per row)
+          many.run(...params)
+        }
+        // the last rows (fewer than a statement's) one at a time: two cached statements per table
+        const one = prepare(head + tuple)
+        const row = new Array<unknown>(width)
+        while (next < values.length) {
+          for (let i = 0; i < width; i++) row[i] = bindable(values[next++])
+          one.run(...row)
+        }
       },
       async transaction<T>(fn: (tx: SqlDb) => Promise<T>): Promise<T> {
         if (inTransaction) return fn(self)

@@ -102,6 +102,28 @@ export class QueryMemoryError extends Error {
   }
 }
 
+/**
+ * The columnar engine (DuckDB) ran out of its memory limit, or of the disk space it may spill to
+ * past that limit, and stopped the query. Like QueryMemoryError: the query is too big for the
+ * server's settings, not a fault.
+ */
+export class QueryEngineLimitError extends Error {
+  constructor(
+    readonly resource: 'memory' | 'spill',
+    /** The configured limit, as set (e.g. 1GB). */
+    readonly limit: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      resource === 'memory'
+        ? `the query needed more than the columnar engine's ${limit} memory limit and was stopped`
+        : `the query needed more than the columnar engine's ${limit} of spill space on disk and was stopped`,
+      options,
+    )
+    this.name = 'QueryEngineLimitError'
+  }
+}
+
 /** A saved query reads a table outside `allowedTables`. */
 export class QueryForbiddenError extends Error {
   constructor(readonly tables: readonly string[]) {

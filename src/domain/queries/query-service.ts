@@ -25,6 +25,7 @@ import type { ConfigService, CurrentConfig, WarmQueryConfig } from '../workspace
 import {
   QueryCancelledError,
   QueryCapacityError,
+  QueryEngineLimitError,
   type QueryExecutor,
   QueryForbiddenError,
   QueryMemoryError,
@@ -152,6 +153,11 @@ export function createQueryService(deps: QueryServiceDeps): QueryService {
     if (error instanceof QueryMemoryError)
       return new InvalidInputError(
         `${error.message}; filter or summarize earlier so less data is held at once (the budget is set per server: PROVENANT_QUERY_MEMORY_MB)`,
+        { cause: error },
+      )
+    if (error instanceof QueryEngineLimitError)
+      return new InvalidInputError(
+        `${error.message}; narrow the time range, or filter or summarize earlier so less data is held at once, or raise the server's ${error.resource === 'memory' ? 'PROVENANT_COLUMNAR_MEMORY' : 'PROVENANT_COLUMNAR_SPILL'}`,
         { cause: error },
       )
     if (error instanceof QueryCapacityError) return new UnavailableError(error.message, { cause: error })
