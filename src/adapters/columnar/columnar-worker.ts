@@ -22,7 +22,7 @@ import { lowerThisThreadPriority } from '../query-workers/thread-priority.js'
 import type { SqlDb } from '../sql/sql-db.js'
 import { openSqliteDatabase } from '../sqlite/sqlite-db.js'
 import type { ColumnarWorkerData, ColumnarWorkerReply, ColumnarWorkerRequest, PageSummary, SegmentWrite } from './columnar-worker-client.js'
-import { readPageThrough } from './row-export.js'
+import { readPageThrough } from './page-file.js'
 
 const { sqliteFile, postgresUrl, nice, duckdb: duckdbSettings } = workerData as ColumnarWorkerData
 lowerThisThreadPriority(nice)

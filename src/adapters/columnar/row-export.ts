@@ -20,22 +20,13 @@
  * there goes through the server's pool, queries in parallel); the formatting runs in the
  * database (on PostgreSQL, its server).
  */
-import { appendFileSync } from 'node:fs'
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { type CsvPageFormat, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import type { ColumnarWorker, PageSummary } from './columnar-worker-client.js'
+import { readPageThrough } from './page-file.js'
 
 /** Rows per page (one statement, one text value of a few MB). */
 export const EXPORT_PAGE_ROWS = 50_000
-
-/** One page: how many rows, their lowest and highest `_rowid`, the lowest `_ingested_at`, and the CSV text (no trailing newline). */
-export type ExportedPage = readonly [
-  count: number,
-  first: number | null,
-  last: number | null,
-  oldest: number | null,
-  csv: string | Uint8Array | null,
-]
 
 /** Runs a page statement (`sql` with `?` placeholders) and appends its CSV text (plus a newline) to `file`. */
 export type PageReader = (sql: string, params: readonly unknown[], file: string) => Promise<PageSummary>
@@ -90,15 +81,6 @@ export function readCsvSql(file: string, columns: readonly KqlColumn[]): string 
 
 const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`
 
-/** Appends a page's text and a newline; returns the bytes appended. */
-function appendPage(file: string, csv: string | Uint8Array | null): number {
-  if (csv === null || csv.length === 0) return 0
-  const bytes = typeof csv === 'string' ? Buffer.from(csv) : csv
-  appendFileSync(file, bytes)
-  appendFileSync(file, '\n')
-  return bytes.length + 1
-}
-
 /** The page loop every exporter shares. */
 function exporter(format: CsvPageFormat, read: PageReader, close: () => Promise<void>): RowExporter {
   return {
@@ -134,21 +116,6 @@ function exporter(format: CsvPageFormat, read: PageReader, close: () => Promise<
     },
     close,
   }
-}
-
-/** Runs a page statement through `db` (the engine's setup first) and appends its text to `file`. */
-export async function readPageThrough(db: SqlDb, sql: string, params: readonly unknown[], file: string): Promise<PageSummary> {
-  const run = async (handle: SqlDb) => (await handle.all<ExportedPage>(sql, params, { arrays: true }))[0]!
-  const setup = db.engine.csvPage.setup
-  const page =
-    setup === undefined
-      ? await run(db)
-      : await db.transaction(async (tx) => {
-          await tx.run(setup)
-          return run(tx)
-        })
-  const number = (v: unknown): number | null => (v === null ? null : Number(v))
-  return [Number(page[0]), number(page[1]), number(page[2]), number(page[3]), appendPage(file, page[4])]
 }
 
 /** Pages read through the main database handle (PostgreSQL query tails; SQLite without a file, in tests). */
