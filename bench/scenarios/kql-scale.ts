@@ -204,7 +204,7 @@ export const kqlScale: Scenario = {
         `CPU per run, ms, KQL/hand-written (the whole process, DuckDB's threads included): ${cpuNotes.join('; ')}.`,
         `Warm query over HTTP: \`${BENCH_CONFIG.warmQueries[0]!.query}\` as GET /oi-api/warm-queries/${BENCH_CONFIG.warmQueries[0]!.path} on a server started with PROVENANT_COLUMNAR=on over the same data directory and segments (token check, rights, call recording, plan cache, query worker, DuckDB over the segments), one request at a time.`,
         "`has-count`: the hand-written SQL matches the term with Unicode letters and digits as term characters (Kusto's definition, what the engine answers); the common ASCII-only regular expression, which counts a term glued to a non-ASCII letter, takes about 0.8× of the engine's time on the same files (44 vs 52 ms CPU at 10M rows, measured by hand).",
-        'Not measured here: three PostgreSQL processes sharing segments (see docs/design/columnar.md). Ingest with and without the compactor, alternating: the ingest-compaction scenario.',
+        'Elsewhere: three PostgreSQL processes sharing the segments, every answer compared (the kql-shared-segments scenario); ingest with and without the compactor, alternating (the ingest-compaction scenario).',
         ...notes,
       ],
     }
