@@ -198,7 +198,18 @@ export async function buildDataset(
   rows: number,
   options: { readonly databaseUrl?: string; readonly env?: NodeJS.ProcessEnv; readonly log?: (line: string) => void } = {},
 ): Promise<{ workspaceId: string; tables: ConnectionTable[]; load: LoadReport }> {
-  const runtime = await createBenchRuntime(dataDir, quiet, {
+  // the compactor's segment writes, from its log: the documented tail bound counts the longest
+  let longestSegmentMs = 0
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(line: string) {
+        if (line.includes('"columnar: segment written"')) longestSegmentMs = Math.max(longestSegmentMs, JSON.parse(line).ms ?? 0)
+        else if (/"level":(4|5|6)0/.test(line)) process.stderr.write(line)
+      },
+    },
+  )
+  const runtime = await createBenchRuntime(dataDir, logger, {
     databaseUrl: options.databaseUrl,
     env: { ...options.env, PROVENANT_COLUMNAR: 'on' },
   })
@@ -207,7 +218,10 @@ export async function buildDataset(
     const { workspaceId, admin } = await benchWorkspace(runtime.services, BENCH_CONFIG)
     const token = await issueBenchToken(runtime.services, workspaceId, admin, { name: 'bench ingest', expires: '24h' })
     await pushOverHttp(baseUrl, token, 'sites', SITE_ROWS.length, (i) => SITE_ROWS[i]!)
-    const load = await loadReadings(runtime, baseUrl, token, rows, { ...(options.log ? { log: options.log } : {}) })
+    const load = await loadReadings(runtime, baseUrl, token, rows, {
+      ...(options.log ? { log: options.log } : {}),
+      longestSegmentMs: () => longestSegmentMs,
+    })
     if (options.databaseUrl) await (runtime.stores as SqlStores).db.run('VACUUM ANALYZE')
     return { workspaceId, tables: await runtime.stores.config.connectionTables(workspaceId), load }
   } finally {

@@ -47,6 +47,8 @@ export interface LoadReport {
   /** Load average (1 min) at the start and the end. */
   readonly load: readonly [number, number]
   readonly compactor: { readonly intervalMs: number; readonly segmentRows: number; readonly threads: number; readonly memoryLimit: string }
+  /** The longest segment write the compactor logged during the load (ms); absent in older markers. */
+  readonly longestSegmentMs?: number
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -60,7 +62,12 @@ export async function loadReadings(
   baseUrl: string,
   token: string,
   rows: number,
-  options: { readonly clients?: number; readonly log?: (line: string) => void } = {},
+  options: {
+    readonly clients?: number
+    readonly log?: (line: string) => void
+    /** The longest segment write so far (ms), from the server's log (the documented tail bound uses it). */
+    readonly longestSegmentMs?: () => number
+  } = {},
 ): Promise<LoadReport> {
   const columnar = runtime.columnar
   const settings = runtime.config.columnar
@@ -150,6 +157,7 @@ export async function loadReadings(
       serverCpuSeconds: (cpu.user + cpu.system) / 1e6,
       clientsCpuSeconds: clientStats.cpuSeconds,
       load: [load0, loadavg()[0]!],
+      ...(options.longestSegmentMs ? { longestSegmentMs: options.longestSegmentMs() } : {}),
       compactor: {
         intervalMs: settings.intervalMs,
         segmentRows: settings.segmentRows,

@@ -58,7 +58,9 @@ async function time(fn: () => Promise<unknown> | unknown, cpu?: { ms: number }):
 function loadRows(marker: DatasetMarker): BenchRow[] {
   const l: LoadReport = marker.load
   const when = `built ${marker.builtAt.slice(0, 16).replace('T', ' ')} UTC, load ${l.load.map((x) => x.toFixed(1)).join(' → ')}`
-  const tailBound = l.compactor.segmentRows + (l.loadRowsPerSecond * l.compactor.intervalMs) / 1000
+  // docs/design/columnar.md: a segment, plus what arrives during one interval and one segment write
+  const writeMs = l.longestSegmentMs ?? 0
+  const tailBound = l.compactor.segmentRows + (l.loadRowsPerSecond * (l.compactor.intervalMs + writeMs)) / 1000
   return [
     {
       measure: `load: ingest over HTTP (${l.clients} clients, batches of ${count(l.batch)}) into a server with the columnar tier on, compactor running (server defaults)`,
@@ -72,7 +74,7 @@ function loadRows(marker: DatasetMarker): BenchRow[] {
       subject: `${count(l.compactionRowsPerSecond)} rows/s`,
       baseline: `tail empty at ${l.drainedSeconds.toFixed(0)} s; largest tail ${count(l.largestTail)} rows (sampled every 250 ms)`,
       ratio: l.compactionRowsPerSecond / l.loadRowsPerSecond,
-      target: `keeps up; tail ≤ ${count(tailBound)} (segment rows + one interval's ingest)`,
+      target: `keeps up; tail ≤ ${count(tailBound)} (segment rows + the ingest of one interval and the longest segment write, ${l.longestSegmentMs === undefined ? 'not recorded in this cache' : `${writeMs} ms`})`,
       met: l.compactionRowsPerSecond >= 0.9 * l.loadRowsPerSecond && l.largestTail <= tailBound,
     },
     {
