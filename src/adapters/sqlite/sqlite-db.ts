@@ -5,12 +5,14 @@
  * (better-sqlite3 is one connection; an `await` inside a transaction would otherwise let others
  * write into it). A write is durable when its promise resolves (design §8): COMMIT runs with
  * synchronous=NORMAL and the WAL is then fsynced off the event loop (wal-sync.ts), after the mutex
- * is released, so the next transaction commits while this one's fsync is in flight.
+ * is released, so the next transaction commits while this one's fsync is in flight. WAL checkpoints
+ * run in a worker thread (wal-checkpointer.ts), not in the COMMIT that crosses the threshold.
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { type AllOptions, quoteIdent, type SqlDb } from '../sql/sql-db.js'
 import { sqliteEngine } from './sqlite-engine.js'
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.js'
 import { createWalSync, type WalSync } from './wal-sync.js'
 
 export interface OpenSqliteOptions {
@@ -90,6 +92,14 @@ export function createSqliteDb(db: Database.Database): SqlDb {
   const statements = new Map<string, Database.Statement>()
   const mutex = new Mutex()
   const walSync: WalSync | undefined = db.memory || db.readonly ? undefined : createWalSync(`${db.name}-wal`)
+  // checkpoints (and their two fsyncs) in a worker thread; the writer takes them back if it stops
+  let checkpointer: WalCheckpointer | undefined
+  if (walSync) {
+    db.pragma('wal_autocheckpoint = 0')
+    checkpointer = startWalCheckpointer(db.name, () => {
+      if (db.open) db.pragma('wal_autocheckpoint = 1000')
+    })
+  }
   /** After a write outside a transaction, or a COMMIT: wait until it is on disk. */
   const durable = async (): Promise<void> => {
     await walSync?.durable()
@@ -191,6 +201,7 @@ export function createSqliteDb(db: Database.Database): SqlDb {
       async close() {
         const release = await mutex.lock()
         try {
+          await checkpointer?.stop()
           if (db.open) db.close()
           walSync?.close()
         } finally {
