@@ -15,6 +15,7 @@
  * Unicode is not normalised (JCS does not; NFC and NFD texts stay different).
  */
 
+import { isWellFormed } from './text-rules.js'
 export class CanonicalJsonError extends Error {
   /** Where in the value the problem is, as a JSON-pointer-like path (`/details/items/3`). */
   readonly path: string
@@ -35,9 +36,6 @@ export function canonicalJson(value: unknown): string {
 export function canonicalJsonBytes(value: unknown): Buffer {
   return Buffer.from(canonicalJson(value), 'utf8')
 }
-
-// String.prototype.isWellFormed is ES2024 (in V8 since Node 20); TypeScript's es2023 lib lacks it.
-const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
 
 /**
  * `ancestors` holds the objects being written (cycle check); `path` the member names and indexes

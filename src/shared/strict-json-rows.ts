@@ -17,6 +17,7 @@
  * the cells refuse, and trailing data.
  */
 import { DEFAULT_MAX_DEPTH, type ExactJsonValue, parseStrictJsonValueAt, StrictJsonError, significantDigits } from './strict-json.js'
+import { findNulCharacter, isWellFormed } from './text-rules.js'
 
 /** What a cell function returns for a value that does not fit its column: the reader gives up. */
 export const NO_FIT: unique symbol = Symbol('no fit')
@@ -307,20 +308,8 @@ class FlatRowReader {
       const lineFeed = this.text.indexOf('\n', start)
       if (lineFeed !== -1 && lineFeed < end) giveUp()
     }
-    if (holdsNul(value)) giveUp()
+    if (findNulCharacter(value) !== undefined) giveUp()
     this.at = end
     return value
   }
-}
-
-// String.prototype.isWellFormed is ES2024 (V8 in Node 20); TypeScript's es2023 lib lacks it.
-const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
-
-function holdsNul(value: ExactJsonValue): boolean {
-  if (typeof value === 'string') return value.includes('\u0000')
-  if (Array.isArray(value)) return value.some(holdsNul)
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) if (key.includes('\u0000') || holdsNul(item)) return true
-  }
-  return false
 }

@@ -19,6 +19,7 @@
  * The hot paths use charCodeAt scanning, native slices and no per-token objects.
  */
 
+import { isWellFormed } from './text-rules.js'
 /** A JSON value as this parser returns it: plain objects (Object.prototype), arrays and primitives. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject
 export interface JsonObject {
@@ -336,9 +337,6 @@ function parseString(): string {
   }
   return parseStringSlow(start)
 }
-
-// String.prototype.isWellFormed is ES2024 (in V8 since Node 20); TypeScript's es2023 lib lacks it.
-const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
 
 function parseStringSlow(start: number): string {
   const src_ = src // a local is cheaper to read in a tight loop than the module binding

@@ -24,6 +24,7 @@ import type { KqlColumn } from '../../kql/index.js'
 import { type Clock, systemClock } from '../../shared/clock.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
 import { type ColumnarQuerySource, type ColumnarStore, createColumnarStore } from './columnar-store.js'
+import { spillLimitSql } from './columnar-worker-client.js'
 import { compactionDue } from './compaction-policy.js'
 import { duckdbLimitOf } from './duckdb-query-source.js'
 
@@ -106,11 +107,9 @@ export async function openColumnarService(
     memory_limit: settings.memoryLimit,
     temp_directory: spillDir,
   })
-  // set after the instance exists: given to create() beside temp_directory, DuckDB 1.5 reports
-  // the size but does not enforce it (a 320 MB spill under a 50MB setting, measured)
   const setup = await duck.connect()
   try {
-    await setup.run(`SET GLOBAL max_temp_directory_size = '${spillLimit.replace(/'/g, '')}'`)
+    await setup.run(spillLimitSql(spillLimit))
   } finally {
     setup.closeSync()
   }

@@ -27,7 +27,6 @@ import type { ConnectionTable } from '../../domain/workspace-config/config-store
 import { DUCKDB_TYPES, type KqlColumn } from '../../kql/index.js'
 import { encodeInt64 } from '../sql/column-codec.js'
 import { quoteIdent, type SqlDb, toNumber } from '../sql/sql-db.js'
-import { sqliteEngine } from '../sqlite/sqlite-engine.js'
 import { COLUMNAR_WORKER_NICE, createColumnarWorker } from './columnar-worker-client.js'
 import { chooseMerge } from './compaction-policy.js'
 import { createDuckdbQuerySource, type DuckdbQuerySource } from './duckdb-query-source.js'
@@ -195,14 +194,10 @@ export function createColumnarStore(db: SqlDb, duck: DuckDBInstance, options: Co
     },
   })
   const compactorRows =
-    sqliteFile !== undefined
-      ? createWorkerRowExporter(compactor, sqliteEngine.csvPage)
-      : postgresUrl !== undefined
-        ? createWorkerRowExporter(compactor, db.engine.csvPage)
-        : createDbRowExporter(db)
+    sqliteFile !== undefined || postgresUrl !== undefined ? createWorkerRowExporter(compactor, db.engine.csvPage) : createDbRowExporter(db)
   const tailRows =
     sqliteFile !== undefined
-      ? createWorkerRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE }), sqliteEngine.csvPage)
+      ? createWorkerRowExporter(createColumnarWorker({ sqliteFile, nice: COLUMNAR_WORKER_NICE }), db.engine.csvPage)
       : createDbRowExporter(db)
   const stagingFile = (): string => {
     const dir = join(options.dir, STAGING)

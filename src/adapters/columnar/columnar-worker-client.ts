@@ -20,6 +20,12 @@ export interface ColumnarWorkerData {
   readonly duckdb?: { readonly memoryLimit: string; readonly spillDir: string; readonly spillLimit: string }
 }
 
+/**
+ * DuckDB's spill cap, set on a running instance: given to create() beside temp_directory, DuckDB 1.5
+ * reports the size but does not enforce it (a 320 MB spill under a 50MB setting, measured).
+ */
+export const spillLimitSql = (limit: string): string => `SET GLOBAL max_temp_directory_size = '${limit.replace(/'/g, '')}'`
+
 /** A segment file to write: `copy` writes `temp`; then stats, failpoint, fsync, rename to `final`. */
 export interface SegmentWrite {
   readonly dir: string

@@ -14,15 +14,22 @@
  *   without niceing the server's pool). Then the file's `timestamp` range is read back, the
  *   failpoint (crash suite) fires, and the file is fsynced and renamed.
  */
-import { appendFileSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type Database from 'better-sqlite3'
 import { lowerThisThreadPriority } from '../query-workers/thread-priority.js'
 import type { SqlDb } from '../sql/sql-db.js'
 import { openSqliteDatabase } from '../sqlite/sqlite-db.js'
-import type { ColumnarWorkerData, ColumnarWorkerReply, ColumnarWorkerRequest, PageSummary, SegmentWrite } from './columnar-worker-client.js'
-import { readPageThrough } from './page-file.js'
+import {
+  type ColumnarWorkerData,
+  type ColumnarWorkerReply,
+  type ColumnarWorkerRequest,
+  type PageSummary,
+  type SegmentWrite,
+  spillLimitSql,
+} from './columnar-worker-client.js'
+import { appendPage, readPageThrough } from './page-file.js'
 
 const { sqliteFile, postgresUrl, nice, duckdb: duckdbSettings } = workerData as ColumnarWorkerData
 lowerThisThreadPriority(nice)
@@ -48,13 +55,7 @@ async function readPage(sql: string, params: readonly unknown[], file: string): 
     statements.set(sql, statement)
   }
   const [count, first, last, oldest, csv] = statement.get(...params) as [number, number | null, number | null, number | null, Buffer | null]
-  let bytes = 0
-  if (csv && csv.length > 0) {
-    appendFileSync(file, csv)
-    appendFileSync(file, '\n')
-    bytes = csv.length + 1
-  }
-  return [count, first, last, oldest, bytes]
+  return [count, first, last, oldest, appendPage(file, csv)]
 }
 
 let connection: Promise<DuckDBConnection> | undefined
@@ -71,8 +72,7 @@ async function duckdb(): Promise<DuckDBConnection> {
       temp_directory: duckdbSettings.spillDir,
     })
     const connection = await instance.connect()
-    // after creation, as columnar-service.ts does for the queries' instance (given to create() it is not enforced)
-    await connection.run(`SET GLOBAL max_temp_directory_size = '${duckdbSettings.spillLimit.replace(/'/g, '')}'`)
+    await connection.run(spillLimitSql(duckdbSettings.spillLimit))
     return connection
   })()
   return connection

@@ -18,7 +18,7 @@ export type ExportedPage = readonly [
 ]
 
 /** Appends a page's text and a newline; returns the bytes appended. */
-function appendPage(file: string, csv: string | Uint8Array | null): number {
+export function appendPage(file: string, csv: string | Uint8Array | null): number {
   if (csv === null || csv.length === 0) return 0
   const bytes = typeof csv === 'string' ? Buffer.from(csv) : csv
   appendFileSync(file, bytes)

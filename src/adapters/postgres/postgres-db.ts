@@ -51,7 +51,7 @@ function normalise(params: readonly unknown[]): unknown[] {
   return params.map((p) => (typeof p === 'bigint' ? p.toString() : p === undefined ? null : p))
 }
 
-const COPY_SPECIAL = /[\\\t\n\r]/
+const COPY_SPECIAL = /[\\\t\n\r]/g
 const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
 
 /**
@@ -63,7 +63,7 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\
 function copyField(value: unknown): string {
   switch (typeof value) {
     case 'string':
-      return COPY_SPECIAL.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value
+      return value.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c]!)
     case 'number':
     case 'bigint':
       return String(value)

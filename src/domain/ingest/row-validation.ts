@@ -198,6 +198,7 @@ function flatRowShape(columns: readonly ColumnConfig[]): FlatRowShape {
       case 'real':
         return (value: unknown) => (typeof value === 'number' ? value : general(value))
       case 'long':
+        // 0 and -0 go through longFrom, which gives -0 as 0
         return (value: unknown) => (typeof value === 'number' && Number.isSafeInteger(value) && value !== 0 ? value : general(value))
       case 'datetime':
         return (value: unknown) => (typeof value === 'string' ? (parseDateTime(value) ?? NO_FIT) : general(value))

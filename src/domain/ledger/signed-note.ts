@@ -15,6 +15,7 @@
  * known signature is rejected. The signing key lives outside the database: keep it as PKCS#8 PEM
  * (or Go's skey string) in a 0600 file or the environment (design §8, §11).
  */
+
 import {
   createHash,
   createPrivateKey,
@@ -24,6 +25,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto'
+import { isWellFormed } from '../../shared/text-rules.js'
 
 /** Signature types used here (signed-note §Signature types). */
 export const SIG_TYPE_ED25519 = 0x01
@@ -434,9 +436,4 @@ export function decodeBase64Strict(s: string): Buffer | null {
   if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return null
   const b = Buffer.from(s, 'base64')
   return b.toString('base64') === s ? b : null
-}
-
-// String.prototype.isWellFormed is ES2024 (in V8 since Node 20); TypeScript's es2023 lib lacks it.
-function isWellFormed(s: string): boolean {
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed()
 }

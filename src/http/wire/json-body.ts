@@ -8,6 +8,7 @@
  */
 import { InvalidInputError } from '../../domain/errors.js'
 import { parseStrictJson, StrictJsonError } from '../../shared/strict-json.js'
+import { findNulCharacter } from '../../shared/text-rules.js'
 
 /** An empty body parses to undefined: each route says whether it needs one. */
 export function parseJsonBody(body: Uint8Array | string, options: { exactIntegers?: boolean } = {}): unknown {
@@ -28,18 +29,13 @@ export function parseJsonBody(body: Uint8Array | string, options: { exactInteger
  * Refused for every body so both backends answer the same 400.
  */
 export function refuseNulCharacters(value: unknown, path = 'body'): void {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw new InvalidInputError(`${path}: text may not contain the NUL character (\\u0000)`)
-  } else if (Array.isArray(value)) {
-    value.forEach((item, i) => {
-      refuseNulCharacters(item, `${path}[${i}]`)
-    })
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes('\u0000')) throw new InvalidInputError(`${path}: property names may not contain the NUL character (\\u0000)`)
-      refuseNulCharacters(item, `${path}.${key}`)
-    }
-  }
+  const place = findNulCharacter(value, path)
+  if (place === undefined) return
+  throw new InvalidInputError(
+    place.inName
+      ? `${place.path}: property names may not contain the NUL character (\\u0000)`
+      : `${place.path}: text may not contain the NUL character (\\u0000)`,
+  )
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
