@@ -100,6 +100,17 @@ describe('loadConfig: the columnar tier', () => {
     )
   })
 
+  it('takes a tail age from a second to a day (default a minute), and says the range otherwise', () => {
+    assert.equal(on({}).tailAgeMs, 60_000)
+    assert.equal(on({ PROVENANT_COLUMNAR_TAIL_AGE_MS: '1000' }).tailAgeMs, 1_000)
+    assert.equal(on({ PROVENANT_COLUMNAR_TAIL_AGE_MS: '86400000' }).tailAgeMs, 86_400_000)
+    for (const bad of ['999', '86400001', 'soon'])
+      assert.throws(
+        () => on({ PROVENANT_COLUMNAR_TAIL_AGE_MS: bad }),
+        new RegExp(`PROVENANT_COLUMNAR_TAIL_AGE_MS must be a whole number from 1000 to 86400000, not "${bad}"`),
+      )
+  })
+
   it('refuses a memory limit compaction cannot work under, saying the minimum and why', () => {
     // 160 MB (two 80 MB CSV read buffers) + 80 bytes a row of a segment: 240MB for 1,000,000-row segments
     assert.throws(
