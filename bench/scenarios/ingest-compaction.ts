@@ -348,7 +348,7 @@ export const ingestCompaction: Scenario = {
       )
     }
     notes.push(
-      "Where \"not below the tier off\" is missed, the cause measured (docs/design/columnar.md, \"Ingest with compaction running\"): the event loop's CPU is the same with the tier on and off (the main-thread CPU in the rounds above); the compactor's ~1 µs/row runs on the machine's second core, which the clients' process (~1.9 µs/row building and sending the bodies) and, on PostgreSQL, the database itself also use. A server whose clients run elsewhere has that core for the compactor; hiding it during a burst (compaction waiting while the event loop is busy, up to a larger tail) would trade query latency during the burst, and is not built.",
+      'Where "not below the tier off" is missed, the cause measured (docs/design/columnar.md, "Ingest with compaction running"): the event loop\'s CPU is the same with the tier on and off (the main-thread CPU in the rounds above); the compactor\'s ~1 µs/row runs on the machine\'s second core, which the clients\' process (~1.9 µs/row building and sending the bodies) and, on PostgreSQL, the database itself also use. A server whose clients run elsewhere has that core for the compactor; hiding it during a burst (compaction waiting while the event loop is busy, up to a larger tail) would trade query latency during the burst, and is not built.',
     )
     return { rows, notes }
   },
